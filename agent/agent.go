@@ -1,0 +1,157 @@
+// Package agent is the agent loop: turns of model calls and tool calls against a
+// chat-completions model, with retries, token accounting and the events that report it all.
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// Defaults, matching Kimi CLI where that is sound.
+const (
+	DefaultMaxSteps    = 1000
+	DefaultMaxAttempts = 3
+	// MaxCallsPerReply bounds the tool calls run from one reply; the rest are answered
+	// with an error result so a runaway reply cannot fork thousands of processes.
+	MaxCallsPerReply = 64
+)
+
+// Agent runs turns. It holds the conversation; it is not safe for concurrent turns.
+type Agent struct {
+	// Model answers; Tools are offered to it; Sink receives every event.
+	Model Model
+	Tools []tools.Tool
+	Sink  Sink
+	// SystemPrompt opens the conversation.
+	SystemPrompt string
+	// MaxSteps bounds model calls per turn (default DefaultMaxSteps).
+	MaxSteps int
+	// Retry is the policy for failed model calls.
+	Retry RetryPolicy
+	// Now is the clock for events (default time.Now).
+	Now func() time.Time
+	// Parent marks events of a subagent with the Task call that runs it.
+	Parent string
+
+	history []Message
+	turns   int
+	stats   Stats
+}
+
+// Stats are running totals over every turn of an Agent.
+type Stats struct {
+	Steps     int
+	ToolCalls int
+	Usage     TokenUsage
+	// ContextTokens is the size of the context at the last model call.
+	ContextTokens int
+}
+
+// Stats returns the totals so far.
+func (a *Agent) Stats() Stats { return a.stats }
+
+// History returns a copy of the conversation, system prompt first.
+func (a *Agent) History() []Message {
+	a.init()
+	return append([]Message(nil), a.history...)
+}
+
+// Mark returns a position in the conversation that Rewind can return to.
+func (a *Agent) Mark() int {
+	a.init()
+	return len(a.history)
+}
+
+// Rewind drops every message after mark.
+func (a *Agent) Rewind(_ context.Context, mark int) error {
+	a.init()
+	if mark < 1 || mark > len(a.history) {
+		return fmt.Errorf("rewind to %d: conversation has %d messages", mark, len(a.history))
+	}
+	a.history = a.history[:mark]
+	return nil
+}
+
+func (a *Agent) init() {
+	if a.history == nil {
+		a.history = []Message{{Role: RoleSystem, Content: a.SystemPrompt}}
+	}
+}
+
+func (a *Agent) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func (a *Agent) emit(t Type, data any) {
+	s := a.Sink
+	if s == nil {
+		return
+	}
+	s.Emit(Event{Type: t, Time: a.now(), Parent: a.Parent, Data: data})
+}
+
+func (a *Agent) tool(name string) tools.Tool {
+	for _, t := range a.Tools {
+		if t.Name() == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Turn runs one prompt until the model answers without tool calls, the step budget runs out,
+// or an error stops it. A returned error means the run cannot go on (provider failure after
+// retries, cancellation, a tool's Go error); limits are reported in the outcome.
+func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
+	a.init()
+	a.turns++
+	turn := a.turns
+	maxSteps := spec.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = a.MaxSteps
+	}
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	a.emit(TypeTurnBegin, TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
+	a.history = append(a.history, Message{Role: RoleUser, Content: spec.Prompt})
+
+	var out TurnOutcome
+	end := func(reason string) {
+		a.emit(TypeTurnEnd, TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
+	}
+	for step := 1; ; step++ {
+		if step > maxSteps {
+			out.StopReason = StopMaxSteps
+			end(string(out.StopReason))
+			return out, nil
+		}
+		if err := ctx.Err(); err != nil {
+			end("error")
+			return out, context.Cause(ctx)
+		}
+		a.emit(TypeStepBegin, StepBegin{Turn: turn, Step: step})
+		out.Steps++
+		a.stats.Steps++
+		res, err := a.step(ctx, step)
+		out.ToolCalls += res.calls
+		if res.text != "" {
+			out.FinalText = res.text
+		}
+		if err != nil {
+			end("error")
+			return out, err
+		}
+		if res.calls == 0 {
+			out.StopReason = StopCompleted
+			end(string(out.StopReason))
+			return out, nil
+		}
+	}
+}

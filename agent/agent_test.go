@@ -1,0 +1,460 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// recorder is a Sink that keeps every event.
+type recorder struct {
+	mu     sync.Mutex
+	events []agent.Event
+}
+
+func (r *recorder) Emit(e agent.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+func (r *recorder) of(t agent.Type) []agent.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []agent.Event
+	for _, e := range r.events {
+		if e.Type == t {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// fakeTool records its calls and answers with a fixed text.
+type fakeTool struct {
+	name  string
+	mu    sync.Mutex
+	calls []string
+	run   func(ctx context.Context, args json.RawMessage) (tools.Result, error)
+}
+
+func (f *fakeTool) Name() string            { return f.name }
+func (f *fakeTool) Description() string     { return "test tool " + f.name }
+func (f *fakeTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
+func (f *fakeTool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	f.mu.Lock()
+	f.calls = append(f.calls, string(args))
+	f.mu.Unlock()
+	if f.run != nil {
+		return f.run(ctx, args)
+	}
+	return tools.Text(f.name + " output"), nil
+}
+
+func (f *fakeTool) got() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+// delays is a retry timer that records the waits and does not sleep.
+type delays struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (d *delays) After(x time.Duration) <-chan time.Time {
+	d.mu.Lock()
+	d.d = append(d.d, x)
+	d.mu.Unlock()
+	return agent.NoWait.After(0)
+}
+
+type harness struct {
+	srv   *scripted.Server
+	agent *agent.Agent
+	sink  *recorder
+	timer *delays
+	tools map[string]*fakeTool
+}
+
+func newHarness(t *testing.T, responses []scripted.Response, toolNames ...string) *harness {
+	t.Helper()
+	h := &harness{srv: scripted.New(t, responses...), sink: &recorder{}, timer: &delays{}, tools: map[string]*fakeTool{}}
+	var ts []tools.Tool
+	for _, n := range toolNames {
+		ft := &fakeTool{name: n}
+		h.tools[n] = ft
+		ts = append(ts, ft)
+	}
+	h.agent = &agent.Agent{
+		Model:        agent.NewOpenAI(agent.OpenAIConfig{BaseURL: h.srv.URL(), APIKey: "sk-test", Model: "test-model"}),
+		Tools:        ts,
+		Sink:         h.sink,
+		SystemPrompt: "You are a test.",
+		Retry:        agent.RetryPolicy{Attempts: 3, Timer: h.timer},
+	}
+	return h
+}
+
+func (h *harness) turn(t *testing.T, prompt string) (agent.TurnOutcome, error) {
+	t.Helper()
+	return h.agent.Turn(t.Context(), agent.TurnSpec{Prompt: prompt})
+}
+
+func TestPlainAnswer(t *testing.T) {
+	h := newHarness(t, scripted.Scenario(t, "plain"))
+	out, err := h.turn(t, "say hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.FinalText != "Hello! The answer is 42." || out.StopReason != agent.StopCompleted || out.Steps != 1 {
+		t.Fatalf("outcome = %+v", out)
+	}
+	var streamed strings.Builder
+	for _, e := range h.sink.of(agent.TypeText) {
+		streamed.WriteString(e.Data.(agent.Text).Delta)
+	}
+	if streamed.String() != out.FinalText {
+		t.Errorf("text deltas = %q, want the final text", streamed.String())
+	}
+	if n := len(h.sink.of(agent.TypeText)); n < 2 {
+		t.Errorf("got %d text events; the answer should stream in pieces", n)
+	}
+	u := h.sink.of(agent.TypeUsage)
+	if len(u) != 1 || u[0].Data.(agent.Usage).InputTokens == 0 {
+		t.Errorf("usage events = %+v", u)
+	}
+	reqs := h.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("server got %d requests", len(reqs))
+	}
+	msgs := reqs[0].Messages()
+	if len(msgs) != 2 || msgs[0]["role"] != "system" || msgs[1]["content"] != "say hello" {
+		t.Errorf("messages sent = %v", msgs)
+	}
+	if reqs[0].Header.Get("Authorization") != "Bearer sk-test" {
+		t.Errorf("authorization header missing")
+	}
+}
+
+func TestToolCallsSequential(t *testing.T) {
+	h := newHarness(t, scripted.Scenario(t, "tools-sequential"), "Shell")
+	out, err := h.turn(t, "list files")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Steps != 2 || out.ToolCalls != 1 || !strings.Contains(out.FinalText, "go.mod") {
+		t.Fatalf("outcome = %+v", out)
+	}
+	if got := h.tools["Shell"].got(); len(got) != 1 || got[0] != `{"command":"ls"}` {
+		t.Errorf("Shell calls = %q", got)
+	}
+	msgs := h.srv.Requests()[1].Messages()
+	last := msgs[len(msgs)-1]
+	if last["role"] != "tool" || last["content"] != "Shell output" || last["tool_call_id"] == "" {
+		t.Errorf("tool result sent back = %v", last)
+	}
+	prev := msgs[len(msgs)-2]
+	if prev["role"] != "assistant" || prev["tool_calls"] == nil {
+		t.Errorf("assistant message sent back = %v", prev)
+	}
+}
+
+func TestToolCallsParallelRunConcurrently(t *testing.T) {
+	h := newHarness(t, scripted.Scenario(t, "tools-parallel"), "ReadFile", "Shell")
+	// Each tool waits until both have started: a sequential loop would never get there.
+	var started sync.WaitGroup
+	started.Add(2)
+	both := make(chan struct{})
+	go func() { started.Wait(); close(both) }()
+	for _, ft := range h.tools {
+		ft.run = func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+			started.Done()
+			select {
+			case <-both:
+				return tools.Text("ok"), nil
+			case <-time.After(10 * time.Second):
+				return tools.Errorf("the other call never started"), nil
+			}
+		}
+	}
+	out, err := h.turn(t, "read and test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.ToolCalls != 2 {
+		t.Fatalf("tool calls = %d", out.ToolCalls)
+	}
+	for _, e := range h.sink.of(agent.TypeToolResult) {
+		if r := e.Data.(agent.ToolResult); r.IsError {
+			t.Errorf("%s: %s", r.Name, r.Output)
+		}
+	}
+	// Results go back in call order whatever order they finished in.
+	msgs := h.srv.Requests()[1].Messages()
+	var order []any
+	for _, m := range msgs {
+		if m["role"] == "tool" {
+			order = append(order, m["name"])
+		}
+	}
+	calls := h.sink.of(agent.TypeToolCall)
+	if len(calls) != 2 || calls[0].Data.(agent.ToolCall).Name != "ReadFile" {
+		t.Fatalf("tool_call events = %+v", calls)
+	}
+	assistant := msgs[len(msgs)-3]
+	tc := assistant["tool_calls"].([]any)
+	first := tc[0].(map[string]any)["id"]
+	if msgs[len(msgs)-2]["tool_call_id"] != first {
+		t.Errorf("first tool result answers %v, want %v", msgs[len(msgs)-2]["tool_call_id"], first)
+	}
+}
+
+func TestToolCallsSplitAndIndexless(t *testing.T) {
+	h := newHarness(t, scripted.Scenario(t, "tools-split-indexless"), "ReadFile", "Shell", "WriteFile")
+	out, err := h.turn(t, "quirky server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Steps != 3 {
+		t.Fatalf("steps = %d, want 3", out.Steps)
+	}
+	if got := h.tools["ReadFile"].got(); len(got) != 1 || got[0] != `{"path":"notes/todo.txt"}` {
+		t.Errorf("ReadFile calls = %q", got)
+	}
+	if got := h.tools["Shell"].got(); len(got) != 2 || got[0] != `{"command":"wc -l notes/todo.txt"}` {
+		t.Errorf("Shell calls = %q", got)
+	}
+	var all []string
+	for _, ft := range h.tools {
+		all = append(all, ft.got()...)
+	}
+	if len(all) != 4 {
+		t.Errorf("ran %d calls in all, want 4: %q", len(all), all)
+	}
+	for _, e := range h.sink.of(agent.TypeToolResult) {
+		if r := e.Data.(agent.ToolResult); r.IsError {
+			t.Errorf("%s failed: %s", r.Name, r.Output)
+		}
+	}
+}
+
+func TestReasoningSentBackWithToolCalls(t *testing.T) {
+	h := newHarness(t, scripted.Scenario(t, "reasoning"), "Shell")
+	if _, err := h.turn(t, "is the tree clean?"); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.sink.of(agent.TypeThinking)) == 0 {
+		t.Error("no thinking events")
+	}
+	msgs := h.srv.Requests()[1].Messages()
+	var assistant map[string]any
+	for _, m := range msgs {
+		if m["role"] == "assistant" {
+			assistant = m
+		}
+	}
+	if r, _ := assistant["reasoning_content"].(string); !strings.HasPrefix(r, "The user wants") {
+		t.Errorf("reasoning_content sent back = %q", r)
+	}
+}
+
+func TestRetryAfterHonoured(t *testing.T) {
+	h := newHarness(t, scripted.Scenario(t, "retry-after"))
+	out, err := h.turn(t, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.FinalText != "Answered after one retry." {
+		t.Errorf("final = %q", out.FinalText)
+	}
+	if len(h.timer.d) != 1 || h.timer.d[0] != time.Second {
+		t.Errorf("waits = %v, want [1s] from Retry-After", h.timer.d)
+	}
+	r := h.sink.of(agent.TypeRetry)
+	if len(r) != 1 {
+		t.Fatalf("retry events = %d", len(r))
+	}
+	ev := r[0].Data.(agent.Retry)
+	if ev.HTTPStatus != 429 || ev.DelayMS != 1000 || ev.Attempt != 1 || ev.MaxAttempts != 3 {
+		t.Errorf("retry event = %+v", ev)
+	}
+}
+
+func TestRetryAfterCapped(t *testing.T) {
+	h := newHarness(t, []scripted.Response{
+		scripted.Status(429, scripted.ErrorBody("rate_limit", "slow down")).Header("Retry-After", "3600"),
+		scripted.Text("ok"),
+	})
+	h.agent.Retry.MaxDelay = 5 * time.Second
+	if _, err := h.turn(t, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.timer.d) != 1 || h.timer.d[0] != 5*time.Second {
+		t.Errorf("waits = %v, want [5s]", h.timer.d)
+	}
+}
+
+func TestFailures(t *testing.T) {
+	tests := []struct {
+		name      string
+		scenario  []scripted.Response
+		requests  int
+		status    int
+		retryable bool
+		sentinel  error
+	}{
+		{name: "500 forever", scenario: scripted.Scenario(t, "server-error-forever"), requests: 3, status: 500, retryable: true},
+		{name: "401", scenario: scripted.Scenario(t, "unauthorized"), requests: 1, status: 401},
+		{name: "400", scenario: []scripted.Response{scripted.Status(400, scripted.ErrorBody("invalid_request_error", "bad"))}, requests: 1, status: 400},
+		{name: "cut forever", scenario: []scripted.Response{scripted.Reply(scripted.Say("partial"), scripted.Cut()).Forever()}, requests: 3, retryable: true, sentinel: agent.ErrIncompleteStream},
+		{name: "empty reply", scenario: []scripted.Response{scripted.Reply(scripted.Say("")).Forever()}, requests: 3, retryable: true, sentinel: agent.ErrEmptyReply},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, tt.scenario)
+			_, err := h.turn(t, "hi")
+			var ae *agent.AttemptsError
+			if !errors.As(err, &ae) {
+				t.Fatalf("err = %v, want an AttemptsError", err)
+			}
+			if got := agent.Retryable(ae.Err); got != tt.retryable {
+				t.Errorf("retryable = %v, want %v (%v)", got, tt.retryable, err)
+			}
+			if n := len(h.srv.Requests()); n != tt.requests {
+				t.Errorf("server got %d requests, want %d", n, tt.requests)
+			}
+			if tt.status != 0 {
+				var pe *agent.ProviderError
+				if !errors.As(err, &pe) || pe.StatusCode != tt.status {
+					t.Errorf("err = %v, want HTTP %d", err, tt.status)
+				}
+			}
+			if tt.sentinel != nil && !errors.Is(err, tt.sentinel) {
+				t.Errorf("err = %v, want %v", err, tt.sentinel)
+			}
+			if strings.Contains(err.Error(), "sk-test") {
+				t.Errorf("error quotes the API key: %v", err)
+			}
+		})
+	}
+}
+
+func TestCutStreamRetried(t *testing.T) {
+	h := newHarness(t, scripted.Scenario(t, "cut-stream"))
+	out, err := h.turn(t, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.FinalText != "Second try worked." {
+		t.Errorf("final = %q", out.FinalText)
+	}
+	if len(h.sink.of(agent.TypeRetry)) != 1 {
+		t.Errorf("want one retry event")
+	}
+}
+
+func TestKeepAliveStorm(t *testing.T) {
+	h := newHarness(t, scripted.Scenario(t, "keepalive-storm"))
+	out, err := h.turn(t, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.FinalText != "Sorry for the wait, here is the answer." || len(h.srv.Requests()) != 1 {
+		t.Errorf("final = %q after %d requests", out.FinalText, len(h.srv.Requests()))
+	}
+}
+
+func TestBadToolCallsBecomeErrorResults(t *testing.T) {
+	h := newHarness(t, []scripted.Response{
+		scripted.ToolCalls(
+			scripted.Call("NoSuchTool", `{}`),
+			scripted.Call("Shell", `{"command": "ls"`),
+			scripted.Call("Boom", `{}`),
+			scripted.Call("Shell", `[1,2]`),
+		),
+		scripted.Text("recovered"),
+	}, "Shell", "Boom")
+	h.tools["Boom"].run = func(context.Context, json.RawMessage) (tools.Result, error) { panic("kaboom") }
+	out, err := h.turn(t, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.FinalText != "recovered" {
+		t.Errorf("final = %q", out.FinalText)
+	}
+	results := h.sink.of(agent.TypeToolResult)
+	if len(results) != 4 {
+		t.Fatalf("got %d results", len(results))
+	}
+	want := map[string]string{"NoSuchTool": "no tool named", "Boom": "crashed: kaboom"}
+	for _, e := range results {
+		r := e.Data.(agent.ToolResult)
+		if !r.IsError {
+			t.Errorf("%s: not an error: %s", r.Name, r.Output)
+		}
+		if w, ok := want[r.Name]; ok && !strings.Contains(r.Output, w) {
+			t.Errorf("%s output = %q, want %q", r.Name, r.Output, w)
+		}
+		if r.Name == "Shell" && !strings.Contains(r.Output, "not a JSON object") {
+			t.Errorf("Shell output = %q", r.Output)
+		}
+	}
+	if got := h.tools["Shell"].got(); len(got) != 0 {
+		t.Errorf("Shell ran with bad arguments: %q", got)
+	}
+	// The history sent back must stay valid for strict providers: bad arguments become {}.
+	for _, m := range h.srv.Requests()[1].Messages() {
+		for _, c := range asSlice(m["tool_calls"]) {
+			args := c.(map[string]any)["function"].(map[string]any)["arguments"].(string)
+			if !json.Valid([]byte(args)) {
+				t.Errorf("invalid arguments sent back: %q", args)
+			}
+		}
+	}
+	// The tool_call event of a malformed call still carries valid JSON.
+	for _, e := range h.sink.of(agent.TypeToolCall) {
+		if !json.Valid(e.Data.(agent.ToolCall).Arguments) {
+			t.Errorf("tool_call event arguments not JSON: %s", e.Data.(agent.ToolCall).Arguments)
+		}
+	}
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
+func TestMaxSteps(t *testing.T) {
+	h := newHarness(t, []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"ls"}`)).Forever()}, "Shell")
+	h.agent.MaxSteps = 4
+	out, err := h.turn(t, "loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.StopReason != agent.StopMaxSteps || out.Steps != 4 || len(h.srv.Requests()) != 4 {
+		t.Errorf("outcome = %+v after %d requests", out, len(h.srv.Requests()))
+	}
+}
+
+func TestToolGoErrorStopsTheRun(t *testing.T) {
+	h := newHarness(t, []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{}`)), scripted.Text("never")}, "Shell")
+	boom := errors.New("disk on fire")
+	h.tools["Shell"].run = func(context.Context, json.RawMessage) (tools.Result, error) { return tools.Result{}, boom }
+	_, err := h.turn(t, "go")
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(h.srv.Requests()) != 1 {
+		t.Errorf("the run went on after a tool's Go error")
+	}
+}

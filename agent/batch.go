@@ -1,0 +1,131 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// running is one tool call of a batch.
+type running struct {
+	call CallSpec
+	// sent is the call as it goes back into the conversation: arguments that were not a
+	// JSON object are replaced by {} so the provider does not reject the next request.
+	sent   CallSpec
+	done   chan struct{}
+	output string
+	err    error
+}
+
+// start launches a call unless it already runs. It emits tool_call before the call runs.
+func (b *batch) start(ctx context.Context, c CallSpec) {
+	b.mu.Lock()
+	if b.ids == nil {
+		b.ids = map[string]bool{}
+	}
+	if b.ids[c.ID] {
+		b.mu.Unlock()
+		return
+	}
+	b.ids[c.ID] = true
+	r := &running{call: c, sent: c, done: make(chan struct{})}
+	over := len(b.calls) >= MaxCallsPerReply
+	b.calls = append(b.calls, r)
+	b.mu.Unlock()
+
+	a := b.agent
+	args, argsOK := parseArgs(c.Arguments)
+	if !argsOK {
+		r.sent.Arguments = "{}"
+	}
+	a.emit(TypeToolCall, ToolCall{Step: b.step, ID: c.ID, Name: c.Name, Arguments: c.argsObject()})
+
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		defer close(r.done)
+		began := time.Now()
+		var res tools.Result
+		switch {
+		case over:
+			res = tools.Errorf("not run: a reply may make at most %d tool calls; make fewer calls per reply", MaxCallsPerReply)
+		case !argsOK:
+			res = tools.Errorf("not run: the arguments are not a JSON object. You sent: %s", clip(c.Arguments, 300))
+		default:
+			res, r.err = b.run(ctx, c, args)
+		}
+		r.output = tools.Cap(res.Output)
+		if res.IsError {
+			r.output = "ERROR: " + r.output
+		}
+		if r.err == nil {
+			a.emit(TypeToolResult, ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: res.IsError,
+				Output: r.output, DurationMS: time.Since(began).Milliseconds()})
+		}
+	}()
+}
+
+// run calls the tool, turning an unknown name and a panic into results the model can read.
+func (b *batch) run(ctx context.Context, c CallSpec, args []byte) (res tools.Result, err error) {
+	t := b.agent.tool(c.Name)
+	if t == nil {
+		names := make([]string, 0, len(b.agent.Tools))
+		for _, t := range b.agent.Tools {
+			names = append(names, t.Name())
+		}
+		sort.Strings(names)
+		return tools.Errorf("no tool named %q; the tools are: %s", clip(c.Name, 100), strings.Join(names, ", ")), nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = tools.Errorf("the %s tool crashed: %v\n%s", c.Name, p, clip(string(debug.Stack()), 2000))
+			err = nil
+		}
+	}()
+	res, err = t.Run(tools.WithCallID(ctx, c.ID), args)
+	if err != nil {
+		err = fmt.Errorf("tool %s: %w", c.Name, err)
+	}
+	return res, err
+}
+
+// results waits for every call and returns them in the order the model made them (order).
+// The first Go error from a tool stops the run.
+func (b *batch) results(order []CallSpec) ([]*running, error) {
+	b.wg.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	byID := make(map[string]*running, len(b.calls))
+	for _, r := range b.calls {
+		if r.err != nil {
+			return nil, r.err
+		}
+		byID[r.call.ID] = r
+	}
+	out := make([]*running, 0, len(b.calls))
+	for _, c := range order {
+		if r, ok := byID[c.ID]; ok {
+			out = append(out, r)
+			delete(byID, c.ID)
+		}
+	}
+	for _, r := range b.calls {
+		if _, left := byID[r.call.ID]; left {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// clip shortens s to at most n bytes on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}

@@ -1,0 +1,109 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Sentinel errors of the model client. All three are transient and retried.
+var (
+	// ErrIncompleteStream means the stream ended before a finish_reason arrived: the reply is
+	// cut short, not finished.
+	ErrIncompleteStream = errors.New("model stream ended before the reply was complete")
+	// ErrEmptyReply means the model finished without text or tool calls.
+	ErrEmptyReply = errors.New("model returned an empty reply")
+	// ErrStreamIdle means the stream sent nothing for longer than the idle timeout.
+	ErrStreamIdle = errors.New("model stream went silent")
+)
+
+// ProviderError is an error answer from the model endpoint.
+type ProviderError struct {
+	// StatusCode is the HTTP status; 0 when the error arrived inside the stream.
+	StatusCode int
+	// Message is the provider's own explanation.
+	Message string
+	// RetryAfter is the wait the provider asked for, in milliseconds; -1 when it asked
+	// for none.
+	RetryAfter int64
+}
+
+// RetryAfterSet reports whether the provider asked for a specific wait.
+func (e *ProviderError) RetryAfterSet() bool { return e.RetryAfter >= 0 }
+
+func (e *ProviderError) Error() string {
+	if e.StatusCode == 0 {
+		return "provider error: " + e.Message
+	}
+	if e.Message == "" {
+		return fmt.Sprintf("provider returned HTTP %d", e.StatusCode)
+	}
+	return fmt.Sprintf("provider returned HTTP %d: %s", e.StatusCode, e.Message)
+}
+
+// Auth reports whether the provider refused the credentials (401, 403).
+func (e *ProviderError) Auth() bool { return e.StatusCode == 401 || e.StatusCode == 403 }
+
+// fromOpenAI turns go-openai's error types into a ProviderError; other errors pass through.
+func fromOpenAI(err error) error {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		return &ProviderError{StatusCode: apiErr.HTTPStatusCode, Message: oneLine(apiErr.Message), RetryAfter: -1}
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		msg := ""
+		if len(reqErr.Body) > 0 {
+			msg = oneLine(string(reqErr.Body))
+		}
+		return &ProviderError{StatusCode: reqErr.HTTPStatusCode, Message: msg, RetryAfter: -1}
+	}
+	if errors.Is(err, openai.ErrTooManyEmptyStreamMessages) {
+		return fmt.Errorf("%w: too many empty stream lines", ErrIncompleteStream)
+	}
+	return err
+}
+
+// oneLine flattens a provider message to one bounded line; an HTML error page must not
+// flood the log.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	const max = 300
+	if len(s) > max {
+		s = strings.ToValidUTF8(s[:max], "") + "…"
+	}
+	return s
+}
+
+// Retryable reports whether err is worth another attempt: network failures, cut or empty
+// replies, and HTTP 408, 409, 429 and 5xx. Never 400, 401, 403, 404 or a cancelled run.
+func Retryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	if errors.Is(err, ErrIncompleteStream) || errors.Is(err, ErrEmptyReply) || errors.Is(err, ErrStreamIdle) {
+		return true
+	}
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.StatusCode == 0:
+			// An error object inside an otherwise healthy stream: usually an overloaded
+			// backend, so another attempt is reasonable.
+			return true
+		case pe.StatusCode == 408, pe.StatusCode == 409, pe.StatusCode == 429, pe.StatusCode >= 500:
+			return true
+		}
+		return false
+	}
+	// Everything else that reaches here came from the transport or the stream decoder:
+	// timeouts, refused or reset connections, an EOF while reading headers, a garbled SSE
+	// line. These are transient more often than not, and the attempt budget bounds them.
+	return true
+}

@@ -1,0 +1,232 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// OpenAIConfig configures the chat-completions client.
+type OpenAIConfig struct {
+	BaseURL string
+	APIKey  string
+	Model   string
+	// IdleTimeout abandons a stream that sends nothing for this long, and bounds the wait
+	// for response headers. Zero means 120 s.
+	IdleTimeout time.Duration
+	// ExtraBody holds top-level fields merged into every request body (Kimi's "thinking").
+	ExtraBody map[string]json.RawMessage
+	// Headers are added to every request (User-Agent).
+	Headers map[string]string
+	// SendReasoning sends reasoning_content back on assistant messages with tool calls,
+	// even when empty; thinking models reject the request otherwise.
+	SendReasoning bool
+	// HTTPClient is the underlying client; nil builds one. It must not set Timeout:
+	// that would cut long streams.
+	HTTPClient *http.Client
+}
+
+// OpenAI is a Model on any OpenAI-compatible chat-completions endpoint.
+type OpenAI struct {
+	client *openai.Client
+	cfg    OpenAIConfig
+	ids    atomic.Int64
+}
+
+// NewOpenAI builds the client.
+func NewOpenAI(cfg OpenAIConfig) *OpenAI {
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 120 * time.Second
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.ResponseHeaderTimeout = cfg.IdleTimeout
+		tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+		hc = &http.Client{Transport: tr}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = &transport{next: hc, extra: cfg.ExtraBody, headers: cfg.Headers}
+	// Keep-alive comment lines are legal SSE; a provider may send thousands while it thinks.
+	oc.EmptyMessagesLimit = 1 << 30
+	return &OpenAI{client: openai.NewClientWithConfig(oc), cfg: cfg}
+}
+
+// Stream implements Model.
+func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, error) {
+	ctx, holder := withRetryAfter(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	// The idle timer cancels the request when the stream goes silent; every chunk resets it.
+	idle := time.AfterFunc(o.cfg.IdleTimeout, func() { cancel(ErrStreamIdle) })
+	defer idle.Stop()
+
+	stream, err := o.client.CreateChatCompletionStream(ctx, o.request(req))
+	if err != nil {
+		return Reply{}, o.wrap(ctx, holder, err)
+	}
+	defer stream.Close()
+
+	var (
+		reply    Reply
+		text     strings.Builder
+		thinking strings.Builder
+		finished bool
+	)
+	asm := newAssembler(o.newID, h.ToolCall)
+	for {
+		chunk, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			reply.Text, reply.Reasoning = text.String(), thinking.String()
+			return partial(reply, asm), o.wrap(ctx, holder, midStream(err))
+		}
+		idle.Reset(o.cfg.IdleTimeout)
+		if u := chunk.Usage; u != nil {
+			reply.Usage = TokenUsage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+			if d := u.PromptTokensDetails; d != nil {
+				reply.Usage.CachedTokens = d.CachedTokens
+			}
+		}
+		// The usage chunk has no choices; index nothing blindly.
+		for _, c := range chunk.Choices {
+			if c.Index != 0 {
+				continue
+			}
+			if d := c.Delta.ReasoningContent; d != "" {
+				thinking.WriteString(d)
+				if h.Thinking != nil {
+					h.Thinking(d)
+				}
+			}
+			if d := c.Delta.Content; d != "" {
+				text.WriteString(d)
+				if h.Text != nil {
+					h.Text(d)
+				}
+			}
+			if len(c.Delta.ToolCalls) > 0 {
+				asm.add(c.Delta.ToolCalls)
+			}
+			if c.FinishReason != "" {
+				finished = true
+				reply.FinishReason = string(c.FinishReason)
+			}
+		}
+	}
+	reply.Text = text.String()
+	reply.Reasoning = thinking.String()
+	if !finished {
+		return partial(reply, asm), ErrIncompleteStream
+	}
+	reply.ToolCalls = asm.finish()
+	if strings.TrimSpace(reply.Text) == "" && len(reply.ToolCalls) == 0 {
+		return reply, ErrEmptyReply
+	}
+	return reply, nil
+}
+
+// partial is what survives of a broken stream: the tool calls that were complete and
+// already handed out (they may be running).
+func partial(r Reply, asm *assembler) Reply {
+	r.ToolCalls = asm.dispatchedCalls()
+	return r
+}
+
+// midStream marks a transport or decoding failure after the stream began as an incomplete
+// reply; provider error objects and cancellations keep their identity.
+func midStream(err error) error {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrIncompleteStream, err)
+}
+
+// wrap classifies an error and attaches the provider's Retry-After.
+func (o *OpenAI) wrap(ctx context.Context, holder *retryAfterHolder, err error) error {
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrStreamIdle) {
+		return fmt.Errorf("%w after %s", ErrStreamIdle, o.cfg.IdleTimeout)
+	}
+	err = fromOpenAI(err)
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		if ms := holder.ms.Load(); ms >= 0 {
+			pe.RetryAfter = ms
+		}
+	}
+	return err
+}
+
+func (o *OpenAI) newID() string {
+	return fmt.Sprintf("call_%d", o.ids.Add(1))
+}
+
+func (o *OpenAI) request(req Request) openai.ChatCompletionRequest {
+	r := openai.ChatCompletionRequest{
+		Model:               o.cfg.Model,
+		Stream:              true,
+		StreamOptions:       &openai.StreamOptions{IncludeUsage: true},
+		MaxCompletionTokens: req.MaxTokens,
+	}
+	r.Messages = make([]openai.ChatCompletionMessage, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		r.Messages = append(r.Messages, o.message(m))
+	}
+	if !req.NoTools {
+		for _, t := range req.Tools {
+			r.Tools = append(r.Tools, openai.Tool{
+				Type: openai.ToolTypeFunction,
+				Function: &openai.FunctionDefinition{
+					Name:        t.Name(),
+					Description: t.Description(),
+					// json.RawMessage, not []byte: a byte slice would be sent as base64.
+					Parameters: json.RawMessage(t.Schema()),
+				},
+			})
+		}
+	}
+	return r
+}
+
+func (o *OpenAI) message(m Message) openai.ChatCompletionMessage {
+	out := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+	switch m.Role {
+	case RoleTool:
+		if out.Content == "" {
+			// An empty content field is dropped by omitempty and some servers reject that.
+			out.Content = "(no output)"
+		}
+	case RoleAssistant:
+		for _, c := range m.ToolCalls {
+			out.ToolCalls = append(out.ToolCalls, openai.ToolCall{
+				ID:       c.ID,
+				Type:     openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments},
+			})
+		}
+		if len(m.ToolCalls) > 0 {
+			out.ReasoningContent = m.Reasoning
+			if out.ReasoningContent == "" && o.cfg.SendReasoning {
+				// omitempty would drop "", and thinking models insist on the field.
+				out.ReasoningContent = " "
+			}
+		}
+	}
+	return out
+}
+
+var _ Model = (*OpenAI)(nil)

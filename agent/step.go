@@ -1,0 +1,144 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	retry "github.com/avast/retry-go/v4"
+)
+
+// stepResult is what one step added to the turn.
+type stepResult struct {
+	text  string
+	calls int
+}
+
+// step makes one model call, retrying transient failures, runs the tool calls of the reply
+// and appends the assistant message and the tool results to the conversation.
+func (a *Agent) step(ctx context.Context, step int) (stepResult, error) {
+	// Tool calls start while the reply still streams; the batch collects them in order.
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batch := &batch{agent: a, step: step}
+	defer batch.wait()
+
+	req := Request{Messages: a.history, Tools: a.Tools}
+	handler := Handler{
+		Text:     func(d string) { a.emit(TypeText, Text{Step: step, Delta: d}) },
+		Thinking: func(d string) { a.emit(TypeThinking, Thinking{Step: step, Delta: d}) },
+		ToolCall: func(c CallSpec) { batch.start(ctx, c) },
+	}
+	policy := a.Retry
+	attempts := policy.attempts()
+	timer := policy.Timer
+	if timer == nil {
+		timer = realTimer{}
+	}
+	reply, err := retry.DoWithData(
+		func() (Reply, error) {
+			r, err := a.Model.Stream(ctx, req, handler)
+			if err != nil && batch.started() > 0 {
+				// Calls already running cannot be taken back. Keep the reply up to the
+				// last complete call and let the model see their results; a retry would
+				// run them twice.
+				a.emit(TypeWarning, Warning{Message: fmt.Sprintf("step %d: reply broke off after %d complete tool calls (%v); keeping them", step, batch.started(), err)})
+				return r, nil
+			}
+			return r, err
+		},
+		retry.Context(ctx),
+		retry.Attempts(uint(attempts)),
+		retry.LastErrorOnly(true),
+		retry.RetryIf(Retryable),
+		retry.WithTimer(timer),
+		retry.DelayType(func(n uint, err error, _ *retry.Config) time.Duration {
+			d := policy.delay(int(n), err)
+			ev := Retry{Step: step, Attempt: int(n), MaxAttempts: attempts, DelayMS: d.Milliseconds(), Error: err.Error()}
+			var pe *ProviderError
+			if errors.As(err, &pe) {
+				ev.HTTPStatus = pe.StatusCode
+			}
+			a.emit(TypeRetry, ev)
+			return d
+		}),
+	)
+	if err != nil {
+		batch.cancelAll(cancel)
+		if cerr := context.Cause(parent); cerr != nil {
+			// The run was stopped (signal, timeout): say so, not what it broke downstream.
+			return stepResult{}, cerr
+		}
+		return stepResult{}, &AttemptsError{Attempts: attempts, Err: err}
+	}
+	a.stats.Usage.InputTokens += reply.Usage.InputTokens
+	a.stats.Usage.OutputTokens += reply.Usage.OutputTokens
+	a.stats.Usage.CachedTokens += reply.Usage.CachedTokens
+	if ctxTokens := reply.Usage.InputTokens + reply.Usage.OutputTokens; ctxTokens > 0 {
+		a.stats.ContextTokens = ctxTokens
+	}
+	a.emit(TypeUsage, Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
+		CachedTokens: reply.Usage.CachedTokens, ContextTokens: a.stats.ContextTokens})
+
+	// Every call of the reply runs (late ones start here), then results go in call order.
+	for _, c := range reply.ToolCalls {
+		batch.start(ctx, c)
+	}
+	results, err := batch.results(reply.ToolCalls)
+	if err != nil {
+		return stepResult{text: reply.Text}, err
+	}
+	a.stats.ToolCalls += len(results)
+
+	msg := Message{Role: RoleAssistant, Content: reply.Text, Reasoning: reply.Reasoning}
+	for _, r := range results {
+		msg.ToolCalls = append(msg.ToolCalls, r.sent)
+	}
+	a.history = append(a.history, msg)
+	for _, r := range results {
+		a.history = append(a.history, Message{Role: RoleTool, Content: r.output, ToolCallID: r.call.ID, Name: r.call.Name})
+	}
+	return stepResult{text: reply.Text, calls: len(results)}, nil
+}
+
+// AttemptsError is a model call that failed after every attempt it was allowed (or at the
+// first attempt, when the failure was not worth retrying).
+type AttemptsError struct {
+	Attempts int
+	Err      error
+}
+
+func (e *AttemptsError) Error() string {
+	if Retryable(e.Err) {
+		return fmt.Sprintf("model call failed after %d attempts: %v", e.Attempts, e.Err)
+	}
+	return fmt.Sprintf("model call failed: %v", e.Err)
+}
+
+func (e *AttemptsError) Unwrap() error { return e.Err }
+
+// batch runs the tool calls of one reply concurrently.
+type batch struct {
+	agent *Agent
+	step  int
+	mu    sync.Mutex
+	calls []*running
+	ids   map[string]bool
+	wg    sync.WaitGroup
+}
+
+func (b *batch) started() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.calls)
+}
+
+func (b *batch) cancelAll(cancel context.CancelFunc) {
+	cancel()
+	b.wait()
+}
+
+func (b *batch) wait() { b.wg.Wait() }

@@ -1,0 +1,34 @@
+package agent
+
+// TurnSpec describes one agent turn: one user prompt run until the model answers without
+// tool calls.
+type TurnSpec struct {
+	// Prompt is the user message that opens the turn.
+	Prompt string
+	// Iteration and Node label the turn in events when a flow runs it.
+	Iteration int
+	Node      string
+	// MaxSteps overrides the agent's per-turn step budget when positive.
+	MaxSteps int
+}
+
+// StopReason says why a turn ended.
+type StopReason string
+
+// Turn stop reasons.
+const (
+	StopCompleted StopReason = "completed" // the model answered without tool calls
+	StopMaxSteps  StopReason = "max_steps" // the per-turn step budget ran out
+	StopRepeat    StopReason = "repeat"    // the loop guard stopped a repeating model
+)
+
+// TurnOutcome is what a finished turn produced.
+type TurnOutcome struct {
+	// FinalText is the text of the last assistant message.
+	FinalText string
+	// Steps is the number of model calls the turn made; ToolCalls the number of tool calls.
+	Steps     int
+	ToolCalls int
+	// StopReason says why the turn ended.
+	StopReason StopReason
+}
