@@ -1,0 +1,37 @@
+// Package scripted is an OpenAI-compatible chat-completions server for tests.
+//
+// Every test of the model client, the agent loop and the end-to-end binary talks
+// to it over real HTTP instead of a provider. It streams the way providers do:
+// a POST to /v1/chat/completions is answered with text/event-stream lines of the
+// form "data: {chunk}\n\n", a final usage chunk with empty choices and
+// "data: [DONE]".
+//
+// A script is an ordered list of Response values: request i gets response i.
+// The last response may repeat forever (Response.Forever, or "#!forever" in a
+// scenario file), which is how "500 forever" is written. A request that comes
+// after the script ran out gets HTTP 500, is recorded with a Problem, and fails
+// the test; so does a request that is not a POST of a JSON object to
+// /v1/chat/completions (answered 405, 404 or 400 without using up the script).
+//
+// Responses come from two places that produce the same type:
+//
+//   - the builders: Text, ToolCalls and Reply with the parts Say, Think, Call,
+//     KeepAlive, Raw, Pause, Cut, End, Hang and Usage; Status for plain error
+//     replies; Header, Forever and DelayHeaders to adjust any of them;
+//   - txtar scenario files (Parse, Load, Scenario), one section per response,
+//     each written as a raw HTTP response with a few "#!" directives. The format
+//     is described in testdata/scenarios/README.md at the module root.
+//
+// Chaos builds a reproducible, random script of provider misbehaviour for
+// fuzz-like tests of retry and stream handling.
+//
+// Typical use:
+//
+//	s := scripted.New(t, scripted.Status(429, scripted.ErrorBody("rate_limit_reached_error", "slow down")).Header("Retry-After", "1"),
+//		scripted.ToolCalls(scripted.Call("Shell", `{"command":"ls"}`)),
+//		scripted.Text("done"))
+//	cfg := openai.DefaultConfig("test-key")
+//	cfg.BaseURL = s.URL()
+//	... run the client ...
+//	msgs := s.Requests()[2].Messages() // what went back after the tool ran
+package scripted

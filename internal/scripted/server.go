@@ -1,0 +1,180 @@
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is a running scripted chat-completions endpoint, closed when the test ends.
+type Server struct {
+	t      testing.TB
+	http   *httptest.Server
+	done   chan struct{} // closed at cleanup so hanging and sleeping handlers return
+	script []Response
+
+	mu   sync.Mutex
+	next int
+	reqs []Request
+}
+
+// Request is one request the server received, valid or not.
+type Request struct {
+	Method string
+	Path   string
+	Header http.Header
+	Raw    []byte         // the body as sent
+	Body   map[string]any // the body decoded as a JSON object, nil if it is not one
+	// Answer is the index in the script of the response that was played, or -1
+	// when the request was rejected or came after the script ran out.
+	Answer int
+	// Problem says why the request was rejected or not answered by the script;
+	// empty for a good request.
+	Problem string
+}
+
+// Messages returns the "messages" array of the request body, each message as a
+// map, so tests can check what the client sent back (tool results,
+// reasoning_content, ...).
+func (r Request) Messages() []map[string]any {
+	list, _ := r.Body["messages"].([]any)
+	out := make([]map[string]any, 0, len(list))
+	for _, m := range list {
+		if mm, ok := m.(map[string]any); ok {
+			out = append(out, mm)
+		}
+	}
+	return out
+}
+
+// New starts a server that answers request i with responses[i]. It is closed by
+// t.Cleanup; requests that are malformed or beyond the script fail t.
+func New(t testing.TB, responses ...Response) *Server {
+	t.Helper()
+	s := &Server{t: t, done: make(chan struct{}), script: responses}
+	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(func() {
+		close(s.done)
+		s.http.Close()
+	})
+	return s
+}
+
+// URL returns the base URL to configure a client with; it ends in /v1.
+func (s *Server) URL() string { return s.http.URL + "/v1" }
+
+// Requests returns a copy of the requests received so far, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	raw, err := io.ReadAll(r.Body)
+	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: raw, Answer: -1}
+	_ = json.Unmarshal(raw, &req.Body)
+	code := 0
+	switch {
+	case err != nil:
+		code, req.Problem = http.StatusBadRequest, fmt.Sprintf("reading body: %v", err)
+	case r.Method != http.MethodPost:
+		code, req.Problem = http.StatusMethodNotAllowed, "method "+r.Method+", want POST"
+	case r.URL.Path != "/v1/chat/completions":
+		code, req.Problem = http.StatusNotFound, "path "+r.URL.Path+", want /v1/chat/completions"
+	case req.Body == nil:
+		code, req.Problem = http.StatusBadRequest, "body is not a JSON object"
+	}
+
+	s.mu.Lock()
+	n := len(s.reqs)
+	var resp Response
+	if code == 0 {
+		resp, req.Answer = s.pick()
+		if req.Answer < 0 {
+			code, req.Problem = http.StatusInternalServerError,
+				fmt.Sprintf("script ran out: request %d came after all %d responses were used", s.next, len(s.script))
+		}
+	}
+	s.reqs = append(s.reqs, req)
+	s.mu.Unlock()
+
+	if code != 0 {
+		s.t.Errorf("scripted: request %d (%s %s): %s", n+1, r.Method, r.URL.Path, req.Problem)
+		resp = Status(code, ErrorBody("scripted_error", "scripted: "+req.Problem))
+	}
+	s.play(w, r, resp)
+}
+
+// pick takes the next response; callers hold s.mu.
+func (s *Server) pick() (Response, int) {
+	i := s.next
+	s.next++
+	if i < len(s.script) {
+		return s.script[i], i
+	}
+	if last := len(s.script) - 1; last >= 0 && s.script[last].forever {
+		return s.script[last], last
+	}
+	return Response{}, -1
+}
+
+func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
+	if resp.delay > 0 && !s.wait(r, resp.delay) {
+		return
+	}
+	for k, v := range resp.header {
+		w.Header()[k] = append([]string(nil), v...)
+	}
+	w.WriteHeader(resp.Code())
+	rc := http.NewResponseController(w)
+	flush := func() { _ = rc.Flush() }
+	for _, st := range resp.steps {
+		switch st.kind {
+		case stepWrite:
+			if _, err := w.Write(st.data); err != nil {
+				return // the client went away
+			}
+			if resp.streamed() {
+				flush() // each event leaves at once, as from a real provider
+			}
+		case stepSleep:
+			flush()
+			if !s.wait(r, st.d) {
+				return
+			}
+		case stepCut:
+			flush()
+			panic(http.ErrAbortHandler) // net/http closes the connection mid-body, silently
+		case stepHang:
+			flush()
+			s.wait(r, -1)
+			return
+		case stepEnd:
+			return
+		}
+	}
+}
+
+// wait pauses for d (forever if d < 0) and reports whether to go on: false when
+// the client went away or the server is closing.
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	var timeout <-chan time.Time
+	if d >= 0 {
+		tm := time.NewTimer(d)
+		defer tm.Stop()
+		timeout = tm.C
+	}
+	select {
+	case <-timeout:
+		return true
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+	return false
+}

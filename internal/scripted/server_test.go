@@ -1,0 +1,132 @@
+package scripted_test
+
+import (
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/kimi-run/kimi-run/internal/scripted"
+)
+
+// TestRequestsRecordWhatWasSent runs a tool step by hand and checks that the
+// second request carries the tool result and the reasoning back.
+func TestRequestsRecordWhatWasSent(t *testing.T) {
+	s := scripted.New(t, scripted.Scenario(t, "reasoning")...)
+	c := newClient(s.URL(), 0)
+	user := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: "what changed?"}
+	first := c.stream(t.Context(), user)
+	assistant := openai.ChatCompletionMessage{
+		Role: openai.ChatMessageRoleAssistant, ReasoningContent: first.Reasoning,
+		ToolCalls: []openai.ToolCall{{ID: first.Calls[0].ID, Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: first.Calls[0].Name, Arguments: first.Calls[0].Args}}},
+	}
+	result := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: first.Calls[0].ID, Content: "(no output)"}
+	c.stream(t.Context(), user, assistant, result)
+
+	reqs := s.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("got %d requests, want 2", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Problem != "" || r.Answer != i || r.Method != http.MethodPost || r.Body["stream"] != true {
+			t.Errorf("request %d: problem %q, answer %d, method %s, stream %v", i+1, r.Problem, r.Answer, r.Method, r.Body["stream"])
+		}
+		if got := r.Header.Get("Authorization"); got != "Bearer sk-test" {
+			t.Errorf("request %d: Authorization %q", i+1, got)
+		}
+	}
+	msgs := reqs[1].Messages()
+	if len(msgs) != 3 {
+		t.Fatalf("second request has %d messages, want 3", len(msgs))
+	}
+	if msgs[1]["reasoning_content"] != first.Reasoning {
+		t.Errorf("assistant reasoning_content = %v, want %q", msgs[1]["reasoning_content"], first.Reasoning)
+	}
+	if msgs[2]["role"] != "tool" || msgs[2]["tool_call_id"] != "call_think_1" || msgs[2]["content"] != "(no output)" {
+		t.Errorf("tool message = %v", msgs[2])
+	}
+}
+
+func TestScriptRunsOut(t *testing.T) {
+	rec := &recordingTB{TB: t}
+	s := scripted.New(rec, scripted.Text("only one"))
+	c := newClient(s.URL(), 0)
+	if got := c.stream(t.Context()); got.Text != "only one" {
+		t.Fatalf("first reply %+v", got)
+	}
+	if got := c.stream(t.Context()); got.Err != "api 500 scripted_error" {
+		t.Errorf("second reply error %q, want api 500 scripted_error", got.Err)
+	}
+	if errs := rec.errors(); len(errs) != 1 {
+		t.Errorf("server reported %q, want one error", errs)
+	}
+	if r := s.Requests()[1]; r.Answer != -1 || r.Problem == "" {
+		t.Errorf("overrun request recorded as answer %d, problem %q", r.Answer, r.Problem)
+	}
+}
+
+func TestForever(t *testing.T) {
+	s := scripted.New(t, scripted.Text("first"), scripted.Status(503, scripted.ErrorBody("engine_overloaded_error", "busy")).Forever())
+	c := newClient(s.URL(), 0)
+	c.stream(t.Context())
+	for range 3 {
+		if got := c.stream(t.Context()); got.Err != "api 503 engine_overloaded_error" {
+			t.Errorf("got %q, want api 503", got.Err)
+		}
+	}
+	var answers []int
+	for _, r := range s.Requests() {
+		answers = append(answers, r.Answer)
+	}
+	if want := []int{0, 1, 1, 1}; !reflect.DeepEqual(answers, want) {
+		t.Errorf("answers %v, want %v", answers, want)
+	}
+}
+
+// TestRejectsBadRequests checks that malformed requests are answered like a
+// real server would, recorded, reported, and do not use up the script.
+func TestRejectsBadRequests(t *testing.T) {
+	rec := &recordingTB{TB: t}
+	s := scripted.New(rec, scripted.Text("ok"))
+	tests := []struct {
+		method, path, body string
+		want               int
+	}{
+		{http.MethodGet, "/v1/chat/completions", "", http.StatusMethodNotAllowed},
+		{http.MethodPost, "/v1/completions", `{}`, http.StatusNotFound},
+		{http.MethodPost, "/v1/chat/completions", `not json`, http.StatusBadRequest},
+		{http.MethodPost, "/v1/chat/completions", `[1,2]`, http.StatusBadRequest},
+	}
+	base := strings.TrimSuffix(s.URL(), "/v1")
+	for _, tt := range tests {
+		req, err := http.NewRequestWithContext(t.Context(), tt.method, base+tt.path, strings.NewReader(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.want || !strings.Contains(string(body), `"error"`) {
+			t.Errorf("%s %s %q: status %d body %s, want %d with a JSON error", tt.method, tt.path, tt.body, resp.StatusCode, body, tt.want)
+		}
+	}
+	if got := newClient(s.URL(), 0).stream(t.Context()); got.Text != "ok" {
+		t.Errorf("valid request after bad ones got %+v, want the scripted answer", got)
+	}
+	reqs := s.Requests()
+	if len(reqs) != len(tests)+1 || len(rec.errors()) != len(tests) {
+		t.Errorf("%d requests and %d reported errors, want %d and %d", len(reqs), len(rec.errors()), len(tests)+1, len(tests))
+	}
+	for _, r := range reqs[:len(tests)] {
+		if r.Problem == "" || r.Answer != -1 {
+			t.Errorf("bad request %s %s recorded with problem %q, answer %d", r.Method, r.Path, r.Problem, r.Answer)
+		}
+	}
+}
