@@ -73,7 +73,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		b.Write(p)
 	}
 	if e.Data != nil {
-		d, err := json.Marshal(e.Data)
+		d, err := marshalNoEscape(e.Data)
 		if err != nil {
 			return nil, fmt.Errorf("marshal %s event: %w", e.Type, err)
 		}
@@ -87,6 +87,18 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping: final texts quote <choice> tags
+// and code, which should stay readable in the stream.
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // Init opens every stream.

@@ -1,0 +1,115 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Widths of the one-line summaries on stderr, in runes.
+const (
+	callWidth   = 100 // a tool call's argument summary
+	resultWidth = 40  // the same summary repeated on the result line
+	outputWidth = 100 // the first line of a failed tool's output
+	errorWidth  = 300 // a run's error message
+)
+
+// summaryKeys are the argument names that best say what a call does, most telling first.
+// Tools not listed in argsSummary fall back to the first of these that holds a string.
+var summaryKeys = []string{
+	"command", "path", "file_path", "url", "query", "pattern", "description", "message", "thought",
+}
+
+// argsSummary renders a tool call's arguments as one short line, e.g. `go test ./...` for
+// Shell or `TODO in internal/` for Grep.
+func argsSummary(name string, raw json.RawMessage) string {
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		// Arguments the model sent that were not an object are kept as a string.
+		return oneLine(s, callWidth)
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil {
+		return oneLine(string(raw), callWidth)
+	}
+	str := func(key string) string {
+		var v string
+		if json.Unmarshal(args[key], &v) != nil {
+			return ""
+		}
+		return v
+	}
+	switch name {
+	case "SetTodoList":
+		var todos []json.RawMessage
+		if json.Unmarshal(args["todos"], &todos) == nil {
+			return fmt.Sprintf("%d items", len(todos))
+		}
+	case "Grep":
+		if p := str("path"); p != "" && str("pattern") != "" {
+			return oneLine(str("pattern")+" in "+p, callWidth)
+		}
+	case "Glob":
+		if d := str("directory"); d != "" && str("pattern") != "" {
+			return oneLine(str("pattern")+" in "+d, callWidth)
+		}
+	}
+	for _, k := range summaryKeys {
+		if v := str(k); v != "" {
+			return oneLine(v, callWidth)
+		}
+	}
+	return oneLine(string(raw), callWidth)
+}
+
+// oneLine flattens s to a single line (runs of whitespace, newlines included, become one
+// space) and cuts it to at most width runes, marking a cut with "...".
+func oneLine(s string, width int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return truncate(s, width)
+}
+
+// truncate cuts s to at most width runes, the last three being "..." when it cut.
+func truncate(s string, width int) string {
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	cut, n := 0, 0
+	for i := range s {
+		if n == width-3 {
+			cut = i
+			break
+		}
+		n++
+	}
+	return s[:cut] + "..."
+}
+
+// firstLine returns the first non-blank line of s, flattened and cut to width runes.
+func firstLine(s string, width int) string {
+	for line := range strings.SplitSeq(s, "\n") {
+		if strings.TrimSpace(line) != "" {
+			return oneLine(line, width)
+		}
+	}
+	return ""
+}
+
+// formatMS renders a duration in milliseconds the way a person reads it: 85ms, 1.2s, 2m3s.
+func formatMS(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", ms)
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	default:
+		return d.Round(time.Second).String()
+	}
+}

@@ -1,0 +1,240 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mattn/go-colorable"
+	"github.com/rs/zerolog"
+
+	"github.com/kimi-run/kimi-run/agent"
+)
+
+// TextOptions configures the Text sink. run/ decides each of them.
+type TextOptions struct {
+	// Quiet hides progress. A failed run still gets its one error line on stderr.
+	Quiet bool
+	// Color colours stderr; set it only when stderr is a terminal and NO_COLOR is unset.
+	Color bool
+	// Verbose adds debug lines: turns, token usage per step, a note when the model thinks.
+	Verbose bool
+	// Timestamps starts each stderr line with the event's time of day (15:04:05, local).
+	Timestamps bool
+}
+
+// Text is the plain-text sink: the final answer on stdout, progress on stderr. It is safe
+// for concurrent use.
+type Text struct {
+	stdout  io.Writer
+	log     zerolog.Logger
+	opts    TextOptions
+	mu      sync.Mutex
+	done    bool               // the top-level result has arrived
+	err     error              // first stdout write error
+	calls   map[string]callRef // tool calls in flight, by id
+	thought map[string]int     // last step noted as thinking, by parent id
+}
+
+// callRef remembers an unfinished tool call for its result line and its subagent's events.
+type callRef struct {
+	name    string
+	summary string
+	depth   int // nesting of the events the call itself produces (a subagent's)
+}
+
+// NewText returns a sink that writes the final answer to stdout and progress to stderr.
+func NewText(stdout, stderr io.Writer, opts TextOptions) *Text {
+	if f, ok := stderr.(*os.File); ok && opts.Color {
+		// Windows consoles need the escape codes translated.
+		stderr = colorable.NewColorable(f)
+	}
+	cw := zerolog.ConsoleWriter{
+		Out:         &quietWriter{w: stderr},
+		NoColor:     !opts.Color,
+		TimeFormat:  "15:04:05",
+		FieldsOrder: fieldsOrder,
+	}
+	if !opts.Timestamps {
+		cw.PartsExclude = []string{zerolog.TimestampFieldName}
+	}
+	level := zerolog.InfoLevel
+	if opts.Verbose {
+		level = zerolog.DebugLevel
+	}
+	return &Text{
+		stdout:  stdout,
+		log:     zerolog.New(cw).Level(level),
+		opts:    opts,
+		calls:   make(map[string]callRef),
+		thought: make(map[string]int),
+	}
+}
+
+// fieldsOrder puts the key=value fields of progress lines in reading order.
+var fieldsOrder = []string{
+	"reason", "exit_code", "http_status", "steps", "tool_calls", "iterations", "choice",
+	"tokens_in", "tokens_out", "tokens_cached", "duration",
+	"model", "host", "tools", "node", "version", "session",
+}
+
+// Emit reports e. Text and thinking deltas never reach stdout: the final answer is only
+// known when the result arrives, and a retried step would repeat its text.
+func (s *Text) Emit(e agent.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return
+	}
+	data := deref(e.Data)
+	if e.Type == agent.TypeResult && e.Parent == "" {
+		s.done = true
+		r, _ := data.(agent.Result) // a malformed payload still ends the run, as a failure
+		s.finish(e, r)
+		return
+	}
+	if s.opts.Quiet {
+		return
+	}
+	s.progress(e, data)
+}
+
+// Err returns the first error met writing the final answer to stdout, or nil. Failures to
+// write progress to stderr are ignored: they must not fail a run.
+func (s *Text) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// finish writes the summary line to stderr, then the final answer to stdout so that it is
+// the last thing a terminal shows.
+func (s *Text) finish(e agent.Event, r agent.Result) {
+	failed := r.Status != "success"
+	if failed || !s.opts.Quiet {
+		s.summary(e, r, failed)
+	}
+	s.writeAnswer(r.FinalText)
+}
+
+// writeAnswer prints the final text once, ending with exactly one newline. An empty or
+// blank answer prints nothing, so `> answer.md` leaves an empty file.
+func (s *Text) writeAnswer(text string) {
+	text = strings.TrimRight(text, "\r\n")
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	line := text + "\n"
+	n, err := io.WriteString(s.stdout, line)
+	if err == nil && n < len(line) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		s.err = fmt.Errorf("write final answer: %w", err)
+	}
+}
+
+// summary writes the run's closing line: how it ended and what it cost.
+func (s *Text) summary(e agent.Event, r agent.Result, failed bool) {
+	msg := reasonText(r.TerminalReason, failed)
+	level := zerolog.InfoLevel
+	if failed {
+		level = zerolog.ErrorLevel
+		if r.Error != nil && r.Error.Message != "" {
+			msg += ": " + oneLine(r.Error.Message, errorWidth)
+		}
+	}
+	ev := s.entry(level, e.Time).Str("reason", r.TerminalReason)
+	if failed {
+		ev = ev.Int("exit_code", r.ExitCode)
+		if r.Error != nil && r.Error.HTTPStatus != 0 {
+			ev = ev.Int("http_status", r.Error.HTTPStatus)
+		}
+	}
+	ev = ev.Int("steps", r.Steps).Int("tool_calls", r.ToolCalls)
+	if r.Iterations > 0 {
+		ev = ev.Int("iterations", r.Iterations)
+	}
+	if r.LastChoice != "" {
+		ev = ev.Str("choice", r.LastChoice)
+	}
+	ev = ev.Int("tokens_in", r.Usage.InputTokens).Int("tokens_out", r.Usage.OutputTokens)
+	if r.Usage.CachedTokens > 0 {
+		ev = ev.Int("tokens_cached", r.Usage.CachedTokens)
+	}
+	ev = ev.Str("duration", formatMS(r.DurationMS))
+	if r.SessionID != "" {
+		ev = ev.Str("session", r.SessionID)
+	}
+	ev.Msg(msg)
+}
+
+// reasonText says in words how a run ended.
+func reasonText(reason string, failed bool) string {
+	switch reason {
+	case "completed":
+		return "done"
+	case "stop":
+		return "done: the model said STOP"
+	case "max_steps":
+		return "stopped: the step limit of a turn was reached"
+	case "repeat":
+		return "stopped: the model kept repeating the same tool call"
+	case "max_iterations":
+		return "stopped: the iteration budget ran out before STOP"
+	case "timeout":
+		return "stopped: the time limit was reached"
+	case "cancelled":
+		return "cancelled"
+	case "auth":
+		return "failed: the provider refused the credentials"
+	case "transient":
+		return "failed: the provider kept failing after all retries"
+	}
+	if failed {
+		return "failed"
+	}
+	return "done"
+}
+
+// entry starts a stderr line at level, stamped with t when timestamps are on. It returns
+// nil (on which every zerolog method is a no-op) when the level is filtered out.
+func (s *Text) entry(level zerolog.Level, t time.Time) *zerolog.Event {
+	ev := s.log.WithLevel(level)
+	if ev != nil && s.opts.Timestamps {
+		if t.IsZero() {
+			t = time.Now()
+		}
+		ev = ev.Time(zerolog.TimestampFieldName, t)
+	}
+	return ev
+}
+
+// deref lets emitters pass payloads by value or by pointer.
+func deref(d any) any {
+	v := reflect.ValueOf(d)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		return v.Elem().Interface()
+	}
+	return d
+}
+
+// quietWriter passes progress to stderr until the first error, then drops it silently:
+// a broken stderr must neither fail the run nor make zerolog complain on stderr itself.
+type quietWriter struct {
+	w      io.Writer
+	failed bool
+}
+
+func (q *quietWriter) Write(p []byte) (int, error) {
+	if !q.failed {
+		if _, err := q.w.Write(p); err != nil {
+			q.failed = true
+		}
+	}
+	return len(p), nil
+}

@@ -1,0 +1,177 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kimi-run/kimi-run/agent"
+)
+
+func TestTextGolden(t *testing.T) {
+	modes := map[string]TextOptions{
+		"default": {},
+		"quiet":   {Quiet: true},
+		"verbose": {Verbose: true},
+	}
+	for scenario, events := range scenarios {
+		for mode, opts := range modes {
+			t.Run(scenario+"/"+mode, func(t *testing.T) {
+				var stdout, stderr bytes.Buffer
+				s := NewText(&stdout, &stderr, opts)
+				for _, e := range events() {
+					s.Emit(e)
+				}
+				if err := s.Err(); err != nil {
+					t.Fatal(err)
+				}
+				if bytes.Contains(stderr.Bytes(), []byte("\x1b[")) {
+					t.Errorf("stderr has colour codes with colour off")
+				}
+				golden(t, scenario+"."+mode+".stderr", stderr.Bytes())
+				// stdout is the final answer whatever the mode.
+				golden(t, scenario+".stdout", stdout.Bytes())
+			})
+		}
+	}
+}
+
+func result(status, reason, final string) agent.Event {
+	return agent.Event{Type: agent.TypeResult, Time: time.Unix(0, 0),
+		Data: agent.Result{Status: status, TerminalReason: reason, FinalText: final}}
+}
+
+func TestTextFinalAnswer(t *testing.T) {
+	tests := []struct {
+		name, status, final, want string
+	}{
+		{"plain", "success", "answer", "answer\n"},
+		{"trailing newlines collapse to one", "success", "line 1\nline 2\n\n\n", "line 1\nline 2\n"},
+		{"CRLF ending", "success", "answer\r\n", "answer\n"},
+		{"empty prints nothing", "success", "", ""},
+		{"blank prints nothing", "success", " \n\n", ""},
+		{"a failed run still prints what it has", "error", "partial answer", "partial answer\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			s := NewText(&stdout, &stderr, TextOptions{})
+			s.Emit(agent.Event{Type: agent.TypeText, Time: time.Unix(0, 0), Data: agent.Text{Step: 1, Delta: "draft"}})
+			s.Emit(result(tt.status, "max_iterations", tt.final))
+			s.Emit(result("success", "completed", "second result"))
+			if got := stdout.String(); got != tt.want {
+				t.Errorf("stdout = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTextQuiet(t *testing.T) {
+	tests := []struct {
+		name       string
+		last       agent.Event
+		wantStderr string // regexp; empty means stderr must be empty
+	}{
+		{"success is silent", result("success", "completed", "ok"), ""},
+		{"failure says why in one line", agent.Event{Type: agent.TypeResult, Time: time.Unix(0, 0),
+			Data: &agent.Result{Status: "error", TerminalReason: "transient", ExitCode: 75,
+				Error: &agent.ErrorInfo{Kind: "transient", Message: "HTTP 503:\nservice unavailable", HTTPStatus: 503}}},
+			`^ERR failed: the provider kept failing after all retries: HTTP 503: service unavailable reason=transient exit_code=75 http_status=503 .*\n$`},
+		{"limit without an error message", result("error", "max_steps", ""),
+			`^ERR stopped: the step limit of a turn was reached reason=max_steps exit_code=0 .*\n$`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			s := NewText(&stdout, &stderr, TextOptions{Quiet: true})
+			for _, e := range successRun()[:12] {
+				s.Emit(e)
+			}
+			s.Emit(tt.last)
+			if tt.wantStderr == "" {
+				if stderr.Len() != 0 {
+					t.Errorf("stderr = %q, want nothing", stderr.String())
+				}
+				return
+			}
+			if !regexp.MustCompile(tt.wantStderr).MatchString(stderr.String()) {
+				t.Errorf("stderr = %q, want a match for %s", stderr.String(), tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestTextColor(t *testing.T) {
+	t.Setenv("NO_COLOR", "") // zerolog also reads NO_COLOR; the test decides here
+	for _, color := range []bool{false, true} {
+		var stderr bytes.Buffer
+		s := NewText(&bytes.Buffer{}, &stderr, TextOptions{Color: color})
+		s.Emit(agent.Event{Type: agent.TypeStepBegin, Time: time.Unix(0, 0), Data: agent.StepBegin{Step: 1}})
+		if got := bytes.Contains(stderr.Bytes(), []byte("\x1b[")); got != color {
+			t.Errorf("Color=%v: colour codes present = %v in %q", color, got, stderr.String())
+		}
+	}
+}
+
+func TestTextTimestamps(t *testing.T) {
+	var stderr bytes.Buffer
+	s := NewText(&bytes.Buffer{}, &stderr, TextOptions{Timestamps: true})
+	s.Emit(agent.Event{Type: agent.TypeStepBegin, Time: time.Now(), Data: agent.StepBegin{Step: 4}})
+	if !regexp.MustCompile(`^\d\d:\d\d:\d\d INF step 4\n$`).MatchString(stderr.String()) {
+		t.Errorf("stderr = %q, want a time of day before the line", stderr.String())
+	}
+}
+
+type brokenWriter struct{}
+
+var errBroken = errors.New("broken pipe")
+
+func (brokenWriter) Write([]byte) (int, error) { return 0, errBroken }
+
+func TestTextWriteErrors(t *testing.T) {
+	// A broken stdout is reported; a broken stderr is ignored.
+	s := NewText(brokenWriter{}, brokenWriter{}, TextOptions{})
+	s.Emit(agent.Event{Type: agent.TypeStepBegin, Time: time.Unix(0, 0), Data: agent.StepBegin{Step: 1}})
+	if err := s.Err(); err != nil {
+		t.Fatalf("Err() = %v after a stderr failure, want nil", err)
+	}
+	s.Emit(result("success", "completed", "answer"))
+	if err := s.Err(); !errors.Is(err, errBroken) {
+		t.Errorf("Err() = %v, want %v", err, errBroken)
+	}
+}
+
+func TestTextConcurrentToolCalls(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	s := NewText(&stdout, &stderr, TextOptions{Verbose: true})
+	const calls = 64
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			id := fmt.Sprintf("c%d", i)
+			args, _ := json.Marshal(map[string]string{"path": fmt.Sprintf("file%d.go", i)})
+			s.Emit(agent.Event{Type: agent.TypeToolCall, Time: time.Unix(0, 0),
+				Data: agent.ToolCall{ID: id, Name: "ReadFile", Arguments: args}})
+			s.Emit(agent.Event{Type: agent.TypeThinking, Time: time.Unix(0, 0), Data: agent.Thinking{Step: i, Delta: "x"}})
+			s.Emit(agent.Event{Type: agent.TypeToolResult, Time: time.Unix(0, 0),
+				Data: agent.ToolResult{ID: id, Name: "ReadFile", DurationMS: 1}})
+		})
+	}
+	wg.Wait()
+	s.Emit(result("success", "completed", "done"))
+	out := stderr.String()
+	for i := range calls {
+		if !strings.Contains(out, fmt.Sprintf("INF   ReadFile  file%d.go -> ok 1ms\n", i)) {
+			t.Fatalf("no result line for call %d in:\n%s", i, out)
+		}
+	}
+	if stdout.String() != "done\n" {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+}
