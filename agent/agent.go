@@ -60,9 +60,9 @@ func (a *Agent) History() []Message {
 }
 
 // Mark returns a position in the conversation that Rewind can return to.
-func (a *Agent) Mark() int {
+func (a *Agent) Mark(_ context.Context) (int, error) {
 	a.init()
-	return len(a.history)
+	return len(a.history), nil
 }
 
 // Rewind drops every message after mark.
@@ -123,6 +123,7 @@ func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
 	a.history = append(a.history, Message{Role: RoleUser, Content: spec.Prompt})
 
 	var out TurnOutcome
+	guard := &repeatGuard{}
 	end := func(reason string) {
 		a.emit(TypeTurnEnd, TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
 	}
@@ -139,7 +140,7 @@ func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
 		a.emit(TypeStepBegin, StepBegin{Turn: turn, Step: step})
 		out.Steps++
 		a.stats.Steps++
-		res, err := a.step(ctx, step)
+		res, err := a.step(ctx, step, guard)
 		out.ToolCalls += res.calls
 		if res.text != "" {
 			out.FinalText = res.text
@@ -150,6 +151,11 @@ func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
 		}
 		if res.calls == 0 {
 			out.StopReason = StopCompleted
+			end(string(out.StopReason))
+			return out, nil
+		}
+		if guard.nextStep() {
+			out.StopReason = StopRepeat
 			end(string(out.StopReason))
 			return out, nil
 		}

@@ -16,10 +16,11 @@ type running struct {
 	call CallSpec
 	// sent is the call as it goes back into the conversation: arguments that were not a
 	// JSON object are replaced by {} so the provider does not reject the next request.
-	sent   CallSpec
-	done   chan struct{}
-	output string
-	err    error
+	sent    CallSpec
+	done    chan struct{}
+	output  string
+	isError bool
+	err     error
 }
 
 // start launches a call unless it already runs. It emits tool_call before the call runs.
@@ -36,14 +37,43 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 	r := &running{call: c, sent: c, done: make(chan struct{})}
 	over := len(b.calls) >= MaxCallsPerReply
 	b.calls = append(b.calls, r)
+	args, argsOK := parseArgs(c.Arguments)
+	var twin *running
+	note := ""
+	if argsOK && !over {
+		key := callKey(c.Name, args)
+		if b.byKey == nil {
+			b.byKey = map[string]*running{}
+		}
+		twin = b.byKey[key]
+		if twin == nil {
+			b.byKey[key] = r
+		}
+		if b.guard != nil {
+			note = reminder(c.Name, b.guard.observe(key))
+		}
+	}
 	b.mu.Unlock()
 
 	a := b.agent
-	args, argsOK := parseArgs(c.Arguments)
 	if !argsOK {
 		r.sent.Arguments = "{}"
 	}
 	a.emit(TypeToolCall, ToolCall{Step: b.step, ID: c.ID, Name: c.Name, Arguments: c.argsObject()})
+	if twin != nil {
+		// The same call twice in one reply runs once; both get its result.
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			defer close(r.done)
+			<-twin.done
+			r.output, r.isError, r.err = twin.output, twin.isError, twin.err
+			if r.err == nil {
+				a.emit(TypeToolResult, ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output})
+			}
+		}()
+		return
+	}
 
 	b.wg.Add(1)
 	go func() {
@@ -60,9 +90,11 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 			res, r.err = b.run(ctx, c, args)
 		}
 		r.output = tools.Cap(res.Output)
+		r.isError = res.IsError
 		if res.IsError {
 			r.output = "ERROR: " + r.output
 		}
+		r.output += note
 		if r.err == nil {
 			a.emit(TypeToolResult, ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: res.IsError,
 				Output: r.output, DurationMS: time.Since(began).Milliseconds()})

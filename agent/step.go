@@ -18,12 +18,12 @@ type stepResult struct {
 
 // step makes one model call, retrying transient failures, runs the tool calls of the reply
 // and appends the assistant message and the tool results to the conversation.
-func (a *Agent) step(ctx context.Context, step int) (stepResult, error) {
+func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepResult, error) {
 	// Tool calls start while the reply still streams; the batch collects them in order.
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batch := &batch{agent: a, step: step}
+	batch := &batch{agent: a, step: step, guard: guard}
 	defer batch.wait()
 
 	req := Request{Messages: a.history, Tools: a.Tools}
@@ -124,6 +124,9 @@ func (e *AttemptsError) Unwrap() error { return e.Err }
 type batch struct {
 	agent *Agent
 	step  int
+	guard *repeatGuard
+	// byKey finds an identical earlier call of the same reply, which runs once.
+	byKey map[string]*running
 	mu    sync.Mutex
 	calls []*running
 	ids   map[string]bool
