@@ -1,0 +1,270 @@
+package ralph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kimi-run/kimi-run/agent"
+)
+
+// reply is one scripted turn.
+type reply struct {
+	text  string
+	stop  agent.StopReason // "" means completed
+	steps int              // 0 means 1
+	tools int
+	err   error
+}
+
+// errScriptDone means a test ran more turns than it scripted.
+var errScriptDone = errors.New("script has no more replies")
+
+// script is a fake agent: it answers turns from a list and records turns, marks and
+// rewinds in one log so that tests can check their order.
+type script struct {
+	replies []reply
+	specs   []agent.TurnSpec
+	log     []string
+	marks   int
+	failAt  string // "mark" or "rewind" makes that call fail
+}
+
+func (s *script) Turn(_ context.Context, spec agent.TurnSpec) (agent.TurnOutcome, error) {
+	s.specs = append(s.specs, spec)
+	s.log = append(s.log, fmt.Sprintf("turn %s/%d", spec.Node, spec.Iteration))
+	if len(s.specs) > len(s.replies) {
+		return agent.TurnOutcome{}, errScriptDone
+	}
+	r := s.replies[len(s.specs)-1]
+	if r.stop == "" {
+		r.stop = agent.StopCompleted
+	}
+	if r.steps == 0 {
+		r.steps = 1
+	}
+	return agent.TurnOutcome{FinalText: r.text, Steps: r.steps, ToolCalls: r.tools, StopReason: r.stop}, r.err
+}
+
+var errRewinder = errors.New("context store is read-only")
+
+func (s *script) Mark(context.Context) (int, error) {
+	s.log = append(s.log, "mark")
+	if s.failAt == "mark" {
+		return 0, errRewinder
+	}
+	s.marks++
+	return 6 + s.marks, nil
+}
+
+func (s *script) Rewind(_ context.Context, mark int) error {
+	s.log = append(s.log, fmt.Sprintf("rewind %d", mark))
+	if s.failAt == "rewind" {
+		return errRewinder
+	}
+	return nil
+}
+
+// texts scripts completed turns that answer with the given texts.
+func texts(ts ...string) []reply {
+	rs := make([]reply, len(ts))
+	for i, t := range ts {
+		rs[i] = reply{text: t}
+	}
+	return rs
+}
+
+// recorder is a Sink that keeps every event.
+type recorder struct{ events []agent.Event }
+
+func (r *recorder) Emit(e agent.Event) { r.events = append(r.events, e) }
+
+// epoch is the first tick of the test clock.
+var epoch = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// newRunner wires a runner to s with a recorder and a clock that ticks a second per call.
+func newRunner(s *script) (*Runner, *recorder) {
+	rec := &recorder{}
+	tick := 0
+	return &Runner{Turner: s, Rewinder: s, Sink: rec, Now: func() time.Time {
+		tick++
+		return epoch.Add(time.Duration(tick) * time.Second)
+	}}, rec
+}
+
+// iterations builds the events the runner should emit: one per node left, in order, on
+// the test clock.
+func iterations(max int, steps ...string) []agent.Event {
+	var evs []agent.Event
+	for i, s := range steps {
+		node, choice, _ := strings.Cut(s, "/")
+		evs = append(evs, agent.Event{
+			Type: agent.TypeIteration,
+			Time: epoch.Add(time.Duration(i+1) * time.Second),
+			Data: agent.Iteration{Iteration: i + 1, Max: max, Node: node, Choice: choice},
+		})
+	}
+	return evs
+}
+
+func checkEvents(t *testing.T, got, want []agent.Event) {
+	t.Helper()
+	if len(got) == 0 && len(want) == 0 {
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("events:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestRunBranchingFlowFromFile(t *testing.T) {
+	f, err := LoadFlow(filepath.Join("testdata", "flows", "review.mmd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &script{replies: []reply{
+		{text: "Plan written.", steps: 3, tools: 2},
+		{text: "Two tests fail. <choice>no</choice>", steps: 2, tools: 1},
+		{text: "Fixed.", steps: 4, tools: 3},
+		{text: "All green.\n<choice> yes </choice>"},
+	}}
+	r, rec := newRunner(s)
+	res, err := r.Run(t.Context(), f, Options{MaxMoves: 10})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	want := Result{Outcome: OutcomeCompleted, StopReason: agent.StopCompleted, Iterations: 4, Turns: 4,
+		Steps: 10, ToolCalls: 6, LastChoice: "yes", FinalText: "All green.\n<choice> yes </choice>", Node: "done"}
+	if res != want {
+		t.Errorf("result:\n got %+v\nwant %+v", res, want)
+	}
+	if res.TerminalReason() != "completed" {
+		t.Errorf("terminal reason %q, want completed", res.TerminalReason())
+	}
+	checkEvents(t, rec.events, iterations(10, "plan", "check/no", "fix", "check/yes"))
+	if got := s.specs[0]; got != (agent.TurnSpec{Prompt: "Read the task and write a plan to PLAN.md", Iteration: 1, Node: "plan"}) {
+		t.Errorf("task turn spec %+v", got)
+	}
+	decision := s.specs[1].Prompt
+	for _, part := range []string{"Do all the tests pass?", "- yes\n- no\n", "<choice>LABEL</choice>"} {
+		if !strings.Contains(decision, part) {
+			t.Errorf("decision prompt %q lacks %q", decision, part)
+		}
+	}
+}
+
+func TestRunBudgetExhaustedInAFlow(t *testing.T) {
+	f, err := LoadFlow(filepath.Join("testdata", "flows", "review.d2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &script{replies: texts("planned", "<choice>no</choice>", "fixed", "<choice>yes</choice>")}
+	r, rec := newRunner(s)
+	res, err := r.Run(t.Context(), f, Options{MaxMoves: 3})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Outcome != OutcomeBudgetExhausted || res.TerminalReason() != "max_iterations" ||
+		res.Iterations != 3 || res.Turns != 3 || res.Node != "check" || res.LastChoice != "no" {
+		t.Errorf("result %+v, want budget exhausted before the second check", res)
+	}
+	checkEvents(t, rec.events, iterations(3, "plan", "check/no", "fix"))
+}
+
+func TestRunTurnStopsEndTheFlow(t *testing.T) {
+	tests := []struct {
+		name    string
+		replies []reply
+		reason  string
+		turns   int
+		events  []string
+	}{
+		{"task hits max steps", []reply{{text: "partial", stop: agent.StopMaxSteps, steps: 50}},
+			"max_steps", 1, nil},
+		{"decision caught repeating", []reply{{text: "planned"}, {stop: agent.StopRepeat, steps: 12}},
+			"repeat", 2, []string{"plan"}},
+		{"re-ask hits max steps", []reply{{text: "planned"}, {text: "hmm"}, {stop: agent.StopMaxSteps}},
+			"max_steps", 3, []string{"plan"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := LoadFlow(filepath.Join("testdata", "flows", "review.mmd"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &script{replies: tt.replies}
+			r, rec := newRunner(s)
+			res, err := r.Run(t.Context(), f, Options{})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if res.Outcome != OutcomeTurnStopped || res.TerminalReason() != tt.reason || res.Turns != tt.turns {
+				t.Errorf("result %+v, want turn stopped (%s) after %d turns", res, tt.reason, tt.turns)
+			}
+			checkEvents(t, rec.events, iterations(0, tt.events...))
+		})
+	}
+}
+
+func TestRunTurnErrorIsWrapped(t *testing.T) {
+	boom := errors.New("provider said no")
+	f, err := LoadFlow(filepath.Join("testdata", "flows", "review.mmd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &script{replies: []reply{{text: "planned"}, {err: boom, steps: 2}}}
+	r, _ := newRunner(s)
+	res, err := r.Run(t.Context(), f, Options{})
+	if !errors.Is(err, boom) {
+		t.Fatalf("error %v does not wrap the turn's error", err)
+	}
+	if !strings.Contains(err.Error(), `flow node "check" (iteration 2)`) {
+		t.Errorf("error %q does not name the node", err)
+	}
+	if res.Outcome != OutcomeError || res.TerminalReason() != "error" || res.Steps != 3 || res.Node != "check" {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestRunRefusesBadSetups(t *testing.T) {
+	f, err := LoadFlow(filepath.Join("testdata", "flows", "review.mmd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := NewFlow("code")
+	broken.AddNode(Node{ID: "b", Label: "BEGIN", Kind: KindBegin})
+	broken.AddEdge(Edge{From: "b", To: "nowhere"})
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+
+	tests := []struct {
+		name string
+		run  func(r *Runner) (Result, error)
+		want error
+	}{
+		{"invalid flow", func(r *Runner) (Result, error) { return r.Run(t.Context(), broken, Options{}) }, ErrUnknownNode},
+		{"fresh without rewinder", func(r *Runner) (Result, error) {
+			r.Rewinder = nil
+			return r.Run(t.Context(), f, Options{Fresh: true})
+		}, ErrNoRewinder},
+		{"cancelled", func(r *Runner) (Result, error) { return r.Run(cancelled, f, Options{}) }, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &script{replies: texts("planned")}
+			r, _ := newRunner(s)
+			res, err := tt.run(r)
+			if !errors.Is(err, tt.want) {
+				t.Errorf("error %v, want %v", err, tt.want)
+			}
+			if res.Outcome != OutcomeError || len(s.specs) != 0 {
+				t.Errorf("outcome %s after %d turns, want error before any turn", res.Outcome, len(s.specs))
+			}
+		})
+	}
+}

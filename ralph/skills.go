@@ -1,0 +1,221 @@
+package ralph
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// SkillsDir is where skills live, relative to the work dir: one folder per skill, each
+// holding a SKILL.md.
+const SkillsDir = ".agents/skills"
+
+// FlowMoves is the move budget of a /flow: run.
+const FlowMoves = 1000
+
+// SkillType says how a skill can be used.
+type SkillType string
+
+// The skill types. Any skill can be used with /skill:NAME; only flow skills with /flow:NAME.
+const (
+	SkillStandard SkillType = "standard"
+	SkillFlow     SkillType = "flow"
+)
+
+// The problems ExpandPrompt reports, wrapped in a *SkillError.
+var (
+	ErrUnknownSkill = errors.New("no such skill")
+	ErrInvalidSkill = errors.New("invalid SKILL.md")
+	ErrNotFlow      = errors.New("skill is not a flow (its front matter lacks type: flow)")
+	ErrFlowArgs     = errors.New("a flow takes no arguments: its prompts are in the flowchart")
+)
+
+// SkillError is a failure to use the skill Name. Err is one of the Err* problems above, a
+// flow's *ParseError or *ValidationError, or an I/O error.
+type SkillError struct {
+	Name string
+	Err  error
+}
+
+// Error formats the error as `skill "name": problem`.
+func (e *SkillError) Error() string { return fmt.Sprintf("skill %q: %v", e.Name, e.Err) }
+
+// Unwrap returns the problem.
+func (e *SkillError) Unwrap() error { return e.Err }
+
+// Skill is one SKILL.md.
+type Skill struct {
+	Name        string
+	Description string
+	Type        SkillType
+	// Path is the SKILL.md file, relative to the work dir.
+	Path string
+	// Text is the whole file and Body the part after the front matter.
+	Text string
+	Body string
+}
+
+// skillName is what may follow /skill: or /flow:.
+var skillName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// LoadSkill finds the skill name under workDir: first the folder of that name, then any
+// skill whose front matter says name: NAME.
+func LoadSkill(workDir, name string) (*Skill, error) {
+	if !skillName.MatchString(name) {
+		return nil, &SkillError{Name: name, Err: ErrUnknownSkill}
+	}
+	rel := filepath.Join(SkillsDir, name, "SKILL.md")
+	s, err := readSkill(workDir, rel)
+	if err == nil {
+		return s, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, &SkillError{Name: name, Err: err}
+	}
+	dirs, _ := os.ReadDir(filepath.Join(workDir, SkillsDir))
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		s, err := readSkill(workDir, filepath.Join(SkillsDir, d.Name(), "SKILL.md"))
+		if err == nil && s.Name == name {
+			return s, nil
+		}
+	}
+	return nil, &SkillError{Name: name, Err: ErrUnknownSkill}
+}
+
+// readSkill reads and splits the SKILL.md at rel under workDir.
+func readSkill(workDir, rel string) (*Skill, error) {
+	b, err := os.ReadFile(filepath.Join(workDir, rel))
+	if err != nil {
+		return nil, err
+	}
+	text := strings.TrimPrefix(string(b), "\ufeff")
+	meta, body, err := frontMatter(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	s := &Skill{
+		Name:        meta["name"],
+		Description: meta["description"],
+		Type:        SkillType(meta["type"]),
+		Path:        rel,
+		Text:        text,
+		Body:        strings.TrimSpace(body),
+	}
+	if s.Name == "" {
+		s.Name = filepath.Base(filepath.Dir(rel))
+	}
+	switch s.Type {
+	case "":
+		s.Type = SkillStandard
+	case SkillStandard, SkillFlow:
+	default:
+		return nil, fmt.Errorf("%s: %w: type %q is neither standard nor flow", rel, ErrInvalidSkill, s.Type)
+	}
+	return s, nil
+}
+
+// frontMatter splits off a leading block of `key: value` lines between two `---` lines.
+// Only simple scalars are read; other lines in the block are ignored.
+func frontMatter(text string) (map[string]string, string, error) {
+	meta := map[string]string{}
+	first, rest, _ := strings.Cut(text, "\n")
+	if strings.TrimSpace(first) != "---" {
+		return meta, text, nil
+	}
+	for {
+		var line string
+		var more bool
+		line, rest, more = strings.Cut(rest, "\n")
+		if strings.TrimSpace(line) == "---" {
+			return meta, rest, nil
+		}
+		if !more {
+			return nil, "", fmt.Errorf("%w: front matter has no closing ---", ErrInvalidSkill)
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "#") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		meta[strings.TrimSpace(k)] = v
+	}
+}
+
+// Flow parses the skill's first ```mermaid or ```d2 block. Line numbers count from the top
+// of SKILL.md.
+func (s *Skill) Flow() (*Flow, error) {
+	return ParseMarkdown(filepath.ToSlash(s.Path), []byte(s.Text))
+}
+
+// Expansion is a prompt after skill commands are resolved.
+type Expansion struct {
+	// Prompt is the text to run as one turn; empty when Flow is set.
+	Prompt string
+	// Flow, when set, is to be run with Runner.Run and MaxMoves as its budget.
+	Flow     *Flow
+	MaxMoves int
+	// Skill names the skill used, or is empty for a plain prompt.
+	Skill string
+}
+
+// ExpandPrompt resolves a prompt that starts with /skill:NAME or /flow:NAME against the
+// skills under workDir. `/skill:NAME request` becomes the skill's body followed by the
+// request; `/flow:NAME` becomes the skill's flow, with a budget of FlowMoves. Any other
+// prompt comes back unchanged. Errors are *SkillError.
+func ExpandPrompt(workDir, prompt string) (Expansion, error) {
+	p := strings.TrimSpace(prompt)
+	cmd, name, args, ok := skillCommand(p)
+	if !ok {
+		return Expansion{Prompt: prompt}, nil
+	}
+	s, err := LoadSkill(workDir, name)
+	if err != nil {
+		return Expansion{}, err
+	}
+	if cmd == "flow" {
+		if args != "" {
+			return Expansion{}, &SkillError{Name: name, Err: ErrFlowArgs}
+		}
+		if s.Type != SkillFlow {
+			return Expansion{}, &SkillError{Name: name, Err: ErrNotFlow}
+		}
+		f, err := s.Flow()
+		if err != nil {
+			return Expansion{}, &SkillError{Name: name, Err: err}
+		}
+		return Expansion{Flow: f, MaxMoves: FlowMoves, Skill: s.Name}, nil
+	}
+	text := s.Body
+	if args != "" {
+		text += "\n\nThe user's request:\n" + args
+	}
+	if strings.TrimSpace(text) == "" {
+		return Expansion{}, &SkillError{Name: name, Err: fmt.Errorf("%w: empty body", ErrInvalidSkill)}
+	}
+	return Expansion{Prompt: strings.TrimSpace(text), Skill: s.Name}, nil
+}
+
+// skillCommand splits `/skill:NAME args` or `/flow:NAME args`. The name runs to the first
+// whitespace; it is checked later, so a malformed name reports an unknown skill.
+func skillCommand(p string) (cmd, name, args string, ok bool) {
+	for _, c := range []string{"skill", "flow"} {
+		if rest, found := strings.CutPrefix(p, "/"+c+":"); found {
+			i := strings.IndexAny(rest, " \t\r\n")
+			if i < 0 {
+				return c, rest, "", true
+			}
+			return c, rest[:i], strings.TrimSpace(rest[i:]), true
+		}
+	}
+	return "", "", "", false
+}

@@ -1,0 +1,151 @@
+package ralph
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// writeSkill creates .agents/skills/dir/SKILL.md under root.
+func writeSkill(t *testing.T, root, dir, text string) {
+	t.Helper()
+	p := filepath.Join(root, ".agents", "skills", dir, "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// skillsFixture is a work dir with a few skills.
+func skillsFixture(t *testing.T) string {
+	root := t.TempDir()
+	writeSkill(t, root, "review", lines(
+		"---",
+		"name: review",
+		`description: "Review a diff"`,
+		"---",
+		"",
+		"Review the change for bugs and missing tests.",
+	))
+	writeSkill(t, root, "plain", "Say hello.\n")
+	writeSkill(t, root, "ship-it", lines(
+		"---",
+		"name: release",
+		"description: Release flow",
+		"type: flow",
+		"---",
+		"Runs the release.",
+		"",
+		"```d2",
+		"BEGIN -> bump -> END",
+		"bump: Bump the version in VERSION",
+		"```",
+	))
+	writeSkill(t, root, "broken-flow", lines(
+		"---",
+		"type: flow",
+		"---",
+		"```mermaid",
+		"BEGIN --> check{Ready?}",
+		"check -->|yes| END",
+		"check -->|yes| check",
+		"```",
+	))
+	writeSkill(t, root, "typo", "---\ntype: flowchart\n---\nbody\n")
+	writeSkill(t, root, "open", "---\nname: open\n")
+	writeSkill(t, root, "empty", "---\nname: empty\n---\n")
+	return root
+}
+
+func TestExpandPrompt(t *testing.T) {
+	root := skillsFixture(t)
+	tests := []struct {
+		name   string
+		prompt string
+		want   Expansion
+	}{
+		{"plain prompt", "fix the build", Expansion{Prompt: "fix the build"}},
+		{"a path is not a command", "/usr/bin/env is missing", Expansion{Prompt: "/usr/bin/env is missing"}},
+		{"skill without request", "/skill:review",
+			Expansion{Prompt: "Review the change for bugs and missing tests.", Skill: "review"}},
+		{"skill with request", "  /skill:review   the diff in HEAD~1\nplease ",
+			Expansion{Prompt: "Review the change for bugs and missing tests.\n\nThe user's request:\nthe diff in HEAD~1\nplease",
+				Skill: "review"}},
+		{"skill without front matter", "/skill:plain", Expansion{Prompt: "Say hello.", Skill: "plain"}},
+		{"found by front matter name", "/skill:release",
+			Expansion{Prompt: "Runs the release.\n\n```d2\nBEGIN -> bump -> END\nbump: Bump the version in VERSION\n```",
+				Skill: "release"}},
+		{"empty body with a request", "/skill:empty do this", Expansion{Prompt: "The user's request:\ndo this", Skill: "empty"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ExpandPrompt(root, tt.prompt)
+			if err != nil {
+				t.Fatalf("ExpandPrompt: %v", err)
+			}
+			if got != tt.want {
+				t.Errorf("expansion:\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestExpandPromptFlow(t *testing.T) {
+	root := skillsFixture(t)
+	for _, prompt := range []string{"/flow:ship-it", "/flow:release\n"} {
+		got, err := ExpandPrompt(root, prompt)
+		if err != nil {
+			t.Fatalf("ExpandPrompt(%q): %v", prompt, err)
+		}
+		if got.Flow == nil || got.MaxMoves != FlowMoves || got.Prompt != "" || got.Skill != "release" {
+			t.Fatalf("ExpandPrompt(%q) = %+v, want the release flow", prompt, got)
+		}
+		n, ok := got.Flow.Node("bump")
+		if !ok || n.Label != "Bump the version in VERSION" || n.Line != 10 {
+			t.Errorf("bump node %+v, want its label from line 10 of SKILL.md", n)
+		}
+	}
+}
+
+func TestExpandPromptErrors(t *testing.T) {
+	root := skillsFixture(t)
+	tests := []struct {
+		prompt string
+		want   error
+		msg    string
+	}{
+		{"/skill:nope do it", ErrUnknownSkill, `skill "nope": no such skill`},
+		{"/flow:nope", ErrUnknownSkill, `skill "nope": no such skill`},
+		{"/skill:../review", ErrUnknownSkill, `skill "../review": no such skill`},
+		{"/skill:", ErrUnknownSkill, `skill "": no such skill`},
+		{"/flow:review", ErrNotFlow, `skill "review": skill is not a flow (its front matter lacks type: flow)`},
+		{"/flow:release now", ErrFlowArgs, `skill "release": a flow takes no arguments: its prompts are in the flowchart`},
+		{"/flow:broken-flow", ErrDuplicateBranchLabel,
+			`skill "broken-flow": .agents/skills/broken-flow/SKILL.md:7: node "check": duplicate branch label "yes"`},
+		{"/skill:typo", ErrInvalidSkill, ""},
+		{"/skill:open", ErrInvalidSkill, ""},
+		{"/skill:empty", ErrInvalidSkill, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.prompt, func(t *testing.T) {
+			_, err := ExpandPrompt(root, tt.prompt)
+			var se *SkillError
+			if !errors.As(err, &se) || !errors.Is(err, tt.want) {
+				t.Fatalf("error %v, want a *SkillError wrapping %v", err, tt.want)
+			}
+			if tt.msg != "" && err.Error() != tt.msg {
+				t.Errorf("message:\n got %s\nwant %s", err, tt.msg)
+			}
+		})
+	}
+}
+
+func TestExpandPromptWithoutSkillsDir(t *testing.T) {
+	_, err := ExpandPrompt(t.TempDir(), "/skill:review")
+	if !errors.Is(err, ErrUnknownSkill) {
+		t.Errorf("error %v, want ErrUnknownSkill", err)
+	}
+}
