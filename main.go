@@ -1,0 +1,48 @@
+// Command kimi-run is the non-interactive print mode of a Kimi-style coding agent.
+package main
+
+import (
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/kimi-run/kimi-run/run"
+)
+
+// Set by the release build through -ldflags.
+var version, commit, date = "dev", "none", "unknown"
+
+func main() {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	os.Exit(run.Main(os.Args[1:], run.IO{
+		Stdin:   os.Stdin,
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Getenv:  os.Getenv,
+		Signals: sig,
+	}, versionString()))
+}
+
+// versionString reports the release version, or for `go install` builds the module
+// version and VCS revision recorded in the binary.
+func versionString() string {
+	if version != "dev" {
+		return version + " (" + commit + ", " + date + ")"
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	v := info.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "dev"
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+			v += " (" + s.Value[:7] + ")"
+		}
+	}
+	return v
+}

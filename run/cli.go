@@ -1,0 +1,43 @@
+package run
+
+import (
+	"time"
+
+	"github.com/alecthomas/kong"
+)
+
+// CLI is the command line of kimi-run. Flags beat the environment, which beats defaults.
+type CLI struct {
+	Prompt       string   `short:"p" placeholder:"TEXT" help:"The task. Use - to read it from stdin. With a prompt, piped stdin is attached as context."`
+	Words        []string `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
+	PromptFile   string   `name:"prompt-file" placeholder:"FILE" help:"Read the task from FILE."`
+	OutputFormat string   `name:"output-format" enum:"text,stream-json" default:"text" help:"text: the final answer on stdout, progress on stderr. stream-json: NDJSON events on stdout (schema v1)."`
+
+	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`
+	BaseURL           string        `name:"base-url" placeholder:"URL" help:"OpenAI-compatible endpoint (env KIMI_BASE_URL with KIMI_API_KEY, OPENAI_BASE_URL with OPENAI_API_KEY; default https://api.moonshot.ai/v1)."`
+	Thinking          *bool         `negatable:"" help:"Ask a Kimi thinking model to think (--thinking) or not (--no-thinking). Unset sends nothing."`
+	MaxSteps          int           `name:"max-steps" default:"1000" help:"Most model calls in one turn; reaching it exits 3."`
+	MaxRetries        int           `name:"max-retries" default:"3" help:"Attempts per model call for transient failures (429, 5xx, network, cut streams)."`
+	Timeout           time.Duration `placeholder:"DURATION" help:"Wall-clock limit for the whole run, e.g. 30m; reaching it exits 124. 0 means none."`
+	StreamIdleTimeout time.Duration `name:"stream-idle-timeout" default:"120s" help:"Abandon and retry a model stream that sends nothing for this long."`
+	WorkDir           string        `name:"work-dir" short:"w" placeholder:"DIR" help:"Directory the agent works in (default: the current directory)."`
+
+	Ralph      int    `placeholder:"N" help:"Repeat the task up to N more times until the model chooses STOP (-1: no limit, 0: off). Used up without STOP exits 4."`
+	RalphFresh bool   `name:"ralph-fresh" help:"Start each Ralph iteration or flow node from the context as it was before the first: the model keeps only what it wrote to files."`
+	Flow       string `placeholder:"FILE" help:"Run a prompt flow: a Mermaid (.mmd, or a fenced block in .md) or D2 (.d2) flowchart."`
+	MaxMoves   int    `name:"max-moves" default:"1000" help:"Most node executions of a --flow run; used up exits 4."`
+
+	Quiet    bool             `short:"q" help:"No progress on stderr (errors still are)."`
+	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr lines: debug adds turns, usage and thinking notes."`
+	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
+
+	// Test and tuning knobs, hidden from --help.
+	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
+	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`
+}
+
+const description = `Run a coding agent once, without a person present: every tool is approved automatically.
+
+Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit or loop guard,
+4 Ralph/flow budget used up, 5 authentication refused, 75 transient provider failure
+after retries, 124 --timeout, 130/143 SIGINT/SIGTERM.`

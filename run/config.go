@@ -1,0 +1,116 @@
+package run
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Default endpoints. A key is only ever sent to the endpoint family it came from: a CI job
+// that exports OPENAI_API_KEY for another tool must not have it sent to Moonshot.
+const (
+	defaultKimiBaseURL   = "https://api.moonshot.ai/v1"
+	defaultOpenAIBaseURL = "https://api.openai.com/v1"
+)
+
+// config is the resolved configuration of a run.
+type config struct {
+	apiKey  string
+	baseURL string
+	model   string
+	workDir string
+}
+
+// usageError is a problem with the command line, the environment or the prompt: exit 2,
+// before any model call.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+
+// resolve applies flags > environment > defaults.
+func resolve(cli *CLI, getenv func(string) string) (config, error) {
+	var c config
+	kimiKey, openaiKey := getenv("KIMI_API_KEY"), getenv("OPENAI_API_KEY")
+	switch {
+	case kimiKey != "":
+		c.apiKey = kimiKey
+		c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), defaultKimiBaseURL)
+	case openaiKey != "":
+		c.apiKey = openaiKey
+		c.baseURL = firstSet(cli.BaseURL, getenv("OPENAI_BASE_URL"), defaultOpenAIBaseURL)
+	default:
+		c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), getenv("OPENAI_BASE_URL"), defaultKimiBaseURL)
+	}
+	c.model = firstSet(cli.Model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL"))
+
+	u, err := url.Parse(c.baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, usagef("invalid base URL %q: want http(s)://host[:port]/path", redactURL(c.baseURL))
+	}
+	if c.apiKey == "" && !isLoopback(u.Hostname()) {
+		return c, usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
+	}
+	if c.model == "" {
+		return c, usagef("no model: pass --model NAME or set KIMI_MODEL_NAME")
+	}
+	if cli.MaxSteps < 1 {
+		return c, usagef("--max-steps must be at least 1")
+	}
+	if cli.MaxRetries < 1 {
+		return c, usagef("--max-retries must be at least 1")
+	}
+	if cli.Timeout < 0 || cli.StreamIdleTimeout < 0 {
+		return c, usagef("timeouts must not be negative")
+	}
+
+	dir := cli.WorkDir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return c, usagef("cannot find the current directory: %v", err)
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return c, usagef("work dir %s: %v", dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return c, usagef("work dir %s is not a directory", dir)
+	}
+	c.workDir = abs
+	return c, nil
+}
+
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// isLoopback reports whether host is this machine: local servers often need no key.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// redactURL drops user info and the query from a URL before it is shown anywhere.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}

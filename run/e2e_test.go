@@ -1,0 +1,446 @@
+package run_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kimi-run/kimi-run/internal/scripted"
+)
+
+// binary is the kimi-run executable built once for the end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kimi-run-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "kimi-run")
+	if runtime.GOOS == "windows" {
+		binary += ".exe"
+	}
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binary, "..")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building kimi-run:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testKey is the API key handed to every run; no output may ever contain it.
+const testKey = "sk-e2e-5ecret-k3y-0123456789"
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+type invocation struct {
+	args  []string
+	stdin *string // nil: /dev/null
+	env   map[string]string
+	dir   string
+	// signal, when set, is sent once the server has received its first request.
+	signal os.Signal
+	srv    *scripted.Server
+}
+
+// kimi runs the binary against srv with a clean environment.
+func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
+	t.Helper()
+	if inv.dir == "" {
+		inv.dir = t.TempDir()
+	}
+	env := map[string]string{
+		"PATH":            os.Getenv("PATH"),
+		"HOME":            t.TempDir(),
+		"KIMI_API_KEY":    testKey,
+		"KIMI_MODEL_NAME": "test-model",
+	}
+	if srv != nil {
+		env["KIMI_BASE_URL"] = srv.URL()
+	}
+	for k, v := range inv.env {
+		if v == "" {
+			delete(env, k)
+		} else {
+			env[k] = v
+		}
+	}
+	args := append([]string{"-w", inv.dir, "--retry-base-delay", "0", "--retry-max-delay", "10ms"}, inv.args...)
+	cmd := exec.Command(binary, args...)
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if inv.stdin != nil {
+		cmd.Stdin = strings.NewReader(*inv.stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if inv.signal != nil {
+		go func() {
+			for i := 0; i < 1000 && len(srv.Requests()) == 0; i++ {
+				time.Sleep(10 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+			cmd.Process.Signal(inv.signal)
+		}()
+	}
+	err := cmd.Wait()
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	r := result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+	for name, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
+		if strings.Contains(s, testKey) {
+			t.Errorf("%s contains the API key:\n%s", name, s)
+		}
+	}
+	return r
+}
+
+func ptr(s string) *string { return &s }
+
+// events parses an NDJSON stdout, failing on any line that is not a JSON object.
+func events(t *testing.T, stdout string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("stdout line is not JSON: %q: %v", sc.Text(), err)
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no events on stdout")
+	}
+	return out
+}
+
+// lastResult checks the stream ends with one result event matching the exit code.
+func lastResult(t *testing.T, r result) map[string]any {
+	t.Helper()
+	evs := events(t, r.stdout)
+	if evs[0]["type"] != "init" && r.code != 2 {
+		t.Errorf("first event = %v, want init", evs[0]["type"])
+	}
+	last := evs[len(evs)-1]
+	if last["type"] != "result" {
+		t.Fatalf("last event = %v, want result", last["type"])
+	}
+	if int(last["exit_code"].(float64)) != r.code {
+		t.Errorf("result exit_code = %v, process exit = %d", last["exit_code"], r.code)
+	}
+	for _, e := range evs[:len(evs)-1] {
+		if e["type"] == "result" {
+			t.Errorf("result event before the end")
+		}
+	}
+	return last
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		name     string
+		script   []scripted.Response
+		args     []string
+		env      map[string]string
+		code     int
+		reason   string
+		kind     string
+		stderr   string
+		requests int
+	}{
+		{name: "completed", script: []scripted.Response{scripted.Text("All done.")}, code: 0, reason: "completed", requests: 1},
+		{name: "provider 400", script: []scripted.Response{scripted.Status(400, scripted.ErrorBody("invalid_request_error", "context too long"))},
+			code: 1, reason: "error", kind: "provider", stderr: "context too long", requests: 1},
+		{name: "max steps", script: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"true"}`)).Forever()},
+			args: []string{"--max-steps", "2"}, code: 3, reason: "max_steps", stderr: "step limit", requests: 2},
+		{name: "unauthorized", script: scripted.Scenario(t, "unauthorized"), code: 5, reason: "auth", kind: "auth", stderr: "401", requests: 1},
+		{name: "forbidden", script: []scripted.Response{scripted.Status(403, scripted.ErrorBody("permission_denied", "no access to model"))},
+			code: 5, reason: "auth", kind: "auth", stderr: "no access", requests: 1},
+		{name: "500 forever", script: scripted.Scenario(t, "server-error-forever"), args: []string{"--max-retries", "2"},
+			code: 75, reason: "transient", kind: "transient", stderr: "500", requests: 2},
+		{name: "429 forever", script: []scripted.Response{scripted.Status(429, scripted.ErrorBody("rate_limit", "slow down")).Header("Retry-After", "30").Forever()},
+			code: 75, reason: "transient", kind: "transient", stderr: "429", requests: 3},
+		{name: "stream cut forever", script: []scripted.Response{scripted.Reply(scripted.Say("half an ans"), scripted.Cut()).Forever()},
+			code: 75, reason: "transient", kind: "transient", stderr: "complete", requests: 3},
+		{name: "no model", env: map[string]string{"KIMI_MODEL_NAME": ""}, code: 2, stderr: "KIMI_MODEL_NAME"},
+		{name: "no key", env: map[string]string{"KIMI_API_KEY": "", "KIMI_BASE_URL": "https://example.invalid/v1"}, code: 2, stderr: "KIMI_API_KEY"},
+	}
+	for _, tt := range tests {
+		for _, format := range []string{"text", "stream-json"} {
+			t.Run(tt.name+"/"+format, func(t *testing.T) {
+				t.Parallel()
+				var srv *scripted.Server
+				if tt.script != nil {
+					srv = scripted.New(t, tt.script...)
+				}
+				args := append([]string{"--output-format", format, "-p", "do the task"}, tt.args...)
+				r := kimi(t, srv, invocation{args: args, env: tt.env, srv: srv})
+				if r.code != tt.code {
+					t.Fatalf("exit = %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tt.code, r.stdout, r.stderr)
+				}
+				if tt.stderr != "" && !strings.Contains(r.stderr, tt.stderr) {
+					t.Errorf("stderr lacks %q:\n%s", tt.stderr, r.stderr)
+				}
+				if srv != nil && len(srv.Requests()) != tt.requests {
+					t.Errorf("server got %d requests, want %d", len(srv.Requests()), tt.requests)
+				}
+				if format == "text" {
+					if tt.code == 0 && r.stdout != "All done.\n" {
+						t.Errorf("stdout = %q, want only the answer", r.stdout)
+					}
+					if tt.code != 0 && r.stdout != "" {
+						t.Errorf("stdout of a failed run = %q, want nothing", r.stdout)
+					}
+					return
+				}
+				res := lastResult(t, r)
+				if tt.reason != "" && res["terminal_reason"] != tt.reason {
+					t.Errorf("terminal_reason = %v, want %s", res["terminal_reason"], tt.reason)
+				}
+				if tt.code != 0 {
+					if res["status"] != "error" {
+						t.Errorf("status = %v", res["status"])
+					}
+					e, _ := res["error"].(map[string]any)
+					if e == nil || e["message"] == "" {
+						t.Errorf("result has no error: %v", res)
+					} else if tt.kind != "" && e["kind"] != tt.kind {
+						t.Errorf("error kind = %v, want %s", e["kind"], tt.kind)
+					}
+				} else if res["final_text"] != "All done." || res["status"] != "success" {
+					t.Errorf("result = %v", res)
+				}
+			})
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		stdin *string
+		want  string
+	}{
+		{name: "no prompt", want: "empty prompt"},
+		{name: "blank prompt", args: []string{"-p", "   "}, want: "empty prompt"},
+		{name: "empty stdin", stdin: ptr("\n\n"), want: "empty prompt"},
+		{name: "unknown flag", args: []string{"--bogus"}, want: "bogus"},
+		{name: "bad output format", args: []string{"--output-format", "xml", "-p", "x"}, want: "output-format"},
+		{name: "two prompts", args: []string{"-p", "a", "b"}, want: "one way"},
+		{name: "missing prompt file", args: []string{"--prompt-file", "/nonexistent/prompt.md"}, want: "prompt file"},
+		{name: "bad max steps", args: []string{"-p", "x", "--max-steps", "0"}, want: "--max-steps"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := scripted.New(t)
+			r := kimi(t, srv, invocation{args: tt.args, stdin: tt.stdin})
+			if r.code != 2 {
+				t.Fatalf("exit = %d, want 2\nstderr:\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("stderr lacks %q:\n%s", tt.want, r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout = %q", r.stdout)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("a usage error made %d model calls", n)
+			}
+		})
+	}
+}
+
+func TestPromptSources(t *testing.T) {
+	dir := t.TempDir()
+	promptFile := filepath.Join(dir, "task.md")
+	os.WriteFile(promptFile, []byte("from a file\n"), 0o644)
+	tests := []struct {
+		name  string
+		args  []string
+		stdin *string
+		want  string
+	}{
+		{name: "flag", args: []string{"-p", "from the flag"}, want: "from the flag"},
+		{name: "words", args: []string{"from", "the", "words"}, want: "from the words"},
+		{name: "file", args: []string{"--prompt-file", promptFile}, want: "from a file"},
+		{name: "stdin", stdin: ptr("from stdin\n"), want: "from stdin"},
+		{name: "dash", args: []string{"-p", "-"}, stdin: ptr("dash stdin"), want: "dash stdin"},
+		{name: "stdin as context", args: []string{"-p", "review this"}, stdin: ptr("diff --git a/x b/x\n"),
+			want: "review this\n\n<stdin>\ndiff --git a/x b/x\n</stdin>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := scripted.New(t, scripted.Text("ok"))
+			r := kimi(t, srv, invocation{args: tt.args, stdin: tt.stdin})
+			if r.code != 0 {
+				t.Fatalf("exit = %d\n%s", r.code, r.stderr)
+			}
+			msgs := srv.Requests()[0].Messages()
+			if got := msgs[len(msgs)-1]["content"]; got != tt.want {
+				t.Errorf("prompt sent = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStreamJSONEvents(t *testing.T) {
+	srv := scripted.New(t, scripted.Scenario(t, "tools-sequential")...)
+	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "-p", "list files"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	evs := events(t, r.stdout)
+	init := evs[0]
+	if init["type"] != "init" || init["schema_version"] != 1.0 || init["model"] != "test-model" || init["session_id"] == "" {
+		t.Errorf("init = %v", init)
+	}
+	if !strings.HasPrefix(init["base_url_host"].(string), "127.0.0.1:") {
+		t.Errorf("base_url_host = %v", init["base_url_host"])
+	}
+	var types []string
+	var text strings.Builder
+	for _, e := range evs {
+		types = append(types, e["type"].(string))
+		if _, err := time.Parse(time.RFC3339Nano, e["ts"].(string)); err != nil {
+			t.Errorf("ts %v: %v", e["ts"], err)
+		}
+		if e["type"] == "text" {
+			text.WriteString(e["delta"].(string))
+		}
+		if e["type"] == "tool_result" {
+			if e["name"] != "Shell" || e["is_error"] != false {
+				t.Errorf("tool_result = %v", e)
+			}
+		}
+	}
+	for _, want := range []string{"turn_begin", "step_begin", "tool_call", "tool_result", "usage", "turn_end", "result"} {
+		if !contains(types, want) {
+			t.Errorf("no %s event in %v", want, types)
+		}
+	}
+	res := lastResult(t, r)
+	if res["final_text"] != "The directory holds go.mod and main.go." || res["steps"] != 2.0 || res["tool_calls"] != 1.0 {
+		t.Errorf("result = %v", res)
+	}
+	if res["session_id"] != init["session_id"] {
+		t.Errorf("session ids differ")
+	}
+	if !strings.Contains(text.String(), "The directory holds") {
+		t.Errorf("text deltas = %q", text.String())
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func TestToolsChangeFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "greeting.txt"), []byte("hello world\n"), 0o644)
+	srv := scripted.New(t,
+		scripted.ToolCalls(scripted.Call("ReadFile", `{"path":"greeting.txt"}`)),
+		scripted.ToolCalls(
+			scripted.Call("StrReplaceFile", `{"path":"greeting.txt","edit":{"old":"world","new":"CI"}}`),
+			scripted.Call("WriteFile", `{"path":"new.txt","content":"created\n"}`),
+		),
+		scripted.ToolCalls(scripted.Call("Shell", `{"command":"cat greeting.txt new.txt > both.txt && echo done"}`)),
+		scripted.Text("Edited."),
+	)
+	r := kimi(t, srv, invocation{dir: dir, args: []string{"-p", "edit the files"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "both.txt"))
+	if string(got) != "hello CI\ncreated\n" {
+		t.Errorf("both.txt = %q", got)
+	}
+	// The model saw the file's content and the command's output.
+	msgs := srv.Requests()[1].Messages()
+	if c, _ := msgs[len(msgs)-1]["content"].(string); !strings.Contains(c, "hello world") {
+		t.Errorf("ReadFile result = %q", c)
+	}
+	msgs = srv.Requests()[3].Messages()
+	if c, _ := msgs[len(msgs)-1]["content"].(string); !strings.Contains(c, "done") {
+		t.Errorf("Shell result = %q", c)
+	}
+	if r.stdout != "Edited.\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "Shell") {
+		t.Errorf("stderr shows no progress:\n%s", r.stderr)
+	}
+}
+
+func TestTimeoutAndSignals(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	tests := []struct {
+		name   string
+		script []scripted.Response
+		args   []string
+		signal os.Signal
+		code   int
+		reason string
+	}{
+		{name: "timeout while streaming", script: []scripted.Response{scripted.Reply(scripted.Say("thinking about it"), scripted.Hang())},
+			args: []string{"--timeout", "500ms"}, code: 124, reason: "timeout"},
+		{name: "timeout in a tool", script: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"sleep 30"}`))},
+			args: []string{"--timeout", "500ms"}, code: 124, reason: "timeout"},
+		{name: "SIGINT while streaming", script: []scripted.Response{scripted.Reply(scripted.Say("thinking"), scripted.Hang())},
+			signal: os.Interrupt, code: 130, reason: "cancelled"},
+		{name: "SIGTERM in a tool", script: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"sleep 30"}`))},
+			signal: syscall.SIGTERM, code: 143, reason: "cancelled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := scripted.New(t, tt.script...)
+			args := append([]string{"--output-format", "stream-json", "-p", "wait"}, tt.args...)
+			r := kimi(t, srv, invocation{args: args, signal: tt.signal, srv: srv})
+			if r.code != tt.code {
+				t.Fatalf("exit = %d, want %d\n%s\n%s", r.code, tt.code, r.stdout, r.stderr)
+			}
+			res := lastResult(t, r)
+			if res["terminal_reason"] != tt.reason {
+				t.Errorf("terminal_reason = %v", res["terminal_reason"])
+			}
+		})
+	}
+}

@@ -1,0 +1,228 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/output"
+	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// outcome is what the run produced, whichever way it ran (one turn, Ralph or a flow).
+type outcome struct {
+	finalText  string
+	stop       agent.StopReason
+	flow       bool // Ralph or a flow ran
+	flowResult ralph.Result
+}
+
+// execute runs a parsed command line and returns the exit code.
+func execute(cli *CLI, sio IO, version string) int {
+	started := time.Now()
+	jsonMode := cli.OutputFormat == "stream-json"
+	var sink output.Sink
+	if jsonMode {
+		sink = output.NewJSON(sio.Stdout)
+	} else {
+		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
+			Quiet:   cli.Quiet,
+			Color:   colorOK(sio),
+			Verbose: cli.LogLevel == "debug",
+		})
+	}
+	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, sessionID: newID()}
+
+	ctx, stop := withSignals(context.Background(), sio)
+	defer stop()
+	if cli.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, cli.Timeout, errTimeout)
+		defer cancel()
+	}
+
+	cfg, err := resolve(cli, sio.Getenv)
+	r.secret = cfg.apiKey
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	prompt, err := readPrompt(ctx, cli, sio.Stdin, func(msg string) {
+		r.emit(agent.TypeWarning, agent.Warning{Message: msg})
+	})
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	plan, err := planRun(cli, cfg.workDir, prompt)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+
+	toolset := tools.Builtins(tools.Env{
+		WorkDir: cfg.workDir,
+		Ripgrep: tools.LookRipgrep(),
+		Todos: func(items []tools.Todo) {
+			todo := agent.Todo{Items: make([]agent.TodoItem, len(items))}
+			for i, it := range items {
+				todo.Items[i] = agent.TodoItem{Title: it.Title, Status: it.Status}
+			}
+			r.emit(agent.TypeTodo, todo)
+		},
+	})
+	names := make([]string, len(toolset))
+	for i, t := range toolset {
+		names[i] = t.Name()
+	}
+	a := &agent.Agent{
+		Model: agent.NewOpenAI(agent.OpenAIConfig{
+			BaseURL:       cfg.baseURL,
+			APIKey:        cfg.apiKey,
+			Model:         cfg.model,
+			IdleTimeout:   cli.StreamIdleTimeout,
+			ExtraBody:     extraBody(cli),
+			Headers:       map[string]string{"User-Agent": "kimi-run/" + version},
+			SendReasoning: cli.Thinking != nil && *cli.Thinking,
+		}),
+		Tools: toolset,
+		Sink:  sink,
+		SystemPrompt: agent.SystemPrompt(agent.PromptEnv{
+			WorkDir: cfg.workDir, Now: time.Now(), OS: runtime.GOOS + "/" + runtime.GOARCH,
+			Shell: shellName(), ToolNames: names,
+		}),
+		MaxSteps: cli.MaxSteps,
+		Retry: agent.RetryPolicy{
+			Attempts:  cli.MaxRetries,
+			BaseDelay: cli.RetryBaseDelay,
+			MaxDelay:  cli.RetryMaxDelay,
+		},
+	}
+	if cli.RetryBaseDelay == 0 {
+		a.Retry.BaseDelay = -1 // no backoff at all
+	}
+	r.emit(agent.TypeInit, agent.Init{
+		SchemaVersion: agent.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
+		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
+	})
+
+	var out outcome
+	switch {
+	case plan.flow != nil || plan.ralph != 0:
+		runner := &ralph.Runner{Turner: a, Rewinder: a, Sink: sink}
+		var res ralph.Result
+		if plan.flow != nil {
+			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
+		} else {
+			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
+		}
+		out = outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
+	default:
+		var t agent.TurnOutcome
+		t, err = a.Turn(ctx, agent.TurnSpec{Prompt: plan.prompt})
+		out = outcome{finalText: t.FinalText, stop: t.StopReason}
+	}
+	return r.finish(ctx, out, a.Stats(), err)
+}
+
+// plan is what a run will do, decided before any model call so that a bad flow file or an
+// unknown skill is a usage error.
+type plan struct {
+	prompt string
+	flow   *ralph.Flow
+	moves  int
+	ralph  int
+}
+
+func planRun(cli *CLI, workDir, prompt string) (plan, error) {
+	p := plan{prompt: prompt, ralph: cli.Ralph}
+	if cli.Ralph < -1 {
+		return p, usagef("--ralph must be -1 (no limit), 0 (off) or a positive number of extra iterations")
+	}
+	if cli.Flow != "" {
+		if cli.Ralph != 0 {
+			return p, usagef("--flow and --ralph cannot be combined")
+		}
+		f, err := ralph.LoadFlow(cli.Flow)
+		if err != nil {
+			return p, usagef("flow: %v", err)
+		}
+		if err := f.Validate(); err != nil {
+			return p, usagef("flow: %v", err)
+		}
+		p.flow, p.moves = f, cli.MaxMoves
+		return p, nil
+	}
+	exp, err := ralph.ExpandPrompt(workDir, prompt)
+	if err != nil {
+		return p, usagef("%v", err)
+	}
+	if exp.Flow != nil {
+		p.flow, p.moves, p.ralph = exp.Flow, exp.MaxMoves, 0
+		return p, nil
+	}
+	p.prompt = exp.Prompt
+	return p, nil
+}
+
+var choiceTag = regexp.MustCompile(`(?s)<choice>[^<]*</choice>`)
+
+// stripChoice removes <choice> tags from a flow's final answer: they are for the runner,
+// not for the file the answer is written to.
+func stripChoice(s string) string {
+	return strings.TrimSpace(choiceTag.ReplaceAllString(s, ""))
+}
+
+// runState carries what finishing a run needs.
+type runState struct {
+	sink      output.Sink
+	sio       IO
+	jsonMode  bool
+	started   time.Time
+	sessionID string
+	secret    string
+}
+
+func (r *runState) emit(t agent.Type, data any) {
+	r.sink.Emit(agent.Event{Type: t, Time: time.Now(), Data: data})
+}
+
+// finish emits the result event (always the last one) and returns the exit code.
+func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) int {
+	v := judge(out, err, context.Cause(ctx))
+	res := agent.Result{
+		Status:         "success",
+		TerminalReason: v.reason,
+		ExitCode:       v.code,
+		FinalText:      out.finalText,
+		Error:          v.err,
+		Steps:          st.Steps,
+		ToolCalls:      st.ToolCalls,
+		Usage:          agent.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens},
+		DurationMS:     time.Since(r.started).Milliseconds(),
+		SessionID:      r.sessionID,
+	}
+	if out.flow {
+		res.Iterations = out.flowResult.Iterations
+		res.LastChoice = out.flowResult.LastChoice
+	}
+	if v.code != ExitOK {
+		res.Status = "error"
+	}
+	if res.Error != nil {
+		res.Error.Message = redact(res.Error.Message, r.secret)
+		if r.jsonMode {
+			// stdout stays pure NDJSON; a person reading the CI log still sees why.
+			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
+		}
+	}
+	r.emit(agent.TypeResult, res)
+	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
+		// The answer did not reach stdout: that is not success.
+		fmt.Fprintf(r.sio.Stderr, "kimi-run: writing output: %v\n", werr)
+		return ExitError
+	}
+	return v.code
+}

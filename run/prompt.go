@@ -1,0 +1,201 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// Stdin is the process's standard input as run sees it: readable, and stat-able so a
+// terminal is never read.
+type Stdin interface {
+	io.Reader
+	Stat() (os.FileInfo, error)
+}
+
+const (
+	// maxStdin bounds what is read from stdin; more is refused rather than silently cut.
+	maxStdin = 8 << 20
+	// stdinGrace is how long a piped stdin may stay silent when a prompt was already given
+	// before it is ignored: an inherited pipe that never closes must not hang a CI job.
+	stdinGrace = 5 * time.Second
+)
+
+// readPrompt assembles the task from -p, prompt words, --prompt-file and stdin, as
+// DESIGN.md says. warn reports what was ignored.
+func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (string, error) {
+	given := 0
+	for _, set := range []bool{cli.Prompt != "", len(cli.Words) > 0, cli.PromptFile != ""} {
+		if set {
+			given++
+		}
+	}
+	if given > 1 {
+		return "", usagef("give the prompt one way: -p, prompt words or --prompt-file")
+	}
+
+	var prompt string
+	wantStdin := false // "-" asks for stdin as the prompt itself
+	switch {
+	case cli.Prompt == "-" || (len(cli.Words) == 1 && cli.Words[0] == "-"):
+		wantStdin = true
+	case cli.Prompt != "":
+		prompt = cli.Prompt
+	case len(cli.Words) > 0:
+		prompt = strings.Join(cli.Words, " ")
+	case cli.PromptFile != "":
+		b, err := readFileCapped(cli.PromptFile)
+		if err != nil {
+			return "", err
+		}
+		prompt = b
+	}
+	prompt = strings.TrimSpace(prompt)
+
+	kind := stdinKind(stdin)
+	switch {
+	case wantStdin:
+		if kind == stdinTerminal {
+			return "", usagef("prompt - reads stdin, but stdin is a terminal")
+		}
+		text, err := readStdin(ctx, stdin, 0)
+		if err != nil {
+			return "", err
+		}
+		prompt = strings.TrimSpace(text)
+	case kind == stdinPipe || kind == stdinFile:
+		grace := time.Duration(0)
+		if prompt != "" && kind == stdinPipe {
+			grace = stdinGrace
+		}
+		text, err := readStdin(ctx, stdin, grace)
+		switch {
+		case errors.Is(err, errStdinSilent):
+			warn(fmt.Sprintf("stdin sent nothing for %s; ignoring it", stdinGrace))
+		case err != nil:
+			return "", err
+		case strings.TrimSpace(text) == "":
+		case prompt == "":
+			prompt = strings.TrimSpace(text)
+		default:
+			prompt = prompt + "\n\n<stdin>\n" + strings.TrimRight(text, "\n") + "\n</stdin>"
+		}
+	}
+	if prompt == "" {
+		return "", usagef("empty prompt: pass -p TEXT, prompt words, --prompt-file FILE, or pipe it on stdin")
+	}
+	return prompt, nil
+}
+
+type stdinType int
+
+const (
+	stdinNone stdinType = iota // /dev/null, a socket, a closed descriptor
+	stdinTerminal
+	stdinPipe
+	stdinFile
+)
+
+func stdinKind(stdin Stdin) stdinType {
+	if stdin == nil {
+		return stdinNone
+	}
+	fi, err := stdin.Stat()
+	if err != nil {
+		return stdinNone
+	}
+	m := fi.Mode()
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return stdinPipe
+	case m.IsRegular():
+		return stdinFile
+	case m&os.ModeCharDevice != 0 && m&os.ModeDevice != 0:
+		// /dev/null is a character device too; treat every one like a terminal and never
+		// read it implicitly.
+		return stdinTerminal
+	}
+	return stdinNone
+}
+
+var errStdinSilent = errors.New("stdin silent")
+
+// readStdin reads stdin to EOF, at most maxStdin bytes. With grace > 0 it gives up when the
+// first byte does not arrive in time. It never outlives ctx.
+func readStdin(ctx context.Context, r io.Reader, grace time.Duration) (string, error) {
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	first := make(chan struct{})
+	done := make(chan chunk, 1)
+	go func() {
+		var buf []byte
+		tmp := make([]byte, 64<<10)
+		signalled := false
+		for {
+			n, err := r.Read(tmp)
+			if n > 0 && !signalled {
+				close(first)
+				signalled = true
+			}
+			buf = append(buf, tmp[:n]...)
+			if len(buf) > maxStdin {
+				done <- chunk{err: usagef("stdin is larger than %d MiB; pass a smaller input or a file path in the prompt", maxStdin>>20)}
+				return
+			}
+			if err == io.EOF {
+				if !signalled {
+					close(first)
+				}
+				done <- chunk{b: buf}
+				return
+			}
+			if err != nil {
+				if !signalled {
+					close(first)
+				}
+				done <- chunk{err: fmt.Errorf("read stdin: %w", err)}
+				return
+			}
+		}
+	}()
+	var timeout <-chan time.Time
+	if grace > 0 {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		timeout = t.C
+	}
+	for {
+		select {
+		case c := <-done:
+			return string(c.b), c.err
+		case <-first:
+			first, timeout = nil, nil
+		case <-timeout:
+			return "", errStdinSilent
+		case <-ctx.Done():
+			return "", context.Cause(ctx)
+		}
+	}
+}
+
+func readFileCapped(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", usagef("prompt file: %v", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxStdin+1))
+	if err != nil {
+		return "", usagef("prompt file %s: %v", path, err)
+	}
+	if len(b) > maxStdin {
+		return "", usagef("prompt file %s is larger than %d MiB", path, maxStdin>>20)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,161 @@
+// Package run is one print-mode run of kimi-run: it parses the command line, reads the
+// prompt, assembles the model, the tools, the agent and the output sink, handles signals
+// and the wall-clock timeout, and maps the outcome to an exit code. It is the only package
+// that knows about the process: arguments, stdin, signals and exit codes.
+package run
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"github.com/mattn/go-isatty"
+
+)
+
+// IO is the process's standard streams and environment.
+type IO struct {
+	Stdin  Stdin
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// Signals delivers SIGINT and SIGTERM; nil means none (tests).
+	Signals <-chan os.Signal
+	// Exit ends the process at once; a second signal calls it. nil means os.Exit.
+	Exit func(int)
+}
+
+// kongExit carries kong's exit request (after --help or --version) out of Parse.
+type kongExit struct{ code int }
+
+// Main runs kimi-run with args (without the program name) and returns the exit code.
+func Main(args []string, sio IO, version string) (code int) {
+	if sio.Getenv == nil {
+		sio.Getenv = os.Getenv
+	}
+	var cli CLI
+	parser, err := kong.New(&cli,
+		kong.Name("kimi-run"),
+		kong.Description(description),
+		kong.Vars{"version": "kimi-run " + version},
+		kong.Writers(sio.Stdout, sio.Stderr),
+		kong.Exit(func(c int) { panic(kongExit{c}) }),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
+		return ExitError
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			ke, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code = ke.code
+			if code != 0 {
+				code = ExitUsage
+			}
+		}
+	}()
+	if _, err := parser.Parse(args); err != nil {
+		// kong exits 80 by default; a usage error is 2 for a shell script.
+		fmt.Fprintf(sio.Stderr, "kimi-run: %v\n", err)
+		return ExitUsage
+	}
+	return execute(&cli, sio, version)
+}
+
+// redact removes the API key from text that may quote it.
+func redact(s, secret string) string {
+	if len(secret) < 4 {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, "[redacted]")
+}
+
+func extraBody(cli *CLI) map[string]json.RawMessage {
+	if cli.Thinking == nil {
+		return nil
+	}
+	mode := `{"type":"disabled"}`
+	if *cli.Thinking {
+		mode = `{"type":"enabled"}`
+	}
+	return map[string]json.RawMessage{"thinking": json.RawMessage(mode)}
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+func shellName() string {
+	if runtime.GOOS == "windows" {
+		return "cmd"
+	}
+	if p, err := exec.LookPath("bash"); err == nil {
+		return "bash (" + p + ")"
+	}
+	return "sh"
+}
+
+func colorOK(sio IO) bool {
+	if sio.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := sio.Stderr.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// newID returns a random session id.
+func newID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "session"
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// withSignals cancels ctx on the first SIGINT or SIGTERM and exits at once on the second.
+func withSignals(parent context.Context, sio IO) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	if sio.Signals == nil {
+		return ctx, func() { cancel(nil) }
+	}
+	exit := sio.Exit
+	if exit == nil {
+		exit = os.Exit
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sio.Signals:
+			cancel(&signalError{sig: s})
+		case <-done:
+			return
+		}
+		select {
+		case s := <-sio.Signals:
+			code := ExitInterrupt
+			if signalName(s) == "SIGTERM" {
+				code = ExitTerminated
+			}
+			exit(code)
+		case <-done:
+		}
+	}()
+	return ctx, func() { close(done); cancel(nil) }
+}
