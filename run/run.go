@@ -50,6 +50,8 @@ func Main(args []string, sio IO, version string) (code int) {
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
 		kong.UsageOnError(),
+		// --ralph -1 means "no limit"; without this kong reads -1 as a short flag.
+		kong.WithHyphenPrefixedParameters(true),
 	)
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
