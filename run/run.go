@@ -19,7 +19,6 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/mattn/go-isatty"
-
 )
 
 // IO is the process's standard streams and environment.
