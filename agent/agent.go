@@ -35,8 +35,12 @@ type Agent struct {
 	Now func() time.Time
 	// Parent marks events of a subagent with the Task call that runs it.
 	Parent string
+	// Compaction keeps the conversation within the context window.
+	Compaction Compaction
 
 	history []Message
+	// usageAt is the length of history when the last usage was reported.
+	usageAt int
 	turns   int
 	stats   Stats
 }
@@ -136,6 +140,10 @@ func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
 		if err := ctx.Err(); err != nil {
 			end("error")
 			return out, context.Cause(ctx)
+		}
+		if err := a.maybeCompact(ctx); err != nil {
+			end("error")
+			return out, err
 		}
 		a.emit(TypeStepBegin, StepBegin{Turn: turn, Step: step})
 		out.Steps++

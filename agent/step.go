@@ -26,60 +26,23 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	batch := &batch{agent: a, step: step, guard: guard}
 	defer batch.wait()
 
-	req := Request{Messages: a.history, Tools: a.Tools}
+	req := Request{Messages: a.history, Tools: a.Tools, MaxTokens: a.completionBudget()}
 	handler := Handler{
 		Text:     func(d string) { a.emit(TypeText, Text{Step: step, Delta: d}) },
 		Thinking: func(d string) { a.emit(TypeThinking, Thinking{Step: step, Delta: d}) },
 		ToolCall: func(c CallSpec) { batch.start(ctx, c) },
 	}
-	policy := a.Retry
-	attempts := policy.attempts()
-	timer := policy.Timer
-	if timer == nil {
-		timer = realTimer{}
-	}
-	reply, err := retry.DoWithData(
-		func() (Reply, error) {
-			r, err := a.Model.Stream(ctx, req, handler)
-			if err != nil && batch.started() > 0 {
-				// Calls already running cannot be taken back. Keep the reply up to the
-				// last complete call and let the model see their results; a retry would
-				// run them twice.
-				a.emit(TypeWarning, Warning{Message: fmt.Sprintf("step %d: reply broke off after %d complete tool calls (%v); keeping them", step, batch.started(), err)})
-				return r, nil
-			}
-			return r, err
-		},
-		retry.Context(ctx),
-		retry.Attempts(uint(attempts)),
-		retry.LastErrorOnly(true),
-		retry.RetryIf(Retryable),
-		retry.WithTimer(timer),
-		retry.DelayType(func(n uint, err error, _ *retry.Config) time.Duration {
-			d := policy.delay(int(n), err)
-			ev := Retry{Step: step, Attempt: int(n), MaxAttempts: attempts, DelayMS: d.Milliseconds(), Error: err.Error()}
-			var pe *ProviderError
-			if errors.As(err, &pe) {
-				ev.HTTPStatus = pe.StatusCode
-			}
-			a.emit(TypeRetry, ev)
-			return d
-		}),
-	)
+	reply, err := a.callWithRetry(ctx, step, req, handler, batch.started)
 	if err != nil {
 		batch.cancelAll(cancel)
 		if cerr := context.Cause(parent); cerr != nil {
 			// The run was stopped (signal, timeout): say so, not what it broke downstream.
 			return stepResult{}, cerr
 		}
-		return stepResult{}, &AttemptsError{Attempts: attempts, Err: err}
+		return stepResult{}, err
 	}
-	a.stats.Usage.InputTokens += reply.Usage.InputTokens
-	a.stats.Usage.OutputTokens += reply.Usage.OutputTokens
-	a.stats.Usage.CachedTokens += reply.Usage.CachedTokens
-	if ctxTokens := reply.Usage.InputTokens + reply.Usage.OutputTokens; ctxTokens > 0 {
-		a.stats.ContextTokens = ctxTokens
-	}
+	a.addUsage(reply.Usage)
+	a.usageAt = len(a.history)
 	a.emit(TypeUsage, Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
 		CachedTokens: reply.Usage.CachedTokens, ContextTokens: a.stats.ContextTokens})
 
@@ -102,6 +65,61 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 		a.history = append(a.history, Message{Role: RoleTool, Content: r.output, ToolCallID: r.call.ID, Name: r.call.Name})
 	}
 	return stepResult{text: reply.Text, calls: len(results)}, nil
+}
+
+// callWithRetry makes one model call under the retry policy. started reports how many tool
+// calls of the reply are already running; once any are, a broken stream is not retried.
+func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Handler, started func() int) (Reply, error) {
+	policy := a.Retry
+	attempts := policy.attempts()
+	timer := policy.Timer
+	if timer == nil {
+		timer = realTimer{}
+	}
+	reply, err := retry.DoWithData(
+		func() (Reply, error) {
+			r, err := a.Model.Stream(ctx, req, h)
+			if err != nil && started != nil && started() > 0 {
+				// Calls already running cannot be taken back. Keep the reply up to the
+				// last complete call and let the model see their results; a retry would
+				// run them twice.
+				a.emit(TypeWarning, Warning{Message: fmt.Sprintf("step %d: reply broke off after %d complete tool calls (%v); keeping them", step, started(), err)})
+				return r, nil
+			}
+			return r, err
+		},
+		retry.Context(ctx),
+		retry.Attempts(uint(attempts)),
+		retry.LastErrorOnly(true),
+		retry.RetryIf(Retryable),
+		retry.WithTimer(timer),
+		retry.DelayType(func(n uint, err error, _ *retry.Config) time.Duration {
+			d := policy.delay(int(n), err)
+			ev := Retry{Step: step, Attempt: int(n), MaxAttempts: attempts, DelayMS: d.Milliseconds(), Error: err.Error()}
+			var pe *ProviderError
+			if errors.As(err, &pe) {
+				ev.HTTPStatus = pe.StatusCode
+			}
+			a.emit(TypeRetry, ev)
+			return d
+		}),
+	)
+	if err != nil {
+		if cerr := context.Cause(ctx); cerr != nil {
+			return Reply{}, cerr
+		}
+		return Reply{}, &AttemptsError{Attempts: attempts, Err: err}
+	}
+	return reply, nil
+}
+
+func (a *Agent) addUsage(u TokenUsage) {
+	a.stats.Usage.InputTokens += u.InputTokens
+	a.stats.Usage.OutputTokens += u.OutputTokens
+	a.stats.Usage.CachedTokens += u.CachedTokens
+	if n := u.InputTokens + u.OutputTokens; n > 0 {
+		a.stats.ContextTokens = n
+	}
 }
 
 // AttemptsError is a model call that failed after every attempt it was allowed (or at the

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -22,7 +23,14 @@ type config struct {
 	baseURL string
 	model   string
 	workDir string
+	// maxContext is the context window; contextKnown says the user set it.
+	maxContext   int
+	contextKnown bool
 }
+
+// defaultMaxContext is the window assumed when none is configured: compaction still keeps
+// long runs alive, but no completion cap is derived from a guess.
+const defaultMaxContext = 128_000
 
 // usageError is a problem with the command line, the environment or the prompt: exit 2,
 // before any model call.
@@ -47,6 +55,20 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 		c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), getenv("OPENAI_BASE_URL"), defaultKimiBaseURL)
 	}
 	c.model = firstSet(cli.Model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL"))
+
+	c.maxContext = defaultMaxContext
+	switch {
+	case cli.MaxContextSize > 0:
+		c.maxContext, c.contextKnown = cli.MaxContextSize, true
+	case cli.MaxContextSize < 0:
+		return c, usagef("--max-context-size must be positive")
+	case getenv("KIMI_MODEL_MAX_CONTEXT_SIZE") != "":
+		n, err := strconv.Atoi(getenv("KIMI_MODEL_MAX_CONTEXT_SIZE"))
+		if err != nil || n <= 0 {
+			return c, usagef("KIMI_MODEL_MAX_CONTEXT_SIZE must be a positive number of tokens")
+		}
+		c.maxContext, c.contextKnown = n, true
+	}
 
 	u, err := url.Parse(c.baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

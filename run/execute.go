@@ -93,7 +93,8 @@ func execute(cli *CLI, sio IO, version string) int {
 			WorkDir: cfg.workDir, Now: time.Now(), OS: runtime.GOOS + "/" + runtime.GOARCH,
 			Shell: shellName(), ToolNames: names,
 		}),
-		MaxSteps: cli.MaxSteps,
+		MaxSteps:   cli.MaxSteps,
+		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown},
 		Retry: agent.RetryPolicy{
 			Attempts:  cli.MaxRetries,
 			BaseDelay: cli.RetryBaseDelay,
