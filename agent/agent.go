@@ -5,6 +5,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/kimi-run/kimi-run/tools"
@@ -39,6 +40,9 @@ type Agent struct {
 	Compaction Compaction
 
 	history []Message
+	// child sums the work of subagents, added from tool goroutines.
+	childMu sync.Mutex
+	child   Stats
 	// usageAt is the length of history when the last usage was reported.
 	usageAt int
 	turns   int
@@ -54,8 +58,18 @@ type Stats struct {
 	ContextTokens int
 }
 
-// Stats returns the totals so far.
-func (a *Agent) Stats() Stats { return a.stats }
+// Stats returns the totals so far, subagents included.
+func (a *Agent) Stats() Stats {
+	a.childMu.Lock()
+	defer a.childMu.Unlock()
+	st := a.stats
+	st.Steps += a.child.Steps
+	st.ToolCalls += a.child.ToolCalls
+	st.Usage.InputTokens += a.child.Usage.InputTokens
+	st.Usage.OutputTokens += a.child.Usage.OutputTokens
+	st.Usage.CachedTokens += a.child.Usage.CachedTokens
+	return st
+}
 
 // History returns a copy of the conversation, system prompt first.
 func (a *Agent) History() []Message {

@@ -62,7 +62,7 @@ func execute(cli *CLI, sio IO, version string) int {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 
-	toolset := tools.Builtins(tools.Env{
+	env := tools.Env{
 		WorkDir: cfg.workDir,
 		Ripgrep: tools.LookRipgrep(),
 		Todos: func(items []tools.Todo) {
@@ -72,7 +72,15 @@ func execute(cli *CLI, sio IO, version string) int {
 			}
 			r.emit(agent.TypeTodo, todo)
 		},
-	})
+	}
+	// Subagents get the tools without Task, so delegation cannot nest.
+	subTools := tools.Builtins(env)
+	subs := &agent.Subagents{Tools: map[string][]tools.Tool{
+		"coder":   subTools,
+		"explore": pick(subTools, "ReadFile", "Glob", "Grep", "FetchURL", "Think"),
+	}}
+	env.Subagent = subs
+	toolset := tools.Builtins(env)
 	names := make([]string, len(toolset))
 	for i, t := range toolset {
 		names[i] = t.Name()
@@ -104,6 +112,7 @@ func execute(cli *CLI, sio IO, version string) int {
 	if cli.RetryBaseDelay == 0 {
 		a.Retry.BaseDelay = -1 // no backoff at all
 	}
+	subs.Parent, subs.SystemPrompt = a, a.SystemPrompt
 	r.emit(agent.TypeInit, agent.Init{
 		SchemaVersion: agent.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
@@ -126,6 +135,19 @@ func execute(cli *CLI, sio IO, version string) int {
 		out = outcome{finalText: t.FinalText, stop: t.StopReason}
 	}
 	return r.finish(ctx, out, a.Stats(), err)
+}
+
+// pick returns the tools named, in the order given.
+func pick(ts []tools.Tool, names ...string) []tools.Tool {
+	var out []tools.Tool
+	for _, n := range names {
+		for _, t := range ts {
+			if t.Name() == n {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
 
 // plan is what a run will do, decided before any model call so that a bad flow file or an

@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// Subagents runs Task calls: each task gets a fresh Agent with the same model, its own
+// context and the parent's tools minus Task, and runs one turn to completion. Its events go
+// to the parent's sink marked with the Task call's id. It implements tools.Subagent.
+type Subagents struct {
+	Parent *Agent
+	// Tools are the tools a subagent may use, by subagent kind; "coder" is the default.
+	Tools map[string][]tools.Tool
+	// SystemPrompt opens each subagent's context.
+	SystemPrompt string
+	// MaxSteps bounds one task (default 100).
+	MaxSteps int
+	// Budget bounds the steps of all tasks of the run together (default 500), so a model
+	// that keeps delegating cannot run forever.
+	Budget int
+
+	mu   sync.Mutex
+	used int
+}
+
+// RunSubagent implements tools.Subagent.
+func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind string) (string, error) {
+	if kind == "" {
+		kind = "coder"
+	}
+	ts, ok := s.Tools[kind]
+	if !ok {
+		return "", fmt.Errorf("unknown subagent %q", kind)
+	}
+	steps, err := s.reserve()
+	if err != nil {
+		return "", err
+	}
+	p := s.Parent
+	child := &Agent{
+		Model:        p.Model,
+		Tools:        ts,
+		Sink:         p.Sink,
+		SystemPrompt: s.SystemPrompt,
+		MaxSteps:     steps,
+		Retry:        p.Retry,
+		Now:          p.Now,
+		Parent:       tools.CallID(ctx),
+		Compaction:   p.Compaction,
+	}
+	out, err := child.Turn(ctx, TurnSpec{Prompt: prompt, Node: description})
+	st := child.Stats()
+	s.release(steps - out.Steps)
+	p.addChild(st)
+	if err != nil {
+		return out.FinalText, fmt.Errorf("subagent %q: %w", description, err)
+	}
+	if out.StopReason != StopCompleted {
+		return out.FinalText, &SubagentStopped{Reason: out.StopReason, Steps: out.Steps}
+	}
+	return out.FinalText, nil
+}
+
+// SubagentStopped is a task that ended without a final answer.
+type SubagentStopped struct {
+	Reason StopReason
+	Steps  int
+}
+
+func (e *SubagentStopped) Error() string {
+	return fmt.Sprintf("the subagent stopped (%s) after %d steps without finishing", e.Reason, e.Steps)
+}
+
+// ErrSubagentBudget means the run's subagents used up their step budget.
+var ErrSubagentBudget = errors.New("the subagent step budget of this run is used up; finish the work yourself")
+
+func (s *Subagents) reserve() (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	per, budget := s.MaxSteps, s.Budget
+	if per <= 0 {
+		per = 100
+	}
+	if budget <= 0 {
+		budget = 500
+	}
+	left := budget - s.used
+	if left <= 0 {
+		return 0, ErrSubagentBudget
+	}
+	n := min(per, left)
+	s.used += n
+	return n, nil
+}
+
+func (s *Subagents) release(n int) {
+	if n <= 0 {
+		return
+	}
+	s.mu.Lock()
+	s.used -= n
+	s.mu.Unlock()
+}
+
+// addChild adds a subagent's totals to the run's. Subagents finish on tool goroutines while
+// the parent's loop runs, hence the lock.
+func (a *Agent) addChild(st Stats) {
+	a.childMu.Lock()
+	defer a.childMu.Unlock()
+	a.child.Steps += st.Steps
+	a.child.ToolCalls += st.ToolCalls
+	a.child.Usage.InputTokens += st.Usage.InputTokens
+	a.child.Usage.OutputTokens += st.Usage.OutputTokens
+	a.child.Usage.CachedTokens += st.Usage.CachedTokens
+}
+
+var _ tools.Subagent = (*Subagents)(nil)
