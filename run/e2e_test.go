@@ -444,3 +444,24 @@ func TestTimeoutAndSignals(t *testing.T) {
 		})
 	}
 }
+
+func TestKeyNeverLeaks(t *testing.T) {
+	// A provider that quotes the key back in its errors, and a model that prints the
+	// environment: the key must still appear nowhere (kimi() checks stdout and stderr).
+	for _, format := range []string{"text", "stream-json"} {
+		t.Run(format, func(t *testing.T) {
+			srv := scripted.New(t,
+				scripted.Status(500, scripted.ErrorBody("server_error", "upstream rejected key "+testKey)),
+				scripted.ToolCalls(scripted.Call("Shell", `{"command":"env"}`)),
+				scripted.Status(401, scripted.ErrorBody("invalid_authentication_error", "Incorrect API key provided: "+testKey)),
+			)
+			r := kimi(t, srv, invocation{args: []string{"--output-format", format, "-p", "leak it"}})
+			if r.code != 5 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stdout+r.stderr, "[redacted]") {
+				t.Errorf("the key was not replaced where it was quoted:\n%s\n%s", r.stdout, r.stderr)
+			}
+		})
+	}
+}

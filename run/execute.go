@@ -26,13 +26,18 @@ type outcome struct {
 func execute(cli *CLI, sio IO, version string) int {
 	started := time.Now()
 	jsonMode := cli.OutputFormat == "stream-json"
+	// The key is known before anything is written: scrub it from both streams.
+	secret := firstSet(sio.Getenv("KIMI_API_KEY"), sio.Getenv("OPENAI_API_KEY"))
+	sio.Stdout = newRedactWriter(sio.Stdout, secret)
+	stderr := sio.Stderr
+	sio.Stderr = newRedactWriter(sio.Stderr, secret)
 	var sink output.Sink
 	if jsonMode {
 		sink = output.NewJSON(sio.Stdout)
 	} else {
 		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
 			Quiet:   cli.Quiet,
-			Color:   colorOK(sio),
+			Color:   colorOK(stderr, sio.Getenv),
 			Verbose: cli.LogLevel == "debug",
 		})
 	}

@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 
 	"github.com/alecthomas/kong"
 	"github.com/mattn/go-isatty"
@@ -76,14 +75,6 @@ func Main(args []string, sio IO, version string) (code int) {
 	return execute(&cli, sio, version)
 }
 
-// redact removes the API key from text that may quote it.
-func redact(s, secret string) string {
-	if len(secret) < 4 {
-		return s
-	}
-	return strings.ReplaceAll(s, secret, "[redacted]")
-}
-
 func extraBody(cli *CLI) map[string]json.RawMessage {
 	if cli.Thinking == nil {
 		return nil
@@ -113,11 +104,11 @@ func shellName() string {
 	return "sh"
 }
 
-func colorOK(sio IO) bool {
-	if sio.Getenv("NO_COLOR") != "" {
+func colorOK(stderr io.Writer, getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" {
 		return false
 	}
-	f, ok := sio.Stderr.(*os.File)
+	f, ok := stderr.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
