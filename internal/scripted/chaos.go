@@ -66,7 +66,13 @@ var garbageLines = []string{
 }
 
 func transient(rng *rand.Rand) Response {
-	switch rng.IntN(5) {
+	switch rng.IntN(7) {
+	case 5:
+		// A data line that is not JSON: a proxy truncated or mangled the stream.
+		return noisy(rng, "Let me start by looking", Raw("data: {\"choices\":[{\"delta\":{\"cont\n\n"), Cut())
+	case 6:
+		// An error object inside a healthy-looking stream: the backend gave up mid-reply.
+		return noisy(rng, "Let me start by looking", Raw("data: {\"error\":{\"message\":\"the engine is overloaded\",\"type\":\"server_error\"}}\n\n"), End())
 	case 0:
 		return retryAfter(rng, Status(http.StatusTooManyRequests, ErrorBody("rate_limit_reached_error", "rate limit reached, slow down")))
 	case 1:
