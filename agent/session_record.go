@@ -1,0 +1,404 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Record kinds of a context file that are not messages. The leading underscore keeps them
+// apart from message roles; Kimi CLI writes the same names, so either program reads the
+// other's files.
+const (
+	recordSystemPrompt = "_system_prompt"
+	recordCheckpoint   = "_checkpoint"
+	recordUsage        = "_usage"
+)
+
+// maxRecordBytes bounds one line of a context file. It is far above any tool output the
+// tools keep, yet stops a corrupt file without newlines from eating all memory on restore.
+// Writes enforce it too, so the store never writes a line it would refuse to read.
+const maxRecordBytes = 64 << 20
+
+// Errors of the record encoding.
+var (
+	// ErrRecordTooLarge means one record would exceed the store's line limit (64 MiB).
+	ErrRecordTooLarge = errors.New("session record too large")
+	// ErrBadRedaction means the Redact function turned a record into something that is not
+	// one line of JSON; writing it would lose the record on restore.
+	ErrBadRedaction = errors.New("redacted session record is not one line of JSON")
+)
+
+type systemPromptRecord struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type checkpointRecord struct {
+	Role string `json:"role"`
+	ID   int    `json:"id"`
+}
+
+type usageRecord struct {
+	Role       string `json:"role"`
+	TokenCount int    `json:"token_count"`
+}
+
+// messageRecord is a Message in kosong's JSON layout. Content is a string, or a list of
+// parts when there is reasoning to keep next to the text.
+type messageRecord struct {
+	Role       string           `json:"role"`
+	Content    any              `json:"content"`
+	ToolCalls  []toolCallRecord `json:"tool_calls,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
+	Name       string           `json:"name,omitempty"`
+}
+
+type thinkPart struct {
+	Type  string `json:"type"`
+	Think string `json:"think"`
+}
+
+type textPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type toolCallRecord struct {
+	Type     string       `json:"type"`
+	ID       string       `json:"id"`
+	Function functionBody `json:"function"`
+}
+
+type functionBody struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+func toMessageRecord(m Message) messageRecord {
+	rec := messageRecord{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+	if m.Reasoning != "" {
+		parts := []any{thinkPart{Type: "think", Think: m.Reasoning}}
+		if m.Content != "" {
+			parts = append(parts, textPart{Type: "text", Text: m.Content})
+		}
+		rec.Content = parts
+	}
+	for _, c := range m.ToolCalls {
+		rec.ToolCalls = append(rec.ToolCalls, toolCallRecord{
+			Type: "function", ID: c.ID, Function: functionBody{Name: c.Name, Arguments: c.Arguments},
+		})
+	}
+	return rec
+}
+
+// encodeLine marshals one record to a complete line, newline included, ready for a single
+// write. redact, when set, sees the JSON text without the newline.
+func encodeLine(v any, redact func(string) string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Tool output is full of <, > and &; escaping them would make the file hard to read.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode session record: %w", err)
+	}
+	line := buf.Bytes()
+	if redact != nil {
+		body := string(line[:len(line)-1])
+		if scrubbed := redact(body); scrubbed != body {
+			if strings.ContainsAny(scrubbed, "\r\n") || !json.Valid([]byte(scrubbed)) {
+				return nil, ErrBadRedaction
+			}
+			line = append([]byte(scrubbed), '\n')
+		}
+	}
+	if len(line) > maxRecordBytes {
+		return nil, fmt.Errorf("%w: %d bytes", ErrRecordTooLarge, len(line))
+	}
+	return line, nil
+}
+
+// recordKind says what one decoded line holds.
+type recordKind int
+
+const (
+	kindMessage recordKind = iota
+	kindSystemPrompt
+	kindCheckpoint
+	kindUsage
+)
+
+// record is one decoded line.
+type record struct {
+	kind recordKind
+	// text is the system prompt.
+	text string
+	// n is the checkpoint id or the token count.
+	n   int
+	msg Message
+	// dropped counts content parts this store cannot represent (images, audio, video).
+	dropped int
+}
+
+// rawRecord accepts every record kind, in our layout and in Kimi CLI's.
+type rawRecord struct {
+	Role       *string         `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ID         *int            `json:"id"`
+	TokenCount *int            `json:"token_count"`
+	ToolCalls  []rawToolCall   `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+	Name       string          `json:"name"`
+}
+
+type rawToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name string `json:"name"`
+		// Arguments is null in Kimi's files when the model streamed none.
+		Arguments *string `json:"arguments"`
+	} `json:"function"`
+}
+
+type rawPart struct {
+	Type  string `json:"type"`
+	Text  string `json:"text"`
+	Think string `json:"think"`
+}
+
+// decodeRecord parses one line (without its newline).
+func decodeRecord(line []byte) (record, error) {
+	var raw rawRecord
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return record{}, fmt.Errorf("not a JSON record: %w", err)
+	}
+	if raw.Role == nil {
+		return record{}, errors.New("no role")
+	}
+	switch role := *raw.Role; role {
+	case recordSystemPrompt:
+		var text string
+		if err := json.Unmarshal(raw.Content, &text); err != nil {
+			return record{}, errors.New("system prompt content is not a string")
+		}
+		return record{kind: kindSystemPrompt, text: text}, nil
+	case recordCheckpoint:
+		if raw.ID == nil || *raw.ID < 0 {
+			return record{}, errors.New("checkpoint without a valid id")
+		}
+		return record{kind: kindCheckpoint, n: *raw.ID}, nil
+	case recordUsage:
+		if raw.TokenCount == nil {
+			return record{}, errors.New("usage without token_count")
+		}
+		return record{kind: kindUsage, n: *raw.TokenCount}, nil
+	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
+		rec := record{kind: kindMessage, msg: Message{Role: role, ToolCallID: raw.ToolCallID, Name: raw.Name}}
+		var err error
+		rec.msg.Content, rec.msg.Reasoning, rec.dropped, err = decodeContent(raw.Content)
+		if err != nil {
+			return record{}, err
+		}
+		for _, c := range raw.ToolCalls {
+			spec := CallSpec{ID: c.ID, Name: c.Function.Name}
+			if c.Function.Arguments != nil {
+				spec.Arguments = *c.Function.Arguments
+			}
+			rec.msg.ToolCalls = append(rec.msg.ToolCalls, spec)
+		}
+		return rec, nil
+	default:
+		return record{}, fmt.Errorf("unknown role %q", role)
+	}
+}
+
+// decodeContent reads content as kosong writes it: absent or null (no content), a string,
+// or a list of parts. Text parts are joined into the text and think parts into the
+// reasoning; other parts are counted as dropped.
+func decodeContent(raw json.RawMessage) (text, reasoning string, dropped int, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return "", "", 0, nil
+	}
+	switch raw[0] {
+	case '"':
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return "", "", 0, fmt.Errorf("bad content: %w", err)
+		}
+		return text, "", 0, nil
+	case '[':
+		var parts []rawPart
+		if err := json.Unmarshal(raw, &parts); err != nil {
+			return "", "", 0, fmt.Errorf("bad content parts: %w", err)
+		}
+		var tb, rb strings.Builder
+		for _, p := range parts {
+			switch p.Type {
+			case "text":
+				tb.WriteString(p.Text)
+			case "think":
+				rb.WriteString(p.Think)
+			default:
+				dropped++
+			}
+		}
+		return tb.String(), rb.String(), dropped, nil
+	}
+	return "", "", 0, errors.New("content is neither text nor a list of parts")
+}
+
+// maxWarnings bounds Restored.Warnings; a file of random bytes would otherwise yield one
+// warning per line.
+const maxWarnings = 100
+
+// scan is what reading a context file found.
+type scan struct {
+	restored Restored
+	// cleanEnd is the offset just past the last newline; everything before it is whole lines.
+	cleanEnd int64
+	// tail is the number of bytes after cleanEnd; tailOK says they hold a whole record that
+	// only lacks its newline (or only blanks).
+	tail   int64
+	tailOK bool
+	// reached says reading stopped at the checkpoint asked for.
+	reached bool
+	// unlisted counts warnings beyond maxWarnings.
+	unlisted int
+}
+
+func (sc *scan) warn(format string, args ...any) {
+	if len(sc.restored.Warnings) >= maxWarnings {
+		sc.unlisted++
+		return
+	}
+	sc.restored.Warnings = append(sc.restored.Warnings, fmt.Sprintf(format, args...))
+}
+
+// scanRecords reads a context file. With stopAt >= 0 it stops at checkpoint stopAt and
+// reports whether it got there. keep, when set, receives each record line that became part
+// of the restored state (without its newline), so Revert can copy them verbatim. Unreadable
+// lines become warnings; only I/O errors and keep's errors fail the scan.
+func scanRecords(r io.Reader, stopAt int, keep func(line []byte) error) (*scan, error) {
+	sc := &scan{}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for lineNo := 1; ; lineNo++ {
+		line, n, ended, tooLong, rerr := readLine(br, buf[:0])
+		buf = line
+		if rerr != nil && rerr != io.EOF {
+			return nil, fmt.Errorf("read session: %w", rerr)
+		}
+		if n == 0 {
+			break
+		}
+		if ended {
+			sc.cleanEnd += n
+		} else {
+			sc.tail = n
+		}
+		stop, err := sc.take(lineNo, line, ended, tooLong, stopAt, keep)
+		if err != nil {
+			return nil, err
+		}
+		if stop {
+			sc.reached = true
+			break
+		}
+		if rerr == io.EOF {
+			break
+		}
+	}
+	if sc.unlisted > 0 {
+		sc.restored.Warnings = append(sc.restored.Warnings, fmt.Sprintf("%d more warnings not shown", sc.unlisted))
+	}
+	return sc, nil
+}
+
+// take applies one line to the restored state; stop reports that it is checkpoint stopAt.
+func (sc *scan) take(lineNo int, line []byte, ended, tooLong bool, stopAt int, keep func([]byte) error) (stop bool, err error) {
+	line = bytes.TrimRight(line, "\r")
+	sc.tailOK = false
+	switch {
+	case tooLong:
+		sc.warn("line %d: skipped: longer than %d bytes", lineNo, maxRecordBytes)
+		return false, nil
+	case len(bytes.TrimSpace(line)) == 0:
+		sc.tailOK = !ended
+		return false, nil
+	}
+	rec, derr := decodeRecord(line)
+	if derr != nil {
+		if ended {
+			sc.warn("line %d: skipped: %v", lineNo, derr)
+		} else {
+			sc.warn("line %d: skipped torn last record (%d bytes)", lineNo, len(line))
+		}
+		return false, nil
+	}
+	sc.tailOK = !ended
+	res := &sc.restored
+	switch rec.kind {
+	case kindSystemPrompt:
+		res.SystemPrompt = rec.text
+	case kindUsage:
+		res.TokenCount = rec.n
+	case kindMessage:
+		if rec.dropped > 0 {
+			sc.warn("line %d: dropped %d content part(s) other than text and think", lineNo, rec.dropped)
+		}
+		res.Messages = append(res.Messages, rec.msg)
+	case kindCheckpoint:
+		have := len(res.Checkpoints)
+		if rec.n < have {
+			sc.warn("line %d: skipped repeated checkpoint %d", lineNo, rec.n)
+			return false, nil
+		}
+		if stopAt >= 0 && stopAt <= rec.n {
+			return true, nil
+		}
+		if rec.n > have {
+			// The records of the missing ids were lost; place them here, the nearest point
+			// known to come after them.
+			sc.warn("line %d: checkpoint %d found where %d was due; the missing ids are placed here", lineNo, rec.n, have)
+		}
+		for len(res.Checkpoints) <= rec.n {
+			res.Checkpoints = append(res.Checkpoints, len(res.Messages))
+		}
+	}
+	if keep != nil {
+		if err := keep(line); err != nil {
+			return false, fmt.Errorf("copy session record: %w", err)
+		}
+	}
+	return false, nil
+}
+
+// readLine reads up to and including the next newline, appending to dst. It returns the
+// line without its newline, the bytes consumed, whether a newline ended it, and whether it
+// passed maxRecordBytes (then its content is dropped but the line is still consumed).
+func readLine(br *bufio.Reader, dst []byte) (line []byte, n int64, ended, tooLong bool, err error) {
+	for {
+		chunk, rerr := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if !tooLong {
+			if len(dst)+len(chunk) > maxRecordBytes {
+				tooLong = true
+				dst = dst[:0]
+			} else {
+				dst = append(dst, chunk...)
+			}
+		}
+		if rerr == bufio.ErrBufferFull {
+			continue
+		}
+		ended = rerr == nil
+		if ended && !tooLong {
+			dst = dst[:len(dst)-1]
+		}
+		return dst, n, ended, tooLong, rerr
+	}
+}
