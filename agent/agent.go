@@ -4,7 +4,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -38,6 +37,11 @@ type Agent struct {
 	Parent string
 	// Compaction keeps the conversation within the context window.
 	Compaction Compaction
+	// Session, when set, receives every record of the conversation as it happens.
+	Session *Session
+	// CheckpointMarkers shows the model a <system>CHECKPOINT N</system> message at each
+	// checkpoint, so that it can name one in a D-Mail.
+	CheckpointMarkers bool
 
 	history []Message
 	// child sums the work of subagents, added from tool goroutines.
@@ -45,8 +49,14 @@ type Agent struct {
 	child   Stats
 	// usageAt is the length of history when the last usage was reported.
 	usageAt int
-	turns   int
-	stats   Stats
+	// checkpoints holds the history length at each checkpoint, by id.
+	checkpoints []int
+	// dmail is a D-Mail sent during the current step, delivered after it.
+	dmail     *dmail
+	dmailMu   sync.Mutex
+	sessionMu sync.Mutex
+	turns     int
+	stats     Stats
 }
 
 // Stats are running totals over every turn of an Agent.
@@ -77,25 +87,10 @@ func (a *Agent) History() []Message {
 	return append([]Message(nil), a.history...)
 }
 
-// Mark returns a position in the conversation that Rewind can return to.
-func (a *Agent) Mark(_ context.Context) (int, error) {
-	a.init()
-	return len(a.history), nil
-}
-
-// Rewind drops every message after mark.
-func (a *Agent) Rewind(_ context.Context, mark int) error {
-	a.init()
-	if mark < 1 || mark > len(a.history) {
-		return fmt.Errorf("rewind to %d: conversation has %d messages", mark, len(a.history))
-	}
-	a.history = a.history[:mark]
-	return nil
-}
-
 func (a *Agent) init() {
 	if a.history == nil {
 		a.history = []Message{{Role: RoleSystem, Content: a.SystemPrompt}}
+		a.persist(func(s *Session) error { return s.SystemPrompt(a.SystemPrompt) })
 	}
 }
 
@@ -138,11 +133,13 @@ func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
 		maxSteps = DefaultMaxSteps
 	}
 	a.emit(TypeTurnBegin, TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
-	a.history = append(a.history, Message{Role: RoleUser, Content: spec.Prompt})
+	a.checkpoint()
+	a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt})
 
 	var out TurnOutcome
 	guard := &repeatGuard{}
 	end := func(reason string) {
+		a.persist(func(s *Session) error { return s.Sync() })
 		a.emit(TypeTurnEnd, TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
 	}
 	for step := 1; ; step++ {
@@ -159,6 +156,7 @@ func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
 			end("error")
 			return out, err
 		}
+		a.checkpoint()
 		a.emit(TypeStepBegin, StepBegin{Turn: turn, Step: step})
 		out.Steps++
 		a.stats.Steps++
@@ -170,6 +168,13 @@ func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
 		if err != nil {
 			end("error")
 			return out, err
+		}
+		if d := a.takeDMail(); d != nil {
+			if err := a.deliver(d); err != nil {
+				end("error")
+				return out, err
+			}
+			continue
 		}
 		if res.calls == 0 {
 			out.StopReason = StopCompleted

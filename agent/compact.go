@@ -194,6 +194,3 @@ func (a *Agent) truncate(keepFrom int) {
 		"<system>%d earlier messages were dropped to fit the context window (summarising them failed). Re-read files you need; do not rely on memory of them.</system>", dropped)})
 	a.history = append(out, a.history[keepFrom:]...)
 }
-
-// persistReset writes the compacted conversation to the session, if there is one.
-func (a *Agent) persistReset() error { return nil }

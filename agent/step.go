@@ -60,9 +60,10 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	for _, r := range results {
 		msg.ToolCalls = append(msg.ToolCalls, r.sent)
 	}
-	a.history = append(a.history, msg)
+	a.appendMsg(msg)
+	a.persist(func(s *Session) error { return s.Usage(a.stats.ContextTokens) })
 	for _, r := range results {
-		a.history = append(a.history, Message{Role: RoleTool, Content: r.output, ToolCallID: r.call.ID, Name: r.call.Name})
+		a.appendMsg(Message{Role: RoleTool, Content: r.output, ToolCallID: r.call.ID, Name: r.call.Name})
 	}
 	return stepResult{text: reply.Text, calls: len(results)}, nil
 }

@@ -28,6 +28,12 @@ type CLI struct {
 	Flow       string `placeholder:"FILE" help:"Run a prompt flow: a Mermaid (.mmd, or a fenced block in .md) or D2 (.d2) flowchart."`
 	MaxMoves   int    `name:"max-moves" default:"1000" help:"Most node executions of a --flow run; used up exits 4."`
 
+	Session    string `short:"S" placeholder:"ID" help:"Resume session ID, or create it if it does not exist."`
+	Continue   bool   `short:"C" help:"Resume the last session of this work dir that exited 0."`
+	NoSession  bool   `name:"no-session" help:"Write no session file."`
+	SessionDir string `name:"session-dir" placeholder:"DIR" help:"Keep sessions in DIR (default: a folder per work dir under $XDG_STATE_HOME or ~/.local/state/kimi-run)."`
+	DMail      bool   `name:"dmail" help:"Give the agent SendDMail: it may rewind its own context to a checkpoint with a note to its past self."`
+
 	Quiet    bool             `short:"q" help:"No progress on stderr (errors still are)."`
 	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr lines: debug adds turns, usage and thinking notes."`
 	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`

@@ -55,9 +55,11 @@ type invocation struct {
 	stdin *string // nil: /dev/null
 	env   map[string]string
 	dir   string
-	// signal, when set, is sent once the server has received its first request.
-	signal os.Signal
-	srv    *scripted.Server
+	// signal, when set, is sent once the server has received signalAfter requests (at
+	// least one).
+	signal      os.Signal
+	signalAfter int
+	srv         *scripted.Server
 }
 
 // kimi runs the binary against srv with a clean environment.
@@ -97,7 +99,7 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 	}
 	if inv.signal != nil {
 		go func() {
-			for i := 0; i < 1000 && len(srv.Requests()) == 0; i++ {
+			for i := 0; i < 1000 && len(srv.Requests()) < max(1, inv.signalAfter); i++ {
 				time.Sleep(10 * time.Millisecond)
 			}
 			time.Sleep(100 * time.Millisecond)

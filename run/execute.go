@@ -41,7 +41,7 @@ func execute(cli *CLI, sio IO, version string) int {
 			Verbose: cli.LogLevel == "debug",
 		})
 	}
-	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, sessionID: newID()}
+	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started}
 
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
@@ -66,6 +66,15 @@ func execute(cli *CLI, sio IO, version string) int {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	sess, err := openSession(cli, cfg.workDir, sio.Getenv, cfg.apiKey)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	r.session = sess
+	r.sessionID = sess.id
+	if sess.session != nil {
+		defer sess.session.Close()
+	}
 
 	env := tools.Env{
 		WorkDir: cfg.workDir,
@@ -86,10 +95,7 @@ func execute(cli *CLI, sio IO, version string) int {
 	}}
 	env.Subagent = subs
 	toolset := tools.Builtins(env)
-	names := make([]string, len(toolset))
-	for i, t := range toolset {
-		names[i] = t.Name()
-	}
+	names := toolNames(toolset)
 	a := &agent.Agent{
 		Model: agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL:       cfg.baseURL,
@@ -118,10 +124,25 @@ func execute(cli *CLI, sio IO, version string) int {
 		a.Retry.BaseDelay = -1 // no backoff at all
 	}
 	subs.Parent, subs.SystemPrompt = a, a.SystemPrompt
+	if sess.session != nil {
+		a.Session = sess.session
+	}
+	if cli.DMail {
+		a.CheckpointMarkers = true
+		env.DMail = a
+		a.Tools = tools.Builtins(env)
+		names = toolNames(a.Tools)
+	}
 	r.emit(agent.TypeInit, agent.Init{
 		SchemaVersion: agent.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
 	})
+	if sess.restored != nil {
+		for _, w := range sess.restored.Warnings {
+			r.emit(agent.TypeWarning, agent.Warning{Message: "session " + sess.id + ": " + w})
+		}
+		a.Restore(sess.restored)
+	}
 
 	var out outcome
 	switch {
@@ -140,6 +161,14 @@ func execute(cli *CLI, sio IO, version string) int {
 		out = outcome{finalText: t.FinalText, stop: t.StopReason}
 	}
 	return r.finish(ctx, out, a.Stats(), err)
+}
+
+func toolNames(ts []tools.Tool) []string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.Name()
+	}
+	return names
 }
 
 // pick returns the tools named, in the order given.
@@ -210,6 +239,7 @@ type runState struct {
 	jsonMode  bool
 	started   time.Time
 	sessionID string
+	session   sessionPlan
 	secret    string
 }
 
@@ -244,6 +274,11 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		if r.jsonMode {
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
+		}
+	}
+	if v.code == ExitOK {
+		if err := r.session.recordLast(); err != nil {
+			r.emit(agent.TypeWarning, agent.Warning{Message: fmt.Sprintf("recording the last session: %v", err)})
 		}
 	}
 	r.emit(agent.TypeResult, res)

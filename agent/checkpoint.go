@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+)
+
+// persist writes to the session, if any. A failing session (a full disk) must not end a run
+// that is otherwise doing its job: the first failure is reported as a warning and the
+// session is dropped.
+func (a *Agent) persist(write func(*Session) error) {
+	a.sessionMu.Lock()
+	s := a.Session
+	a.sessionMu.Unlock()
+	if s == nil {
+		return
+	}
+	if err := write(s); err != nil {
+		a.sessionMu.Lock()
+		a.Session = nil
+		a.sessionMu.Unlock()
+		a.emit(TypeWarning, Warning{Message: fmt.Sprintf("session %s: %v; the rest of this run is not saved", s.Path(), err)})
+	}
+}
+
+// appendMsg adds a message to the conversation and the session.
+func (a *Agent) appendMsg(m Message) {
+	a.history = append(a.history, m)
+	a.persist(func(s *Session) error { return s.Append(m) })
+}
+
+// checkpoint marks the current end of the conversation and returns its id.
+func (a *Agent) checkpoint() int {
+	a.init()
+	id := len(a.checkpoints)
+	a.checkpoints = append(a.checkpoints, len(a.history))
+	a.persist(func(s *Session) error {
+		got, err := s.Checkpoint()
+		if err == nil && got != id {
+			err = fmt.Errorf("checkpoint ids out of step: session %d, agent %d", got, id)
+		}
+		return err
+	})
+	if a.CheckpointMarkers {
+		a.appendMsg(Message{Role: RoleUser, Content: fmt.Sprintf("<system>CHECKPOINT %d</system>", id)})
+	}
+	return id
+}
+
+// revert drops everything after checkpoint id was taken, in memory and in the session (whose
+// file is rotated aside, not deleted).
+func (a *Agent) revert(id int) error {
+	if id < 0 || id >= len(a.checkpoints) {
+		return &UnknownCheckpointError{ID: id, Taken: len(a.checkpoints)}
+	}
+	a.history = a.history[:a.checkpoints[id]]
+	a.checkpoints = a.checkpoints[:id]
+	if a.usageAt > len(a.history) {
+		a.usageAt = 0 // the last usage counted messages that are gone; estimate afresh
+		a.stats.ContextTokens = 0
+	}
+	a.persist(func(s *Session) error {
+		_, err := s.Revert(id)
+		return err
+	})
+	return nil
+}
+
+// Mark takes a checkpoint that Rewind can return to, any number of times.
+func (a *Agent) Mark(_ context.Context) (int, error) {
+	return a.checkpoint(), nil
+}
+
+// Rewind returns the conversation to the checkpoint Mark returned.
+func (a *Agent) Rewind(_ context.Context, mark int) error {
+	if err := a.revert(mark); err != nil {
+		return fmt.Errorf("rewind: %w", err)
+	}
+	return nil
+}
+
+// Restore continues a conversation read back from a session file. Call it before the first
+// turn; the system prompt of the file wins over SystemPrompt, as the conversation was built
+// on it.
+func (a *Agent) Restore(r *Restored) {
+	prompt := r.SystemPrompt
+	if prompt == "" {
+		prompt = a.SystemPrompt
+	}
+	a.history = append([]Message{{Role: RoleSystem, Content: prompt}}, r.Messages...)
+	a.checkpoints = append([]int(nil), r.Checkpoints...)
+	for i := range a.checkpoints {
+		a.checkpoints[i]++ // the file's counts leave out the system prompt
+	}
+	a.stats.ContextTokens = r.TokenCount
+	if r.TokenCount > 0 {
+		a.usageAt = len(a.history)
+	}
+}
+
+// persistReset rewrites the session after compaction: the old file is rotated aside and the
+// new one holds the compacted conversation.
+func (a *Agent) persistReset() error {
+	a.checkpoints = nil
+	a.persist(func(s *Session) error {
+		if _, err := s.Revert(0); err != nil {
+			return err
+		}
+		if _, err := s.Checkpoint(); err != nil {
+			return err
+		}
+		for _, m := range a.history[1:] {
+			if err := s.Append(m); err != nil {
+				return err
+			}
+		}
+		return s.Usage(a.stats.ContextTokens)
+	})
+	a.checkpoints = []int{1}
+	return nil
+}

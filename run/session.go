@@ -1,0 +1,118 @@
+package run
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+
+	"github.com/kimi-run/kimi-run/agent"
+)
+
+const (
+	contextFile = "context.jsonl"
+	lastFile    = "last-session"
+)
+
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// sessionRoot is the folder holding this work dir's sessions: --session-dir, or a folder
+// per work dir under the user's state directory.
+func sessionRoot(cli *CLI, workDir string, getenv func(string) string) (string, error) {
+	if cli.SessionDir != "" {
+		return filepath.Abs(cli.SessionDir)
+	}
+	base := getenv("XDG_STATE_HOME")
+	if base == "" {
+		switch {
+		case runtime.GOOS == "windows" && getenv("LOCALAPPDATA") != "":
+			base = getenv("LOCALAPPDATA")
+		case getenv("HOME") != "":
+			base = filepath.Join(getenv("HOME"), ".local", "state")
+		default:
+			return "", usagef("cannot find a place for sessions: set HOME or XDG_STATE_HOME, pass --session-dir DIR, or --no-session")
+		}
+	}
+	sum := sha256.Sum256([]byte(workDir))
+	return filepath.Join(base, "kimi-run", "sessions", hex.EncodeToString(sum[:8])), nil
+}
+
+// sessionPlan is the session a run writes to.
+type sessionPlan struct {
+	id       string
+	root     string
+	session  *agent.Session
+	restored *agent.Restored
+}
+
+// openSession creates or resumes the run's session as the flags say.
+func openSession(cli *CLI, workDir string, getenv func(string) string, secret string) (sessionPlan, error) {
+	var p sessionPlan
+	if cli.NoSession {
+		if cli.Session != "" || cli.Continue {
+			return p, usagef("--no-session cannot be combined with --session or --continue")
+		}
+		return p, nil
+	}
+	if cli.Session != "" && cli.Continue {
+		return p, usagef("--session and --continue cannot be combined")
+	}
+	root, err := sessionRoot(cli, workDir, getenv)
+	if err != nil {
+		return p, err
+	}
+	p.root = root
+	switch {
+	case cli.Continue:
+		b, err := os.ReadFile(filepath.Join(root, lastFile))
+		if err != nil {
+			return p, usagef("no earlier session to continue for %s (in %s)", workDir, root)
+		}
+		p.id = strings.TrimSpace(string(b))
+	case cli.Session != "":
+		p.id = cli.Session
+	default:
+		p.id = newID()
+	}
+	if !sessionIDPattern.MatchString(p.id) {
+		return p, usagef("invalid session id %q: use letters, digits, '.', '_' and '-'", p.id)
+	}
+	path := filepath.Join(root, p.id, contextFile)
+	opt := agent.WithRedact(func(line string) string { return redact(line, secret) })
+	if _, err := os.Stat(path); err == nil {
+		p.session, p.restored, err = agent.OpenSession(path, opt)
+		if err != nil {
+			return p, fmt.Errorf("resume session %s: %w", p.id, err)
+		}
+		return p, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return p, fmt.Errorf("session %s: %w", p.id, err)
+	}
+	if cli.Continue {
+		return p, usagef("the last session %s of %s has no context file", p.id, workDir)
+	}
+	p.session, err = agent.CreateSession(path, opt)
+	if err != nil {
+		return p, fmt.Errorf("create session %s: %w", p.id, err)
+	}
+	return p, nil
+}
+
+// recordLast remembers the session for --continue; only runs that exit 0 call it, so a
+// failed night is not what the next one continues by accident.
+func (p sessionPlan) recordLast() error {
+	if p.session == nil {
+		return nil
+	}
+	tmp := filepath.Join(p.root, lastFile+".tmp")
+	if err := os.WriteFile(tmp, []byte(p.id+"\n"), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(p.root, lastFile))
+}
