@@ -59,6 +59,8 @@ type invocation struct {
 	// least one).
 	signal      os.Signal
 	signalAfter int
+	// ready, when set, must also hold before the signal is sent.
+	ready func() bool
 	srv         *scripted.Server
 }
 
@@ -99,7 +101,7 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 	}
 	if inv.signal != nil {
 		go func() {
-			for i := 0; i < 1000 && len(srv.Requests()) < max(1, inv.signalAfter); i++ {
+			for i := 0; i < 1000 && (len(srv.Requests()) < max(1, inv.signalAfter) || (inv.ready != nil && !inv.ready())); i++ {
 				time.Sleep(10 * time.Millisecond)
 			}
 			time.Sleep(100 * time.Millisecond)

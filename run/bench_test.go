@@ -1,0 +1,180 @@
+package run_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/run"
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// These benchmarks run the whole program in-process (run.Main) against the scripted server
+// over real loopback HTTP. They measure what the process does per run after it has started:
+// flag parsing, the system prompt, the HTTP client, streaming, tools, the NDJSON sink and,
+// in the session variants, the session file. Process start-up and exit are measured end to
+// end by scripts/bench.sh. The figures and how to read them are in docs/performance.md.
+//
+// The server shares the process, so its CPU time and allocations (it decodes every request
+// body into a map) are counted in ns/op and allocs/op too; the figures are an upper bound
+// for kimi-run itself.
+
+// benchPrompt is the task each benchmark run is given.
+const benchPrompt = "Say that the benchmark is done."
+
+// benchRun runs kimi-run once with --output-format stream-json against url and fails b
+// unless it exits 0. Extra arguments come last; stdout goes to out.
+func benchRun(b *testing.B, url, workDir string, out io.Writer, extra ...string) {
+	env := map[string]string{
+		"KIMI_API_KEY":    "sk-bench-not-a-real-key",
+		"KIMI_BASE_URL":   url,
+		"KIMI_MODEL_NAME": "bench-model",
+		"HOME":            workDir,
+	}
+	args := append([]string{"-w", workDir, "--retry-base-delay", "0", "--retry-max-delay", "10ms",
+		"--output-format", "stream-json", "-p", benchPrompt}, extra...)
+	var stderr bytes.Buffer
+	code := run.Main(args, run.IO{
+		Stdout: out,
+		Stderr: &stderr,
+		Getenv: func(k string) string { return env[k] },
+	}, "bench")
+	if code != 0 {
+		b.Fatalf("kimi-run exited %d\nstderr: %s", code, stderr.String())
+	}
+}
+
+// sessionModes are the ways a run keeps its session: not at all, or in a fresh file in a
+// temporary directory (which fsyncs at the end of the turn and on close).
+var sessionModes = []struct {
+	name string
+	args func(b *testing.B) []string
+}{
+	{"no-session", func(*testing.B) []string { return []string{"--no-session"} }},
+	{"session", func(b *testing.B) []string { return []string{"--session-dir", b.TempDir()} }},
+}
+
+// BenchmarkOneAnswer is a run whose single model call streams a short answer: the fixed
+// cost of a run, from parsing the flags to the result event.
+func BenchmarkOneAnswer(b *testing.B) {
+	for _, mode := range sessionModes {
+		b.Run(mode.name, func(b *testing.B) {
+			s := scripted.New(b, scripted.Text("The benchmark is done and nothing else needs changing.").Forever())
+			dir, extra := b.TempDir(), mode.args(b)
+			checkRun(b, s.URL(), dir, 0, extra...)
+			b.ReportAllocs()
+			for b.Loop() {
+				benchRun(b, s.URL(), dir, io.Discard, extra...)
+			}
+		})
+	}
+}
+
+// BenchmarkToolSteps runs turns of N tool steps and a final answer. steps=0 is the same
+// run as BenchmarkOneAnswer and serves as the baseline: every other case reports
+// ms/extra-step, its time per run minus the baseline's, divided by N. With Think the
+// tool's own time is nil, so that is the agent's overhead per step (one more model call
+// carrying the whole history, one tool call, its events). With Shell it includes
+// starting `bash -c true`.
+func BenchmarkToolSteps(b *testing.B) {
+	cases := []struct {
+		tool    string
+		session bool
+		steps   []int
+	}{
+		{"Think", false, []int{0, 1, 5, 20}},
+		{"Think", true, []int{0, 20}},
+		{"Shell", false, []int{0, 20}},
+	}
+	for _, c := range cases {
+		name := strings.ToLower(c.tool)
+		if c.session {
+			name += "-session"
+		}
+		var base time.Duration // ns/op of steps=0 in this group, once it has run
+		for _, n := range c.steps {
+			b.Run(fmt.Sprintf("%s/steps=%d", name, n), func(b *testing.B) {
+				extra := []string{"--no-session"}
+				if c.session {
+					extra = []string{"--session-dir", b.TempDir()}
+				}
+				// The scripted server plays its script once; give it one turn per
+				// iteration, plus one for the check run.
+				turn := stepScript(c.tool, n)
+				script := make([]scripted.Response, 0, (b.N+1)*len(turn))
+				for range b.N + 1 {
+					script = append(script, turn...)
+				}
+				s := scripted.New(b, script...)
+				dir := b.TempDir()
+				checkRun(b, s.URL(), dir, n, extra...)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					benchRun(b, s.URL(), dir, io.Discard, extra...)
+				}
+				b.StopTimer()
+				perRun := b.Elapsed() / time.Duration(b.N)
+				if n == 0 {
+					base = perRun
+				} else if base > 0 {
+					b.ReportMetric(float64(perRun-base)/float64(n)/1e6, "ms/extra-step")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkShellTrue starts `bash -c true` the way the Shell tool does, without the agent:
+// the tool's own time in the shell case of BenchmarkToolSteps, to subtract from its
+// ms/extra-step.
+func BenchmarkShellTrue(b *testing.B) {
+	if runtime.GOOS == "windows" {
+		b.Skip("the Shell tool runs cmd on Windows")
+	}
+	shell := tools.ShellPath()
+	b.ReportAllocs()
+	for b.Loop() {
+		cmd := exec.Command(shell, "-c", "true")
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// stepScript is one turn: n replies that each make one tool call, then the answer. The
+// calls differ so that the loop guard, which stops a model repeating itself, stays quiet.
+func stepScript(tool string, n int) []scripted.Response {
+	var out []scripted.Response
+	for i := range n {
+		args := fmt.Sprintf(`{"thought":"step %d: check the next part of the task"}`, i+1)
+		if tool == "Shell" {
+			args = fmt.Sprintf(`{"command":"true # step %d"}`, i+1)
+		}
+		out = append(out, scripted.ToolCalls(scripted.Call(tool, args)))
+	}
+	return append(out, scripted.Text(fmt.Sprintf("Done after %d tool steps.", n)))
+}
+
+// checkRun runs once, untimed, and checks that the run did what the benchmark claims to
+// measure: wantCalls successful tool calls and a completed result.
+func checkRun(b *testing.B, url, dir string, wantCalls int, extra ...string) {
+	b.Helper()
+	var out bytes.Buffer
+	benchRun(b, url, dir, &out, extra...)
+	stdout := out.String()
+	const want = `"terminal_reason":"completed","exit_code":0,`
+	if !strings.Contains(stdout, want) || !strings.Contains(stdout, fmt.Sprintf(`"tool_calls":%d,`, wantCalls)) {
+		b.Fatalf("the check run did not complete with %d tool calls:\n%s", wantCalls, stdout)
+	}
+	if got := strings.Count(stdout, `"is_error":true`); got > 0 {
+		b.Fatalf("%d tool calls failed in the check run:\n%s", got, stdout)
+	}
+}
