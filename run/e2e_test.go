@@ -61,7 +61,7 @@ type invocation struct {
 	signalAfter int
 	// ready, when set, must also hold before the signal is sent.
 	ready func() bool
-	srv         *scripted.Server
+	srv   *scripted.Server
 }
 
 // kimi runs the binary against srv with a clean environment.

@@ -36,7 +36,8 @@ func execute(cli *CLI, sio IO, version string) int {
 		sink = output.NewJSON(sio.Stdout)
 	} else {
 		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
-			Quiet:   cli.Quiet,
+			// warn and error keep only what went wrong, like --quiet.
+			Quiet:   cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error",
 			Color:   colorOK(stderr, sio.Getenv),
 			Verbose: cli.LogLevel == "debug",
 		})
