@@ -1,0 +1,72 @@
+package tools
+
+import (
+	"context"
+	"net/http"
+)
+
+// Env is what the built-in tools need from the run that hosts them.
+type Env struct {
+	// WorkDir is the absolute directory that relative paths resolve against and that
+	// commands run in.
+	WorkDir string
+	// Ripgrep is the path of the rg executable Grep and Glob may use; empty selects the
+	// pure-Go engines. Callers fill it with LookRipgrep; tests leave it empty.
+	Ripgrep string
+	// HTTPClient is used by FetchURL; nil means a client with the tool's own timeouts.
+	HTTPClient *http.Client
+	// Todos receives every SetTodoList update; nil discards them.
+	Todos func([]Todo)
+	// Subagent runs Task calls; nil leaves the Task tool out.
+	Subagent Subagent
+	// DMail delivers SendDMail calls; nil leaves the SendDMail tool out.
+	DMail DMailer
+}
+
+// Todo is one entry of the agent's plan, as set by SetTodoList.
+type Todo struct {
+	Title  string `json:"title" description:"what to do, in a few words"`
+	Status string `json:"status" enum:"pending,in_progress,done" description:"pending, in_progress or done"`
+}
+
+// Subagent runs a task in a fresh agent context and returns its final answer. The parent
+// tool-call id is available to it through CallID(ctx).
+type Subagent interface {
+	RunSubagent(ctx context.Context, description, prompt, subagent string) (string, error)
+}
+
+type callIDKey struct{}
+
+// WithCallID returns a context that carries the id of the tool call being run.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID returns the id of the tool call being run, or "".
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}
+
+// Builtins returns the built-in tools, in the order they are offered to the model.
+// This is the one table of built-ins: a new tool is added here and nowhere else.
+func Builtins(env Env) []Tool {
+	ts := []Tool{
+		NewShell(env),
+		NewReadFile(env),
+		NewWriteFile(env),
+		NewStrReplaceFile(env),
+		NewGlob(env),
+		NewGrep(env),
+		NewFetchURL(env),
+		NewSetTodoList(env),
+		NewThink(env),
+	}
+	if env.Subagent != nil {
+		ts = append(ts, NewTask(env))
+	}
+	if env.DMail != nil {
+		ts = append(ts, NewSendDMail(env))
+	}
+	return ts
+}

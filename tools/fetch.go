@@ -1,0 +1,200 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	fetchTimeout      = 30 * time.Second
+	fetchMaxBytes     = 5 << 20
+	fetchMaxRedirects = 5
+	fetchUserAgent    = "Mozilla/5.0 (compatible; kimi-run FetchURL)"
+)
+
+const fetchDescription = `Fetch a web page or file over HTTP(S) and return its text. HTML pages are
+reduced to their readable text (headings, paragraphs, lists, tables and code blocks kept;
+scripts, styles and navigation dropped). Plain text, Markdown, JSON, XML and other text
+formats are returned as they are. Images, PDFs and other binary content are refused.
+
+Use it to read documentation, issues, API responses or raw files the task refers to.
+Only http and https URLs work; requests time out after 30 seconds and pages are cut at 5 MiB.`
+
+// fetchArgs are the arguments of the FetchURL tool.
+type fetchArgs struct {
+	URL string `json:"url" description:"absolute http or https URL to fetch"`
+}
+
+// NewFetchURL returns the FetchURL tool. It uses env.HTTPClient when set.
+func NewFetchURL(env Env) Tool {
+	f := &fetcher{client: env.HTTPClient, timeout: fetchTimeout}
+	return New("FetchURL", fetchDescription, f.run)
+}
+
+// fetcher holds the FetchURL settings; tests shorten the timeout.
+type fetcher struct {
+	client  *http.Client
+	timeout time.Duration
+}
+
+// defaultFetchClient is shared by all calls; an http.Client is safe for concurrent use.
+var defaultFetchClient = &http.Client{CheckRedirect: checkFetchRedirect}
+
+func checkFetchRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= fetchMaxRedirects {
+		return fmt.Errorf("stopped after %d redirects", fetchMaxRedirects)
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return fmt.Errorf("redirect to unsupported scheme %q", req.URL.Scheme)
+	}
+	return nil
+}
+
+func (f *fetcher) run(ctx context.Context, in fetchArgs) (Result, error) {
+	raw := strings.TrimSpace(in.URL)
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Errorf("FetchURL needs an absolute http:// or https:// URL, got %q", in.URL), nil
+	}
+	client := f.client
+	if client == nil {
+		client = defaultFetchClient
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return Errorf("invalid request for %s: %v", raw, err), nil
+	}
+	req.Header.Set("User-Agent", fetchUserAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5")
+
+	resp, err := client.Do(req)
+	if err != nil {
+		return f.failed(ctx, raw, err), nil
+	}
+	defer resp.Body.Close()
+
+	if resp.StatusCode >= 400 {
+		return Errorf("fetching %s failed: HTTP %s%s", raw, resp.Status, errorSnippet(resp)), nil
+	}
+	head := make([]byte, 512)
+	n, err := io.ReadFull(resp.Body, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return f.failed(ctx, raw, err), nil
+	}
+	head = head[:n]
+	mediaType := contentMediaType(resp.Header.Get("Content-Type"), head)
+	isHTML, isText := fetchKind(mediaType)
+	if !isHTML && !isText {
+		return Errorf("%s has content type %s, which is not text; FetchURL returns only text pages", raw, mediaType), nil
+	}
+	rest, err := io.ReadAll(io.LimitReader(resp.Body, fetchMaxBytes-int64(len(head))+1))
+	if err != nil {
+		return f.failed(ctx, raw, err), nil
+	}
+	body := append(head, rest...)
+	cut := len(body) > fetchMaxBytes
+	if cut {
+		body = body[:fetchMaxBytes]
+	}
+
+	var text string
+	if isHTML {
+		text = htmlText(body)
+	} else {
+		text = strings.ToValidUTF8(string(body), "\uFFFD")
+	}
+	var b strings.Builder
+	if final := resp.Request.URL.String(); final != u.String() {
+		fmt.Fprintf(&b, "(Redirected to %s)\n\n", final)
+	}
+	if strings.TrimSpace(text) == "" {
+		fmt.Fprintf(&b, "The page at %s has no readable text.", raw)
+		return Text(b.String()), nil
+	}
+	b.WriteString(text)
+	if cut {
+		fmt.Fprintf(&b, "\n\n(The page was cut at %d MiB.)", fetchMaxBytes>>20)
+	}
+	return Text(b.String()), nil
+}
+
+// failed describes a transport failure, naming the timeout when that was the cause.
+func (f *fetcher) failed(ctx context.Context, raw string, err error) Result {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return Errorf("fetching %s timed out after %s", raw, f.timeout)
+	}
+	return Errorf("fetching %s failed: %v", raw, err)
+}
+
+// contentMediaType returns the lower-case media type from the header, or sniffed from
+// the first bytes when the server sent none.
+func contentMediaType(header string, head []byte) string {
+	if header == "" {
+		header = http.DetectContentType(head)
+	}
+	mt, _, err := mime.ParseMediaType(header)
+	if err != nil {
+		mt, _, _ = strings.Cut(header, ";")
+	}
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+// fetchKind classifies a media type as HTML, other text, or neither.
+func fetchKind(mt string) (isHTML, isText bool) {
+	switch {
+	case mt == "text/html" || mt == "application/xhtml+xml":
+		return true, false
+	case strings.HasPrefix(mt, "text/"):
+		return false, true
+	case strings.HasPrefix(mt, "image/"), strings.HasPrefix(mt, "audio/"), strings.HasPrefix(mt, "video/"):
+		return false, false
+	case strings.HasSuffix(mt, "+json"), strings.HasSuffix(mt, "+xml"):
+		return false, true
+	}
+	switch mt {
+	case "application/json", "application/x-ndjson", "application/xml", "application/javascript",
+		"application/x-javascript", "application/ecmascript", "application/yaml", "application/x-yaml",
+		"application/toml", "application/x-sh", "application/sql", "application/graphql":
+		return false, true
+	}
+	return false, false
+}
+
+// errorSnippet returns the start of an error response's body as readable text, so the
+// model sees messages such as "rate limit exceeded".
+func errorSnippet(resp *http.Response) string {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	isHTML, isText := fetchKind(contentMediaType(resp.Header.Get("Content-Type"), data))
+	var text string
+	switch {
+	case isHTML:
+		text = htmlText(data)
+	case isText:
+		text = string(bytes.ToValidUTF8(data, []byte("\uFFFD")))
+	default:
+		return ""
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if text == "" {
+		return ""
+	}
+	if len(text) > 300 {
+		i := 300
+		for i > 0 && !utf8.RuneStart(text[i]) {
+			i--
+		}
+		text = text[:i] + "..."
+	}
+	return ": " + text
+}

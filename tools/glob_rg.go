@@ -1,0 +1,61 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// listRipgrep lists the files below start with `rg --files` (which applies the ignore
+// rules) and matches them against the pattern here, so both engines share one glob
+// syntax. rg lists no directories: with includeDirs, the parents of listed files are
+// matched too, which misses only directories with no files in them.
+func (g *globber) listRipgrep(ctx context.Context, root, start, pattern string, includeDirs bool, top *globTop) error {
+	args := append([]string{"--files", "--null"}, rgCommonArgs...)
+	args = append(args, "--glob", "!node_modules", ".")
+	baseRel := relSlash(root, start)
+	seenDirs := map[string]bool{}
+	consider := func(rel string, dir bool) {
+		if !doublestar.MatchUnvalidated(pattern, rel) {
+			return
+		}
+		abs := filepath.Join(root, filepath.FromSlash(rel))
+		info, err := os.Lstat(abs)
+		if err != nil {
+			return
+		}
+		top.add(globMatch{path: displayPath(g.env.WorkDir, abs), mtime: info.ModTime(), dir: dir})
+	}
+	err := runRipgrep(ctx, g.env.Ripgrep, start, args, func(r *bufio.Reader) error {
+		for {
+			entry, err := r.ReadString(0)
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			sub := strings.TrimPrefix(filepath.ToSlash(strings.TrimSuffix(entry, "\x00")), "./")
+			consider(joinRel(baseRel, sub), false)
+			if !includeDirs {
+				continue
+			}
+			for d := path.Dir(sub); d != "." && !seenDirs[d]; d = path.Dir(d) {
+				seenDirs[d] = true
+				consider(joinRel(baseRel, d), true)
+			}
+		}
+	})
+	var exitErr *ripgrepExitError
+	if errors.As(err, &exitErr) && top.total > 0 {
+		return nil
+	}
+	return err
+}

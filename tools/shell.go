@@ -1,0 +1,156 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Shell timeouts, in seconds.
+const (
+	// ShellDefaultTimeout applies when a call gives no timeout.
+	ShellDefaultTimeout = 60
+	// ShellMaxTimeout is the largest timeout a call may ask for; more is an error result.
+	ShellMaxTimeout = 300
+)
+
+// shellGrace is how long a stopped command's process group gets between SIGTERM and
+// SIGKILL, and how long Shell waits for background processes to release the output
+// after the command itself has exited.
+const shellGrace = 2 * time.Second
+
+// shellEnv holds settings that keep common tools from waiting on a person: no
+// credential prompts, no pagers, no editors, no installer questions.
+var shellEnv = []string{
+	"GIT_TERMINAL_PROMPT=0",
+	"GIT_PAGER=cat",
+	"PAGER=cat",
+	"GIT_EDITOR=true",
+	"EDITOR=true",
+	"VISUAL=true",
+	"DEBIAN_FRONTEND=noninteractive",
+	"PIP_NO_INPUT=1",
+}
+
+const shellDescription = `Run a shell command and return its output.
+
+The command runs with bash -c in the work dir, in a fresh shell each call (cd and exported variables do not carry over to the next call). Nothing can be typed into it: standard input is empty and there is no terminal, so use non-interactive flags (for example apt-get -y, git commit -m) and never start editors or pagers.
+
+stdout and stderr come back merged, in the order they were written, after a first line giving the exit status. Long output keeps its first and last 20000 bytes with a note of what was left out, so redirect big outputs to a file and search that instead.
+
+timeout is in seconds: default 60, at most 300. When it expires, the command and every process it started are killed. Processes left running in the background after a command exits normally are not stopped.
+
+A non-zero exit status or a timeout is reported as an error.`
+
+// shellArgs are the arguments of a Shell call.
+type shellArgs struct {
+	Command string `json:"command" description:"the command line to run with bash -c"`
+	Timeout int    `json:"timeout,omitempty" description:"seconds before the command is killed; default 60, maximum 300"`
+}
+
+// shell runs commands for the model.
+type shell struct {
+	workDir string
+	grace   time.Duration
+}
+
+// NewShell returns the Shell tool, which runs commands in env.WorkDir.
+func NewShell(env Env) Tool {
+	s := &shell{workDir: env.WorkDir, grace: shellGrace}
+	return New("Shell", shellDescription, s.run)
+}
+
+// ShellPath returns the shell program that Shell runs commands with.
+func ShellPath() string { return shellPath() }
+
+func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
+	if strings.TrimSpace(in.Command) == "" {
+		return Errorf("command is empty"), nil
+	}
+	if in.Timeout < 0 || in.Timeout > ShellMaxTimeout {
+		return Errorf("timeout must be between 1 and %d seconds, got %d; split long work into shorter commands or run it in the background with its output sent to a file",
+			ShellMaxTimeout, in.Timeout), nil
+	}
+	if ctx.Err() != nil {
+		return Errorf("Command not run: the run is stopping."), nil
+	}
+	seconds := in.Timeout
+	if seconds == 0 {
+		seconds = ShellDefaultTimeout
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second)
+	defer cancel()
+	out := newHeadTail(shellHeadBytes, shellTailBytes)
+	name, args := shellCommand(in.Command)
+	cmd := exec.CommandContext(runCtx, name, args...)
+	cmd.Dir = s.workDir
+	cmd.Env = append(os.Environ(), shellEnv...)
+	cmd.Stdin = nil // reads get EOF at once
+	cmd.Stdout = out
+	cmd.Stderr = out // the same writer: exec uses one pipe, so the order is kept
+	isolate(cmd)
+
+	var stoppedAt atomic.Int64 // unix nanoseconds when the group was told to stop
+	cmd.Cancel = func() error {
+		stoppedAt.Store(time.Now().UnixNano())
+		return signalGroup(cmd.Process.Pid, false)
+	}
+	// Wait gives up on the output pipe this long after the command exits or is stopped,
+	// so a background process that keeps the pipe open cannot hold the call.
+	cmd.WaitDelay = s.grace
+
+	if err := cmd.Start(); err != nil {
+		return Errorf("cannot start the shell %s: %v", name, err), nil
+	}
+	waitErr := cmd.Wait()
+	if at := stoppedAt.Load(); at != 0 {
+		s.finishGroup(cmd.Process.Pid, time.Unix(0, at).Add(s.grace))
+	}
+
+	status, isErr := shellStatus(ctx, cmd.ProcessState, stoppedAt.Load() != 0, seconds)
+	var b strings.Builder
+	b.WriteString(status)
+	if errors.Is(waitErr, exec.ErrWaitDelay) && stoppedAt.Load() == 0 {
+		b.WriteString(" Processes it left in the background kept the output open; their later output is not shown.")
+	}
+	b.WriteByte('\n')
+	if text := strings.TrimRight(out.String(), "\n"); text != "" {
+		b.WriteString(text)
+	} else {
+		b.WriteString("(no output)")
+	}
+	return Result{Output: b.String(), IsError: isErr}, nil
+}
+
+// finishGroup gives what is left of a stopped command's process group until deadline to
+// exit after SIGTERM, then kills it, so no child or grandchild outlives the call.
+func (s *shell) finishGroup(pid int, deadline time.Time) {
+	for groupAlive(pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = signalGroup(pid, true) // best effort: the group may be gone already
+}
+
+// shellStatus describes how a command ended and whether that counts as a failure.
+func shellStatus(ctx context.Context, ps *os.ProcessState, stopped bool, seconds int) (string, bool) {
+	switch {
+	case stopped && ctx.Err() != nil:
+		return "Command cancelled: the run is stopping, so the command was killed.", true
+	case stopped:
+		return fmt.Sprintf("Command killed by timeout after %ds.", seconds), true
+	case ps == nil:
+		return "Command ended without an exit status.", true
+	case ps.ExitCode() == 0:
+		return "Command succeeded (exit code 0).", false
+	case ps.ExitCode() > 0:
+		return fmt.Sprintf("Command failed (exit code %d).", ps.ExitCode()), true
+	default:
+		return fmt.Sprintf("Command was killed (%s).", ps), true
+	}
+}

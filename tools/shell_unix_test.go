@@ -1,0 +1,219 @@
+//go:build unix
+
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// testShell returns a Shell tool with a short kill grace, so tests of stubborn processes
+// do not wait the full production grace.
+func testShell(dir string) Tool {
+	s := &shell{workDir: dir, grace: 300 * time.Millisecond}
+	return New("Shell", shellDescription, s.run)
+}
+
+func TestShell(t *testing.T) {
+	dir := t.TempDir()
+	tool := NewShell(Env{WorkDir: dir})
+	tests := []struct {
+		name    string
+		args    any
+		want    string // exact output, when set
+		has     []string
+		isError bool
+	}{
+		{name: "success", args: map[string]any{"command": "echo hello"}, want: "Command succeeded (exit code 0).\nhello"},
+		{name: "exit status", args: map[string]any{"command": "echo oops; exit 3"}, want: "Command failed (exit code 3).\noops", isError: true},
+		{name: "stderr merged in order", args: map[string]any{"command": "echo out1; echo err1 >&2; echo out2; echo err2 >&2"},
+			want: "Command succeeded (exit code 0).\nout1\nerr1\nout2\nerr2"},
+		{name: "no output", args: map[string]any{"command": "true"}, want: "Command succeeded (exit code 0).\n(no output)"},
+		{name: "stdin is at EOF", args: map[string]any{"command": "cat; read x || echo eof"}, want: "Command succeeded (exit code 0).\neof"},
+		{name: "runs in the work dir", args: map[string]any{"command": "pwd -P"}, has: []string{evalDir(t, dir)}},
+		{name: "non-interactive environment", args: map[string]any{"command": `echo "$GIT_TERMINAL_PROMPT $PAGER $GIT_PAGER $DEBIAN_FRONTEND"`},
+			has: []string{"0 cat cat noninteractive"}},
+		{name: "no controlling terminal", args: map[string]any{"command": "exec 3</dev/tty && echo has-tty || echo no-tty"}, has: []string{"no-tty"}},
+		{name: "bash features", args: map[string]any{"command": `a=(x y); echo "${#a[@]}"`}, has: []string{"\n2"}},
+		{name: "killed by a signal", args: map[string]any{"command": "kill -KILL $$"}, has: []string{"Command was killed (signal: killed)"}, isError: true},
+		{name: "timeout too large", args: map[string]any{"command": "true", "timeout": 301}, has: []string{"between 1 and 300"}, isError: true},
+		{name: "negative timeout", args: map[string]any{"command": "true", "timeout": -1}, isError: true},
+		{name: "empty command", args: map[string]any{"command": "  "}, has: []string{"empty"}, isError: true},
+		{name: "missing command", args: map[string]any{}, has: []string{`"command"`}, isError: true},
+		{name: "timeout of wrong type", args: `{"command":"true","timeout":"soon"}`, isError: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := mustCall(t, tool, tt.args)
+			if res.IsError != tt.isError {
+				t.Fatalf("IsError = %v, want %v: %s", res.IsError, tt.isError, res.Output)
+			}
+			if tt.want != "" && res.Output != tt.want {
+				t.Errorf("output = %q, want %q", res.Output, tt.want)
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(res.Output, s) {
+					t.Errorf("output %q lacks %q", res.Output, s)
+				}
+			}
+		})
+	}
+}
+
+func TestShellTimeoutKillsTheGroup(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+	}{
+		{name: "foreground sleep", command: "sleep 30 & echo $! > pid; wait"},
+		{name: "background grandchild", command: "(sleep 30 & echo $! > pid); sleep 30"},
+		{name: "grandchild holding the output pipe", command: "(sleep 30 & echo $! > pid) ; echo started; sleep 30"},
+		{name: "everything ignores SIGTERM", command: "trap '' TERM; sleep 30 & echo $! > pid; wait; wait"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			res := mustCall(t, testShell(dir), map[string]any{"command": tt.command, "timeout": 1})
+			if !res.IsError || !strings.HasPrefix(res.Output, "Command killed by timeout after 1s.") {
+				t.Fatalf("got %v %q", res.IsError, res.Output)
+			}
+			waitGone(t, readPid(t, filepath.Join(dir, "pid")))
+		})
+	}
+}
+
+func TestShellCancelKillsTheGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Cancel once the grandchild is running, as a SIGINT to kimi-run would.
+		for {
+			if _, err := os.Stat(pidFile); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	args, _ := json.Marshal(map[string]any{"command": "(sleep 30 & echo $! > pid.tmp; mv pid.tmp pid); sleep 30", "timeout": 300})
+	res, err := testShell(dir).Run(ctx, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.HasPrefix(res.Output, "Command cancelled") {
+		t.Fatalf("got %v %q", res.IsError, res.Output)
+	}
+	waitGone(t, readPid(t, pidFile))
+}
+
+func TestShellLeavesBackgroundProcessesAfterNormalExit(t *testing.T) {
+	dir := t.TempDir()
+	res := mustCall(t, testShell(dir), map[string]any{"command": "sleep 30 & echo $! > pid; echo done"})
+	pid := readPid(t, filepath.Join(dir, "pid"))
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if res.IsError || !strings.Contains(res.Output, "kept the output open") || !strings.HasSuffix(res.Output, "\ndone") {
+		t.Fatalf("got %v %q", res.IsError, res.Output)
+	}
+	if processGone(pid) {
+		t.Errorf("the background process %d was killed after a normal exit", pid)
+	}
+}
+
+func TestShellHugeOutputIsBounded(t *testing.T) {
+	tests := []struct {
+		name, command string
+		has           []string
+	}{
+		{name: "50 MB on one line", command: "head -c 50000000 /dev/zero | tr '\\0' a",
+			has: []string{"[... 49960000 bytes of output omitted ...]"}},
+		{name: "many lines keep head and tail", command: "seq 1 1000000; echo LAST-LINE >&2",
+			has: []string{"succeeded (exit code 0).\n1\n2\n3\n", "bytes of output omitted", "999999\n1000000\nLAST-LINE"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := mustCall(t, NewShell(Env{WorkDir: t.TempDir()}), map[string]any{"command": tt.command})
+			if res.IsError {
+				t.Fatal(abbrev(res.Output))
+			}
+			if len(res.Output) > shellHeadBytes+shellTailBytes+200 {
+				t.Errorf("output is %d bytes, want it bounded", len(res.Output))
+			}
+			for _, s := range tt.has {
+				if !strings.Contains(res.Output, s) {
+					t.Errorf("output lacks %q: %s", s, abbrev(res.Output))
+				}
+			}
+			capped := Cap(res.Output)
+			checkCapped(t, capped)
+			if n := utf8.RuneCountInString(capped); n > MaxOutputChars {
+				t.Errorf("capped output has %d characters", n)
+			}
+		})
+	}
+}
+
+// evalDir returns dir with symbolic links resolved, as pwd -P prints it.
+func evalDir(t *testing.T, dir string) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// readPid reads the process id a test command wrote to path.
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the command did not record its child: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// waitGone fails the test unless process pid is gone (or a zombie nobody reaped yet).
+// SIGKILL is delivered asynchronously, so this polls briefly rather than checking once.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for range 500 {
+		if processGone(pid) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("process %d outlived the command", pid)
+}
+
+// processGone reports whether pid no longer runs: it does not exist or is a zombie.
+func processGone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+}

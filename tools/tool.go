@@ -1,0 +1,91 @@
+// Package tools defines what a tool is for the agent and provides the built-in tools.
+//
+// A tool failure (bad arguments, a missing file, a command that exits non-zero) is a Result
+// with IsError set: the model reads it and carries on. A Go error from Run means the run
+// itself cannot go on and stops it.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sashabaranov/go-openai/jsonschema"
+)
+
+// Tool is one capability offered to the model.
+type Tool interface {
+	// Name is the function name the model calls.
+	Name() string
+	// Description tells the model what the tool does and when to use it.
+	Description() string
+	// Schema is the JSON schema of the arguments object.
+	Schema() json.RawMessage
+	// Run executes one call. args is the raw JSON object the model sent.
+	Run(ctx context.Context, args json.RawMessage) (Result, error)
+}
+
+// Result is what a tool call returns to the model.
+type Result struct {
+	// Output is the text sent back to the model. The agent caps it (see Cap) before sending.
+	Output string
+	// IsError marks a failed call; the model sees the output as an error report.
+	IsError bool
+}
+
+// Errorf returns an error Result with a formatted message.
+func Errorf(format string, a ...any) Result {
+	return Result{Output: fmt.Sprintf(format, a...), IsError: true}
+}
+
+// Text returns a successful Result.
+func Text(s string) Result { return Result{Output: s} }
+
+// funcTool is a Tool built from a typed function by New.
+type funcTool[In any] struct {
+	name, desc string
+	schema     json.RawMessage
+	required   []string
+	fn         func(context.Context, In) (Result, error)
+}
+
+// New builds a Tool whose arguments decode into In. The schema is derived from In's struct
+// tags (json, description, enum, required). Arguments that do not decode become an error
+// result the model can read. New panics if the schema cannot be derived: that is a
+// programming error found at start-up.
+func New[In any](name, description string, fn func(context.Context, In) (Result, error)) Tool {
+	var zero In
+	def, err := jsonschema.GenerateSchemaForType(zero)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema for %s: %v", name, err))
+	}
+	raw, err := json.Marshal(def)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema for %s: %v", name, err))
+	}
+	return &funcTool[In]{name: name, desc: description, schema: raw, required: def.Required, fn: fn}
+}
+
+func (t *funcTool[In]) Name() string            { return t.name }
+func (t *funcTool[In]) Description() string     { return t.desc }
+func (t *funcTool[In]) Schema() json.RawMessage { return t.schema }
+
+func (t *funcTool[In]) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(args, &fields); err != nil {
+		return Errorf("invalid arguments for %s: expected a JSON object: %v", t.name, err), nil
+	}
+	for _, name := range t.required {
+		if _, ok := fields[name]; !ok {
+			return Errorf("invalid arguments for %s: missing required field %q", t.name, name), nil
+		}
+	}
+	var in In
+	if err := json.Unmarshal(args, &in); err != nil {
+		return Errorf("invalid arguments for %s: %v", t.name, err), nil
+	}
+	return t.fn(ctx, in)
+}
