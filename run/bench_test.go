@@ -60,6 +60,18 @@ var sessionModes = []struct {
 	{"session", func(b *testing.B) []string { return []string{"--session-dir", b.TempDir()} }},
 }
 
+// BenchmarkVersion is the in-process part of `kimi-run --version`: building the flag
+// parser from the CLI struct and printing. Process start-up, the Go runtime and package
+// initialisation come on top; scripts/bench.sh times the whole.
+func BenchmarkVersion(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := run.Main([]string{"--version"}, run.IO{Stdout: io.Discard, Stderr: io.Discard}, "bench"); code != 0 {
+			b.Fatalf("--version exited %d", code)
+		}
+	}
+}
+
 // BenchmarkOneAnswer is a run whose single model call streams a short answer: the fixed
 // cost of a run, from parsing the flags to the result event.
 func BenchmarkOneAnswer(b *testing.B) {

@@ -21,8 +21,9 @@ const (
 
 // shellGrace is how long a stopped command's process group gets between SIGTERM and
 // SIGKILL, and how long Shell waits for background processes to release the output
-// after the command itself has exited.
-const shellGrace = 2 * time.Second
+// after the command itself has exited. A stopping run must finish within two seconds of
+// SIGINT or SIGTERM, so this stays well below that.
+const shellGrace = time.Second
 
 // shellEnv holds settings that keep common tools from waiting on a person: no
 // credential prompts, no pagers, no editors, no installer questions.
