@@ -26,6 +26,22 @@ type config struct {
 	// maxContext is the context window; contextKnown says the user set it.
 	maxContext   int
 	contextKnown bool
+	// thinking is Kimi's thinking switch; nil sends nothing.
+	thinking *bool
+	headers  map[string]string
+	// Loop control, from flags or the config file.
+	maxSteps, maxRetries int
+	reserve              int
+	triggerRatio         float64
+}
+
+func firstPositive(vals ...int) int {
+	for _, v := range vals {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
 }
 
 // defaultMaxContext is the window assumed when none is configured: compaction still keeps
@@ -43,8 +59,40 @@ func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf
 // resolve applies flags > environment > defaults.
 func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	var c config
+	fc, err := loadConfig(cli, getenv)
+	if err != nil {
+		return c, err
+	}
+	name := firstSet(cli.Model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL"), fc.DefaultModel)
+	entry, prov, found, err := fc.model(name)
+	if err != nil {
+		return c, err
+	}
+	c.model = name
 	kimiKey, openaiKey := getenv("KIMI_API_KEY"), getenv("OPENAI_API_KEY")
 	switch {
+	case found:
+		// A model from the config file: its provider's key and endpoint, which the
+		// environment of the same family overrides, as in Kimi CLI.
+		c.model = entry.Model
+		c.headers = prov.CustomHeaders
+		switch prov.Type {
+		case "kimi", "":
+			c.apiKey = firstSet(kimiKey, prov.APIKey)
+			c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), prov.BaseURL, defaultKimiBaseURL)
+			if cli.Thinking == nil && !entry.has("always_thinking") {
+				on := fc.DefaultThinking != nil && *fc.DefaultThinking
+				c.thinking = &on
+			}
+		case "openai_legacy", "openai_responses":
+			c.apiKey = firstSet(openaiKey, prov.APIKey)
+			c.baseURL = firstSet(cli.BaseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, defaultOpenAIBaseURL)
+		default:
+			return c, usagef("config: provider %q of model %q has type %q; kimi-run speaks only OpenAI-compatible chat completions (kimi, openai_legacy)", entry.Provider, name, prov.Type)
+		}
+		if entry.MaxContextSize > 0 {
+			c.maxContext, c.contextKnown = entry.MaxContextSize, true
+		}
 	case kimiKey != "":
 		c.apiKey = kimiKey
 		c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), defaultKimiBaseURL)
@@ -54,9 +102,18 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	default:
 		c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), getenv("OPENAI_BASE_URL"), defaultKimiBaseURL)
 	}
-	c.model = firstSet(cli.Model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL"))
+	if cli.Thinking != nil {
+		c.thinking = cli.Thinking
+	}
 
-	c.maxContext = defaultMaxContext
+	lc := fc.LoopControl
+	c.maxSteps = firstPositive(cli.MaxSteps, lc.MaxStepsPerTurn, lc.MaxStepsPerRun, 1000)
+	c.maxRetries = firstPositive(cli.MaxRetries, lc.MaxRetriesPerStep, 3)
+	c.reserve, c.triggerRatio = lc.ReservedContextSize, lc.CompactionTriggerRatio
+
+	if !c.contextKnown {
+		c.maxContext = defaultMaxContext
+	}
 	switch {
 	case cli.MaxContextSize > 0:
 		c.maxContext, c.contextKnown = cli.MaxContextSize, true
@@ -80,10 +137,10 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	if c.model == "" {
 		return c, usagef("no model: pass --model NAME or set KIMI_MODEL_NAME")
 	}
-	if cli.MaxSteps < 1 {
+	if cli.MaxSteps < 0 {
 		return c, usagef("--max-steps must be at least 1")
 	}
-	if cli.MaxRetries < 1 {
+	if cli.MaxRetries < 0 {
 		return c, usagef("--max-retries must be at least 1")
 	}
 	if cli.Timeout < 0 || cli.StreamIdleTimeout < 0 {

@@ -261,7 +261,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "bad output format", args: []string{"--output-format", "xml", "-p", "x"}, want: "output-format"},
 		{name: "two prompts", args: []string{"-p", "a", "b"}, want: "one way"},
 		{name: "missing prompt file", args: []string{"--prompt-file", "/nonexistent/prompt.md"}, want: "prompt file"},
-		{name: "bad max steps", args: []string{"-p", "x", "--max-steps", "0"}, want: "--max-steps"},
+		{name: "bad max steps", args: []string{"-p", "x", "--max-steps", "-1"}, want: "--max-steps"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,11 +26,15 @@ type outcome struct {
 func execute(cli *CLI, sio IO, version string) int {
 	started := time.Now()
 	jsonMode := cli.OutputFormat == "stream-json"
-	// The key is known before anything is written: scrub it from both streams.
-	secret := firstSet(sio.Getenv("KIMI_API_KEY"), sio.Getenv("OPENAI_API_KEY"))
-	sio.Stdout = newRedactWriter(sio.Stdout, secret)
-	stderr := sio.Stderr
-	sio.Stderr = newRedactWriter(sio.Stderr, secret)
+	// Scrub the keys from both streams: those in the environment now, the one actually
+	// used (perhaps from the config file) once it is known, before anything else is written.
+	stdout, stderr := newRedactWriter(sio.Stdout), newRedactWriter(sio.Stderr)
+	for _, w := range []*redactWriter{stdout, stderr} {
+		w.add(sio.Getenv("KIMI_API_KEY"))
+		w.add(sio.Getenv("OPENAI_API_KEY"))
+	}
+	rawStderr := sio.Stderr
+	sio.Stdout, sio.Stderr = stdout, stderr
 	var sink output.Sink
 	if jsonMode {
 		sink = output.NewJSON(sio.Stdout)
@@ -38,7 +42,7 @@ func execute(cli *CLI, sio IO, version string) int {
 		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
 			// warn and error keep only what went wrong, like --quiet.
 			Quiet:   cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error",
-			Color:   colorOK(stderr, sio.Getenv),
+			Color:   colorOK(rawStderr, sio.Getenv),
 			Verbose: cli.LogLevel == "debug",
 		})
 	}
@@ -54,6 +58,8 @@ func execute(cli *CLI, sio IO, version string) int {
 
 	cfg, err := resolve(cli, sio.Getenv)
 	r.secret = cfg.apiKey
+	stdout.add(cfg.apiKey)
+	stderr.add(cfg.apiKey)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
@@ -103,9 +109,9 @@ func execute(cli *CLI, sio IO, version string) int {
 			APIKey:        cfg.apiKey,
 			Model:         cfg.model,
 			IdleTimeout:   cli.StreamIdleTimeout,
-			ExtraBody:     extraBody(cli),
-			Headers:       map[string]string{"User-Agent": "kimi-run/" + version},
-			SendReasoning: cli.Thinking != nil && *cli.Thinking,
+			ExtraBody:     extraBody(cfg.thinking),
+			Headers:       headers(cfg.headers, version),
+			SendReasoning: cfg.thinking != nil && *cfg.thinking,
 		}),
 		Tools: toolset,
 		Sink:  sink,
@@ -113,10 +119,11 @@ func execute(cli *CLI, sio IO, version string) int {
 			WorkDir: cfg.workDir, Now: time.Now(), OS: runtime.GOOS + "/" + runtime.GOARCH,
 			Shell: shellName(), ToolNames: names,
 		}),
-		MaxSteps:   cli.MaxSteps,
-		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown},
+		MaxSteps: cfg.maxSteps,
+		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown,
+			Reserve: cfg.reserve, TriggerRatio: cfg.triggerRatio},
 		Retry: agent.RetryPolicy{
-			Attempts:  cli.MaxRetries,
+			Attempts:  cfg.maxRetries,
 			BaseDelay: cli.RetryBaseDelay,
 			MaxDelay:  cli.RetryMaxDelay,
 		},

@@ -12,25 +12,37 @@ import (
 // printed the environment — so it is removed at the last point before the process's
 // streams rather than at each source.
 type redactWriter struct {
-	w      io.Writer
-	secret []byte
+	w       io.Writer
+	secrets [][]byte
 }
 
 const redacted = "[redacted]"
 
-func newRedactWriter(w io.Writer, secret string) io.Writer {
-	if len(secret) < 8 {
-		// A short "key" (a local server's placeholder) would mangle ordinary text.
-		return w
+func newRedactWriter(w io.Writer) *redactWriter { return &redactWriter{w: w} }
+
+// add registers a secret. Call it before anything is written that could contain it; the
+// writers are not locked. A short "key" (a local server's placeholder) is not scrubbed: it
+// would mangle ordinary text.
+func (r *redactWriter) add(secret string) {
+	if len(secret) >= 8 {
+		r.secrets = append(r.secrets, []byte(secret))
 	}
-	return &redactWriter{w: w, secret: []byte(secret)}
 }
 
 func (r *redactWriter) Write(p []byte) (int, error) {
-	if !bytes.Contains(p, r.secret) {
+	dirty := false
+	for _, s := range r.secrets {
+		if bytes.Contains(p, s) {
+			dirty = true
+		}
+	}
+	if !dirty {
 		return r.w.Write(p)
 	}
-	clean := bytes.ReplaceAll(p, r.secret, []byte(redacted))
+	clean := p
+	for _, s := range r.secrets {
+		clean = bytes.ReplaceAll(clean, s, []byte(redacted))
+	}
 	if _, err := r.w.Write(clean); err != nil {
 		return 0, err
 	}

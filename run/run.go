@@ -75,12 +75,21 @@ func Main(args []string, sio IO, version string) (code int) {
 	return execute(&cli, sio, version)
 }
 
-func extraBody(cli *CLI) map[string]json.RawMessage {
-	if cli.Thinking == nil {
+// headers are the provider's custom headers plus our User-Agent.
+func headers(custom map[string]string, version string) map[string]string {
+	h := map[string]string{"User-Agent": "kimi-run/" + version}
+	for k, v := range custom {
+		h[k] = v
+	}
+	return h
+}
+
+func extraBody(thinking *bool) map[string]json.RawMessage {
+	if thinking == nil {
 		return nil
 	}
 	mode := `{"type":"disabled"}`
-	if *cli.Thinking {
+	if *thinking {
 		mode = `{"type":"enabled"}`
 	}
 	return map[string]json.RawMessage{"thinking": json.RawMessage(mode)}
