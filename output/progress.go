@@ -67,7 +67,7 @@ func (s *Text) progress(e agent.Event, data any) {
 		s.toolResult(e, d, pre)
 	case agent.Retry:
 		msg := fmt.Sprintf("retry %d/%d in %s", d.Attempt, d.MaxAttempts, formatMS(d.DelayMS))
-		if d.HTTPStatus != 0 {
+		if d.HTTPStatus != 0 && !strings.Contains(d.Error, fmt.Sprintf("HTTP %d", d.HTTPStatus)) {
 			msg += fmt.Sprintf(": HTTP %d", d.HTTPStatus)
 		}
 		if d.Error != "" {
