@@ -23,7 +23,8 @@ import (
 //
 // The server shares the process, so its CPU time and allocations (it decodes every request
 // body into a map) are counted in ns/op and allocs/op too; the figures are an upper bound
-// for kimi-run itself.
+// for kimi-run itself. Each iteration gets a fresh server, started and closed outside the
+// timer, so the requests it records do not pile up over a long -benchtime.
 
 // benchPrompt is the task each benchmark run is given.
 const benchPrompt = "Say that the benchmark is done."
@@ -50,14 +51,45 @@ func benchRun(b *testing.B, url, workDir string, out io.Writer, extra ...string)
 	}
 }
 
-// sessionModes are the ways a run keeps its session: not at all, or in a fresh file in a
-// temporary directory (which fsyncs at the end of the turn and on close).
-var sessionModes = []struct {
-	name string
-	args func(b *testing.B) []string
-}{
-	{"no-session", func(*testing.B) []string { return []string{"--no-session"} }},
-	{"session", func(b *testing.B) []string { return []string{"--session-dir", b.TempDir()} }},
+// benchTB hands scripted.New a TB whose cleanups run when close is called instead of at
+// the end of the benchmark, so one server can live for just one iteration.
+type benchTB struct {
+	testing.TB
+	cleanups []func()
+}
+
+func (t *benchTB) Cleanup(f func()) { t.cleanups = append(t.cleanups, f) }
+
+func (t *benchTB) close() {
+	for i := len(t.cleanups) - 1; i >= 0; i-- {
+		t.cleanups[i]()
+	}
+	t.cleanups = nil
+}
+
+// benchTurns checks one run, then times b.N runs of the turn, each against a fresh server
+// playing turn, and returns the time per run. wantCalls is the number of tool calls the
+// check run must have made.
+func benchTurns(b *testing.B, turn []scripted.Response, wantCalls int, extra ...string) time.Duration {
+	dir := b.TempDir()
+	check := &benchTB{TB: b}
+	benchCheck(b, scripted.New(check, turn...).URL(), dir, wantCalls, extra...)
+	check.close()
+
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		tb := &benchTB{TB: b}
+		s := scripted.New(tb, turn...)
+		b.StartTimer()
+		benchRun(b, s.URL(), dir, io.Discard, extra...)
+		b.StopTimer()
+		tb.close()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	return b.Elapsed() / time.Duration(b.N)
 }
 
 // BenchmarkVersion is the in-process part of `kimi-run --version`: building the flag
@@ -73,17 +105,17 @@ func BenchmarkVersion(b *testing.B) {
 }
 
 // BenchmarkOneAnswer is a run whose single model call streams a short answer: the fixed
-// cost of a run, from parsing the flags to the result event.
+// cost of a run, from parsing the flags to the result event. The session variant writes
+// a fresh session file per run in a temporary directory, which fsyncs the new directory,
+// the end of the turn and the close.
 func BenchmarkOneAnswer(b *testing.B) {
-	for _, mode := range sessionModes {
-		b.Run(mode.name, func(b *testing.B) {
-			s := scripted.New(b, scripted.Text("The benchmark is done and nothing else needs changing.").Forever())
-			dir, extra := b.TempDir(), mode.args(b)
-			checkRun(b, s.URL(), dir, 0, extra...)
-			b.ReportAllocs()
-			for b.Loop() {
-				benchRun(b, s.URL(), dir, io.Discard, extra...)
-			}
+	for _, session := range []bool{false, true} {
+		name := "no-session"
+		if session {
+			name = "session"
+		}
+		b.Run(name, func(b *testing.B) {
+			benchTurns(b, benchScript("Think", 0), 0, benchSessionArgs(b, session)...)
 		})
 	}
 }
@@ -93,7 +125,7 @@ func BenchmarkOneAnswer(b *testing.B) {
 // ms/extra-step, its time per run minus the baseline's, divided by N. With Think the
 // tool's own time is nil, so that is the agent's overhead per step (one more model call
 // carrying the whole history, one tool call, its events). With Shell it includes
-// starting `bash -c true`.
+// starting `bash -c true` (see BenchmarkShellTrue).
 func BenchmarkToolSteps(b *testing.B) {
 	cases := []struct {
 		tool    string
@@ -109,30 +141,10 @@ func BenchmarkToolSteps(b *testing.B) {
 		if c.session {
 			name += "-session"
 		}
-		var base time.Duration // ns/op of steps=0 in this group, once it has run
+		var base time.Duration // time per run of steps=0 in this group, once it has run
 		for _, n := range c.steps {
 			b.Run(fmt.Sprintf("%s/steps=%d", name, n), func(b *testing.B) {
-				extra := []string{"--no-session"}
-				if c.session {
-					extra = []string{"--session-dir", b.TempDir()}
-				}
-				// The scripted server plays its script once; give it one turn per
-				// iteration, plus one for the check run.
-				turn := stepScript(c.tool, n)
-				script := make([]scripted.Response, 0, (b.N+1)*len(turn))
-				for range b.N + 1 {
-					script = append(script, turn...)
-				}
-				s := scripted.New(b, script...)
-				dir := b.TempDir()
-				checkRun(b, s.URL(), dir, n, extra...)
-				b.ReportAllocs()
-				b.ResetTimer()
-				for range b.N {
-					benchRun(b, s.URL(), dir, io.Discard, extra...)
-				}
-				b.StopTimer()
-				perRun := b.Elapsed() / time.Duration(b.N)
+				perRun := benchTurns(b, benchScript(c.tool, n), n, benchSessionArgs(b, c.session)...)
 				if n == 0 {
 					base = perRun
 				} else if base > 0 {
@@ -161,9 +173,17 @@ func BenchmarkShellTrue(b *testing.B) {
 	}
 }
 
-// stepScript is one turn: n replies that each make one tool call, then the answer. The
+// benchSessionArgs keeps sessions in a temporary directory, or turns them off.
+func benchSessionArgs(b *testing.B, session bool) []string {
+	if session {
+		return []string{"--session-dir", b.TempDir()}
+	}
+	return []string{"--no-session"}
+}
+
+// benchScript is one turn: n replies that each make one tool call, then the answer. The
 // calls differ so that the loop guard, which stops a model repeating itself, stays quiet.
-func stepScript(tool string, n int) []scripted.Response {
+func benchScript(tool string, n int) []scripted.Response {
 	var out []scripted.Response
 	for i := range n {
 		args := fmt.Sprintf(`{"thought":"step %d: check the next part of the task"}`, i+1)
@@ -172,12 +192,12 @@ func stepScript(tool string, n int) []scripted.Response {
 		}
 		out = append(out, scripted.ToolCalls(scripted.Call(tool, args)))
 	}
-	return append(out, scripted.Text(fmt.Sprintf("Done after %d tool steps.", n)))
+	return append(out, scripted.Text(fmt.Sprintf("Done after %d tool steps. The benchmark is complete.", n)))
 }
 
-// checkRun runs once, untimed, and checks that the run did what the benchmark claims to
+// benchCheck runs once, untimed, and checks that the run did what the benchmark claims to
 // measure: wantCalls successful tool calls and a completed result.
-func checkRun(b *testing.B, url, dir string, wantCalls int, extra ...string) {
+func benchCheck(b *testing.B, url, dir string, wantCalls int, extra ...string) {
 	b.Helper()
 	var out bytes.Buffer
 	benchRun(b, url, dir, &out, extra...)

@@ -469,3 +469,21 @@ func TestKeyNeverLeaks(t *testing.T) {
 		})
 	}
 }
+
+func TestUsageErrorsInStreamJSON(t *testing.T) {
+	for _, args := range [][]string{
+		{"--output-format", "stream-json", "--bogus", "-p", "x"},
+		{"--output-format=stream-json", "--max-steps", "many", "-p", "x"},
+		{"--output-format", "stream-json"},
+	} {
+		srv := scripted.New(t)
+		r := kimi(t, srv, invocation{args: args})
+		if r.code != 2 {
+			t.Fatalf("%v: exit %d", args, r.code)
+		}
+		res := lastResult(t, r)
+		if e, _ := res["error"].(map[string]any); e == nil || e["kind"] != "usage" {
+			t.Errorf("%v: result = %v", args, res)
+		}
+	}
+}

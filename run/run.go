@@ -15,9 +15,13 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/mattn/go-isatty"
+
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/output"
 )
 
 // IO is the process's standard streams and environment.
@@ -70,6 +74,13 @@ func Main(args []string, sio IO, version string) (code int) {
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v\n", err)
+		if wantsJSON(args) {
+			// The stream's last line is a result even when the flags did not parse.
+			output.NewJSON(sio.Stdout).Emit(agent.Event{Type: agent.TypeResult, Time: time.Now(), Data: agent.Result{
+				Status: "error", TerminalReason: "error", ExitCode: ExitUsage,
+				Error: &agent.ErrorInfo{Kind: "usage", Message: err.Error()},
+			}})
+		}
 		return ExitUsage
 	}
 	return execute(&cli, sio, version)
@@ -159,4 +170,18 @@ func withSignals(parent context.Context, sio IO) (context.Context, func()) {
 		}
 	}()
 	return ctx, func() { close(done); cancel(nil) }
+}
+
+// wantsJSON reports whether raw arguments ask for stream-json output, for errors found
+// before the flags could be parsed.
+func wantsJSON(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--output-format=stream-json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "stream-json") {
+			return true
+		}
+	}
+	return false
 }
