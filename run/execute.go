@@ -94,16 +94,22 @@ func execute(cli *CLI, sio IO, version string) int {
 			r.emit(agent.TypeTodo, todo)
 		},
 	}
-	// Subagents get the tools without Task, so delegation cannot nest.
-	subTools := tools.Builtins(env)
-	subs := &agent.Subagents{Tools: map[string][]tools.Tool{
+	subs := &agent.Subagents{}
+	env.Subagent = subs
+	a := &agent.Agent{}
+	if cli.DMail {
+		env.DMail = a
+	}
+	toolset := tools.Builtins(env)
+	// Subagents get the same tools without Task and SendDMail, so delegation cannot nest
+	// and a subagent cannot rewind its parent.
+	subTools := without(toolset, "Task", "SendDMail")
+	subs.Tools = map[string][]tools.Tool{
 		"coder":   subTools,
 		"explore": pick(subTools, "ReadFile", "Glob", "Grep", "FetchURL", "Think"),
-	}}
-	env.Subagent = subs
-	toolset := tools.Builtins(env)
+	}
 	names := toolNames(toolset)
-	a := &agent.Agent{
+	*a = agent.Agent{
 		Model: agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL:       cfg.baseURL,
 			APIKey:        cfg.apiKey,
@@ -135,12 +141,7 @@ func execute(cli *CLI, sio IO, version string) int {
 	if sess.session != nil {
 		a.Session = sess.session
 	}
-	if cli.DMail {
-		a.CheckpointMarkers = true
-		env.DMail = a
-		a.Tools = tools.Builtins(env)
-		names = toolNames(a.Tools)
-	}
+	a.CheckpointMarkers = cli.DMail
 	r.emit(agent.TypeInit, agent.Init{
 		SchemaVersion: agent.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
@@ -177,6 +178,23 @@ func toolNames(ts []tools.Tool) []string {
 		names[i] = t.Name()
 	}
 	return names
+}
+
+// without returns ts less the tools named.
+func without(ts []tools.Tool, names ...string) []tools.Tool {
+	var out []tools.Tool
+	for _, t := range ts {
+		keep := true
+		for _, n := range names {
+			if t.Name() == n {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // pick returns the tools named, in the order given.

@@ -44,6 +44,11 @@ func Main(args []string, sio IO, version string) (code int) {
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv
 	}
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-V") {
+		// Scripts call this to probe the binary; building the flag parser would double its cost.
+		fmt.Fprintf(sio.Stdout, "kimi-run %s\n", version)
+		return ExitOK
+	}
 	var cli CLI
 	parser, err := kong.New(&cli,
 		kong.Name("kimi-run"),

@@ -8,11 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -101,74 +96,5 @@ func TestTextStreamsAsItArrives(t *testing.T) {
 	}
 	if first.IsZero() {
 		t.Fatal("the first delta never came out on its own")
-	}
-}
-
-// processGone reports whether pid has exited (a zombie counts as gone: it runs nothing).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	fields := strings.Fields(string(stat))
-	return len(fields) > 2 && (fields[2] == "Z" || fields[2] == "X")
-}
-
-func TestStopLeavesNoOrphans(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
-	}
-	for _, tt := range []struct {
-		name   string
-		signal os.Signal
-		args   []string
-		code   int
-	}{
-		{name: "SIGTERM", signal: syscall.SIGTERM, code: 143},
-		{name: "SIGINT", signal: os.Interrupt, code: 130},
-		{name: "timeout", args: []string{"--timeout", "1s"}, code: 124},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			// The command forks a grandchild that would outlive a plain kill of the shell.
-			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"(sleep 60 & echo $! > grandchild.pid); echo $$ > shell.pid; sleep 60"}`)))
-			sessions := t.TempDir()
-			args := append([]string{"--session-dir", sessions, "--session", "stopped", "--output-format", "stream-json", "-p", "wait"}, tt.args...)
-			inv := invocation{dir: dir, srv: srv, args: args, signal: tt.signal}
-			inv.ready = func() bool {
-				for _, f := range []string{"shell.pid", "grandchild.pid"} {
-					if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || len(b) == 0 {
-						return false
-					}
-				}
-				return true
-			}
-			started := time.Now()
-			r := kimi(t, srv, inv)
-			if r.code != tt.code {
-				t.Fatalf("exit %d, want %d\n%s", r.code, tt.code, r.stderr)
-			}
-			if d := time.Since(started); d > 20*time.Second {
-				t.Errorf("stopping took %s", d)
-			}
-			lastResult(t, r)
-			for _, f := range []string{"shell.pid", "grandchild.pid"} {
-				b, err := os.ReadFile(filepath.Join(dir, f))
-				if err != nil {
-					t.Fatalf("%s: %v", f, err)
-				}
-				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-				if pid == 0 || !processGone(pid) {
-					t.Errorf("%s (%d) outlived the run", f, pid)
-				}
-			}
-			if _, err := os.Stat(filepath.Join(sessions, "stopped", "context.jsonl")); err != nil {
-				t.Errorf("no session left behind: %v", err)
-			}
-		})
 	}
 }
