@@ -183,3 +183,24 @@ func TestBrokenFlowIsAUsageError(t *testing.T) {
 		t.Errorf("stderr does not name the file and line:\n%s", r.stderr)
 	}
 }
+
+func TestRalphWithoutAValidChoiceFails(t *testing.T) {
+	srv := scripted.New(t,
+		scripted.Text("did the work"),
+		scripted.Text("I think so"),
+		scripted.Text("<choice>MAYBE</choice>"),
+		scripted.Text("<choice>stop</choice>"),
+		scripted.Text("still no choice"),
+	)
+	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "-p", "task", "--ralph", "5"}})
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 5 {
+		t.Errorf("%d model calls: the decision must be asked at most 3 more times", n)
+	}
+	res := lastResult(t, r)
+	if e, _ := res["error"].(map[string]any); e == nil || !strings.Contains(e["message"].(string), "choice") {
+		t.Errorf("result error = %v", res["error"])
+	}
+}
