@@ -43,6 +43,9 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	}
 	a.addUsage(reply.Usage)
 	a.usageAt = len(a.history)
+	if reply.FinishReason == "length" {
+		a.emit(TypeWarning, Warning{Message: fmt.Sprintf("step %d: the reply reached the completion token limit and may be cut short", step)})
+	}
 	a.emit(TypeUsage, Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
 		CachedTokens: reply.Usage.CachedTokens, ContextTokens: a.stats.ContextTokens})
 
