@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -271,112 +270,6 @@ func TestReasoningSentBackWithToolCalls(t *testing.T) {
 	}
 }
 
-func TestRetryAfterHonoured(t *testing.T) {
-	h := newHarness(t, scripted.Scenario(t, "retry-after"))
-	out, err := h.turn(t, "hi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.FinalText != "Answered after one retry." {
-		t.Errorf("final = %q", out.FinalText)
-	}
-	if len(h.timer.d) != 1 || h.timer.d[0] != time.Second {
-		t.Errorf("waits = %v, want [1s] from Retry-After", h.timer.d)
-	}
-	r := h.sink.of(agent.TypeRetry)
-	if len(r) != 1 {
-		t.Fatalf("retry events = %d", len(r))
-	}
-	ev := r[0].Data.(agent.Retry)
-	if ev.HTTPStatus != 429 || ev.DelayMS != 1000 || ev.Attempt != 1 || ev.MaxAttempts != 3 {
-		t.Errorf("retry event = %+v", ev)
-	}
-}
-
-func TestRetryAfterCapped(t *testing.T) {
-	h := newHarness(t, []scripted.Response{
-		scripted.Status(429, scripted.ErrorBody("rate_limit", "slow down")).Header("Retry-After", "3600"),
-		scripted.Text("ok"),
-	})
-	h.agent.Retry.MaxDelay = 5 * time.Second
-	if _, err := h.turn(t, "hi"); err != nil {
-		t.Fatal(err)
-	}
-	if len(h.timer.d) != 1 || h.timer.d[0] != 5*time.Second {
-		t.Errorf("waits = %v, want [5s]", h.timer.d)
-	}
-}
-
-func TestFailures(t *testing.T) {
-	tests := []struct {
-		name      string
-		scenario  []scripted.Response
-		requests  int
-		status    int
-		retryable bool
-		sentinel  error
-	}{
-		{name: "500 forever", scenario: scripted.Scenario(t, "server-error-forever"), requests: 3, status: 500, retryable: true},
-		{name: "401", scenario: scripted.Scenario(t, "unauthorized"), requests: 1, status: 401},
-		{name: "400", scenario: []scripted.Response{scripted.Status(400, scripted.ErrorBody("invalid_request_error", "bad"))}, requests: 1, status: 400},
-		{name: "cut forever", scenario: []scripted.Response{scripted.Reply(scripted.Say("partial"), scripted.Cut()).Forever()}, requests: 3, retryable: true, sentinel: agent.ErrIncompleteStream},
-		{name: "empty reply", scenario: []scripted.Response{scripted.Reply(scripted.Say("")).Forever()}, requests: 3, retryable: true, sentinel: agent.ErrEmptyReply},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, tt.scenario)
-			_, err := h.turn(t, "hi")
-			var ae *agent.AttemptsError
-			if !errors.As(err, &ae) {
-				t.Fatalf("err = %v, want an AttemptsError", err)
-			}
-			if got := agent.Retryable(ae.Err); got != tt.retryable {
-				t.Errorf("retryable = %v, want %v (%v)", got, tt.retryable, err)
-			}
-			if n := len(h.srv.Requests()); n != tt.requests {
-				t.Errorf("server got %d requests, want %d", n, tt.requests)
-			}
-			if tt.status != 0 {
-				var pe *agent.ProviderError
-				if !errors.As(err, &pe) || pe.StatusCode != tt.status {
-					t.Errorf("err = %v, want HTTP %d", err, tt.status)
-				}
-			}
-			if tt.sentinel != nil && !errors.Is(err, tt.sentinel) {
-				t.Errorf("err = %v, want %v", err, tt.sentinel)
-			}
-			if strings.Contains(err.Error(), "sk-test") {
-				t.Errorf("error quotes the API key: %v", err)
-			}
-		})
-	}
-}
-
-func TestCutStreamRetried(t *testing.T) {
-	h := newHarness(t, scripted.Scenario(t, "cut-stream"))
-	out, err := h.turn(t, "hi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.FinalText != "Second try worked." {
-		t.Errorf("final = %q", out.FinalText)
-	}
-	if len(h.sink.of(agent.TypeRetry)) != 1 {
-		t.Errorf("want one retry event")
-	}
-}
-
-func TestKeepAliveStorm(t *testing.T) {
-	h := newHarness(t, scripted.Scenario(t, "keepalive-storm"))
-	out, err := h.turn(t, "hi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.FinalText != "Sorry for the wait, here is the answer." || len(h.srv.Requests()) != 1 {
-		t.Errorf("final = %q after %d requests", out.FinalText, len(h.srv.Requests()))
-	}
-}
-
 func TestBadToolCallsBecomeErrorResults(t *testing.T) {
 	h := newHarness(t, []scripted.Response{
 		scripted.ToolCalls(
@@ -459,76 +352,5 @@ func TestToolGoErrorStopsTheRun(t *testing.T) {
 	}
 	if len(h.srv.Requests()) != 1 {
 		t.Errorf("the run went on after a tool's Go error")
-	}
-}
-
-func TestLoopGuardStopsARepeatingModel(t *testing.T) {
-	h := newHarness(t, []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"make", "timeout": 5}`)).Forever()}, "Shell")
-	out, err := h.turn(t, "build")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.StopReason != agent.StopRepeat || out.Steps != 12 {
-		t.Fatalf("outcome = %+v, want repeat after 12 steps", out)
-	}
-	// From the third identical step on, the model is told it repeats itself.
-	results := h.sink.of(agent.TypeToolResult)
-	if strings.Contains(results[1].Data.(agent.ToolResult).Output, "<system>") {
-		t.Errorf("reminder too early: %q", results[1].Data.(agent.ToolResult).Output)
-	}
-	if !strings.Contains(results[2].Data.(agent.ToolResult).Output, "already made this exact Shell call") {
-		t.Errorf("no reminder at step 3: %q", results[2].Data.(agent.ToolResult).Output)
-	}
-	if !strings.Contains(results[9].Data.(agent.ToolResult).Output, "stuck") {
-		t.Errorf("no stuck warning at step 10: %q", results[9].Data.(agent.ToolResult).Output)
-	}
-}
-
-func TestLoopGuardIgnoresInterleavedRepeats(t *testing.T) {
-	var script []scripted.Response
-	for i := 0; i < 8; i++ {
-		script = append(script,
-			scripted.ToolCalls(scripted.Call("Shell", `{"command":"go test ./..."}`)),
-			scripted.ToolCalls(scripted.Call("Shell", fmt.Sprintf(`{"command":"edit %d"}`, i))))
-	}
-	script = append(script, scripted.Text("fixed"))
-	h := newHarness(t, script, "Shell")
-	out, err := h.turn(t, "fix it")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.StopReason != agent.StopCompleted {
-		t.Fatalf("outcome = %+v", out)
-	}
-	for _, e := range h.sink.of(agent.TypeToolResult) {
-		if strings.Contains(e.Data.(agent.ToolResult).Output, "<system>") {
-			t.Errorf("test runs between edits drew a reminder: %q", e.Data.(agent.ToolResult).Output)
-		}
-	}
-}
-
-func TestIdenticalCallsInOneReplyRunOnce(t *testing.T) {
-	h := newHarness(t, []scripted.Response{
-		scripted.ToolCalls(scripted.Call("Shell", `{"command":"ls","timeout":5}`), scripted.Call("Shell", `{"timeout":5,"command":"ls"}`)),
-		scripted.Text("done"),
-	}, "Shell")
-	if _, err := h.turn(t, "go"); err != nil {
-		t.Fatal(err)
-	}
-	if got := h.tools["Shell"].got(); len(got) != 1 {
-		t.Errorf("Shell ran %d times, want once", len(got))
-	}
-	msgs := h.srv.Requests()[1].Messages()
-	var tool int
-	for _, m := range msgs {
-		if m["role"] == "tool" {
-			tool++
-			if m["content"] != "Shell output" {
-				t.Errorf("result = %v", m["content"])
-			}
-		}
-	}
-	if tool != 2 {
-		t.Errorf("%d tool results sent back, want one per call", tool)
 	}
 }

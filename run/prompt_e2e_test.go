@@ -1,0 +1,99 @@
+package run_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/scripted"
+)
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		stdin *string
+		want  string
+	}{
+		{name: "no prompt", want: "empty prompt"},
+		{name: "blank prompt", args: []string{"-p", "   "}, want: "empty prompt"},
+		{name: "empty stdin", stdin: ptr("\n\n"), want: "empty prompt"},
+		{name: "unknown flag", args: []string{"--bogus"}, want: "bogus"},
+		{name: "bad output format", args: []string{"--output-format", "xml", "-p", "x"}, want: "output-format"},
+		{name: "two prompts", args: []string{"-p", "a", "b"}, want: "one way"},
+		{name: "missing prompt file", args: []string{"--prompt-file", "/nonexistent/prompt.md"}, want: "prompt file"},
+		{name: "bad max steps", args: []string{"-p", "x", "--max-steps", "-1"}, want: "--max-steps"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := scripted.New(t)
+			r := kimi(t, srv, invocation{args: tt.args, stdin: tt.stdin})
+			if r.code != 2 {
+				t.Fatalf("exit = %d, want 2\nstderr:\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("stderr lacks %q:\n%s", tt.want, r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout = %q", r.stdout)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("a usage error made %d model calls", n)
+			}
+		})
+	}
+}
+
+func TestPromptSources(t *testing.T) {
+	dir := t.TempDir()
+	promptFile := filepath.Join(dir, "task.md")
+	os.WriteFile(promptFile, []byte("from a file\n"), 0o644)
+	tests := []struct {
+		name  string
+		args  []string
+		stdin *string
+		want  string
+	}{
+		{name: "flag", args: []string{"-p", "from the flag"}, want: "from the flag"},
+		{name: "words", args: []string{"from", "the", "words"}, want: "from the words"},
+		{name: "file", args: []string{"--prompt-file", promptFile}, want: "from a file"},
+		{name: "stdin", stdin: ptr("from stdin\n"), want: "from stdin"},
+		{name: "dash", args: []string{"-p", "-"}, stdin: ptr("dash stdin"), want: "dash stdin"},
+		{name: "stdin as context", args: []string{"-p", "review this"}, stdin: ptr("diff --git a/x b/x\n"),
+			want: "review this\n\n<stdin>\ndiff --git a/x b/x\n</stdin>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := scripted.New(t, scripted.Text("ok"))
+			r := kimi(t, srv, invocation{args: tt.args, stdin: tt.stdin})
+			if r.code != 0 {
+				t.Fatalf("exit = %d\n%s", r.code, r.stderr)
+			}
+			msgs := srv.Requests()[0].Messages()
+			if got := msgs[len(msgs)-1]["content"]; got != tt.want {
+				t.Errorf("prompt sent = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestUsageErrorsInStreamJSON(t *testing.T) {
+	for _, args := range [][]string{
+		{"--output-format", "stream-json", "--bogus", "-p", "x"},
+		{"--output-format=stream-json", "--max-steps", "many", "-p", "x"},
+		{"--output-format", "stream-json"},
+	} {
+		srv := scripted.New(t)
+		r := kimi(t, srv, invocation{args: args})
+		if r.code != 2 {
+			t.Fatalf("%v: exit %d", args, r.code)
+		}
+		res := lastResult(t, r)
+		if e, _ := res["error"].(map[string]any); e == nil || e["kind"] != "usage" {
+			t.Errorf("%v: result = %v", args, res)
+		}
+	}
+}
