@@ -51,6 +51,8 @@ type Agent struct {
 	usageAt int
 	// checkpoints holds the history length at each checkpoint, by id.
 	checkpoints []int
+	// marks are conversations saved by Mark.
+	marks [][]Message
 	// dmail is a D-Mail sent during the current step, delivered after it.
 	dmail     *dmail
 	dmailMu   sync.Mutex

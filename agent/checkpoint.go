@@ -66,17 +66,24 @@ func (a *Agent) revert(id int) error {
 	return nil
 }
 
-// Mark takes a checkpoint that Rewind can return to, any number of times.
+// Mark remembers the conversation as it is now; Rewind can return to it any number of
+// times. A mark is a copy, not a checkpoint id, so it survives compaction (which replaces
+// the checkpoints).
 func (a *Agent) Mark(_ context.Context) (int, error) {
-	return a.checkpoint(), nil
+	a.init()
+	a.marks = append(a.marks, append([]Message(nil), a.history...))
+	return len(a.marks) - 1, nil
 }
 
-// Rewind returns the conversation to the checkpoint Mark returned.
+// Rewind returns the conversation to a mark. The session file is rotated aside and rewritten
+// with the marked conversation.
 func (a *Agent) Rewind(_ context.Context, mark int) error {
-	if err := a.revert(mark); err != nil {
-		return fmt.Errorf("rewind: %w", err)
+	if mark < 0 || mark >= len(a.marks) {
+		return fmt.Errorf("rewind: no mark %d", mark)
 	}
-	return nil
+	a.history = append([]Message(nil), a.marks[mark]...)
+	a.usageAt, a.stats.ContextTokens = 0, 0 // estimate afresh
+	return a.persistReset()
 }
 
 // Restore continues a conversation read back from a session file. Call it before the first

@@ -117,3 +117,37 @@ func TestCompletionBudgetShrinksWithContext(t *testing.T) {
 		t.Errorf("max_completion_tokens = %v", got)
 	}
 }
+
+func TestRewindToAMarkSurvivesCompaction(t *testing.T) {
+	h := newHarness(t, []scripted.Response{
+		scripted.Text("one"),
+		scripted.Text("<current_focus>two</current_focus>"),
+		scripted.Text("two"),
+		scripted.Text("after the rewind"),
+	})
+	if _, err := h.turn(t, "first"); err != nil {
+		t.Fatal(err)
+	}
+	mark, err := h.agent.Mark(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.agent.Compaction = agent.Compaction{MaxContext: 130}
+	if _, err := h.turn(t, "second"); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.sink.of(agent.TypeCompactionEnd)) != 1 {
+		t.Fatalf("no compaction happened")
+	}
+	h.agent.Compaction = agent.Compaction{}
+	if err := h.agent.Rewind(t.Context(), mark); err != nil {
+		t.Fatalf("rewind after compaction: %v", err)
+	}
+	if _, err := h.turn(t, "third"); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(roles(h.srv.Requests()[3].Messages()), ",")
+	if got != "system,user,assistant,user" {
+		t.Errorf("after the rewind the model saw %s, want the marked conversation plus the new prompt", got)
+	}
+}
