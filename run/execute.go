@@ -146,6 +146,9 @@ func execute(cli *CLI, sio IO, version string) int {
 		SchemaVersion: agent.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
 	})
+	if sess.warning != "" {
+		r.emit(agent.TypeWarning, agent.Warning{Message: sess.warning})
+	}
 	if sess.restored != nil {
 		for _, w := range sess.restored.Warnings {
 			r.emit(agent.TypeWarning, agent.Warning{Message: "session " + sess.id + ": " + w})

@@ -51,15 +51,19 @@ func sessionRoot(cli *CLI, workDir string, getenv func(string) string) (string, 
 		case getenv("HOME") != "":
 			base = filepath.Join(getenv("HOME"), ".local", "state")
 		default:
-			return "", usagef("cannot find a place for sessions: set HOME or XDG_STATE_HOME, pass --session-dir DIR, or --no-session")
+			return "", errNoStateDir
 		}
 	}
 	sum := sha256.Sum256([]byte(workDir))
 	return filepath.Join(base, "kimi-run", "sessions", hex.EncodeToString(sum[:8])), nil
 }
 
+// errNoStateDir means there is nowhere to keep sessions by default.
+var errNoStateDir = &usageError{msg: "cannot find a place for sessions: set HOME or XDG_STATE_HOME, or pass --session-dir DIR"}
+
 // sessionPlan is the session a run writes to.
 type sessionPlan struct {
+	warning  string
 	id       string
 	root     string
 	session  *agent.Session
@@ -79,6 +83,11 @@ func openSession(cli *CLI, workDir string, getenv func(string) string, secret st
 		return p, usagef("--session and --continue cannot be combined")
 	}
 	root, err := sessionRoot(cli, workDir, getenv)
+	if errors.Is(err, errNoStateDir) && cli.Session == "" && !cli.Continue {
+		// A cron job with a bare environment still runs; it just keeps no session.
+		p.warning = "no session is kept: neither HOME nor XDG_STATE_HOME is set (pass --session-dir DIR to keep one)"
+		return p, nil
+	}
 	if err != nil {
 		return p, err
 	}

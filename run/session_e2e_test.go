@@ -221,3 +221,24 @@ func TestCompactionRotatesTheSession(t *testing.T) {
 		t.Errorf("resumed after compaction:\n%s", got)
 	}
 }
+
+func TestBareEnvironmentRunsWithoutASession(t *testing.T) {
+	srv := scripted.New(t, scripted.Text("ok"))
+	r := kimi(t, srv, invocation{env: map[string]string{"HOME": ""}, args: []string{"--output-format", "stream-json", "-p", "x"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	warned := false
+	for _, e := range events(t, r.stdout) {
+		if e["type"] == "warning" && strings.Contains(e["message"].(string), "no session is kept") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning that the session is not kept:\n%s", r.stdout)
+	}
+	r = kimi(t, srv, invocation{env: map[string]string{"HOME": ""}, args: []string{"-C", "-p", "x"}})
+	if r.code != 2 {
+		t.Errorf("--continue without a state dir: exit %d", r.code)
+	}
+}
