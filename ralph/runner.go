@@ -120,6 +120,8 @@ func (r *Runner) Run(ctx context.Context, f *Flow, opt Options) (Result, error) 
 	}
 	mark := 0
 	cur := f.begin()
+	// arrivedBy is the branch taken to reach the current node.
+	arrivedBy := ""
 	for {
 		n := f.nodes[cur]
 		res.Node = n.ID
@@ -128,6 +130,8 @@ func (r *Runner) Run(ctx context.Context, f *Flow, opt Options) (Result, error) 
 			cur = f.out[cur][0].To
 			continue
 		case KindEnd:
+			// The transition into END carries the choice that ended the flow.
+			r.emit(agent.Iteration{Iteration: res.Iterations, Max: opt.MaxMoves, Node: n.ID, Choice: arrivedBy})
 			res.Outcome = OutcomeCompleted
 			return res, nil
 		}
@@ -144,6 +148,8 @@ func (r *Runner) Run(ctx context.Context, f *Flow, opt Options) (Result, error) 
 			}
 		}
 		res.Iterations++
+		// Announced as the node starts, so progress reads "iteration 3/11" before its work.
+		r.emit(agent.Iteration{Iteration: res.Iterations, Max: opt.MaxMoves, Node: n.ID, Choice: arrivedBy})
 		next, choice, err := r.execute(ctx, f, n, &res)
 		if err != nil {
 			return fail(err)
@@ -154,7 +160,7 @@ func (r *Runner) Run(ctx context.Context, f *Flow, opt Options) (Result, error) 
 		if choice != "" {
 			res.LastChoice = choice
 		}
-		r.emit(agent.Iteration{Iteration: res.Iterations, Max: opt.MaxMoves, Node: n.ID, Choice: choice})
+		arrivedBy = choice
 		cur = next
 	}
 }

@@ -97,16 +97,22 @@ func newRunner(s *script) (*Runner, *recorder) {
 	}}, rec
 }
 
-// iterations builds the events the runner should emit: one per node left, in order, on
-// the test clock.
+// iterations builds the events the runner should emit, on the test clock: one as each node
+// starts ("node", or "node/choice" when a decision led there) and one on arriving at the end
+// node ("=node/choice"), which runs nothing and so counts no iteration.
 func iterations(max int, steps ...string) []agent.Event {
 	var evs []agent.Event
+	n := 0
 	for i, s := range steps {
-		node, choice, _ := strings.Cut(s, "/")
+		end := strings.HasPrefix(s, "=")
+		node, choice, _ := strings.Cut(strings.TrimPrefix(s, "="), "/")
+		if !end {
+			n++
+		}
 		evs = append(evs, agent.Event{
 			Type: agent.TypeIteration,
 			Time: epoch.Add(time.Duration(i+1) * time.Second),
-			Data: agent.Iteration{Iteration: i + 1, Max: max, Node: node, Choice: choice},
+			Data: agent.Iteration{Iteration: n, Max: max, Node: node, Choice: choice},
 		})
 	}
 	return evs
@@ -146,7 +152,7 @@ func TestRunBranchingFlowFromFile(t *testing.T) {
 	if res.TerminalReason() != "completed" {
 		t.Errorf("terminal reason %q, want completed", res.TerminalReason())
 	}
-	checkEvents(t, rec.events, iterations(10, "plan", "check/no", "fix", "check/yes"))
+	checkEvents(t, rec.events, iterations(10, "plan", "check", "fix/no", "check", "=done/yes"))
 	if got := s.specs[0]; got != (agent.TurnSpec{Prompt: "Read the task and write a plan to PLAN.md", Iteration: 1, Node: "plan"}) {
 		t.Errorf("task turn spec %+v", got)
 	}
@@ -173,7 +179,7 @@ func TestRunBudgetExhaustedInAFlow(t *testing.T) {
 		res.Iterations != 3 || res.Turns != 3 || res.Node != "check" || res.LastChoice != "no" {
 		t.Errorf("result %+v, want budget exhausted before the second check", res)
 	}
-	checkEvents(t, rec.events, iterations(3, "plan", "check/no", "fix"))
+	checkEvents(t, rec.events, iterations(3, "plan", "check", "fix/no"))
 }
 
 func TestRunTurnStopsEndTheFlow(t *testing.T) {
@@ -185,11 +191,11 @@ func TestRunTurnStopsEndTheFlow(t *testing.T) {
 		events  []string
 	}{
 		{"task hits max steps", []reply{{text: "partial", stop: agent.StopMaxSteps, steps: 50}},
-			"max_steps", 1, nil},
+			"max_steps", 1, []string{"plan"}},
 		{"decision caught repeating", []reply{{text: "planned"}, {stop: agent.StopRepeat, steps: 12}},
-			"repeat", 2, []string{"plan"}},
+			"repeat", 2, []string{"plan", "check"}},
 		{"re-ask hits max steps", []reply{{text: "planned"}, {text: "hmm"}, {stop: agent.StopMaxSteps}},
-			"max_steps", 3, []string{"plan"}},
+			"max_steps", 3, []string{"plan", "check"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
