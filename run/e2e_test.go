@@ -183,6 +183,8 @@ func TestExitCodes(t *testing.T) {
 		{name: "completed", script: []scripted.Response{scripted.Text("All done.")}, code: 0, reason: "completed", requests: 1},
 		{name: "provider 400", script: []scripted.Response{scripted.Status(400, scripted.ErrorBody("invalid_request_error", "context too long"))},
 			code: 1, reason: "error", kind: "provider", stderr: "context too long", requests: 1},
+		{name: "provider 404", script: []scripted.Response{scripted.Status(404, scripted.ErrorBody("not_found_error", "no such model"))},
+			code: 1, reason: "error", kind: "provider", stderr: "check the base URL", requests: 1},
 		{name: "max steps", script: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"true"}`)).Forever()},
 			args: []string{"--max-steps", "2"}, code: 3, reason: "max_steps", stderr: "step limit", requests: 2},
 		{name: "unauthorized", script: scripted.Scenario(t, "unauthorized"), code: 5, reason: "auth", kind: "auth", stderr: "401", requests: 1},

@@ -110,6 +110,9 @@ func judge(out outcome, err error, cause error) verdict {
 	}
 	if pe != nil {
 		info.Kind = "provider"
+		if pe.StatusCode == 404 {
+			info.Message += " (check the base URL, which usually ends in /v1, and the model name)"
+		}
 	}
 	return verdict{code: ExitError, reason: "error", err: info}
 }
