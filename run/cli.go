@@ -8,10 +8,12 @@ import (
 
 // CLI is the command line of kimi-run. Flags beat the environment, which beats defaults.
 type CLI struct {
-	Prompt       string   `short:"p" placeholder:"TEXT" help:"The task. Use - to read it from stdin. With a prompt, piped stdin is attached as context."`
-	Words        []string `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
-	PromptFile   string   `name:"prompt-file" placeholder:"FILE" help:"Read the task from FILE."`
-	OutputFormat string   `name:"output-format" enum:"text,stream-json" default:"text" help:"text: the final answer on stdout, progress on stderr. stream-json: NDJSON events on stdout (schema v1)."`
+	Prompt       string        `short:"p" placeholder:"TEXT" help:"The task. Use - to read it from stdin. With a prompt, piped stdin is attached as context."`
+	Words        []string      `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
+	PromptFile   string        `name:"prompt-file" placeholder:"FILE" help:"Read the task from FILE."`
+	NoStdin      bool          `name:"no-stdin" help:"Never read stdin, even when it is a pipe."`
+	StdinTimeout time.Duration `name:"stdin-timeout" default:"60s" help:"With a prompt given, ignore a piped stdin that sends nothing at all for this long (0: wait for it)."`
+	OutputFormat string        `name:"output-format" enum:"text,stream-json" default:"text" help:"text: the final answer on stdout, progress on stderr. stream-json: NDJSON events on stdout (schema v1)."`
 
 	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`
 	BaseURL           string        `name:"base-url" placeholder:"URL" help:"OpenAI-compatible endpoint (env KIMI_BASE_URL with KIMI_API_KEY, OPENAI_BASE_URL with OPENAI_API_KEY; default https://api.moonshot.ai/v1)."`

@@ -20,14 +20,16 @@ type Stdin interface {
 const (
 	// maxStdin bounds what is read from stdin; more is refused rather than silently cut.
 	maxStdin = 8 << 20
-	// stdinGrace is how long a piped stdin may stay silent when a prompt was already given
-	// before it is ignored: an inherited pipe that never closes must not hang a CI job.
-	stdinGrace = 5 * time.Second
+	// stdinNotice is how long a silent piped stdin is waited for before stderr says so.
+	stdinNotice = 3 * time.Second
 )
 
 // readPrompt assembles the task from -p, prompt words, --prompt-file and stdin, as
 // DESIGN.md says. warn reports what was ignored.
 func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (string, error) {
+	if cli.NoStdin {
+		stdin = nil
+	}
 	given := 0
 	for _, set := range []bool{cli.Prompt != "", len(cli.Words) > 0, cli.PromptFile != ""} {
 		if set {
@@ -62,20 +64,25 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (
 		if kind == stdinTerminal {
 			return "", usagef("prompt - reads stdin, but stdin is a terminal")
 		}
-		text, err := readStdin(ctx, stdin, 0)
+		text, err := readStdin(ctx, stdin, 0, nil)
 		if err != nil {
 			return "", err
 		}
 		prompt = strings.TrimSpace(text)
 	case kind == stdinPipe || kind == stdinFile:
+		// With a prompt in hand, a pipe that never sends a byte (a CI runner's inherited
+		// stdin that stays open) is given up on after --stdin-timeout. A slow producer in
+		// front (`go test ./... | kimi-run -p ...`) only has to start writing by then.
 		grace := time.Duration(0)
 		if prompt != "" && kind == stdinPipe {
-			grace = stdinGrace
+			grace = cli.StdinTimeout
 		}
-		text, err := readStdin(ctx, stdin, grace)
+		text, err := readStdin(ctx, stdin, grace, func() {
+			warn(fmt.Sprintf("waiting for stdin, which is a pipe that has sent nothing yet (pass --no-stdin or </dev/null if nothing is piped; given up after %s)", grace))
+		})
 		switch {
 		case errors.Is(err, errStdinSilent):
-			warn(fmt.Sprintf("stdin sent nothing for %s; ignoring it", stdinGrace))
+			warn(fmt.Sprintf("stdin sent nothing for %s; ignoring it", grace))
 		case err != nil:
 			return "", err
 		case strings.TrimSpace(text) == "":
@@ -125,8 +132,9 @@ func stdinKind(stdin Stdin) stdinType {
 var errStdinSilent = errors.New("stdin silent")
 
 // readStdin reads stdin to EOF, at most maxStdin bytes. With grace > 0 it gives up when the
-// first byte does not arrive in time. It never outlives ctx.
-func readStdin(ctx context.Context, r io.Reader, grace time.Duration) (string, error) {
+// first byte does not arrive in time, calling notice once if it waits longer than
+// stdinNotice. It never outlives ctx.
+func readStdin(ctx context.Context, r io.Reader, grace time.Duration, notice func()) (string, error) {
 	type chunk struct {
 		b   []byte
 		err error
@@ -164,18 +172,26 @@ func readStdin(ctx context.Context, r io.Reader, grace time.Duration) (string, e
 			}
 		}
 	}()
-	var timeout <-chan time.Time
+	var timeout, noticed <-chan time.Time
 	if grace > 0 {
 		t := time.NewTimer(grace)
 		defer t.Stop()
 		timeout = t.C
+		if notice != nil && grace > stdinNotice {
+			n := time.NewTimer(stdinNotice)
+			defer n.Stop()
+			noticed = n.C
+		}
 	}
 	for {
 		select {
 		case c := <-done:
 			return string(c.b), c.err
 		case <-first:
-			first, timeout = nil, nil
+			first, timeout, noticed = nil, nil, nil
+		case <-noticed:
+			notice()
+			noticed = nil
 		case <-timeout:
 			return "", errStdinSilent
 		case <-ctx.Done():

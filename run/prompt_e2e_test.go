@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,5 +96,49 @@ func TestUsageErrorsInStreamJSON(t *testing.T) {
 		if e, _ := res["error"].(map[string]any); e == nil || e["kind"] != "usage" {
 			t.Errorf("%v: result = %v", args, res)
 		}
+	}
+}
+
+// TestSilentStdinPipe hands the binary a stdin pipe that stays open and never sends a byte,
+// as some CI runners do. With a prompt given, the run must not wait for it forever.
+func TestSilentStdinPipe(t *testing.T) {
+	srv := scripted.New(t, scripted.Text("ok"))
+	cmd := exec.Command(binary, "--no-session", "--output-format", "stream-json", "--stdin-timeout", "300ms", "-w", t.TempDir(), "-p", "the prompt")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
+		"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL()}
+	stdin, err := cmd.StdinPipe() // open until Wait returns; nothing is written
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("run failed: %v", err)
+	}
+	r := result{stdout: string(out)}
+	warned := false
+	for _, e := range events(t, r.stdout) {
+		if e["type"] == "warning" && strings.Contains(e["message"].(string), "stdin sent nothing") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning about the ignored stdin:\n%s", r.stdout)
+	}
+	msgs := srv.Requests()[0].Messages()
+	if got := msgs[len(msgs)-1]["content"]; got != "the prompt" {
+		t.Errorf("prompt = %q", got)
+	}
+}
+
+func TestNoStdin(t *testing.T) {
+	srv := scripted.New(t, scripted.Text("ok"))
+	r := kimi(t, srv, invocation{stdin: ptr("piped context"), args: []string{"--no-stdin", "-p", "only this"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	msgs := srv.Requests()[0].Messages()
+	if got := msgs[len(msgs)-1]["content"]; got != "only this" {
+		t.Errorf("prompt = %q, want stdin ignored", got)
 	}
 }
