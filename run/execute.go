@@ -63,7 +63,15 @@ func execute(cli *CLI, sio IO, version string) int {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	// Warnings found before init: the NDJSON stream must open with init, so there they wait
+	// for it (and reach stderr at once, since one of them says what the run is waiting for).
+	var early []string
 	prompt, err := readPrompt(ctx, cli, sio.Stdin, func(msg string) {
+		if jsonMode {
+			fmt.Fprintf(sio.Stderr, "kimi-run: %s\n", msg)
+			early = append(early, msg)
+			return
+		}
 		r.emit(agent.TypeWarning, agent.Warning{Message: msg})
 	})
 	if err != nil {
@@ -146,6 +154,9 @@ func execute(cli *CLI, sio IO, version string) int {
 		SchemaVersion: agent.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
 	})
+	for _, msg := range early {
+		r.emit(agent.TypeWarning, agent.Warning{Message: msg})
+	}
 	if sess.warning != "" {
 		r.emit(agent.TypeWarning, agent.Warning{Message: sess.warning})
 	}

@@ -116,6 +116,9 @@ func TestSilentStdinPipe(t *testing.T) {
 		t.Fatalf("run failed: %v", err)
 	}
 	r := result{stdout: string(out)}
+	if evs := events(t, r.stdout); evs[0]["type"] != "init" {
+		t.Errorf("first event = %v, want init", evs[0]["type"])
+	}
 	warned := false
 	for _, e := range events(t, r.stdout) {
 		if e["type"] == "warning" && strings.Contains(e["message"].(string), "stdin sent nothing") {
