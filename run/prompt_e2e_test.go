@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,5 +144,44 @@ func TestNoStdin(t *testing.T) {
 	msgs := srv.Requests()[0].Messages()
 	if got := msgs[len(msgs)-1]["content"]; got != "only this" {
 		t.Errorf("prompt = %q, want stdin ignored", got)
+	}
+}
+
+func TestQuietAndLogLevels(t *testing.T) {
+	tests := []struct {
+		args       []string
+		fail       bool
+		wantStderr string // "" means stderr must be empty
+	}{
+		{args: []string{"--quiet"}},
+		{args: []string{"--log-level", "warn"}},
+		{args: []string{"--log-level", "error"}},
+		{args: []string{"--quiet"}, fail: true, wantStderr: "boom"},
+		{args: []string{"--log-level", "debug"}, wantStderr: "tokens"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " ")+fmt.Sprint(tt.fail), func(t *testing.T) {
+			t.Parallel()
+			resp := scripted.Text("fine")
+			if tt.fail {
+				resp = scripted.Status(400, scripted.ErrorBody("invalid_request_error", "boom"))
+			}
+			srv := scripted.New(t, resp)
+			r := kimi(t, srv, invocation{args: append([]string{"-p", "x"}, tt.args...)})
+			if tt.fail != (r.code != 0) {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			if !tt.fail && r.stdout != "fine\n" {
+				t.Errorf("stdout = %q", r.stdout)
+			}
+			switch {
+			case tt.wantStderr == "" && r.stderr != "":
+				t.Errorf("stderr should be empty:\n%s", r.stderr)
+			case tt.wantStderr != "" && !strings.Contains(r.stderr, tt.wantStderr):
+				t.Errorf("stderr lacks %q:\n%s", tt.wantStderr, r.stderr)
+			case tt.fail && strings.Count(strings.TrimSpace(r.stderr), "\n") != 0:
+				t.Errorf("a quiet failure should say why in one line:\n%s", r.stderr)
+			}
+		})
 	}
 }
