@@ -16,13 +16,13 @@ var version, commit, date = "dev", "none", "unknown"
 func main() {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	os.Exit(run.Main(os.Args[1:], run.IO{
+	os.Exit(int(run.Main(os.Args[1:], run.IO{
 		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
 		Stderr:  os.Stderr,
 		Getenv:  os.Getenv,
 		Signals: sig,
-	}, versionString()))
+	}, versionString())))
 }
 
 // versionString reports the release version, or for `go install` builds the module

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -24,7 +26,7 @@ type Agent struct {
 	// Model answers; Tools are offered to it; Sink receives every event.
 	Model Model
 	Tools []tools.Tool
-	Sink  Sink
+	Sink  event.Sink
 	// SystemPrompt opens the conversation.
 	SystemPrompt string
 	// MaxSteps bounds model calls per turn (default DefaultMaxSteps).
@@ -103,12 +105,12 @@ func (a *Agent) now() time.Time {
 	return time.Now()
 }
 
-func (a *Agent) emit(t Type, data any) {
+func (a *Agent) emit(t event.Type, data any) {
 	s := a.Sink
 	if s == nil {
 		return
 	}
-	s.Emit(Event{Type: t, Time: a.now(), Parent: a.Parent, Data: data})
+	s.Emit(event.Event{Type: t, Time: a.now(), Parent: a.Parent, Data: data})
 }
 
 func (a *Agent) tool(name string) tools.Tool {
@@ -123,7 +125,7 @@ func (a *Agent) tool(name string) tools.Tool {
 // Turn runs one prompt until the model answers without tool calls, the step budget runs out,
 // or an error stops it. A returned error means the run cannot go on (provider failure after
 // retries, cancellation, a tool's Go error); limits are reported in the outcome.
-func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
+func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
 	a.init()
 	a.turns++
 	turn := a.turns
@@ -134,19 +136,19 @@ func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
-	a.emit(TypeTurnBegin, TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
+	a.emit(event.TypeTurnBegin, event.TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
 	a.checkpoint()
 	a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt})
 
-	var out TurnOutcome
+	var out event.TurnOutcome
 	guard := &repeatGuard{}
 	end := func(reason string) {
 		a.persist(func(s *Session) error { return s.Sync() })
-		a.emit(TypeTurnEnd, TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
+		a.emit(event.TypeTurnEnd, event.TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
 	}
 	for step := 1; ; step++ {
 		if step > maxSteps {
-			out.StopReason = StopMaxSteps
+			out.StopReason = event.StopMaxSteps
 			end(string(out.StopReason))
 			return out, nil
 		}
@@ -159,7 +161,7 @@ func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
 			return out, err
 		}
 		a.checkpoint()
-		a.emit(TypeStepBegin, StepBegin{Turn: turn, Step: step})
+		a.emit(event.TypeStepBegin, event.StepBegin{Turn: turn, Step: step})
 		out.Steps++
 		a.stats.Steps++
 		res, err := a.step(ctx, step, guard)
@@ -179,12 +181,12 @@ func (a *Agent) Turn(ctx context.Context, spec TurnSpec) (TurnOutcome, error) {
 			continue
 		}
 		if res.calls == 0 {
-			out.StopReason = StopCompleted
+			out.StopReason = event.StopCompleted
 			end(string(out.StopReason))
 			return out, nil
 		}
 		if guard.nextStep() {
-			out.StopReason = StopRepeat
+			out.StopReason = event.StopRepeat
 			end(string(out.StopReason))
 			return out, nil
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/tools"
@@ -17,19 +19,19 @@ import (
 // recorder is a Sink that keeps every event.
 type recorder struct {
 	mu     sync.Mutex
-	events []agent.Event
+	events []event.Event
 }
 
-func (r *recorder) Emit(e agent.Event) {
+func (r *recorder) Emit(e event.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
 }
 
-func (r *recorder) of(t agent.Type) []agent.Event {
+func (r *recorder) of(t event.Type) []event.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []agent.Event
+	var out []event.Event
 	for _, e := range r.events {
 		if e.Type == t {
 			out = append(out, e)
@@ -107,9 +109,9 @@ func newHarness(t *testing.T, responses []scripted.Response, toolNames ...string
 	return h
 }
 
-func (h *harness) turn(t *testing.T, prompt string) (agent.TurnOutcome, error) {
+func (h *harness) turn(t *testing.T, prompt string) (event.TurnOutcome, error) {
 	t.Helper()
-	return h.agent.Turn(t.Context(), agent.TurnSpec{Prompt: prompt})
+	return h.agent.Turn(t.Context(), event.TurnSpec{Prompt: prompt})
 }
 
 func TestPlainAnswer(t *testing.T) {
@@ -118,21 +120,21 @@ func TestPlainAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.FinalText != "Hello! The answer is 42." || out.StopReason != agent.StopCompleted || out.Steps != 1 {
+	if out.FinalText != "Hello! The answer is 42." || out.StopReason != event.StopCompleted || out.Steps != 1 {
 		t.Fatalf("outcome = %+v", out)
 	}
 	var streamed strings.Builder
-	for _, e := range h.sink.of(agent.TypeText) {
-		streamed.WriteString(e.Data.(agent.Text).Delta)
+	for _, e := range h.sink.of(event.TypeText) {
+		streamed.WriteString(e.Data.(event.Text).Delta)
 	}
 	if streamed.String() != out.FinalText {
 		t.Errorf("text deltas = %q, want the final text", streamed.String())
 	}
-	if n := len(h.sink.of(agent.TypeText)); n < 2 {
+	if n := len(h.sink.of(event.TypeText)); n < 2 {
 		t.Errorf("got %d text events; the answer should stream in pieces", n)
 	}
-	u := h.sink.of(agent.TypeUsage)
-	if len(u) != 1 || u[0].Data.(agent.Usage).InputTokens == 0 {
+	u := h.sink.of(event.TypeUsage)
+	if len(u) != 1 || u[0].Data.(event.Usage).InputTokens == 0 {
 		t.Errorf("usage events = %+v", u)
 	}
 	reqs := h.srv.Requests()
@@ -196,8 +198,8 @@ func TestToolCallsParallelRunConcurrently(t *testing.T) {
 	if out.ToolCalls != 2 {
 		t.Fatalf("tool calls = %d", out.ToolCalls)
 	}
-	for _, e := range h.sink.of(agent.TypeToolResult) {
-		if r := e.Data.(agent.ToolResult); r.IsError {
+	for _, e := range h.sink.of(event.TypeToolResult) {
+		if r := e.Data.(event.ToolResult); r.IsError {
 			t.Errorf("%s: %s", r.Name, r.Output)
 		}
 	}
@@ -209,8 +211,8 @@ func TestToolCallsParallelRunConcurrently(t *testing.T) {
 			order = append(order, m["name"])
 		}
 	}
-	calls := h.sink.of(agent.TypeToolCall)
-	if len(calls) != 2 || calls[0].Data.(agent.ToolCall).Name != "ReadFile" {
+	calls := h.sink.of(event.TypeToolCall)
+	if len(calls) != 2 || calls[0].Data.(event.ToolCall).Name != "ReadFile" {
 		t.Fatalf("tool_call events = %+v", calls)
 	}
 	assistant := msgs[len(msgs)-3]
@@ -243,8 +245,8 @@ func TestToolCallsSplitAndIndexless(t *testing.T) {
 	if len(all) != 4 {
 		t.Errorf("ran %d calls in all, want 4: %q", len(all), all)
 	}
-	for _, e := range h.sink.of(agent.TypeToolResult) {
-		if r := e.Data.(agent.ToolResult); r.IsError {
+	for _, e := range h.sink.of(event.TypeToolResult) {
+		if r := e.Data.(event.ToolResult); r.IsError {
 			t.Errorf("%s failed: %s", r.Name, r.Output)
 		}
 	}
@@ -255,7 +257,7 @@ func TestReasoningSentBackWithToolCalls(t *testing.T) {
 	if _, err := h.turn(t, "is the tree clean?"); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.sink.of(agent.TypeThinking)) == 0 {
+	if len(h.sink.of(event.TypeThinking)) == 0 {
 		t.Error("no thinking events")
 	}
 	msgs := h.srv.Requests()[1].Messages()
@@ -288,13 +290,13 @@ func TestBadToolCallsBecomeErrorResults(t *testing.T) {
 	if out.FinalText != "recovered" {
 		t.Errorf("final = %q", out.FinalText)
 	}
-	results := h.sink.of(agent.TypeToolResult)
+	results := h.sink.of(event.TypeToolResult)
 	if len(results) != 4 {
 		t.Fatalf("got %d results", len(results))
 	}
 	want := map[string]string{"NoSuchTool": "no tool named", "Boom": "crashed: kaboom"}
 	for _, e := range results {
-		r := e.Data.(agent.ToolResult)
+		r := e.Data.(event.ToolResult)
 		if !r.IsError {
 			t.Errorf("%s: not an error: %s", r.Name, r.Output)
 		}
@@ -318,9 +320,9 @@ func TestBadToolCallsBecomeErrorResults(t *testing.T) {
 		}
 	}
 	// The tool_call event of a malformed call still carries valid JSON.
-	for _, e := range h.sink.of(agent.TypeToolCall) {
-		if !json.Valid(e.Data.(agent.ToolCall).Arguments) {
-			t.Errorf("tool_call event arguments not JSON: %s", e.Data.(agent.ToolCall).Arguments)
+	for _, e := range h.sink.of(event.TypeToolCall) {
+		if !json.Valid(e.Data.(event.ToolCall).Arguments) {
+			t.Errorf("tool_call event arguments not JSON: %s", e.Data.(event.ToolCall).Arguments)
 		}
 	}
 }
@@ -337,7 +339,7 @@ func TestMaxSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.StopReason != agent.StopMaxSteps || out.Steps != 4 || len(h.srv.Requests()) != 4 {
+	if out.StopReason != event.StopMaxSteps || out.Steps != 4 || len(h.srv.Requests()) != 4 {
 		t.Errorf("outcome = %+v after %d requests", out, len(h.srv.Requests()))
 	}
 }

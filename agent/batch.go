@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -59,7 +61,7 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 	if !argsOK {
 		r.sent.Arguments = "{}"
 	}
-	a.emit(TypeToolCall, ToolCall{Step: b.step, ID: c.ID, Name: c.Name, Arguments: c.argsObject()})
+	a.emit(event.TypeToolCall, event.ToolCall{Step: b.step, ID: c.ID, Name: c.Name, Arguments: c.argsObject()})
 	if twin != nil {
 		// The same call twice in one reply runs once; both get its result.
 		b.wg.Add(1)
@@ -69,7 +71,7 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 			<-twin.done
 			r.output, r.isError, r.err = twin.output, twin.isError, twin.err
 			if r.err == nil {
-				a.emit(TypeToolResult, ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output})
+				a.emit(event.TypeToolResult, event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output})
 			}
 		}()
 		return
@@ -96,7 +98,7 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 		}
 		r.output += note
 		if r.err == nil {
-			a.emit(TypeToolResult, ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: res.IsError,
+			a.emit(event.TypeToolResult, event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: res.IsError,
 				Output: r.output, DurationMS: time.Since(began).Milliseconds()})
 		}
 	}()

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
+
+	"github.com/kimi-run/kimi-run/event"
 )
 
 // persist writes to the session, if any. A failing session (a full disk) must not end a run
@@ -19,7 +21,7 @@ func (a *Agent) persist(write func(*Session) error) {
 		a.sessionMu.Lock()
 		a.Session = nil
 		a.sessionMu.Unlock()
-		a.emit(TypeWarning, Warning{Message: fmt.Sprintf("session %s: %v; the rest of this run is not saved", s.Path(), err)})
+		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("session %s: %v; the rest of this run is not saved", s.Path(), err)})
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/event"
 )
 
 // Compaction keeps a long conversation within the model's context window.
@@ -108,7 +110,7 @@ func (a *Agent) Compact(ctx context.Context) error {
 		return nil // nothing older than the latest exchange
 	}
 	before := a.ContextTokens()
-	a.emit(TypeCompactionBegin, CompactionBegin{TokensBefore: before})
+	a.emit(event.TypeCompactionBegin, event.CompactionBegin{TokensBefore: before})
 
 	old := a.history[1:keepFrom]
 	kept := append([]Message(nil), a.history[keepFrom:]...)
@@ -120,13 +122,13 @@ func (a *Agent) Compact(ctx context.Context) error {
 		a.truncate(keepFrom)
 		after := estimateTokens(a.history)
 		a.stats.ContextTokens, a.usageAt = after, len(a.history)
-		a.emit(TypeCompactionEnd, CompactionEnd{TokensBefore: before, TokensAfter: after, Fallback: true, Error: err.Error()})
+		a.emit(event.TypeCompactionEnd, event.CompactionEnd{TokensBefore: before, TokensAfter: after, Fallback: true, Error: err.Error()})
 		return a.persistReset()
 	}
 	a.history = append([]Message{a.history[0], {Role: RoleUser, Content: compactedNote + summary}}, kept...)
 	after := usage.OutputTokens + estimateTokens(kept) + estimateTokens(a.history[:1])
 	a.stats.ContextTokens, a.usageAt = after, len(a.history)
-	a.emit(TypeCompactionEnd, CompactionEnd{TokensBefore: before, TokensAfter: after})
+	a.emit(event.TypeCompactionEnd, event.CompactionEnd{TokensBefore: before, TokensAfter: after})
 	return a.persistReset()
 }
 

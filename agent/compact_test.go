@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 )
@@ -56,11 +58,11 @@ func TestCompactionSummarisesOlderMessages(t *testing.T) {
 	if msgs[3]["content"] != "now write tests" {
 		t.Errorf("latest prompt lost: %v", msgs[3])
 	}
-	begin, end := h.sink.of(agent.TypeCompactionBegin), h.sink.of(agent.TypeCompactionEnd)
+	begin, end := h.sink.of(event.TypeCompactionBegin), h.sink.of(event.TypeCompactionEnd)
 	if len(begin) != 1 || len(end) != 1 {
 		t.Fatalf("compaction events: %d begin, %d end", len(begin), len(end))
 	}
-	if e := end[0].Data.(agent.CompactionEnd); e.Fallback || e.TokensBefore <= 0 {
+	if e := end[0].Data.(event.CompactionEnd); e.Fallback || e.TokensBefore <= 0 {
 		t.Errorf("compaction_end = %+v", e)
 	}
 }
@@ -100,8 +102,8 @@ func TestCompactionFallsBackToTruncation(t *testing.T) {
 	if strings.Contains(joined, "second task") {
 		t.Errorf("fallback kept a middle message: %q", joined)
 	}
-	end := h.sink.of(agent.TypeCompactionEnd)
-	if len(end) != 1 || !end[0].Data.(agent.CompactionEnd).Fallback {
+	end := h.sink.of(event.TypeCompactionEnd)
+	if len(end) != 1 || !end[0].Data.(event.CompactionEnd).Fallback {
 		t.Errorf("compaction_end = %+v", end)
 	}
 }
@@ -136,7 +138,7 @@ func TestRewindToAMarkSurvivesCompaction(t *testing.T) {
 	if _, err := h.turn(t, "second"); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.sink.of(agent.TypeCompactionEnd)) != 1 {
+	if len(h.sink.of(event.TypeCompactionEnd)) != 1 {
 		t.Fatalf("no compaction happened")
 	}
 	h.agent.Compaction = agent.Compaction{}

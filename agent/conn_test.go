@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/tools"
 )
@@ -41,7 +43,7 @@ func TestStepsReuseOneConnection(t *testing.T) {
 		Tools: []tools.Tool{&fakeTool{name: "Probe"}},
 		Retry: agent.RetryPolicy{Timer: agent.NoWait},
 	}
-	if _, err := a.Turn(t.Context(), agent.TurnSpec{Prompt: "go"}); err != nil {
+	if _, err := a.Turn(t.Context(), event.TurnSpec{Prompt: "go"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := conns.Load(); n != 1 {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/tools"
 )
@@ -53,8 +55,8 @@ func TestToolStartsBeforeTheReplyEnds(t *testing.T) {
 		}
 		return tools.Text("probed"), nil
 	}
-	sink := agent.SinkFunc(func(e agent.Event) {
-		if e.Type == agent.TypeUsage {
+	sink := event.SinkFunc(func(e event.Event) {
+		if e.Type == event.TypeUsage {
 			select {
 			case <-streamDone:
 			default:
@@ -68,7 +70,7 @@ func TestToolStartsBeforeTheReplyEnds(t *testing.T) {
 		Sink:  sink,
 		Retry: agent.RetryPolicy{Timer: agent.NoWait},
 	}
-	if _, err := a.Turn(t.Context(), agent.TurnSpec{Prompt: "probe"}); err != nil {
+	if _, err := a.Turn(t.Context(), event.TurnSpec{Prompt: "probe"}); err != nil {
 		t.Fatal(err)
 	}
 	if !early {

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/internal/scripted"
 )
 
@@ -15,19 +16,19 @@ func TestLoopGuardStopsARepeatingModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.StopReason != agent.StopRepeat || out.Steps != 12 {
+	if out.StopReason != event.StopRepeat || out.Steps != 12 {
 		t.Fatalf("outcome = %+v, want repeat after 12 steps", out)
 	}
 	// From the third identical step on, the model is told it repeats itself.
-	results := h.sink.of(agent.TypeToolResult)
-	if strings.Contains(results[1].Data.(agent.ToolResult).Output, "<system>") {
-		t.Errorf("reminder too early: %q", results[1].Data.(agent.ToolResult).Output)
+	results := h.sink.of(event.TypeToolResult)
+	if strings.Contains(results[1].Data.(event.ToolResult).Output, "<system>") {
+		t.Errorf("reminder too early: %q", results[1].Data.(event.ToolResult).Output)
 	}
-	if !strings.Contains(results[2].Data.(agent.ToolResult).Output, "already made this exact Shell call") {
-		t.Errorf("no reminder at step 3: %q", results[2].Data.(agent.ToolResult).Output)
+	if !strings.Contains(results[2].Data.(event.ToolResult).Output, "already made this exact Shell call") {
+		t.Errorf("no reminder at step 3: %q", results[2].Data.(event.ToolResult).Output)
 	}
-	if !strings.Contains(results[9].Data.(agent.ToolResult).Output, "stuck") {
-		t.Errorf("no stuck warning at step 10: %q", results[9].Data.(agent.ToolResult).Output)
+	if !strings.Contains(results[9].Data.(event.ToolResult).Output, "stuck") {
+		t.Errorf("no stuck warning at step 10: %q", results[9].Data.(event.ToolResult).Output)
 	}
 }
 
@@ -44,12 +45,12 @@ func TestLoopGuardIgnoresInterleavedRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.StopReason != agent.StopCompleted {
+	if out.StopReason != event.StopCompleted {
 		t.Fatalf("outcome = %+v", out)
 	}
-	for _, e := range h.sink.of(agent.TypeToolResult) {
-		if strings.Contains(e.Data.(agent.ToolResult).Output, "<system>") {
-			t.Errorf("test runs between edits drew a reminder: %q", e.Data.(agent.ToolResult).Output)
+	for _, e := range h.sink.of(event.TypeToolResult) {
+		if strings.Contains(e.Data.(event.ToolResult).Output, "<system>") {
+			t.Errorf("test runs between edits drew a reminder: %q", e.Data.(event.ToolResult).Output)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 )
@@ -22,11 +24,11 @@ func TestRetryAfterHonoured(t *testing.T) {
 	if len(h.timer.d) != 1 || h.timer.d[0] != time.Second {
 		t.Errorf("waits = %v, want [1s] from Retry-After", h.timer.d)
 	}
-	r := h.sink.of(agent.TypeRetry)
+	r := h.sink.of(event.TypeRetry)
 	if len(r) != 1 {
 		t.Fatalf("retry events = %d", len(r))
 	}
-	ev := r[0].Data.(agent.Retry)
+	ev := r[0].Data.(event.Retry)
 	if ev.HTTPStatus != 429 || ev.DelayMS != 1000 || ev.Attempt != 1 || ev.MaxAttempts != 3 {
 		t.Errorf("retry event = %+v", ev)
 	}
@@ -100,7 +102,7 @@ func TestCutStreamRetried(t *testing.T) {
 	if out.FinalText != "Second try worked." {
 		t.Errorf("final = %q", out.FinalText)
 	}
-	if len(h.sink.of(agent.TypeRetry)) != 1 {
+	if len(h.sink.of(event.TypeRetry)) != 1 {
 		t.Errorf("want one retry event")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	retry "github.com/avast/retry-go/v4"
 )
 
@@ -28,8 +30,8 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 
 	req := Request{Messages: a.history, Tools: a.Tools, MaxTokens: a.completionBudget()}
 	handler := Handler{
-		Text:     func(d string) { a.emit(TypeText, Text{Step: step, Delta: d}) },
-		Thinking: func(d string) { a.emit(TypeThinking, Thinking{Step: step, Delta: d}) },
+		Text:     func(d string) { a.emit(event.TypeText, event.Text{Step: step, Delta: d}) },
+		Thinking: func(d string) { a.emit(event.TypeThinking, event.Thinking{Step: step, Delta: d}) },
 		ToolCall: func(c CallSpec) { batch.start(ctx, c) },
 	}
 	reply, err := a.callWithRetry(ctx, step, req, handler, batch.started)
@@ -44,9 +46,9 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	a.addUsage(reply.Usage)
 	a.usageAt = len(a.history)
 	if reply.FinishReason == "length" {
-		a.emit(TypeWarning, Warning{Message: fmt.Sprintf("step %d: the reply reached the completion token limit and may be cut short", step)})
+		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("step %d: the reply reached the completion token limit and may be cut short", step)})
 	}
-	a.emit(TypeUsage, Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
+	a.emit(event.TypeUsage, event.Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
 		CachedTokens: reply.Usage.CachedTokens, ContextTokens: a.stats.ContextTokens})
 
 	// Every call of the reply runs (late ones start here), then results go in call order.
@@ -87,7 +89,7 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 				// Calls already running cannot be taken back. Keep the reply up to the
 				// last complete call and let the model see their results; a retry would
 				// run them twice.
-				a.emit(TypeWarning, Warning{Message: fmt.Sprintf("step %d: reply broke off after %d complete tool calls (%v); keeping them", step, started(), err)})
+				a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("step %d: reply broke off after %d complete tool calls (%v); keeping them", step, started(), err)})
 				return r, nil
 			}
 			return r, err
@@ -99,12 +101,12 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 		retry.WithTimer(timer),
 		retry.DelayType(func(n uint, err error, _ *retry.Config) time.Duration {
 			d := policy.delay(int(n), err)
-			ev := Retry{Step: step, Attempt: int(n), MaxAttempts: attempts, DelayMS: d.Milliseconds(), Error: err.Error()}
+			ev := event.Retry{Step: step, Attempt: int(n), MaxAttempts: attempts, DelayMS: d.Milliseconds(), Error: err.Error()}
 			var pe *ProviderError
 			if errors.As(err, &pe) {
 				ev.HTTPStatus = pe.StatusCode
 			}
-			a.emit(TypeRetry, ev)
+			a.emit(event.TypeRetry, ev)
 			return d
 		}),
 	)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -14,10 +16,8 @@ import (
 // to the parent's sink marked with the Task call's id. It implements tools.Subagent.
 type Subagents struct {
 	Parent *Agent
-	// Tools are the tools a subagent may use, by subagent kind; "coder" is the default.
-	Tools map[string][]tools.Tool
-	// SystemPrompt opens each subagent's context.
-	SystemPrompt string
+	// Kinds are the subagents a Task call may start, by name; "coder" is the default.
+	Kinds map[string]SubagentKind
 	// MaxSteps bounds one task (default 100).
 	MaxSteps int
 	// Budget bounds the steps of all tasks of the run together (default 500), so a model
@@ -33,7 +33,7 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 	if kind == "" {
 		kind = "coder"
 	}
-	ts, ok := s.Tools[kind]
+	k, ok := s.Kinds[kind]
 	if !ok {
 		return "", fmt.Errorf("unknown subagent %q", kind)
 	}
@@ -42,33 +42,44 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 		return "", err
 	}
 	p := s.Parent
+	system := k.SystemPrompt
+	if system == "" {
+		system = p.SystemPrompt
+	}
 	child := &Agent{
 		Model:        p.Model,
-		Tools:        ts,
+		Tools:        k.Tools,
 		Sink:         p.Sink,
-		SystemPrompt: s.SystemPrompt,
+		SystemPrompt: system,
 		MaxSteps:     steps,
 		Retry:        p.Retry,
 		Now:          p.Now,
 		Parent:       tools.CallID(ctx),
 		Compaction:   p.Compaction,
 	}
-	out, err := child.Turn(ctx, TurnSpec{Prompt: prompt, Node: description})
+	out, err := child.Turn(ctx, event.TurnSpec{Prompt: prompt, Node: description})
 	st := child.Stats()
 	s.release(steps - out.Steps)
 	p.addChild(st)
 	if err != nil {
 		return out.FinalText, fmt.Errorf("subagent %q: %w", description, err)
 	}
-	if out.StopReason != StopCompleted {
+	if out.StopReason != event.StopCompleted {
 		return out.FinalText, &SubagentStopped{Reason: out.StopReason, Steps: out.Steps}
 	}
 	return out.FinalText, nil
 }
 
+// SubagentKind is one kind of subagent: its tools and, when set, its own system prompt
+// (empty: the parent's).
+type SubagentKind struct {
+	Tools        []tools.Tool
+	SystemPrompt string
+}
+
 // SubagentStopped is a task that ended without a final answer.
 type SubagentStopped struct {
-	Reason StopReason
+	Reason event.StopReason
 	Steps  int
 }
 

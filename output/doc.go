@@ -1,6 +1,6 @@
 // Package output turns the agent's events into what a user or a script reads.
 //
-// Two sinks implement agent.Sink:
+// Two sinks implement event.Sink:
 //
 //   - JSON (--output-format stream-json) writes one NDJSON object per event on stdout.
 //   - Text (the default) writes only the final answer on stdout and readable progress
@@ -24,11 +24,11 @@
 // progress disappears (use TextOptions.Quiet and TextOptions.Verbose instead).
 package output
 
-import "github.com/kimi-run/kimi-run/agent"
+import "github.com/kimi-run/kimi-run/event"
 
 // Sink is what run/ holds: an event sink that can report a failed stdout.
 type Sink interface {
-	agent.Sink
+	event.Sink
 	// Err returns the first error met writing stdout, or nil.
 	Err() error
 }

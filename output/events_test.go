@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -20,102 +20,102 @@ func newClock() *clock {
 	return &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 }
 
-func (c *clock) ev(typ agent.Type, data any) agent.Event {
+func (c *clock) ev(typ event.Type, data any) event.Event {
 	c.t = c.t.Add(250 * time.Millisecond)
-	return agent.Event{Type: typ, Time: c.t, Data: data}
+	return event.Event{Type: typ, Time: c.t, Data: data}
 }
 
-func (c *clock) sub(parent string, typ agent.Type, data any) agent.Event {
+func (c *clock) sub(parent string, typ event.Type, data any) event.Event {
 	e := c.ev(typ, data)
 	e.Parent = parent
 	return e
 }
 
 // scenarios are fixed event sequences that exercise every event type.
-var scenarios = map[string]func() []agent.Event{
+var scenarios = map[string]func() []event.Event{
 	"success": successRun,
 	"failure": failureRun,
 }
 
 // successRun is a Ralph iteration with parallel tool calls, a failed tool, a retry, a
 // subagent, a todo update, a compaction and a warning, ending in success.
-func successRun() []agent.Event {
+func successRun() []event.Event {
 	c := newClock()
-	return []agent.Event{
-		c.ev(agent.TypeInit, agent.Init{SchemaVersion: agent.SchemaVersion, SessionID: "s-123",
+	return []event.Event{
+		c.ev(event.TypeInit, event.Init{SchemaVersion: event.SchemaVersion, SessionID: "s-123",
 			Model: "kimi-k2", BaseURLHost: "api.moonshot.ai", WorkDir: "/src/app",
 			Tools: []string{"Shell", "ReadFile", "Grep", "Task", "SetTodoList"}}),
-		c.ev(agent.TypeIteration, agent.Iteration{Iteration: 1, Max: 2, Node: "R1"}),
-		c.ev(agent.TypeTurnBegin, agent.TurnBegin{Turn: 1, Iteration: 1, Node: "R1"}),
-		c.ev(agent.TypeStepBegin, agent.StepBegin{Turn: 1, Step: 1}),
-		c.ev(agent.TypeThinking, agent.Thinking{Step: 1, Delta: "The user wants "}),
-		c.ev(agent.TypeThinking, agent.Thinking{Step: 1, Delta: "green tests."}),
-		c.ev(agent.TypeText, agent.Text{Step: 1, Delta: "Let me look."}),
-		c.ev(agent.TypeToolCall, agent.ToolCall{Step: 1, ID: "c1", Name: "Shell",
+		c.ev(event.TypeIteration, event.Iteration{Iteration: 1, Max: 2, Node: "R1"}),
+		c.ev(event.TypeTurnBegin, event.TurnBegin{Turn: 1, Iteration: 1, Node: "R1"}),
+		c.ev(event.TypeStepBegin, event.StepBegin{Turn: 1, Step: 1}),
+		c.ev(event.TypeThinking, event.Thinking{Step: 1, Delta: "The user wants "}),
+		c.ev(event.TypeThinking, event.Thinking{Step: 1, Delta: "green tests."}),
+		c.ev(event.TypeText, event.Text{Step: 1, Delta: "Let me look."}),
+		c.ev(event.TypeToolCall, event.ToolCall{Step: 1, ID: "c1", Name: "Shell",
 			Arguments: json.RawMessage(`{"command":"go test ./...\n  -run TestParse","timeout":120}`)}),
-		c.ev(agent.TypeToolCall, agent.ToolCall{Step: 1, ID: "c2", Name: "ReadFile",
+		c.ev(event.TypeToolCall, event.ToolCall{Step: 1, ID: "c2", Name: "ReadFile",
 			Arguments: json.RawMessage(`{"path":"main.go"}`)}),
-		c.ev(agent.TypeToolResult, agent.ToolResult{Step: 1, ID: "c2", Name: "ReadFile",
+		c.ev(event.TypeToolResult, event.ToolResult{Step: 1, ID: "c2", Name: "ReadFile",
 			Output: "package main\n", DurationMS: 3}),
-		c.ev(agent.TypeToolResult, agent.ToolResult{Step: 1, ID: "c1", Name: "Shell", IsError: true,
+		c.ev(event.TypeToolResult, event.ToolResult{Step: 1, ID: "c1", Name: "Shell", IsError: true,
 			Output: "\n--- FAIL: TestParse (0.00s)\n    parse_test.go:12: got 1\nFAIL", DurationMS: 1234}),
-		c.ev(agent.TypeUsage, agent.Usage{Step: 1, InputTokens: 1200, OutputTokens: 80, ContextTokens: 1280}),
-		c.ev(agent.TypeRetry, agent.Retry{Step: 2, Attempt: 1, MaxAttempts: 3, DelayMS: 1500,
+		c.ev(event.TypeUsage, event.Usage{Step: 1, InputTokens: 1200, OutputTokens: 80, ContextTokens: 1280}),
+		c.ev(event.TypeRetry, event.Retry{Step: 2, Attempt: 1, MaxAttempts: 3, DelayMS: 1500,
 			Error: "rate limited: slow down", HTTPStatus: 429}),
-		c.ev(agent.TypeStepBegin, agent.StepBegin{Turn: 1, Step: 2}),
-		c.ev(agent.TypeToolCall, agent.ToolCall{Step: 2, ID: "c3", Name: "Task",
+		c.ev(event.TypeStepBegin, event.StepBegin{Turn: 1, Step: 2}),
+		c.ev(event.TypeToolCall, event.ToolCall{Step: 2, ID: "c3", Name: "Task",
 			Arguments: json.RawMessage(`{"description":"find the parser","prompt":"Where is Parse defined?"}`)}),
-		c.sub("c3", agent.TypeStepBegin, agent.StepBegin{Turn: 1, Step: 1}),
-		c.sub("c3", agent.TypeToolCall, agent.ToolCall{Step: 1, ID: "g1", Name: "Grep",
+		c.sub("c3", event.TypeStepBegin, event.StepBegin{Turn: 1, Step: 1}),
+		c.sub("c3", event.TypeToolCall, event.ToolCall{Step: 1, ID: "g1", Name: "Grep",
 			Arguments: json.RawMessage(`{"pattern":"func Parse","path":"internal/"}`)}),
-		c.sub("c3", agent.TypeToolResult, agent.ToolResult{Step: 1, ID: "g1", Name: "Grep",
+		c.sub("c3", event.TypeToolResult, event.ToolResult{Step: 1, ID: "g1", Name: "Grep",
 			Output: "internal/parse.go", DurationMS: 12}),
-		c.sub("c3", agent.TypeStepBegin, agent.StepBegin{Turn: 1, Step: 2}),
-		c.sub("c3", agent.TypeText, agent.Text{Step: 2, Delta: "In internal/parse.go."}),
-		c.ev(agent.TypeToolResult, agent.ToolResult{Step: 2, ID: "c3", Name: "Task",
+		c.sub("c3", event.TypeStepBegin, event.StepBegin{Turn: 1, Step: 2}),
+		c.sub("c3", event.TypeText, event.Text{Step: 2, Delta: "In internal/parse.go."}),
+		c.ev(event.TypeToolResult, event.ToolResult{Step: 2, ID: "c3", Name: "Task",
 			Output: "In internal/parse.go.", DurationMS: 2100}),
-		c.ev(agent.TypeToolCall, agent.ToolCall{Step: 2, ID: "c4", Name: "SetTodoList",
+		c.ev(event.TypeToolCall, event.ToolCall{Step: 2, ID: "c4", Name: "SetTodoList",
 			Arguments: json.RawMessage(`{"todos":[{"title":"fix Parse","status":"in_progress"},{"title":"run tests","status":"pending"},{"title":"read failure","status":"done"}]}`)}),
-		c.ev(agent.TypeTodo, agent.Todo{Items: []agent.TodoItem{
+		c.ev(event.TypeTodo, event.Todo{Items: []event.TodoItem{
 			{Title: "fix Parse", Status: "in_progress"},
 			{Title: "run tests", Status: "pending"},
 			{Title: "read failure", Status: "done"},
 		}}),
-		c.ev(agent.TypeToolResult, agent.ToolResult{Step: 2, ID: "c4", Name: "SetTodoList",
+		c.ev(event.TypeToolResult, event.ToolResult{Step: 2, ID: "c4", Name: "SetTodoList",
 			Output: "Todo list updated", DurationMS: 0}),
-		c.ev(agent.TypeCompactionBegin, agent.CompactionBegin{TokensBefore: 120000}),
-		c.ev(agent.TypeCompactionEnd, agent.CompactionEnd{TokensBefore: 120000, TokensAfter: 31000}),
-		c.ev(agent.TypeWarning, agent.Warning{Message: "skipped a torn line\nin the session file"}),
-		c.ev(agent.TypeStepBegin, agent.StepBegin{Turn: 1, Step: 3}),
-		c.ev(agent.TypeText, agent.Text{Step: 3, Delta: "Fixed Parse; "}),
-		c.ev(agent.TypeText, agent.Text{Step: 3, Delta: "all tests pass.\n\n"}),
-		c.ev(agent.TypeUsage, agent.Usage{Step: 3, InputTokens: 3000, OutputTokens: 40, CachedTokens: 1024,
+		c.ev(event.TypeCompactionBegin, event.CompactionBegin{TokensBefore: 120000}),
+		c.ev(event.TypeCompactionEnd, event.CompactionEnd{TokensBefore: 120000, TokensAfter: 31000}),
+		c.ev(event.TypeWarning, event.Warning{Message: "skipped a torn line\nin the session file"}),
+		c.ev(event.TypeStepBegin, event.StepBegin{Turn: 1, Step: 3}),
+		c.ev(event.TypeText, event.Text{Step: 3, Delta: "Fixed Parse; "}),
+		c.ev(event.TypeText, event.Text{Step: 3, Delta: "all tests pass.\n\n"}),
+		c.ev(event.TypeUsage, event.Usage{Step: 3, InputTokens: 3000, OutputTokens: 40, CachedTokens: 1024,
 			ContextTokens: 3040}),
-		c.ev(agent.TypeTurnEnd, agent.TurnEnd{Turn: 1, Iteration: 1, Node: "R1", Steps: 3,
+		c.ev(event.TypeTurnEnd, event.TurnEnd{Turn: 1, Iteration: 1, Node: "R1", Steps: 3,
 			StopReason: "completed"}),
-		c.ev(agent.TypeIteration, agent.Iteration{Iteration: 2, Max: 2, Node: "R1", Choice: "STOP"}),
-		c.ev(agent.TypeResult, agent.Result{Status: "success", TerminalReason: "stop",
+		c.ev(event.TypeIteration, event.Iteration{Iteration: 2, Max: 2, Node: "R1", Choice: "STOP"}),
+		c.ev(event.TypeResult, event.Result{Status: "success", TerminalReason: "stop",
 			FinalText: "Fixed Parse; all tests pass.\n\n", Steps: 3, ToolCalls: 5, Iterations: 2,
-			LastChoice: "STOP", Usage: agent.UsageTotals{InputTokens: 4200, OutputTokens: 120, CachedTokens: 1024},
+			LastChoice: "STOP", Usage: event.UsageTotals{InputTokens: 4200, OutputTokens: 120, CachedTokens: 1024},
 			DurationMS: 65432, SessionID: "s-123"}),
 		// Nothing may follow the result.
-		c.ev(agent.TypeWarning, agent.Warning{Message: "late warning"}),
+		c.ev(event.TypeWarning, event.Warning{Message: "late warning"}),
 	}
 }
 
 // failureRun is refused by the provider after one retry.
-func failureRun() []agent.Event {
+func failureRun() []event.Event {
 	c := newClock()
-	return []agent.Event{
-		c.ev(agent.TypeInit, agent.Init{SchemaVersion: agent.SchemaVersion, SessionID: "s-9",
+	return []event.Event{
+		c.ev(event.TypeInit, event.Init{SchemaVersion: event.SchemaVersion, SessionID: "s-9",
 			Model: "kimi-k2", BaseURLHost: "api.moonshot.ai", WorkDir: "/src/app", Tools: []string{}}),
-		c.ev(agent.TypeTurnBegin, agent.TurnBegin{Turn: 1}),
-		c.ev(agent.TypeStepBegin, agent.StepBegin{Turn: 1, Step: 1}),
-		c.ev(agent.TypeRetry, agent.Retry{Step: 1, Attempt: 1, MaxAttempts: 3, DelayMS: 300,
+		c.ev(event.TypeTurnBegin, event.TurnBegin{Turn: 1}),
+		c.ev(event.TypeStepBegin, event.StepBegin{Turn: 1, Step: 1}),
+		c.ev(event.TypeRetry, event.Retry{Step: 1, Attempt: 1, MaxAttempts: 3, DelayMS: 300,
 			Error: "connection reset by peer"}),
-		c.ev(agent.TypeTurnEnd, agent.TurnEnd{Turn: 1, Steps: 1, StopReason: "error"}),
-		c.ev(agent.TypeResult, agent.Result{Status: "error", TerminalReason: "auth", ExitCode: 5,
-			Error: &agent.ErrorInfo{Kind: "auth", Message: "invalid api key\n(check KIMI_API_KEY)",
+		c.ev(event.TypeTurnEnd, event.TurnEnd{Turn: 1, Steps: 1, StopReason: "error"}),
+		c.ev(event.TypeResult, event.Result{Status: "error", TerminalReason: "auth", ExitCode: 5,
+			Error: &event.ErrorInfo{Kind: "auth", Message: "invalid api key\n(check KIMI_API_KEY)",
 				HTTPStatus: 401}, Steps: 1, DurationMS: 412, SessionID: "s-9"}),
 	}
 }

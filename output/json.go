@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 )
 
 // JSON is the NDJSON sink: one event per line, each line written with one Write call as
@@ -30,7 +30,7 @@ func NewJSON(w io.Writer) *JSON {
 
 // Emit writes e as one line. Events after the top-level result are dropped. An event that
 // cannot be encoded is replaced by a warning event naming it, never by a partial line.
-func (s *JSON) Emit(e agent.Event) {
+func (s *JSON) Emit(e event.Event) {
 	if e.Time.IsZero() {
 		e.Time = s.now()
 	}
@@ -42,7 +42,7 @@ func (s *JSON) Emit(e agent.Event) {
 	if s.done || s.err != nil {
 		return
 	}
-	if e.Type == agent.TypeResult && e.Parent == "" {
+	if e.Type == event.TypeResult && e.Parent == "" {
 		s.done = true
 	}
 	if line == nil {
@@ -67,14 +67,14 @@ func (s *JSON) Err() error {
 
 // encodeLine returns e as one JSON line ending in a newline, or a warning line when e
 // cannot be encoded, or nil when not even the warning can be.
-func encodeLine(e agent.Event) []byte {
+func encodeLine(e event.Event) []byte {
 	b, err := e.MarshalJSON()
 	if err != nil {
-		w := agent.Event{
-			Type:   agent.TypeWarning,
+		w := event.Event{
+			Type:   event.TypeWarning,
 			Time:   e.Time,
 			Parent: e.Parent,
-			Data:   agent.Warning{Message: fmt.Sprintf("output: dropped an event: %v", err)},
+			Data:   event.Warning{Message: fmt.Sprintf("output: dropped an event: %v", err)},
 		}
 		if b, err = w.MarshalJSON(); err != nil {
 			return nil

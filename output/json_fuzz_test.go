@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 )
 
 // FuzzJSONSink feeds arbitrary text and raw argument bytes through the NDJSON sink: every
@@ -22,12 +22,12 @@ func FuzzJSONSink(f *testing.F) {
 		var out bytes.Buffer
 		s := NewJSON(&out)
 		at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-		evs := []agent.Event{
-			{Type: agent.TypeText, Time: at, Data: agent.Text{Step: 1, Delta: text}},
-			{Type: agent.TypeToolCall, Time: at, Data: agent.ToolCall{Step: 1, ID: text, Name: "Shell", Arguments: json.RawMessage(args)}},
-			{Type: agent.TypeToolResult, Time: at, Data: agent.ToolResult{Step: 1, ID: "x", Name: "Shell", Output: text}},
-			{Type: agent.TypeResult, Time: at, Data: agent.Result{FinalText: text}},
-			{Type: agent.TypeText, Time: at, Data: agent.Text{Step: 2, Delta: "after the result"}},
+		evs := []event.Event{
+			{Type: event.TypeText, Time: at, Data: event.Text{Step: 1, Delta: text}},
+			{Type: event.TypeToolCall, Time: at, Data: event.ToolCall{Step: 1, ID: text, Name: "Shell", Arguments: json.RawMessage(args)}},
+			{Type: event.TypeToolResult, Time: at, Data: event.ToolResult{Step: 1, ID: "x", Name: "Shell", Output: text}},
+			{Type: event.TypeResult, Time: at, Data: event.Result{FinalText: text}},
+			{Type: event.TypeText, Time: at, Data: event.Text{Step: 2, Delta: "after the result"}},
 		}
 		for _, e := range evs {
 			s.Emit(e)

@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 )
 
 func TestJSONGolden(t *testing.T) {
@@ -63,12 +63,12 @@ func TestJSONResultIsLast(t *testing.T) {
 	var buf bytes.Buffer
 	s := NewJSON(&buf)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	s.Emit(agent.Event{Type: agent.TypeStepBegin, Time: at, Data: agent.StepBegin{Turn: 1, Step: 1}})
+	s.Emit(event.Event{Type: event.TypeStepBegin, Time: at, Data: event.StepBegin{Turn: 1, Step: 1}})
 	// A subagent's result does not end the stream.
-	s.Emit(agent.Event{Type: agent.TypeResult, Time: at, Parent: "c1", Data: agent.Result{Status: "success"}})
-	s.Emit(agent.Event{Type: agent.TypeResult, Time: at, Data: agent.Result{Status: "success"}})
-	s.Emit(agent.Event{Type: agent.TypeText, Time: at, Data: agent.Text{Step: 1, Delta: "late"}})
-	s.Emit(agent.Event{Type: agent.TypeResult, Time: at, Data: agent.Result{Status: "error"}})
+	s.Emit(event.Event{Type: event.TypeResult, Time: at, Parent: "c1", Data: event.Result{Status: "success"}})
+	s.Emit(event.Event{Type: event.TypeResult, Time: at, Data: event.Result{Status: "success"}})
+	s.Emit(event.Event{Type: event.TypeText, Time: at, Data: event.Text{Step: 1, Delta: "late"}})
+	s.Emit(event.Event{Type: event.TypeResult, Time: at, Data: event.Result{Status: "error"}})
 
 	lines := parseLines(t, buf.Bytes())
 	var types []string
@@ -101,16 +101,16 @@ func TestJSONConcurrentEmittersWriteWholeLines(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range perGoroutine {
-				var data any = agent.Text{Step: i, Delta: fmt.Sprintf("g%d-%d ", g, i)}
+				var data any = event.Text{Step: i, Delta: fmt.Sprintf("g%d-%d ", g, i)}
 				if i%10 == 0 {
-					data = agent.ToolResult{ID: fmt.Sprintf("c%d-%d", g, i), Name: "Shell", Output: big}
+					data = event.ToolResult{ID: fmt.Sprintf("c%d-%d", g, i), Name: "Shell", Output: big}
 				}
-				s.Emit(agent.Event{Type: agent.TypeText, Time: time.Unix(0, 0), Data: data})
+				s.Emit(event.Event{Type: event.TypeText, Time: time.Unix(0, 0), Data: data})
 			}
 		})
 	}
 	wg.Wait()
-	s.Emit(agent.Event{Type: agent.TypeResult, Time: time.Unix(0, 0), Data: agent.Result{Status: "success"}})
+	s.Emit(event.Event{Type: event.TypeResult, Time: time.Unix(0, 0), Data: event.Result{Status: "success"}})
 
 	if got, want := len(w.writes), goroutines*perGoroutine+1; got != want {
 		t.Fatalf("got %d writes, want %d (one per event)", got, want)
@@ -164,8 +164,8 @@ func TestJSONWriteErrors(t *testing.T) {
 			w := &failingWriter{ok: 2, short: tt.short}
 			s := NewJSON(w)
 			for i := range 5 {
-				s.Emit(agent.Event{Type: agent.TypeStepBegin, Time: time.Unix(0, 0),
-					Data: agent.StepBegin{Turn: 1, Step: i + 1}})
+				s.Emit(event.Event{Type: event.TypeStepBegin, Time: time.Unix(0, 0),
+					Data: event.StepBegin{Turn: 1, Step: i + 1}})
 			}
 			if err := s.Err(); !errors.Is(err, tt.want) {
 				t.Errorf("Err() = %v, want %v", err, tt.want)
@@ -188,8 +188,8 @@ func TestJSONClosedPipe(t *testing.T) {
 	defer w.Close()
 	r.Close() // the consumer went away, as with `| head -1`
 	s := NewJSON(w)
-	s.Emit(agent.Event{Type: agent.TypeStepBegin, Time: time.Unix(0, 0), Data: agent.StepBegin{Step: 1}})
-	s.Emit(agent.Event{Type: agent.TypeStepBegin, Time: time.Unix(0, 0), Data: agent.StepBegin{Step: 2}})
+	s.Emit(event.Event{Type: event.TypeStepBegin, Time: time.Unix(0, 0), Data: event.StepBegin{Step: 1}})
+	s.Emit(event.Event{Type: event.TypeStepBegin, Time: time.Unix(0, 0), Data: event.StepBegin{Step: 2}})
 	err = s.Err()
 	if err == nil {
 		t.Fatal("Err() = nil after writing to a closed pipe")
@@ -206,16 +206,16 @@ func TestJSONInvalidText(t *testing.T) {
 		key  string
 		want any
 	}{
-		{"invalid UTF-8 and NUL in a delta", agent.Text{Delta: "a\xffb\x00c"}, "delta", "a\uFFFDb\x00c"},
-		{"invalid UTF-8 in raw tool arguments", agent.ToolCall{ID: "c1", Name: "Shell",
+		{"invalid UTF-8 and NUL in a delta", event.Text{Delta: "a\xffb\x00c"}, "delta", "a\uFFFDb\x00c"},
+		{"invalid UTF-8 in raw tool arguments", event.ToolCall{ID: "c1", Name: "Shell",
 			Arguments: json.RawMessage("{\"command\":\"ls \xfe\"}")}, "arguments",
 			map[string]any{"command": "ls \uFFFD"}},
-		{"invalid UTF-8 in an error", agent.Retry{Error: "bad \xc3"}, "error", "bad \uFFFD"},
+		{"invalid UTF-8 in an error", event.Retry{Error: "bad \xc3"}, "error", "bad \uFFFD"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			NewJSON(&buf).Emit(agent.Event{Type: agent.TypeText, Time: time.Unix(0, 0), Data: tt.data})
+			NewJSON(&buf).Emit(event.Event{Type: event.TypeText, Time: time.Unix(0, 0), Data: tt.data})
 			lines := parseLines(t, buf.Bytes())
 			if got := lines[0][tt.key]; fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("%s = %q, want %q", tt.key, got, tt.want)
@@ -229,14 +229,14 @@ func TestJSONUnencodableEventBecomesWarning(t *testing.T) {
 		name string
 		data any
 	}{
-		{"malformed raw arguments", agent.ToolCall{ID: "c1", Name: "Shell", Arguments: json.RawMessage(`{"command":`)}},
+		{"malformed raw arguments", event.ToolCall{ID: "c1", Name: "Shell", Arguments: json.RawMessage(`{"command":`)}},
 		{"payload that is not an object", "just a string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			s := NewJSON(&buf)
-			s.Emit(agent.Event{Type: agent.TypeToolCall, Time: time.Unix(0, 0), Parent: "p1", Data: tt.data})
+			s.Emit(event.Event{Type: event.TypeToolCall, Time: time.Unix(0, 0), Parent: "p1", Data: tt.data})
 			lines := parseLines(t, buf.Bytes())
 			if len(lines) != 1 || lines[0]["type"] != "warning" || lines[0]["parent_tool_call_id"] != "p1" {
 				t.Fatalf("got %v, want one warning line for the subagent", lines)
@@ -255,7 +255,7 @@ func TestJSONFillsMissingTime(t *testing.T) {
 	var buf bytes.Buffer
 	s := NewJSON(&buf)
 	s.now = func() time.Time { return time.Date(2026, 5, 6, 7, 8, 9, 10e6, time.UTC) }
-	s.Emit(agent.Event{Type: agent.TypeWarning, Data: agent.Warning{Message: "x"}})
+	s.Emit(event.Event{Type: event.TypeWarning, Data: event.Warning{Message: "x"}})
 	if got := parseLines(t, buf.Bytes())[0]["ts"]; got != "2026-05-06T07:08:09.010Z" {
 		t.Errorf("ts = %v", got)
 	}

@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rs/zerolog"
+	"github.com/kimi-run/kimi-run/event"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/rs/zerolog"
 )
 
 // nestMark prefixes each line of a subagent's events, once per level of nesting.
 const nestMark = "  | "
 
 // progress writes the stderr lines for one event other than the final result.
-func (s *Text) progress(e agent.Event, data any) {
+func (s *Text) progress(e event.Event, data any) {
 	depth := 0
 	if e.Parent != "" {
 		depth = 1
@@ -27,14 +27,14 @@ func (s *Text) progress(e agent.Event, data any) {
 	debug := func(msg string) { s.entry(zerolog.DebugLevel, e.Time).Msg(pre + msg) }
 
 	switch d := data.(type) {
-	case agent.Text:
+	case event.Text:
 		// Deltas stay off stderr: the answer is printed once, on stdout, at the end.
-	case agent.Thinking:
+	case event.Thinking:
 		if s.opts.Verbose && s.thought[e.Parent] != d.Step {
 			s.thought[e.Parent] = d.Step
 			debug("  thinking")
 		}
-	case agent.Init:
+	case event.Init:
 		ev := s.entry(zerolog.InfoLevel, e.Time).Str("model", d.Model).Str("host", d.BaseURLHost).
 			Int("tools", len(d.Tools))
 		if d.Version != "" {
@@ -44,28 +44,28 @@ func (s *Text) progress(e agent.Event, data any) {
 			ev = ev.Str("session", d.SessionID)
 		}
 		ev.Msg(pre + "start")
-	case agent.TurnBegin:
+	case event.TurnBegin:
 		ev := s.entry(zerolog.DebugLevel, e.Time)
 		if d.Node != "" {
 			ev = ev.Str("node", d.Node)
 		}
 		ev.Msg(pre + fmt.Sprintf("turn %d", d.Turn))
-	case agent.TurnEnd:
-		if d.StopReason != "" && d.StopReason != string(agent.StopCompleted) {
+	case event.TurnEnd:
+		if d.StopReason != "" && d.StopReason != string(event.StopCompleted) {
 			s.entry(zerolog.WarnLevel, e.Time).Int("steps", d.Steps).
 				Msg(pre + fmt.Sprintf("turn %d ended: %s", d.Turn, d.StopReason))
 		} else {
 			s.entry(zerolog.DebugLevel, e.Time).Int("steps", d.Steps).Msg(pre + fmt.Sprintf("turn %d done", d.Turn))
 		}
-	case agent.StepBegin:
+	case event.StepBegin:
 		info(fmt.Sprintf("step %d", d.Step))
-	case agent.ToolCall:
+	case event.ToolCall:
 		sum := argsSummary(d.Name, d.Arguments)
 		s.calls[d.ID] = callRef{name: d.Name, summary: sum, depth: depth + 1}
 		info("  " + joinNonEmpty(d.Name, sum))
-	case agent.ToolResult:
+	case event.ToolResult:
 		s.toolResult(e, d, pre)
-	case agent.Retry:
+	case event.Retry:
 		msg := fmt.Sprintf("retry %d/%d in %s", d.Attempt, d.MaxAttempts, formatMS(d.DelayMS))
 		if d.HTTPStatus != 0 && !strings.Contains(d.Error, fmt.Sprintf("HTTP %d", d.HTTPStatus)) {
 			msg += fmt.Sprintf(": HTTP %d", d.HTTPStatus)
@@ -74,14 +74,14 @@ func (s *Text) progress(e agent.Event, data any) {
 			msg += ": " + oneLine(d.Error, errorWidth)
 		}
 		warn(msg)
-	case agent.Usage:
+	case event.Usage:
 		debug(fmt.Sprintf("  tokens in=%d out=%d cached=%d context=%d",
 			d.InputTokens, d.OutputTokens, d.CachedTokens, d.ContextTokens))
-	case agent.CompactionBegin:
+	case event.CompactionBegin:
 		info(fmt.Sprintf("compacting context (%d tokens)", d.TokensBefore))
-	case agent.CompactionEnd:
+	case event.CompactionEnd:
 		s.compactionEnd(d, info, warn)
-	case agent.Iteration:
+	case event.Iteration:
 		msg := fmt.Sprintf("iteration %d", d.Iteration)
 		if d.Max > 0 {
 			msg += fmt.Sprintf("/%d", d.Max)
@@ -94,7 +94,7 @@ func (s *Text) progress(e agent.Event, data any) {
 			ev = ev.Str("choice", d.Choice)
 		}
 		ev.Msg(pre + msg)
-	case agent.Todo:
+	case event.Todo:
 		done := 0
 		for _, it := range d.Items {
 			if it.Status == "done" {
@@ -105,9 +105,9 @@ func (s *Text) progress(e agent.Event, data any) {
 		for _, it := range d.Items {
 			info("  " + todoMark(it.Status) + " " + oneLine(it.Title, callWidth))
 		}
-	case agent.Warning:
+	case event.Warning:
 		warn(oneLine(d.Message, errorWidth))
-	case agent.Result:
+	case event.Result:
 		// A subagent's result: its parent's tool result line reports the outcome.
 		debug(fmt.Sprintf("subagent %s after %d steps", d.Status, d.Steps))
 	default:
@@ -116,7 +116,7 @@ func (s *Text) progress(e agent.Event, data any) {
 }
 
 // toolResult writes the outcome of a tool call: ok, or error with the first output line.
-func (s *Text) toolResult(e agent.Event, d agent.ToolResult, pre string) {
+func (s *Text) toolResult(e event.Event, d event.ToolResult, pre string) {
 	c, ok := s.calls[d.ID]
 	delete(s.calls, d.ID)
 	name := d.Name
@@ -138,7 +138,7 @@ func (s *Text) toolResult(e agent.Event, d agent.ToolResult, pre string) {
 }
 
 // compactionEnd reports how much a compaction saved, or that it failed.
-func (s *Text) compactionEnd(d agent.CompactionEnd, info, warn func(string)) {
+func (s *Text) compactionEnd(d event.CompactionEnd, info, warn func(string)) {
 	if d.Error != "" {
 		warn("compaction failed: " + oneLine(d.Error, errorWidth))
 		return

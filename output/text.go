@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/mattn/go-colorable"
 	"github.com/rs/zerolog"
-
-	"github.com/kimi-run/kimi-run/agent"
 )
 
 // TextOptions configures the Text sink. run/ decides each of them.
@@ -84,16 +84,16 @@ var fieldsOrder = []string{
 
 // Emit reports e. Text and thinking deltas never reach stdout: the final answer is only
 // known when the result arrives, and a retried step would repeat its text.
-func (s *Text) Emit(e agent.Event) {
+func (s *Text) Emit(e event.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
 		return
 	}
 	data := deref(e.Data)
-	if e.Type == agent.TypeResult && e.Parent == "" {
+	if e.Type == event.TypeResult && e.Parent == "" {
 		s.done = true
-		r, _ := data.(agent.Result) // a malformed payload still ends the run, as a failure
+		r, _ := data.(event.Result) // a malformed payload still ends the run, as a failure
 		s.finish(e, r)
 		return
 	}
@@ -113,7 +113,7 @@ func (s *Text) Err() error {
 
 // finish writes the summary line to stderr, then the final answer to stdout so that it is
 // the last thing a terminal shows.
-func (s *Text) finish(e agent.Event, r agent.Result) {
+func (s *Text) finish(e event.Event, r event.Result) {
 	failed := r.Status != "success"
 	if failed || !s.opts.Quiet {
 		s.summary(e, r, failed)
@@ -139,7 +139,7 @@ func (s *Text) writeAnswer(text string) {
 }
 
 // summary writes the run's closing line: how it ended and what it cost.
-func (s *Text) summary(e agent.Event, r agent.Result, failed bool) {
+func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 	msg := reasonText(r.TerminalReason, failed)
 	level := zerolog.InfoLevel
 	if failed {

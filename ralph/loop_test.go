@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 )
 
 func TestRalphStopsWhenTheModelSaysStop(t *testing.T) {
@@ -20,7 +20,7 @@ func TestRalphStopsWhenTheModelSaysStop(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Ralph: %v", err)
 	}
-	want := Result{Outcome: OutcomeStop, StopReason: agent.StopCompleted, Iterations: 3, Turns: 3,
+	want := Result{Outcome: OutcomeStop, StopReason: event.StopCompleted, Iterations: 3, Turns: 3,
 		Steps: 9, ToolCalls: 6, LastChoice: "STOP", FinalText: "Everything passes.\n<choice>STOP</choice>", Node: "END"}
 	if res != want {
 		t.Errorf("result:\n got %+v\nwant %+v", res, want)

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 )
 
 // Turner runs one agent turn in the current session and reports how it ended.
 type Turner interface {
-	Turn(ctx context.Context, spec agent.TurnSpec) (agent.TurnOutcome, error)
+	Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error)
 }
 
 // Rewinder saves and restores the agent's context, for fresh-context iterations: Mark
@@ -50,7 +50,7 @@ const (
 type Result struct {
 	Outcome Outcome
 	// StopReason is the reason the last turn gave; it explains OutcomeTurnStopped.
-	StopReason agent.StopReason
+	StopReason event.StopReason
 	// Iterations counts node executions (moves); re-asks do not count.
 	Iterations int
 	// Turns counts agent turns, re-asks included.
@@ -97,7 +97,7 @@ type Runner struct {
 	// Rewinder is needed only for Options.Fresh.
 	Rewinder Rewinder
 	// Sink receives an iteration event each time the runner leaves a node; nil drops them.
-	Sink agent.Sink
+	Sink event.Sink
 	// Now stamps events; nil means time.Now.
 	Now func() time.Time
 }
@@ -131,7 +131,7 @@ func (r *Runner) Run(ctx context.Context, f *Flow, opt Options) (Result, error) 
 			continue
 		case KindEnd:
 			// The transition into END carries the choice that ended the flow.
-			r.emit(agent.Iteration{Iteration: res.Iterations, Max: opt.MaxMoves, Node: n.ID, Choice: arrivedBy})
+			r.emit(event.Iteration{Iteration: res.Iterations, Max: opt.MaxMoves, Node: n.ID, Choice: arrivedBy})
 			res.Outcome = OutcomeCompleted
 			return res, nil
 		}
@@ -149,7 +149,7 @@ func (r *Runner) Run(ctx context.Context, f *Flow, opt Options) (Result, error) 
 		}
 		res.Iterations++
 		// Announced as the node starts, so progress reads "iteration 3/11" before its work.
-		r.emit(agent.Iteration{Iteration: res.Iterations, Max: opt.MaxMoves, Node: n.ID, Choice: arrivedBy})
+		r.emit(event.Iteration{Iteration: res.Iterations, Max: opt.MaxMoves, Node: n.ID, Choice: arrivedBy})
 		next, choice, err := r.execute(ctx, f, n, &res)
 		if err != nil {
 			return fail(err)
@@ -217,7 +217,7 @@ func (r *Runner) execute(ctx context.Context, f *Flow, n *Node, res *Result) (st
 
 // turn runs one agent turn for node n and adds it to res.
 func (r *Runner) turn(ctx context.Context, n *Node, prompt string, res *Result) (string, error) {
-	out, err := r.Turner.Turn(ctx, agent.TurnSpec{Prompt: prompt, Iteration: res.Iterations, Node: n.ID})
+	out, err := r.Turner.Turn(ctx, event.TurnSpec{Prompt: prompt, Iteration: res.Iterations, Node: n.ID})
 	res.Turns++
 	res.Steps += out.Steps
 	res.ToolCalls += out.ToolCalls
@@ -226,13 +226,13 @@ func (r *Runner) turn(ctx context.Context, n *Node, prompt string, res *Result) 
 	}
 	res.FinalText = out.FinalText
 	res.StopReason = out.StopReason
-	if out.StopReason == agent.StopMaxSteps || out.StopReason == agent.StopRepeat {
+	if out.StopReason == event.StopMaxSteps || out.StopReason == event.StopRepeat {
 		res.Outcome = OutcomeTurnStopped
 	}
 	return out.FinalText, nil
 }
 
-func (r *Runner) emit(it agent.Iteration) {
+func (r *Runner) emit(it event.Iteration) {
 	if r.Sink == nil {
 		return
 	}
@@ -240,5 +240,5 @@ func (r *Runner) emit(it agent.Iteration) {
 	if r.Now != nil {
 		now = r.Now
 	}
-	r.Sink.Emit(agent.Event{Type: agent.TypeIteration, Time: now(), Data: it})
+	r.Sink.Emit(event.Event{Type: event.TypeIteration, Time: now(), Data: it})
 }

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 )
 
 // reply is one scripted turn.
 type reply struct {
 	text  string
-	stop  agent.StopReason // "" means completed
+	stop  event.StopReason // "" means completed
 	steps int              // 0 means 1
 	tools int
 	err   error
@@ -29,26 +29,26 @@ var errScriptDone = errors.New("script has no more replies")
 // rewinds in one log so that tests can check their order.
 type script struct {
 	replies []reply
-	specs   []agent.TurnSpec
+	specs   []event.TurnSpec
 	log     []string
 	marks   int
 	failAt  string // "mark" or "rewind" makes that call fail
 }
 
-func (s *script) Turn(_ context.Context, spec agent.TurnSpec) (agent.TurnOutcome, error) {
+func (s *script) Turn(_ context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
 	s.specs = append(s.specs, spec)
 	s.log = append(s.log, fmt.Sprintf("turn %s/%d", spec.Node, spec.Iteration))
 	if len(s.specs) > len(s.replies) {
-		return agent.TurnOutcome{}, errScriptDone
+		return event.TurnOutcome{}, errScriptDone
 	}
 	r := s.replies[len(s.specs)-1]
 	if r.stop == "" {
-		r.stop = agent.StopCompleted
+		r.stop = event.StopCompleted
 	}
 	if r.steps == 0 {
 		r.steps = 1
 	}
-	return agent.TurnOutcome{FinalText: r.text, Steps: r.steps, ToolCalls: r.tools, StopReason: r.stop}, r.err
+	return event.TurnOutcome{FinalText: r.text, Steps: r.steps, ToolCalls: r.tools, StopReason: r.stop}, r.err
 }
 
 var errRewinder = errors.New("context store is read-only")
@@ -80,9 +80,9 @@ func texts(ts ...string) []reply {
 }
 
 // recorder is a Sink that keeps every event.
-type recorder struct{ events []agent.Event }
+type recorder struct{ events []event.Event }
 
-func (r *recorder) Emit(e agent.Event) { r.events = append(r.events, e) }
+func (r *recorder) Emit(e event.Event) { r.events = append(r.events, e) }
 
 // epoch is the first tick of the test clock.
 var epoch = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -100,8 +100,8 @@ func newRunner(s *script) (*Runner, *recorder) {
 // iterations builds the events the runner should emit, on the test clock: one as each node
 // starts ("node", or "node/choice" when a decision led there) and one on arriving at the end
 // node ("=node/choice"), which runs nothing and so counts no iteration.
-func iterations(max int, steps ...string) []agent.Event {
-	var evs []agent.Event
+func iterations(max int, steps ...string) []event.Event {
+	var evs []event.Event
 	n := 0
 	for i, s := range steps {
 		end := strings.HasPrefix(s, "=")
@@ -109,16 +109,16 @@ func iterations(max int, steps ...string) []agent.Event {
 		if !end {
 			n++
 		}
-		evs = append(evs, agent.Event{
-			Type: agent.TypeIteration,
+		evs = append(evs, event.Event{
+			Type: event.TypeIteration,
 			Time: epoch.Add(time.Duration(i+1) * time.Second),
-			Data: agent.Iteration{Iteration: n, Max: max, Node: node, Choice: choice},
+			Data: event.Iteration{Iteration: n, Max: max, Node: node, Choice: choice},
 		})
 	}
 	return evs
 }
 
-func checkEvents(t *testing.T, got, want []agent.Event) {
+func checkEvents(t *testing.T, got, want []event.Event) {
 	t.Helper()
 	if len(got) == 0 && len(want) == 0 {
 		return
@@ -144,7 +144,7 @@ func TestRunBranchingFlowFromFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	want := Result{Outcome: OutcomeCompleted, StopReason: agent.StopCompleted, Iterations: 4, Turns: 4,
+	want := Result{Outcome: OutcomeCompleted, StopReason: event.StopCompleted, Iterations: 4, Turns: 4,
 		Steps: 10, ToolCalls: 6, LastChoice: "yes", FinalText: "All green.\n<choice> yes </choice>", Node: "done"}
 	if res != want {
 		t.Errorf("result:\n got %+v\nwant %+v", res, want)
@@ -153,7 +153,7 @@ func TestRunBranchingFlowFromFile(t *testing.T) {
 		t.Errorf("terminal reason %q, want completed", res.TerminalReason())
 	}
 	checkEvents(t, rec.events, iterations(10, "plan", "check", "fix/no", "check", "=done/yes"))
-	if got := s.specs[0]; got != (agent.TurnSpec{Prompt: "Read the task and write a plan to PLAN.md", Iteration: 1, Node: "plan"}) {
+	if got := s.specs[0]; got != (event.TurnSpec{Prompt: "Read the task and write a plan to PLAN.md", Iteration: 1, Node: "plan"}) {
 		t.Errorf("task turn spec %+v", got)
 	}
 	decision := s.specs[1].Prompt
@@ -190,11 +190,11 @@ func TestRunTurnStopsEndTheFlow(t *testing.T) {
 		turns   int
 		events  []string
 	}{
-		{"task hits max steps", []reply{{text: "partial", stop: agent.StopMaxSteps, steps: 50}},
+		{"task hits max steps", []reply{{text: "partial", stop: event.StopMaxSteps, steps: 50}},
 			"max_steps", 1, []string{"plan"}},
-		{"decision caught repeating", []reply{{text: "planned"}, {stop: agent.StopRepeat, steps: 12}},
+		{"decision caught repeating", []reply{{text: "planned"}, {stop: event.StopRepeat, steps: 12}},
 			"repeat", 2, []string{"plan", "check"}},
-		{"re-ask hits max steps", []reply{{text: "planned"}, {text: "hmm"}, {stop: agent.StopMaxSteps}},
+		{"re-ask hits max steps", []reply{{text: "planned"}, {text: "hmm"}, {stop: event.StopMaxSteps}},
 			"max_steps", 3, []string{"plan", "check"}},
 	}
 	for _, tt := range tests {

@@ -49,12 +49,14 @@ func firstPositive(vals ...int) int {
 const defaultMaxContext = 128_000
 
 // usageError is a problem with the command line, the environment or the prompt: exit 2,
-// before any model call.
-type usageError struct{ msg string }
+// before any model call. It keeps the error it wraps (a flow's parse error, a skill's).
+type usageError struct{ err error }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
 
-func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+// usagef formats a usage error; %w wraps its cause.
+func usagef(format string, a ...any) error { return &usageError{err: fmt.Errorf(format, a...)} }
 
 // resolve applies flags > environment > defaults.
 func resolve(cli *CLI, getenv func(string) string) (config, error) {

@@ -74,7 +74,7 @@ func loadConfig(cli *CLI, getenv func(string) string) (*fileConfig, error) {
 		return &fileConfig{}, nil
 	}
 	if err != nil {
-		return nil, usagef("config file: %v", err)
+		return nil, usagef("config file: %w", err)
 	}
 	var fc fileConfig
 	if strings.EqualFold(filepath.Ext(path), ".json") {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/ralph"
@@ -17,13 +19,13 @@ import (
 // outcome is what the run produced, whichever way it ran (one turn, Ralph or a flow).
 type outcome struct {
 	finalText  string
-	stop       agent.StopReason
+	stop       event.StopReason
 	flow       bool // Ralph or a flow ran
 	flowResult ralph.Result
 }
 
 // execute runs a parsed command line and returns the exit code.
-func execute(cli *CLI, sio IO, version string) int {
+func execute(cli *CLI, sio IO, version string) ExitCode {
 	started := time.Now()
 	jsonMode := cli.OutputFormat == "stream-json"
 	// Scrub the keys from both streams: those in the environment now, the one actually
@@ -72,7 +74,7 @@ func execute(cli *CLI, sio IO, version string) int {
 			early = append(early, msg)
 			return
 		}
-		r.emit(agent.TypeWarning, agent.Warning{Message: msg})
+		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	})
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -95,29 +97,23 @@ func execute(cli *CLI, sio IO, version string) int {
 		WorkDir: cfg.workDir,
 		Ripgrep: tools.LookRipgrep(),
 		Todos: func(items []tools.Todo) {
-			todo := agent.Todo{Items: make([]agent.TodoItem, len(items))}
+			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
-				todo.Items[i] = agent.TodoItem{Title: it.Title, Status: it.Status}
+				todo.Items[i] = event.TodoItem{Title: it.Title, Status: it.Status}
 			}
-			r.emit(agent.TypeTodo, todo)
+			r.emit(event.TypeTodo, todo)
 		},
 	}
-	subs := &agent.Subagents{}
-	env.Subagent = subs
-	a := &agent.Agent{}
-	if cli.DMail {
-		env.DMail = a
+	retryPolicy := agent.RetryPolicy{
+		Attempts:  cfg.maxRetries,
+		BaseDelay: cli.RetryBaseDelay,
+		MaxDelay:  cli.RetryMaxDelay,
 	}
-	toolset := tools.Builtins(env)
-	// Subagents get the same tools without Task and SendDMail, so delegation cannot nest
-	// and a subagent cannot rewind its parent.
-	subTools := without(toolset, "Task", "SendDMail")
-	subs.Tools = map[string][]tools.Tool{
-		"coder":   subTools,
-		"explore": pick(subTools, "ReadFile", "Glob", "Grep", "FetchURL", "Think"),
+	if cli.RetryBaseDelay == 0 {
+		retryPolicy.BaseDelay = -1 // no backoff at all
 	}
-	names := toolNames(toolset)
-	*a = agent.Agent{
+	var names []string
+	a := agent.New(agent.Config{
 		Model: agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL:       cfg.baseURL,
 			APIKey:        cfg.apiKey,
@@ -127,42 +123,40 @@ func execute(cli *CLI, sio IO, version string) int {
 			Headers:       headers(cfg.headers, version),
 			SendReasoning: cfg.thinking != nil && *cfg.thinking,
 		}),
-		Tools: toolset,
-		Sink:  sink,
-		SystemPrompt: agent.SystemPrompt(agent.PromptEnv{
-			WorkDir: cfg.workDir, Now: time.Now(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-			Shell: shellName(), ToolNames: names,
-		}),
+		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
 		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown,
 			Reserve: cfg.reserve, TriggerRatio: cfg.triggerRatio},
-		Retry: agent.RetryPolicy{
-			Attempts:  cfg.maxRetries,
-			BaseDelay: cli.RetryBaseDelay,
-			MaxDelay:  cli.RetryMaxDelay,
+		Retry:   retryPolicy,
+		Session: sess.session,
+		DMail:   cli.DMail,
+		Tools: func(d agent.Delegates) []tools.Tool {
+			env.Subagent, env.DMail = d.Subagent, d.DMail
+			ts := tools.Builtins(env)
+			names = toolNames(ts)
+			return ts
 		},
-	}
-	if cli.RetryBaseDelay == 0 {
-		a.Retry.BaseDelay = -1 // no backoff at all
-	}
-	subs.Parent, subs.SystemPrompt = a, a.SystemPrompt
-	if sess.session != nil {
-		a.Session = sess.session
-	}
-	a.CheckpointMarkers = cli.DMail
-	r.emit(agent.TypeInit, agent.Init{
-		SchemaVersion: agent.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
+		Subagents: subagentKinds,
+		SystemPrompt: func(ts []tools.Tool) string {
+			return agent.SystemPrompt(agent.PromptEnv{
+				WorkDir: cfg.workDir, Now: time.Now(), OS: runtime.GOOS + "/" + runtime.GOARCH,
+				Shell: shellName(), ToolNames: toolNames(ts),
+			})
+		},
+	})
+	r.emit(event.TypeInit, event.Init{
+		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
 	})
 	for _, msg := range early {
-		r.emit(agent.TypeWarning, agent.Warning{Message: msg})
+		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	}
 	if sess.warning != "" {
-		r.emit(agent.TypeWarning, agent.Warning{Message: sess.warning})
+		r.emit(event.TypeWarning, event.Warning{Message: sess.warning})
 	}
 	if sess.restored != nil {
 		for _, w := range sess.restored.Warnings {
-			r.emit(agent.TypeWarning, agent.Warning{Message: "session " + sess.id + ": " + w})
+			r.emit(event.TypeWarning, event.Warning{Message: "session " + sess.id + ": " + w})
 		}
 		a.Restore(sess.restored)
 	}
@@ -179,11 +173,21 @@ func execute(cli *CLI, sio IO, version string) int {
 		}
 		out = outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
 	default:
-		var t agent.TurnOutcome
-		t, err = a.Turn(ctx, agent.TurnSpec{Prompt: plan.prompt})
+		var t event.TurnOutcome
+		t, err = a.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
 		out = outcome{finalText: t.FinalText, stop: t.StopReason}
 	}
 	return r.finish(ctx, out, a.Stats(), err)
+}
+
+// subagentKinds gives subagents the parent's tools without Task and SendDMail, so
+// delegation cannot nest and a subagent cannot rewind its parent.
+func subagentKinds(parent []tools.Tool) map[string]agent.SubagentKind {
+	sub := without(parent, "Task", "SendDMail")
+	return map[string]agent.SubagentKind{
+		"coder":   {Tools: sub},
+		"explore": {Tools: pick(sub, "ReadFile", "Glob", "Grep", "FetchURL", "Think")},
+	}
 }
 
 func toolNames(ts []tools.Tool) []string {
@@ -244,17 +248,17 @@ func planRun(cli *CLI, workDir, prompt string) (plan, error) {
 		}
 		f, err := ralph.LoadFlow(cli.Flow)
 		if err != nil {
-			return p, usagef("flow: %v", err)
+			return p, usagef("flow: %w", err)
 		}
 		if err := f.Validate(); err != nil {
-			return p, usagef("flow: %v", err)
+			return p, usagef("flow: %w", err)
 		}
 		p.flow, p.moves = f, cli.MaxMoves
 		return p, nil
 	}
 	exp, err := ralph.ExpandPrompt(workDir, prompt)
 	if err != nil {
-		return p, usagef("%v", err)
+		return p, usagef("%w", err)
 	}
 	if exp.Flow != nil {
 		p.flow, p.moves, p.ralph = exp.Flow, exp.MaxMoves, 0
@@ -283,22 +287,22 @@ type runState struct {
 	secret    string
 }
 
-func (r *runState) emit(t agent.Type, data any) {
-	r.sink.Emit(agent.Event{Type: t, Time: time.Now(), Data: data})
+func (r *runState) emit(t event.Type, data any) {
+	r.sink.Emit(event.Event{Type: t, Time: time.Now(), Data: data})
 }
 
 // finish emits the result event (always the last one) and returns the exit code.
-func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) int {
+func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
 	v := judge(out, err, context.Cause(ctx))
-	res := agent.Result{
+	res := event.Result{
 		Status:         "success",
 		TerminalReason: v.reason,
-		ExitCode:       v.code,
+		ExitCode:       int(v.code),
 		FinalText:      out.finalText,
 		Error:          v.err,
 		Steps:          st.Steps,
 		ToolCalls:      st.ToolCalls,
-		Usage:          agent.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens},
+		Usage:          event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens},
 		DurationMS:     time.Since(r.started).Milliseconds(),
 		SessionID:      r.sessionID,
 	}
@@ -318,10 +322,10 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	}
 	if v.code == ExitOK {
 		if err := r.session.recordLast(); err != nil {
-			r.emit(agent.TypeWarning, agent.Warning{Message: fmt.Sprintf("recording the last session: %v", err)})
+			r.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("recording the last session: %v", err)})
 		}
 	}
-	r.emit(agent.TypeResult, res)
+	r.emit(event.TypeResult, res)
 	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
 		// The answer did not reach stdout: that is not success.
 		fmt.Fprintf(r.sio.Stderr, "kimi-run: writing output: %v\n", werr)

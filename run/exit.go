@@ -7,22 +7,27 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/ralph"
 )
 
-// Exit codes; DESIGN.md and the README hold the table.
+// ExitCode is the process's exit status. DESIGN.md and the README hold the table.
+type ExitCode int
+
+// The exit codes of kimi-run.
 const (
-	ExitOK         = 0
-	ExitError      = 1
-	ExitUsage      = 2
-	ExitMaxSteps   = 3
-	ExitBudget     = 4
-	ExitAuth       = 5
-	ExitTransient  = 75
-	ExitTimeout    = 124
-	ExitInterrupt  = 130
-	ExitTerminated = 143
+	ExitOK         ExitCode = 0
+	ExitError      ExitCode = 1
+	ExitUsage      ExitCode = 2
+	ExitMaxSteps   ExitCode = 3
+	ExitBudget     ExitCode = 4 // the Ralph/flow budget; not the token budget
+	ExitAuth       ExitCode = 5
+	ExitTransient  ExitCode = 75
+	ExitTimeout    ExitCode = 124
+	ExitInterrupt  ExitCode = 130
+	ExitTerminated ExitCode = 143
 )
 
 // errTimeout is the cause of a run stopped by --timeout.
@@ -45,9 +50,9 @@ func signalName(s os.Signal) string {
 
 // verdict is how a run ended, as the result event and the exit code say it.
 type verdict struct {
-	code   int
+	code   ExitCode
 	reason string
-	err    *agent.ErrorInfo
+	err    *event.ErrorInfo
 }
 
 // judge maps a turn's outcome and error to the exit code and terminal reason. cause is the
@@ -61,32 +66,31 @@ func judge(out outcome, err error, cause error) verdict {
 		if sig.sig == syscall.SIGTERM {
 			code = ExitTerminated
 		}
-		return verdict{code: code, reason: "cancelled", err: &agent.ErrorInfo{Kind: "cancelled", Message: sig.Error()}}
+		return verdict{code: code, reason: "cancelled", err: &event.ErrorInfo{Kind: "cancelled", Message: sig.Error()}}
 	case errors.Is(cause, errTimeout):
-		return verdict{code: ExitTimeout, reason: "timeout", err: &agent.ErrorInfo{Kind: "timeout", Message: errTimeout.Error()}}
+		return verdict{code: ExitTimeout, reason: "timeout", err: &event.ErrorInfo{Kind: "timeout", Message: errTimeout.Error()}}
 	}
 	if err == nil && out.flow {
 		switch out.flowResult.Outcome {
 		case ralph.OutcomeStop:
 			return verdict{code: ExitOK, reason: "stop"}
 		case ralph.OutcomeBudgetExhausted:
-			return verdict{code: ExitBudget, reason: "max_iterations", err: &agent.ErrorInfo{Kind: "max_iterations",
+			return verdict{code: ExitBudget, reason: "max_iterations", err: &event.ErrorInfo{Kind: "max_iterations",
 				Message: fmt.Sprintf("the iteration budget was used up after %d iterations without STOP", out.flowResult.Iterations)}}
 		}
 	}
 	if err == nil {
 		switch out.stop {
-		case agent.StopMaxSteps:
-			return verdict{code: ExitMaxSteps, reason: "max_steps", err: &agent.ErrorInfo{Kind: "max_steps", Message: "the step limit of the turn was reached before the model finished"}}
-		case agent.StopRepeat:
-			return verdict{code: ExitMaxSteps, reason: "repeat", err: &agent.ErrorInfo{Kind: "repeat", Message: "the model kept repeating the same tool call"}}
+		case event.StopMaxSteps:
+			return verdict{code: ExitMaxSteps, reason: "max_steps", err: &event.ErrorInfo{Kind: "max_steps", Message: "the step limit of the turn was reached before the model finished"}}
+		case event.StopRepeat:
+			return verdict{code: ExitMaxSteps, reason: "repeat", err: &event.ErrorInfo{Kind: "repeat", Message: "the model kept repeating the same tool call"}}
 		}
 		return verdict{code: ExitOK, reason: "completed"}
 	}
-	info := &agent.ErrorInfo{Kind: "error", Message: err.Error()}
+	info := &event.ErrorInfo{Kind: "error", Message: err.Error()}
 	var ue *usageError
-	var se *ralph.SkillError
-	if errors.As(err, &ue) || errors.As(err, &se) {
+	if errors.As(err, &ue) {
 		info.Kind = "usage"
 		return verdict{code: ExitUsage, reason: "error", err: info}
 	}

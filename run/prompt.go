@@ -203,7 +203,7 @@ func readStdin(ctx context.Context, r io.Reader, grace time.Duration, notice fun
 func readFileCapped(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", usagef("prompt file: %v", err)
+		return "", usagef("prompt file: %w", err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxStdin+1))

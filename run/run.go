@@ -17,10 +17,11 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/kimi-run/kimi-run/event"
+
 	"github.com/alecthomas/kong"
 	"github.com/mattn/go-isatty"
 
-	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/output"
 )
 
@@ -40,7 +41,7 @@ type IO struct {
 type kongExit struct{ code int }
 
 // Main runs kimi-run with args (without the program name) and returns the exit code.
-func Main(args []string, sio IO, version string) (code int) {
+func Main(args []string, sio IO, version string) (code ExitCode) {
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv
 	}
@@ -56,7 +57,6 @@ func Main(args []string, sio IO, version string) (code int) {
 		kong.Vars{"version": "kimi-run " + version},
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
-		kong.UsageOnError(),
 		// --ralph -1 means "no limit"; without this kong reads -1 as a short flag.
 		kong.WithHyphenPrefixedParameters(true),
 	)
@@ -70,20 +70,20 @@ func Main(args []string, sio IO, version string) (code int) {
 			if !ok {
 				panic(r)
 			}
-			code = ke.code
-			if code != 0 {
+			code = ExitOK
+			if ke.code != 0 {
 				code = ExitUsage
 			}
 		}
 	}()
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
-		fmt.Fprintf(sio.Stderr, "kimi-run: %v\n", err)
+		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
 		if wantsJSON(args) {
 			// The stream's last line is a result even when the flags did not parse.
-			output.NewJSON(sio.Stdout).Emit(agent.Event{Type: agent.TypeResult, Time: time.Now(), Data: agent.Result{
-				Status: "error", TerminalReason: "error", ExitCode: ExitUsage,
-				Error: &agent.ErrorInfo{Kind: "usage", Message: err.Error()},
+			output.NewJSON(sio.Stdout).Emit(event.Event{Type: event.TypeResult, Time: time.Now(), Data: event.Result{
+				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
+				Error: &event.ErrorInfo{Kind: "usage", Message: err.Error()},
 			}})
 		}
 		return ExitUsage
@@ -170,7 +170,7 @@ func withSignals(parent context.Context, sio IO) (context.Context, func()) {
 			if signalName(s) == "SIGTERM" {
 				code = ExitTerminated
 			}
-			exit(code)
+			exit(int(code))
 		case <-done:
 		}
 	}()

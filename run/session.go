@@ -59,7 +59,7 @@ func sessionRoot(cli *CLI, workDir string, getenv func(string) string) (string, 
 }
 
 // errNoStateDir means there is nowhere to keep sessions by default.
-var errNoStateDir = &usageError{msg: "cannot find a place for sessions: set HOME or XDG_STATE_HOME, or pass --session-dir DIR"}
+var errNoStateDir = usagef("cannot find a place for sessions: set HOME or XDG_STATE_HOME, or pass --session-dir DIR")
 
 // sessionPlan is the session a run writes to.
 type sessionPlan struct {

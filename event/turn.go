@@ -1,4 +1,7 @@
-package agent
+package event
+
+// The turn contract between the agent, which runs turns, and the flow runner, which asks
+// for them. It lives here so that ralph/ needs nothing of the model client.
 
 // TurnSpec describes one agent turn: one user prompt run until the model answers without
 // tool calls.

@@ -1,0 +1,73 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// Config is what New builds an Agent from.
+type Config struct {
+	Model Model
+	Sink  event.Sink
+	// SystemPrompt renders the prompt that opens the conversation; it lists the toolset,
+	// so it is given the tools New built.
+	SystemPrompt func(toolset []tools.Tool) string
+	// MaxSteps bounds model calls per turn (default DefaultMaxSteps).
+	MaxSteps   int
+	Retry      RetryPolicy
+	Compaction Compaction
+	// Session, when set, receives every record of the conversation.
+	Session *Session
+	// Now is the clock for events (default time.Now).
+	Now func() time.Time
+	// DMail gives the agent the SendDMail tool and shows it checkpoint markers.
+	DMail bool
+	// Tools builds the agent's toolset. The tools that need the agent itself get it
+	// through d: Task runs subagents, SendDMail rewinds the conversation.
+	Tools func(d Delegates) []tools.Tool
+	// Subagents returns the kinds of subagent a Task call may start ("coder" is the
+	// default kind), given the parent's toolset. nil gives subagents no kinds: every
+	// Task call fails.
+	Subagents func(parent []tools.Tool) map[string]SubagentKind
+}
+
+// Delegates are the parts of an Agent that tools call back into.
+type Delegates struct {
+	// Subagent runs Task calls in fresh agents sharing the parent's model and sink.
+	Subagent tools.Subagent
+	// DMail delivers SendDMail calls; nil unless Config.DMail.
+	DMail tools.DMailer
+}
+
+// New builds an Agent and its subagents in one go: the toolset, the subagents that use
+// it and the agent they report to refer to one another, so they are wired here rather
+// than by every caller.
+func New(cfg Config) *Agent {
+	a := &Agent{
+		Model:             cfg.Model,
+		Sink:              cfg.Sink,
+		MaxSteps:          cfg.MaxSteps,
+		Retry:             cfg.Retry,
+		Now:               cfg.Now,
+		Compaction:        cfg.Compaction,
+		Session:           cfg.Session,
+		CheckpointMarkers: cfg.DMail,
+	}
+	subs := &Subagents{Parent: a}
+	d := Delegates{Subagent: subs}
+	if cfg.DMail {
+		d.DMail = a
+	}
+	if cfg.Tools != nil {
+		a.Tools = cfg.Tools(d)
+	}
+	if cfg.SystemPrompt != nil {
+		a.SystemPrompt = cfg.SystemPrompt(a.Tools)
+	}
+	if cfg.Subagents != nil {
+		subs.Kinds = cfg.Subagents(a.Tools)
+	}
+	return a
+}

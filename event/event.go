@@ -1,0 +1,105 @@
+// Package event holds the NDJSON event types of kimi-run: the public contract of
+// --output-format stream-json (docs/events.md). It is a leaf package: the agent emits
+// through it, and output/ and ralph/ read it without pulling in the model client.
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// SchemaVersion is the version of the NDJSON event schema (docs/events.md).
+const SchemaVersion = 1
+
+// Type names an event in the NDJSON stream.
+type Type string
+
+// The event types of schema version 1.
+const (
+	TypeInit            Type = "init"
+	TypeTurnBegin       Type = "turn_begin"
+	TypeTurnEnd         Type = "turn_end"
+	TypeStepBegin       Type = "step_begin"
+	TypeText            Type = "text"
+	TypeThinking        Type = "thinking"
+	TypeToolCall        Type = "tool_call"
+	TypeToolResult      Type = "tool_result"
+	TypeRetry           Type = "retry"
+	TypeCompactionBegin Type = "compaction_begin"
+	TypeCompactionEnd   Type = "compaction_end"
+	TypeIteration       Type = "iteration"
+	TypeUsage           Type = "usage"
+	TypeTodo            Type = "todo"
+	TypeWarning         Type = "warning"
+	TypeResult          Type = "result"
+)
+
+// Event is the one thing that flows from the agent (and the flow runner) to an output sink.
+// Data holds the payload for Type; its fields are written flat beside "type" and "ts".
+type Event struct {
+	Type Type
+	Time time.Time
+	// Parent is the id of the Task tool call whose subagent produced this event; empty for
+	// the main agent.
+	Parent string
+	Data   any
+}
+
+// Sink receives events. Emit must be safe for concurrent use: tool calls run in parallel.
+type Sink interface {
+	Emit(Event)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Event)
+
+// Emit calls f(e).
+func (f SinkFunc) Emit(e Event) { f(e) }
+
+// Discard is a Sink that drops every event.
+var Discard Sink = SinkFunc(func(Event) {})
+
+// MarshalJSON writes {"type":…,"ts":…,"parent_tool_call_id":…, <payload fields>}.
+func (e Event) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"type":`)
+	t, _ := json.Marshal(string(e.Type))
+	b.Write(t)
+	b.WriteString(`,"ts":"`)
+	b.WriteString(e.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	b.WriteByte('"')
+	if e.Parent != "" {
+		b.WriteString(`,"parent_tool_call_id":`)
+		p, _ := json.Marshal(e.Parent)
+		b.Write(p)
+	}
+	if e.Data != nil {
+		d, err := marshalNoEscape(e.Data)
+		if err != nil {
+			return nil, fmt.Errorf("marshal %s event: %w", e.Type, err)
+		}
+		if len(d) < 2 || d[0] != '{' {
+			return nil, fmt.Errorf("marshal %s event: payload is not an object", e.Type)
+		}
+		if len(d) > 2 {
+			b.WriteByte(',')
+			b.Write(d[1 : len(d)-1])
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping: final texts quote <choice> tags
+// and code, which should stay readable in the stream.
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}

@@ -1,0 +1,93 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/ralph"
+)
+
+// TestJudge maps every kind of outcome to its exit code and terminal reason, without a
+// process: the end-to-end tests drive the binary into each code, this pins the mapping.
+func TestJudge(t *testing.T) {
+	transient := &agent.AttemptsError{Attempts: 3, Err: &agent.ProviderError{StatusCode: 503, Message: "overloaded", RetryAfter: -1}}
+	tests := []struct {
+		name      string
+		out       outcome
+		err       error
+		cause     error
+		code      ExitCode
+		reason    string
+		kind      string
+		retryable bool
+		status    int
+	}{
+		{name: "completed", out: outcome{stop: event.StopCompleted}, code: ExitOK, reason: "completed"},
+		{name: "max steps", out: outcome{stop: event.StopMaxSteps}, code: ExitMaxSteps, reason: "max_steps", kind: "max_steps"},
+		{name: "repeat", out: outcome{stop: event.StopRepeat}, code: ExitMaxSteps, reason: "repeat", kind: "repeat"},
+		{name: "ralph stop", out: outcome{flow: true, flowResult: ralph.Result{Outcome: ralph.OutcomeStop}}, code: ExitOK, reason: "stop"},
+		{name: "flow completed", out: outcome{flow: true, flowResult: ralph.Result{Outcome: ralph.OutcomeCompleted}}, code: ExitOK, reason: "completed"},
+		{name: "ralph budget", out: outcome{flow: true, flowResult: ralph.Result{Outcome: ralph.OutcomeBudgetExhausted, Iterations: 4}},
+			code: ExitBudget, reason: "max_iterations", kind: "max_iterations"},
+		{name: "flow turn hit max steps", out: outcome{flow: true, stop: event.StopMaxSteps, flowResult: ralph.Result{Outcome: ralph.OutcomeTurnStopped}},
+			code: ExitMaxSteps, reason: "max_steps", kind: "max_steps"},
+		{name: "usage", err: usagef("empty prompt"), code: ExitUsage, reason: "error", kind: "usage"},
+		{name: "skill error wrapped as usage", err: usagef("%w", &ralph.SkillError{Name: "x", Err: errors.New("no such skill")}),
+			code: ExitUsage, reason: "error", kind: "usage"},
+		{name: "401", err: &agent.AttemptsError{Attempts: 3, Err: &agent.ProviderError{StatusCode: 401, RetryAfter: -1}},
+			code: ExitAuth, reason: "auth", kind: "auth", status: 401},
+		{name: "403", err: &agent.ProviderError{StatusCode: 403, RetryAfter: -1}, code: ExitAuth, reason: "auth", kind: "auth", status: 403},
+		{name: "transient after retries", err: transient, code: ExitTransient, reason: "transient", kind: "transient", retryable: true, status: 503},
+		{name: "cut stream after retries", err: &agent.AttemptsError{Attempts: 3, Err: agent.ErrIncompleteStream},
+			code: ExitTransient, reason: "transient", kind: "transient", retryable: true},
+		{name: "400", err: &agent.AttemptsError{Attempts: 3, Err: &agent.ProviderError{StatusCode: 400, Message: "bad", RetryAfter: -1}},
+			code: ExitError, reason: "error", kind: "provider", status: 400},
+		{name: "internal", err: fmt.Errorf("tool Shell: %w", errors.New("boom")), code: ExitError, reason: "error", kind: "error"},
+		{name: "SIGINT wins over the error it caused", err: context.Canceled, cause: &signalError{sig: os.Interrupt},
+			code: ExitInterrupt, reason: "cancelled", kind: "cancelled"},
+		{name: "SIGTERM", err: transient, cause: &signalError{sig: syscall.SIGTERM}, code: ExitTerminated, reason: "cancelled", kind: "cancelled"},
+		{name: "timeout", err: context.Canceled, cause: errTimeout, code: ExitTimeout, reason: "timeout", kind: "timeout"},
+		{name: "timeout after success is still a timeout", out: outcome{stop: event.StopCompleted}, cause: errTimeout,
+			code: ExitTimeout, reason: "timeout", kind: "timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := judge(tt.out, tt.err, tt.cause)
+			if v.code != tt.code || v.reason != tt.reason {
+				t.Fatalf("judge = (%d, %q), want (%d, %q)", v.code, v.reason, tt.code, tt.reason)
+			}
+			if tt.kind == "" {
+				if v.err != nil {
+					t.Errorf("error = %+v, want none", v.err)
+				}
+				return
+			}
+			if v.err == nil {
+				t.Fatalf("no error info, want kind %q", tt.kind)
+			}
+			if v.err.Kind != tt.kind || v.err.Retryable != tt.retryable || v.err.HTTPStatus != tt.status {
+				t.Errorf("error = %+v, want kind %q retryable %v status %d", v.err, tt.kind, tt.retryable, tt.status)
+			}
+			if v.err.Message == "" {
+				t.Errorf("error has no message")
+			}
+		})
+	}
+}
+
+func TestUsageErrorUnwraps(t *testing.T) {
+	err := usagef("flow: %w", &ralph.SkillError{Name: "deploy", Err: errors.New("not found")})
+	var se *ralph.SkillError
+	if !errors.As(err, &se) || se.Name != "deploy" {
+		t.Fatalf("errors.As(%v) did not find the skill error", err)
+	}
+	if err.Error() != `flow: skill "deploy": not found` {
+		t.Errorf("message = %q", err.Error())
+	}
+}
