@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kimi-run/kimi-run/tools/search"
 )
 
 // ReadFile limits.
@@ -56,7 +58,7 @@ func readFile(ctx context.Context, workDir string, in readFileArgs) (Result, err
 	if err != nil {
 		return Errorf("cannot read: %v", err), nil
 	}
-	if reason, ok := sensitive(path); ok {
+	if reason, ok := search.Sensitive(path); ok {
 		return Errorf("refusing to read %s: %s, and what is read is sent to the model provider", in.Path, reason), nil
 	}
 	if in.NLines < 0 {

@@ -1,13 +1,13 @@
-package tools
+package search
 
 import (
 	"slices"
 	"strings"
 )
 
-// grepTypes maps the file types Grep accepts to base-name globs. Both engines use this
+// fileTypes maps the file types a Query accepts to base-name globs. Both engines use this
 // table (rg receives it through --type-add), so a type selects the same files either way.
-var grepTypes = map[string][]string{
+var fileTypes = map[string][]string{
 	"c":         {"*.c", "*.h"},
 	"cpp":       {"*.cpp", "*.cc", "*.cxx", "*.c++", "*.hpp", "*.hh", "*.hxx", "*.h", "*.inl"},
 	"cs":        {"*.cs"},
@@ -41,29 +41,33 @@ var grepTypes = map[string][]string{
 	"zig":       {"*.zig"},
 }
 
-// grepTypeAliases are other names models commonly use for the same types.
-var grepTypeAliases = map[string]string{
+// typeAliases are other names models commonly use for the same types.
+var typeAliases = map[string]string{
 	"python": "py", "javascript": "js", "typescript": "ts", "rs": "rust", "markdown": "md",
 	"golang": "go", "rb": "ruby", "shell": "sh", "bash": "sh", "yml": "yaml", "kt": "kotlin",
 	"c++": "cpp", "csharp": "cs", "protobuf": "proto", "tf": "terraform", "text": "txt",
 }
 
-// lookupGrepType returns the globs of a file type, or ok=false when it is unknown.
-func lookupGrepType(name string) (globs []string, ok bool) {
+// lookupType returns the globs of a file type, or ok=false when it is unknown.
+func lookupType(name string) (globs []string, ok bool) {
 	name = strings.ToLower(strings.TrimSpace(name))
-	if alias, found := grepTypeAliases[name]; found {
+	if alias, found := typeAliases[name]; found {
 		name = alias
 	}
-	globs, ok = grepTypes[name]
+	globs, ok = fileTypes[name]
 	return globs, ok
 }
 
-// grepTypeNames lists the known type names, sorted, for error messages.
-func grepTypeNames() string {
-	names := make([]string, 0, len(grepTypes))
-	for n := range grepTypes {
+// TypeNames returns the file types a Query accepts, sorted. Common other names (python,
+// golang, yml, ...) are accepted too.
+func TypeNames() []string {
+	names := make([]string, 0, len(fileTypes))
+	for n := range fileTypes {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	return strings.Join(names, ", ")
+	return names
 }
+
+// typeNames lists the known types for error messages.
+func typeNames() string { return strings.Join(TypeNames(), ", ") }
