@@ -13,32 +13,9 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/tools"
 )
-
-// recorder is a Sink that keeps every event.
-type recorder struct {
-	mu     sync.Mutex
-	events []event.Event
-}
-
-func (r *recorder) Emit(e event.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, e)
-}
-
-func (r *recorder) of(t event.Type) []event.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []event.Event
-	for _, e := range r.events {
-		if e.Type == t {
-			out = append(out, e)
-		}
-	}
-	return out
-}
 
 // fakeTool records its calls and answers with a fixed text.
 type fakeTool struct {
@@ -85,14 +62,14 @@ func (d *delays) After(x time.Duration) <-chan time.Time {
 type harness struct {
 	srv   *scripted.Server
 	agent *agent.Agent
-	sink  *recorder
+	sink  *testkit.Recorder
 	timer *delays
 	tools map[string]*fakeTool
 }
 
 func newHarness(t *testing.T, responses []scripted.Response, toolNames ...string) *harness {
 	t.Helper()
-	h := &harness{srv: scripted.New(t, responses...), sink: &recorder{}, timer: &delays{}, tools: map[string]*fakeTool{}}
+	h := &harness{srv: scripted.New(t, responses...), sink: &testkit.Recorder{}, timer: &delays{}, tools: map[string]*fakeTool{}}
 	var ts []tools.Tool
 	for _, n := range toolNames {
 		ft := &fakeTool{name: n}
@@ -124,16 +101,16 @@ func TestPlainAnswer(t *testing.T) {
 		t.Fatalf("outcome = %+v", out)
 	}
 	var streamed strings.Builder
-	for _, e := range h.sink.of(event.TypeText) {
+	for _, e := range h.sink.Of(event.TypeText) {
 		streamed.WriteString(e.Data.(event.Text).Delta)
 	}
 	if streamed.String() != out.FinalText {
 		t.Errorf("text deltas = %q, want the final text", streamed.String())
 	}
-	if n := len(h.sink.of(event.TypeText)); n < 2 {
+	if n := len(h.sink.Of(event.TypeText)); n < 2 {
 		t.Errorf("got %d text events; the answer should stream in pieces", n)
 	}
-	u := h.sink.of(event.TypeUsage)
+	u := h.sink.Of(event.TypeUsage)
 	if len(u) != 1 || u[0].Data.(event.Usage).InputTokens == 0 {
 		t.Errorf("usage events = %+v", u)
 	}
@@ -198,7 +175,7 @@ func TestToolCallsParallelRunConcurrently(t *testing.T) {
 	if out.ToolCalls != 2 {
 		t.Fatalf("tool calls = %d", out.ToolCalls)
 	}
-	for _, e := range h.sink.of(event.TypeToolResult) {
+	for _, e := range h.sink.Of(event.TypeToolResult) {
 		if r := e.Data.(event.ToolResult); r.IsError {
 			t.Errorf("%s: %s", r.Name, r.Output)
 		}
@@ -211,7 +188,7 @@ func TestToolCallsParallelRunConcurrently(t *testing.T) {
 			order = append(order, m["name"])
 		}
 	}
-	calls := h.sink.of(event.TypeToolCall)
+	calls := h.sink.Of(event.TypeToolCall)
 	if len(calls) != 2 || calls[0].Data.(event.ToolCall).Name != "ReadFile" {
 		t.Fatalf("tool_call events = %+v", calls)
 	}
@@ -245,7 +222,7 @@ func TestToolCallsSplitAndIndexless(t *testing.T) {
 	if len(all) != 4 {
 		t.Errorf("ran %d calls in all, want 4: %q", len(all), all)
 	}
-	for _, e := range h.sink.of(event.TypeToolResult) {
+	for _, e := range h.sink.Of(event.TypeToolResult) {
 		if r := e.Data.(event.ToolResult); r.IsError {
 			t.Errorf("%s failed: %s", r.Name, r.Output)
 		}
@@ -257,7 +234,7 @@ func TestReasoningSentBackWithToolCalls(t *testing.T) {
 	if _, err := h.turn(t, "is the tree clean?"); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.sink.of(event.TypeThinking)) == 0 {
+	if len(h.sink.Of(event.TypeThinking)) == 0 {
 		t.Error("no thinking events")
 	}
 	msgs := h.srv.Requests()[1].Messages()
@@ -290,7 +267,7 @@ func TestBadToolCallsBecomeErrorResults(t *testing.T) {
 	if out.FinalText != "recovered" {
 		t.Errorf("final = %q", out.FinalText)
 	}
-	results := h.sink.of(event.TypeToolResult)
+	results := h.sink.Of(event.TypeToolResult)
 	if len(results) != 4 {
 		t.Fatalf("got %d results", len(results))
 	}
@@ -320,7 +297,7 @@ func TestBadToolCallsBecomeErrorResults(t *testing.T) {
 		}
 	}
 	// The tool_call event of a malformed call still carries valid JSON.
-	for _, e := range h.sink.of(event.TypeToolCall) {
+	for _, e := range h.sink.Of(event.TypeToolCall) {
 		if !json.Valid(e.Data.(event.ToolCall).Arguments) {
 			t.Errorf("tool_call event arguments not JSON: %s", e.Data.(event.ToolCall).Arguments)
 		}

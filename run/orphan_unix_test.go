@@ -3,31 +3,16 @@
 package run_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
-
-// processGone reports whether pid has exited (a zombie counts as gone: it runs nothing).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	fields := strings.Fields(string(stat))
-	return len(fields) > 2 && (fields[2] == "Z" || fields[2] == "X")
-}
 
 func TestStopLeavesNoOrphans(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -69,14 +54,7 @@ func TestStopLeavesNoOrphans(t *testing.T) {
 			}
 			lastResult(t, r)
 			for _, f := range []string{"shell.pid", "grandchild.pid"} {
-				b, err := os.ReadFile(filepath.Join(dir, f))
-				if err != nil {
-					t.Fatalf("%s: %v", f, err)
-				}
-				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-				if pid == 0 || !processGone(pid) {
-					t.Errorf("%s (%d) outlived the run", f, pid)
-				}
+				testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, f)))
 			}
 			if _, err := os.Stat(filepath.Join(sessions, "stopped", "context.jsonl")); err != nil {
 				t.Errorf("no session left behind: %v", err)

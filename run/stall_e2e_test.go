@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 func TestStalledStreamsAreRetried(t *testing.T) {
@@ -35,13 +36,7 @@ func TestStalledStreamsAreRetried(t *testing.T) {
 			if res["final_text"] != "second attempt" {
 				t.Errorf("final_text = %v", res["final_text"])
 			}
-			var retry map[string]any
-			for _, e := range events(t, r.stdout) {
-				if e["type"] == "retry" {
-					retry = e
-				}
-			}
-			if retry == nil {
+			if testkit.Last(events(t, r.stdout), "retry") == nil {
 				t.Fatalf("no retry event")
 			}
 		})

@@ -5,16 +5,15 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // testShell returns a Shell tool with a short kill grace, so tests of stubborn processes
@@ -88,7 +87,7 @@ func TestShellTimeoutKillsTheGroup(t *testing.T) {
 			if !res.IsError || !strings.HasPrefix(res.Output, "Command killed by timeout after 1s.") {
 				t.Fatalf("got %v %q", res.IsError, res.Output)
 			}
-			waitGone(t, readPid(t, filepath.Join(dir, "pid")))
+			testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, "pid")))
 		})
 	}
 }
@@ -116,18 +115,18 @@ func TestShellCancelKillsTheGroup(t *testing.T) {
 	if !res.IsError || !strings.HasPrefix(res.Output, "Command cancelled") {
 		t.Fatalf("got %v %q", res.IsError, res.Output)
 	}
-	waitGone(t, readPid(t, pidFile))
+	testkit.WaitGone(t, testkit.ReadPID(t, pidFile))
 }
 
 func TestShellLeavesBackgroundProcessesAfterNormalExit(t *testing.T) {
 	dir := t.TempDir()
 	res := mustCall(t, testShell(dir), map[string]any{"command": "sleep 30 & echo $! > pid; echo done"})
-	pid := readPid(t, filepath.Join(dir, "pid"))
+	pid := testkit.ReadPID(t, filepath.Join(dir, "pid"))
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	if res.IsError || !strings.Contains(res.Output, "kept the output open") || !strings.HasSuffix(res.Output, "\ndone") {
 		t.Fatalf("got %v %q", res.IsError, res.Output)
 	}
-	if processGone(pid) {
+	if testkit.ProcessGone(pid) {
 		t.Errorf("the background process %d was killed after a normal exit", pid)
 	}
 }
@@ -173,47 +172,4 @@ func evalDir(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return d
-}
-
-// readPid reads the process id a test command wrote to path.
-func readPid(t *testing.T, path string) int {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("the command did not record its child: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pid
-}
-
-// waitGone fails the test unless process pid is gone (or a zombie nobody reaped yet).
-// SIGKILL is delivered asynchronously, so this polls briefly rather than checking once.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for range 500 {
-		if processGone(pid) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Fatalf("process %d outlived the command", pid)
-}
-
-// processGone reports whether pid no longer runs: it does not exist or is a zombie.
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
