@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -157,16 +158,36 @@ func TestToolCallsParallelRunConcurrently(t *testing.T) {
 	started.Add(2)
 	both := make(chan struct{})
 	go func() { started.Wait(); close(both) }()
-	for _, ft := range h.tools {
-		ft.run = func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
-			started.Done()
-			select {
-			case <-both:
-				return tools.Text("ok"), nil
-			case <-time.After(10 * time.Second):
-				return tools.Errorf("the other call never started"), nil
-			}
+	waitBoth := func() bool {
+		select {
+		case <-both:
+			return true
+		case <-time.After(10 * time.Second):
+			return false
 		}
+	}
+	h.tools["Shell"].run = func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+		started.Done()
+		if !waitBoth() {
+			return tools.Errorf("the other call never started"), nil
+		}
+		return tools.Text("shell ok"), nil
+	}
+	// ReadFile, called first, finishes last: only once Shell's result is out.
+	h.tools["ReadFile"].run = func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+		started.Done()
+		if !waitBoth() {
+			return tools.Errorf("the other call never started"), nil
+		}
+		wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if _, ok := h.sink.WaitFor(wait, func(e event.Event) bool {
+			r, ok := e.Data.(event.ToolResult)
+			return ok && r.Name == "Shell"
+		}); !ok {
+			return tools.Errorf("Shell never finished"), nil
+		}
+		return tools.Text("read ok"), nil
 	}
 	out, err := h.turn(t, "read and test")
 	if err != nil {
@@ -175,28 +196,47 @@ func TestToolCallsParallelRunConcurrently(t *testing.T) {
 	if out.ToolCalls != 2 {
 		t.Fatalf("tool calls = %d", out.ToolCalls)
 	}
+	var finished []string
 	for _, e := range h.sink.Of(event.TypeToolResult) {
-		if r := e.Data.(event.ToolResult); r.IsError {
+		r := e.Data.(event.ToolResult)
+		if r.IsError {
 			t.Errorf("%s: %s", r.Name, r.Output)
 		}
+		finished = append(finished, r.Name)
 	}
-	// Results go back in call order whatever order they finished in.
-	msgs := h.srv.Requests()[1].Messages()
-	var order []any
-	for _, m := range msgs {
-		if m["role"] == "tool" {
-			order = append(order, m["name"])
-		}
+	if want := []string{"Shell", "ReadFile"}; !slices.Equal(finished, want) {
+		t.Fatalf("tool_result events in order %q, want %q (the order they finished in)", finished, want)
 	}
+	// Results go back in call order whatever order they finished in: each tool message
+	// answers the call at its position in the assistant message.
 	calls := h.sink.Of(event.TypeToolCall)
 	if len(calls) != 2 || calls[0].Data.(event.ToolCall).Name != "ReadFile" {
 		t.Fatalf("tool_call events = %+v", calls)
 	}
-	assistant := msgs[len(msgs)-3]
-	tc := assistant["tool_calls"].([]any)
-	first := tc[0].(map[string]any)["id"]
-	if msgs[len(msgs)-2]["tool_call_id"] != first {
-		t.Errorf("first tool result answers %v, want %v", msgs[len(msgs)-2]["tool_call_id"], first)
+	msgs := h.srv.Requests()[1].Messages()
+	if len(msgs) < 3 {
+		t.Fatalf("request 2 has %d messages", len(msgs))
+	}
+	assistant, results := msgs[len(msgs)-3], msgs[len(msgs)-2:]
+	tc, _ := assistant["tool_calls"].([]any)
+	if len(tc) != 2 {
+		t.Fatalf("assistant message sent back = %v", assistant)
+	}
+	var order, contents []string
+	for i, m := range results {
+		call := tc[i].(map[string]any)
+		name := call["function"].(map[string]any)["name"].(string)
+		if m["role"] != "tool" || m["tool_call_id"] != call["id"] {
+			t.Errorf("message %d answers %v, want the %s call %v", i+1, m["tool_call_id"], name, call["id"])
+		}
+		content, _ := m["content"].(string)
+		order, contents = append(order, name), append(contents, content)
+	}
+	if want := []string{"ReadFile", "Shell"}; !slices.Equal(order, want) {
+		t.Errorf("tool results sent back in order %q, want %q (the call order)", order, want)
+	}
+	if want := []string{"read ok", "shell ok"}; !slices.Equal(contents, want) {
+		t.Errorf("tool results = %q, want %q", contents, want)
 	}
 }
 
