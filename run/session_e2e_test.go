@@ -121,8 +121,9 @@ func TestKilledRunRestores(t *testing.T) {
 		scripted.Reply(scripted.Say("I am halfway through writing the"), scripted.Hang()),
 		scripted.Text("Picked up where I left off."),
 	)
-	r := kimi(t, srv, invocation{dir: work, srv: srv, signal: syscall.SIGKILL, signalAfter: 2,
-		args: sessionArgs(sessions, "--session", "crashy", "-p", "long task")})
+	// Killed once the second reply has begun to stream: the first step is saved by then.
+	r := kimi(t, srv, invocation{dir: work, srv: srv, signal: syscall.SIGKILL, signalAfter: 2, signalOn: "text",
+		args: sessionArgs(sessions, "--output-format", "stream-json", "--session", "crashy", "-p", "long task")})
 	if r.code != -1 {
 		t.Fatalf("exit %d, want killed", r.code)
 	}
