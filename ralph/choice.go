@@ -21,6 +21,13 @@ func ParseChoice(text string) (string, bool) {
 	return strings.TrimSpace(m[len(m)-1][1]), true
 }
 
+// StripChoice removes every <choice>…</choice> tag (as ParseChoice reads them) from text
+// and trims the result: the tags are for the flow runner, not for the reader of the final
+// answer.
+func StripChoice(text string) string {
+	return strings.TrimSpace(choiceTag.ReplaceAllString(text, ""))
+}
+
 // decisionPrompt is what a decision node asks: its label, the branches, and how to answer.
 func decisionPrompt(label string, branches []string) string {
 	var b strings.Builder

@@ -3,9 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
@@ -171,7 +169,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		} else {
 			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
 		}
-		out = outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
+		out = outcome{finalText: ralph.StripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
 	default:
 		var t event.TurnOutcome
 		t, err = a.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
@@ -266,14 +264,6 @@ func planRun(cli *CLI, workDir, prompt string) (plan, error) {
 	}
 	p.prompt = exp.Prompt
 	return p, nil
-}
-
-var choiceTag = regexp.MustCompile(`(?s)<choice>[^<]*</choice>`)
-
-// stripChoice removes <choice> tags from a flow's final answer: they are for the runner,
-// not for the file the answer is written to.
-func stripChoice(s string) string {
-	return strings.TrimSpace(choiceTag.ReplaceAllString(s, ""))
 }
 
 // runState carries what finishing a run needs.
