@@ -27,7 +27,7 @@ scripts, styles and navigation dropped). Plain text, Markdown, JSON, XML and oth
 formats are returned as they are. Images, PDFs and other binary content are refused.
 
 Use it to read documentation, issues, API responses or raw files the task refers to.
-Only http and https URLs work; requests time out after 30 seconds and pages are cut at 5 MiB.`
+Only http and https URLs work; requests time out after {fetch_timeout} and pages are cut at {fetch_max}.`
 
 // fetchArgs are the arguments of the FetchURL tool.
 type fetchArgs struct {

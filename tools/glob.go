@@ -20,7 +20,7 @@ const globDescription = `Find files and directories by name with a glob pattern,
 search directory: "*" and "?" stay within one path element, "**" spans any number of
 directories, "{a,b}" lists alternatives and "[...]" is a character class.
 
-Results are sorted with the most recently modified first, and at most 1000 are returned.
+Results are sorted with the most recently modified first, and at most {glob_limit} are returned.
 Version-control directories, node_modules and anything excluded by .gitignore or .ignore
 files are skipped. Symbolic links are not followed. Paths are shown relative to the work
 directory (absolute when outside it); directories end with "/".

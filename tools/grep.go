@@ -22,7 +22,7 @@ Narrow the search with path (a file or directory), glob (e.g. "*.go", "*.{ts,tsx
 "!*_test.go" to exclude) and type (e.g. go, py, js, ts, rust, md). Hidden files are searched;
 VCS directories, files excluded by .gitignore or .ignore, binary files and files that look
 like they hold secrets are skipped. Files are listed most recently modified first.
-Results are paged: head_limit (default 250, 0 for no limit) caps the output lines and
+Results are paged: head_limit (default {grep_default_limit}; 0 for up to {grep_max_lines}) caps the output lines and
 offset skips lines already seen. Set multiline to let a match span lines ("." then also
 matches newlines).`
 
@@ -39,7 +39,7 @@ type grepArgs struct {
 	LineNumbers *bool  `json:"-n,omitempty" description:"show line numbers in content mode (default true)"`
 	IgnoreCase  bool   `json:"-i,omitempty" description:"match case-insensitively"`
 	Multiline   bool   `json:"multiline,omitempty" description:"let matches span lines; . also matches newlines"`
-	HeadLimit   *int   `json:"head_limit,omitempty" description:"show at most this many output lines (default 250; 0 means no limit)"`
+	HeadLimit   *int   `json:"head_limit,omitempty" description:"show at most this many output lines (default {grep_default_limit}; 0 for up to {grep_max_lines})"`
 	Offset      int    `json:"offset,omitempty" description:"skip this many output lines first, to page through results (default 0)"`
 }
 
