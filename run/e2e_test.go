@@ -33,7 +33,8 @@ func TestMain(m *testing.M) {
 	if runtime.GOOS == "windows" {
 		binary += ".exe"
 	}
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binary, "..")
+	// go test puts its own GOROOT/bin first on PATH, so "go" is the toolchain under test.
+	build := exec.Command("go", "build", "-o", binary, "..")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building kimi-run:", err)

@@ -44,10 +44,14 @@ func describeListing(l *Listing, err error) string {
 }
 
 // TestRipgrepAndGoEnginesAgree runs the same searches through both engines. It needs rg
-// on PATH and is skipped otherwise (CI installs it).
+// on PATH and is skipped otherwise, unless KIMI_RUN_REQUIRE_RG is set (CI installs rg and
+// sets it, so the test cannot skip there unnoticed).
 func TestRipgrepAndGoEnginesAgree(t *testing.T) {
 	rg := LookRipgrep()
 	if rg == "" {
+		if os.Getenv("KIMI_RUN_REQUIRE_RG") != "" {
+			t.Fatal("rg is not on PATH, and KIMI_RUN_REQUIRE_RG says this test must run")
+		}
 		t.Skip("rg is not installed")
 	}
 	root := t.TempDir()
