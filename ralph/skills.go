@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -59,13 +58,21 @@ type Skill struct {
 	Body string
 }
 
-// skillName is what may follow /skill: or /flow:.
-var skillName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// validSkillName reports whether name may follow /skill: or /flow:: letters, digits, "_"
+// and "-". A loop rather than a regexp, so start-up compiles nothing.
+func validSkillName(name string) bool {
+	for _, r := range name {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // LoadSkill finds the skill name under workDir: first the folder of that name, then any
 // skill whose front matter says name: NAME.
 func LoadSkill(workDir, name string) (*Skill, error) {
-	if !skillName.MatchString(name) {
+	if !validSkillName(name) {
 		return nil, &SkillError{Name: name, Err: ErrUnknownSkill}
 	}
 	rel := filepath.Join(SkillsDir, name, "SKILL.md")

@@ -137,3 +137,14 @@ func TestExpandPromptWithoutSkillsDir(t *testing.T) {
 		t.Errorf("error %v, want ErrUnknownSkill", err)
 	}
 }
+
+func TestValidSkillName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"review": true, "release-notes": true, "fix_2": true, "A-Z_09": true,
+		"": false, "../review": false, "a b": false, "a/b": false, "é": false, "a\n": false, "-": true,
+	} {
+		if got := validSkillName(name); got != want {
+			t.Errorf("validSkillName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
