@@ -44,7 +44,7 @@ type CLI struct {
 	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run
 	// unchanged (run/compat.go maps them onto the flags above). Grouped in --help.
 	Print              bool    `group:"Kimi CLI compatibility" help:"Kimi CLI's print mode; kimi-run always runs in it. With --output-format stream-json, stdout carries Kimi CLI's message lines instead of kimi-run's events."`
-	Yolo               bool    `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve" help:"Accepted: every tool call is always approved."`
+	Yolo               bool    `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve" help:"Accepted, as --yes and --auto-approve: every tool call is always approved."`
 	AFK                bool    `group:"Kimi CLI compatibility" name:"afk" help:"Accepted: kimi-run never waits for a person."`
 	Command            *string `group:"Kimi CLI compatibility" short:"c" placeholder:"TEXT" help:"The task, as -p."`
 	FinalMessageOnly   bool    `group:"Kimi CLI compatibility" name:"final-message-only" help:"Only the final assistant message: what text output prints anyway; with --print --output-format stream-json, one assistant line per answer."`
@@ -53,7 +53,7 @@ type CLI struct {
 	MaxRalphIterations *int    `group:"Kimi CLI compatibility" name:"max-ralph-iterations" placeholder:"N" help:"As --ralph (-1: no limit, 0: off); beats loop_control.max_ralph_iterations."`
 	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" help:"As --session."`
 	Config             string  `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
-	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
+	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
 
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
