@@ -1,7 +1,15 @@
 package run_test
 
 import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
@@ -244,5 +252,66 @@ func TestKimiInputRalphPerMessage(t *testing.T) {
 	}
 	if got := userPrompts(srv, 2); len(got) < 3 || !strings.Contains(got[len(got)-1], "fix b") {
 		t.Errorf("the second message's loop did not continue the conversation: %q", got)
+	}
+}
+
+// TestKimiInputAnswersBeforeStdinCloses drives a conversation the way a tool in front of
+// kimi-run would: each answer comes out before the next message is written, and a signal
+// ends a run that waits for more input with a result line.
+func TestKimiInputAnswersBeforeStdinCloses(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	srv := scripted.New(t, scripted.Text("First answer."), scripted.Text("Second answer."))
+	cmd := exec.Command(binary, "--no-session", "--input-format", "stream-json", "--output-format", "stream-json", "-w", t.TempDir())
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
+		"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL()}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	var lines []string
+	// next reads events up to the next one of type typ.
+	next := func(typ string) map[string]any {
+		t.Helper()
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			var e map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+				t.Fatalf("bad line %q", sc.Text())
+			}
+			if e["type"] == typ {
+				return e
+			}
+		}
+		t.Fatalf("stdout ended before a %s event:\n%s", typ, strings.Join(lines, "\n"))
+		return nil
+	}
+	io.WriteString(stdin, `{"role":"user","content":"one"}`+"\n")
+	if a := next("answer"); a["final_text"] != "First answer." {
+		t.Errorf("first answer = %v", a)
+	}
+	io.WriteString(stdin, `{"role":"user","content":"two"}`+"\n")
+	if a := next("answer"); a["final_text"] != "Second answer." {
+		t.Errorf("second answer = %v", a)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	res := next("result")
+	if res["terminal_reason"] != "cancelled" || res["exit_code"] != 143.0 {
+		t.Errorf("result = %v", res)
+	}
+	err = cmd.Wait()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 143 {
+		t.Errorf("exit: %v", err)
 	}
 }
