@@ -129,3 +129,42 @@ func TestKimiFinalMessageOnlyStreamJSON(t *testing.T) {
 		t.Errorf("stdout = %q, want %q", r.stdout, want)
 	}
 }
+
+func TestKimiFlagsInHelp(t *testing.T) {
+	r := kimi(t, nil, invocation{args: []string{"--help"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d", r.code)
+	}
+	group := strings.Index(r.stdout, "Kimi CLI compatibility")
+	own := strings.Index(r.stdout, "--max-steps=N")
+	if group < 0 || own < 0 || own > group {
+		t.Fatalf("kimi-run's flags should come first, then the Kimi CLI group:\n%s", r.stdout)
+	}
+	for _, f := range []string{"--print", "--yolo", "--command", "--final-message-only", "--max-steps-per-turn", "--max-retries-per-step",
+		"--max-ralph-iterations", "--resume", "--config=", "--input-format"} {
+		if i := strings.Index(r.stdout, f); i < group {
+			t.Errorf("%s is not listed in the Kimi CLI group", f)
+		}
+	}
+}
+
+func TestKimiFormatErrorsStayOffStdout(t *testing.T) {
+	srv := scripted.New(t,
+		scripted.Reply(scripted.Say("Looking."), scripted.Call("Shell", `{"command":"true"}`)),
+		scripted.Status(401, scripted.ErrorBody("invalid_authentication_error", "key revoked")),
+	)
+	r := kimi(t, srv, invocation{args: []string{"--print", "--output-format", "stream-json", "-p", "go"}})
+	if r.code != 5 {
+		t.Fatalf("exit %d, want 5: %s", r.code, r.stderr)
+	}
+	lines := kimiLines(t, r.stdout) // fails on any line that is not a message
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"role":"assistant","content":"Looking."`) || !strings.HasPrefix(lines[1], `{"role":"tool"`) {
+		t.Errorf("stdout:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, "key revoked") || !strings.Contains(r.stderr, "key revoked") {
+		t.Errorf("the error belongs on stderr:\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "To resume this session: kimi-run -r ") {
+		t.Errorf("no resume hint on stderr: %s", r.stderr)
+	}
+}
