@@ -43,6 +43,12 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 		}
 		return stepResult{}, err
 	}
+	// Every call of the reply runs (late ones start here), then results go in call order.
+	// They start before the usage event, so that every tool_call of a step comes before
+	// its usage: sinks take usage as "the reply is complete" (output.Kimi does).
+	for _, c := range reply.ToolCalls {
+		batch.start(ctx, c)
+	}
 	a.addUsage(reply.Usage)
 	a.usageAt = len(a.history)
 	if reply.FinishReason == "length" {
@@ -51,10 +57,6 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	a.emit(event.TypeUsage, event.Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
 		CachedTokens: reply.Usage.CachedTokens, ContextTokens: a.stats.ContextTokens})
 
-	// Every call of the reply runs (late ones start here), then results go in call order.
-	for _, c := range reply.ToolCalls {
-		batch.start(ctx, c)
-	}
 	results, err := batch.results(reply.ToolCalls)
 	if err != nil {
 		return stepResult{text: reply.Text}, err

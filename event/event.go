@@ -33,6 +33,7 @@ const (
 	TypeUsage           Type = "usage"
 	TypeTodo            Type = "todo"
 	TypeWarning         Type = "warning"
+	TypeAnswer          Type = "answer"
 	TypeResult          Type = "result"
 )
 

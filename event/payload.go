@@ -123,6 +123,17 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
+// Answer is the final answer to one message of a conversation read with --input-format
+// stream-json, emitted when that message's turn (or Ralph loop) ended well, before the next
+// message is read.
+type Answer struct {
+	// Message counts the messages answered, from 1; a prompt given with -p is the first.
+	Message int `json:"message"`
+	// Line is the message's line on stdin; absent for the -p prompt.
+	Line      int    `json:"line,omitempty"`
+	FinalText string `json:"final_text"`
+}
+
 // Result is always the last event of a run.
 type Result struct {
 	Status         string      `json:"status"`

@@ -38,6 +38,9 @@ type Text struct {
 	err     error              // first stdout write error
 	calls   map[string]callRef // tool calls in flight, by id
 	thought map[string]int     // last step noted as thinking, by parent id
+	// answered: an answer event (--input-format stream-json) printed the current prompt's
+	// final text, so the result does not print it again.
+	answered bool
 }
 
 // callRef remembers an unfinished tool call for its result line and its subagent's events.
@@ -97,6 +100,16 @@ func (s *Text) Emit(e event.Event) {
 		s.finish(e, r)
 		return
 	}
+	if e.Parent == "" {
+		switch d := data.(type) {
+		case event.Answer:
+			s.writeAnswer(d.FinalText)
+			s.answered = true
+			return
+		case event.TurnBegin:
+			s.answered = false
+		}
+	}
 	if s.opts.Quiet {
 		return
 	}
@@ -118,7 +131,9 @@ func (s *Text) finish(e event.Event, r event.Result) {
 	if failed || !s.opts.Quiet {
 		s.summary(e, r, failed)
 	}
-	s.writeAnswer(r.FinalText)
+	if !s.answered {
+		s.writeAnswer(r.FinalText)
+	}
 }
 
 // writeAnswer prints the final text once, ending with exactly one newline. An empty or

@@ -41,9 +41,27 @@ type CLI struct {
 	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn and error show only failures, like --quiet."`
 	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
+	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run
+	// unchanged (run/compat.go maps them onto the flags above). Grouped in --help.
+	Print              bool    `group:"Kimi CLI compatibility" help:"Kimi CLI's print mode; kimi-run always runs in it. With --output-format stream-json, stdout carries Kimi CLI's message lines instead of kimi-run's events."`
+	Yolo               bool    `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve" help:"Accepted, as --yes and --auto-approve: every tool call is always approved."`
+	AFK                bool    `group:"Kimi CLI compatibility" name:"afk" help:"Accepted: kimi-run never waits for a person."`
+	Command            *string `group:"Kimi CLI compatibility" short:"c" placeholder:"TEXT" help:"The task, as -p."`
+	FinalMessageOnly   bool    `group:"Kimi CLI compatibility" name:"final-message-only" help:"Only the final assistant message: what text output prints anyway; with --print --output-format stream-json, one assistant line per answer."`
+	MaxStepsPerTurn    int     `group:"Kimi CLI compatibility" name:"max-steps-per-turn" placeholder:"N" help:"As --max-steps."`
+	MaxRetriesPerStep  int     `group:"Kimi CLI compatibility" name:"max-retries-per-step" placeholder:"N" help:"Attempts per model call in total, first one included (Kimi's meaning; overrides loop_control.max_retries_per_step)."`
+	MaxRalphIterations *int    `group:"Kimi CLI compatibility" name:"max-ralph-iterations" placeholder:"N" help:"As --ralph (-1: no limit, 0: off); beats loop_control.max_ralph_iterations."`
+	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" help:"As --session."`
+	Config             string  `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
+	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
+
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
 	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`
+
+	// given holds the names of the flags on the command line, so that an explicit value
+	// (even 0) can beat the config file and clashing synonyms can be refused.
+	given map[string]bool
 }
 
 const description = `Run a coding agent once, without a person present: every tool is approved automatically.

@@ -33,6 +33,12 @@ type config struct {
 	maxSteps, maxRetries int
 	reserve              int
 	triggerRatio         float64
+	// ralph is loop_control.max_ralph_iterations, nil when the file does not set it.
+	ralph *int
+	// gen holds the KIMI_MODEL_* generation settings (run/modelenv.go).
+	gen generation
+	// warnings are reported once the run's event stream is open.
+	warnings []string
 }
 
 func firstPositive(vals ...int) int {
@@ -65,12 +71,20 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	if err != nil {
 		return c, err
 	}
-	name := firstSet(cli.Model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL"), fc.DefaultModel)
+	// --model picks a config entry (or names the model itself); without it the file's
+	// default model is used, whose model id the environment may replace, as in Kimi CLI.
+	name := firstSet(cli.Model, fc.DefaultModel)
 	entry, prov, found, err := fc.model(name)
 	if err != nil {
 		return c, err
 	}
-	c.model = name
+	c.model = firstSet(cli.Model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL"), fc.DefaultModel)
+	menv, err := readModelEnv(getenv)
+	if err != nil {
+		return c, err
+	}
+	c.warnings = menv.warnings
+	kimiFamily := false // the KIMI_MODEL_* settings apply, as in Kimi CLI for a kimi provider
 	kimiKey, openaiKey := getenv("KIMI_API_KEY"), getenv("OPENAI_API_KEY")
 	switch {
 	case found:
@@ -80,13 +94,23 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 		c.headers = prov.CustomHeaders
 		switch prov.Type {
 		case "kimi", "":
+			kimiFamily = true
+			if cli.Model == "" {
+				c.model = firstSet(getenv("KIMI_MODEL_NAME"), entry.Model)
+			}
+			if menv.capabilities != nil {
+				entry.Capabilities = menv.capabilities
+			}
 			c.apiKey = firstSet(kimiKey, prov.APIKey)
 			c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), prov.BaseURL, defaultKimiBaseURL)
-			if cli.Thinking == nil && !entry.has("always_thinking") {
+			if cli.Thinking == nil && !alwaysThinking(c.model, entry.Capabilities) {
 				on := fc.DefaultThinking != nil && *fc.DefaultThinking
 				c.thinking = &on
 			}
 		case "openai_legacy", "openai_responses":
+			if cli.Model == "" {
+				c.model = firstSet(getenv("OPENAI_MODEL"), entry.Model)
+			}
 			c.apiKey = firstSet(openaiKey, prov.APIKey)
 			c.baseURL = firstSet(cli.BaseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, defaultOpenAIBaseURL)
 		default:
@@ -96,13 +120,18 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 			c.maxContext, c.contextKnown = entry.MaxContextSize, true
 		}
 	case kimiKey != "":
+		kimiFamily = true
 		c.apiKey = kimiKey
 		c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), defaultKimiBaseURL)
 	case openaiKey != "":
 		c.apiKey = openaiKey
 		c.baseURL = firstSet(cli.BaseURL, getenv("OPENAI_BASE_URL"), defaultOpenAIBaseURL)
 	default:
+		kimiFamily = getenv("KIMI_BASE_URL") != "" || getenv("OPENAI_BASE_URL") == ""
 		c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), getenv("OPENAI_BASE_URL"), defaultKimiBaseURL)
+	}
+	if kimiFamily {
+		c.gen = menv.generation
 	}
 	if cli.Thinking != nil {
 		c.thinking = cli.Thinking
@@ -111,6 +140,16 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	lc := fc.LoopControl
 	c.maxSteps = firstPositive(cli.MaxSteps, lc.MaxStepsPerTurn, lc.MaxStepsPerRun, 1000)
 	c.maxRetries = firstPositive(cli.MaxRetries, lc.MaxRetriesPerStep, 3)
+	if cli.MaxRetriesPerStep > 0 {
+		// Kimi's flag counts attempts in total, first one included, as c.maxRetries does.
+		c.maxRetries = cli.MaxRetriesPerStep
+	}
+	if r := lc.MaxRalphIterations; r != nil {
+		if *r < -1 {
+			return c, usagef("config: loop_control.max_ralph_iterations must be -1 (no limit), 0 (off) or more")
+		}
+		c.ralph = r
+	}
 	c.reserve, c.triggerRatio = lc.ReservedContextSize, lc.CompactionTriggerRatio
 
 	if !c.contextKnown {

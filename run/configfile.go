@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,6 +66,9 @@ func configPath(cli *CLI, getenv func(string) string) (path string, explicit boo
 // one may be missing. A file that exists but does not parse is a usage error either way: a
 // silently ignored config would run with the wrong model or key.
 func loadConfig(cli *CLI, getenv func(string) string) (*fileConfig, error) {
+	if strings.TrimSpace(cli.Config) != "" {
+		return parseInlineConfig(cli.Config)
+	}
 	path, explicit := configPath(cli, getenv)
 	if path == "" {
 		return &fileConfig{}, nil
@@ -121,4 +125,35 @@ func (m modelConfig) has(capability string) bool {
 		}
 	}
 	return false
+}
+
+// parseInlineConfig reads --config: the whole config as JSON or TOML text, JSON tried first
+// as Kimi CLI does. It replaces the config file. The text is never echoed back: it may hold
+// a key.
+func parseInlineConfig(text string) (*fileConfig, error) {
+	var fc fileConfig
+	jerr := json.Unmarshal([]byte(text), &fc)
+	if jerr == nil {
+		return &fc, nil
+	}
+	fc = fileConfig{}
+	_, terr := toml.Decode(text, &fc)
+	if terr == nil {
+		return &fc, nil
+	}
+	return nil, usagef("--config is neither JSON (%s) nor TOML (%s)", oneLineErr(jerr), tomlWhere(terr))
+}
+
+// tomlWhere says where TOML text failed to parse without quoting it: the parser's message
+// may quote a value, and inline config values include keys.
+func tomlWhere(err error) string {
+	var perr toml.ParseError
+	if !errors.As(err, &perr) {
+		return "does not parse"
+	}
+	where := fmt.Sprintf("syntax error on line %d", perr.Position.Line)
+	if perr.LastKey != "" {
+		where += fmt.Sprintf(" after key %q", perr.LastKey)
+	}
+	return where
 }

@@ -27,6 +27,7 @@ type outcome struct {
 // execute runs a parsed command line and returns the exit code.
 func execute(cli *CLI, sio IO, version string) ExitCode {
 	started := time.Now()
+	compatErr := normalizeKimi(cli)
 	jsonMode := cli.OutputFormat == "stream-json"
 	// Scrub the keys from both streams: those in the environment now, the one actually
 	// used (perhaps from the config file) once it is known, before anything else is written.
@@ -38,9 +39,12 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
 	var sink output.Sink
-	if jsonMode {
+	switch {
+	case cli.kimiMessages():
+		sink = output.NewKimi(sio.Stdout, sio.Stderr, output.KimiOptions{FinalOnly: cli.FinalMessageOnly})
+	case jsonMode:
 		sink = output.NewJSON(sio.Stdout)
-	} else {
+	default:
 		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
 			// warn and error keep only what went wrong, like --quiet.
 			Quiet:   cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error",
@@ -58,6 +62,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		defer cancel()
 	}
 
+	if compatErr != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, compatErr)
+	}
 	cfg, err := resolve(cli, sio.Getenv)
 	r.secret = cfg.apiKey
 	stdout.add(cfg.apiKey)
@@ -65,17 +72,28 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	ralphFromConfig(cli, cfg)
 	// Warnings found before init: the NDJSON stream must open with init, so there they wait
 	// for it (and reach stderr at once, since one of them says what the run is waiting for).
-	var early []string
-	prompt, err := readPrompt(ctx, cli, sio.Stdin, func(msg string) {
+	early := cfg.warnings
+	warn := func(msg string) {
 		if jsonMode {
 			fmt.Fprintf(sio.Stderr, "kimi-run: %s\n", msg)
-			early = append(early, msg)
+			if !cli.kimiMessages() { // that sink writes warnings to stderr itself
+				early = append(early, msg)
+			}
 			return
 		}
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
-	})
+	}
+	var conv *conversation
+	var prompt string
+	if cli.conversing() {
+		conv, err = openConversation(ctx, cli, sio.Stdin, warn)
+		prompt = conv.first
+	} else {
+		prompt, err = readPrompt(ctx, cli, sio.Stdin, warn)
+	}
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
@@ -119,14 +137,14 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			APIKey:        cfg.apiKey,
 			Model:         cfg.model,
 			IdleTimeout:   cli.StreamIdleTimeout,
-			ExtraBody:     extraBody(cfg.thinking),
+			ExtraBody:     cfg.requestFields(),
 			Headers:       headers(cfg.headers, version),
 			SendReasoning: cfg.thinking != nil && *cfg.thinking,
 		}),
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
-		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown,
-			Reserve: cfg.reserve, TriggerRatio: cfg.triggerRatio},
+		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown && cfg.gen.completionCap >= 0,
+			CompletionCap: cfg.gen.completionCap, Reserve: cfg.reserve, TriggerRatio: cfg.triggerRatio},
 		Retry:   retryPolicy,
 		Session: sess.session,
 		DMail:   cli.DMail,
@@ -161,23 +179,31 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		a.Restore(sess.restored)
 	}
 
-	var out outcome
+	if conv != nil {
+		out, err := conv.run(ctx, r, plan, messageRunner{cli: cli, workDir: cfg.workDir, agent: a, sink: sink})
+		return r.finish(ctx, out, a.Stats(), err)
+	}
+	out, err := runPlan(ctx, cli, a, sink, plan)
+	return r.finish(ctx, out, a.Stats(), err)
+}
+
+// runPlan runs one prompt (or flow) as planned: a single turn, Ralph or a flow.
+func runPlan(ctx context.Context, cli *CLI, a *agent.Agent, sink event.Sink, plan plan) (outcome, error) {
 	switch {
 	case plan.flow != nil || plan.ralph != 0:
 		runner := &ralph.Runner{Turner: a, Rewinder: a, Sink: sink}
 		var res ralph.Result
+		var err error
 		if plan.flow != nil {
 			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
 		} else {
 			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
 		}
-		out = outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
+		return outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}, err
 	default:
-		var t event.TurnOutcome
-		t, err = a.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
-		out = outcome{finalText: t.FinalText, stop: t.StopReason}
+		t, err := a.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
+		return outcome{finalText: t.FinalText, stop: t.StopReason}, err
 	}
-	return r.finish(ctx, out, a.Stats(), err)
 }
 
 // subagentKinds gives subagents the parent's tools without Task and SendDMail, so
