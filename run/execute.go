@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/tools"
@@ -68,18 +68,23 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	// Warnings found before init: the NDJSON stream must open with init, so there they wait
 	// for it (and reach stderr at once, since one of them says what the run is waiting for).
 	var early []string
-	prompt, err := readPrompt(ctx, cli, sio.Stdin, func(msg string) {
+	warn := func(msg string) {
 		if jsonMode {
 			fmt.Fprintf(sio.Stderr, "kimi-run: %s\n", msg)
 			early = append(early, msg)
 			return
 		}
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
-	})
+	}
+	prompt, err := readPrompt(ctx, cli, sio.Stdin, warn)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	plan, err := planRun(cli, cfg.workDir, prompt)
+	ws, err := setupWorkspace(cli, cfg, sio.Getenv, warn)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	plan, err := planRun(cli, ws.skills, prompt)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
@@ -93,9 +98,12 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		defer sess.session.Close()
 	}
 
+	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
 	env := tools.Env{
-		WorkDir: cfg.workDir,
-		Ripgrep: tools.LookRipgrep(),
+		WorkDir:       cfg.workDir,
+		AddDirs:       ws.addDirs,
+		SubagentTypes: ws.agent.subagentTypes(),
+		Ripgrep:       tools.LookRipgrep(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -113,6 +121,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		retryPolicy.BaseDelay = -1 // no backoff at all
 	}
 	var names []string
+	var all []tools.Tool // every tool, hooked; the agent file picks the root's and subagents'
 	a := agent.New(agent.Config{
 		Model: agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL:       cfg.baseURL,
@@ -129,20 +138,29 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			Reserve: cfg.reserve, TriggerRatio: cfg.triggerRatio},
 		Retry:   retryPolicy,
 		Session: sess.session,
-		DMail:   cli.DMail,
+		DMail:   ws.agent.dmail,
 		Tools: func(d agent.Delegates) []tools.Tool {
 			env.Subagent, env.DMail = d.Subagent, d.DMail
-			ts := tools.Builtins(env)
+			if len(env.SubagentTypes) == 0 {
+				env.Subagent = nil
+			}
+			all = hooks.Wrap(cfg.hooks, tools.Builtins(env))
+			ts, warnings := ws.agent.rootTools(all)
+			for _, w := range warnings {
+				warn(w)
+			}
 			names = toolNames(ts)
 			return ts
 		},
-		Subagents: subagentKinds,
-		SystemPrompt: func(ts []tools.Tool) string {
-			return agent.SystemPrompt(agent.PromptEnv{
-				WorkDir: cfg.workDir, Now: time.Now(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-				Shell: shellName(), ToolNames: toolNames(ts),
-			})
+		Subagents: func([]tools.Tool) map[string]agent.SubagentKind {
+			kinds, warnings := ws.agent.subagentKinds(all)
+			for _, w := range warnings {
+				warn(w)
+			}
+			return kinds
 		},
+		SystemPrompt: func([]tools.Tool) string { return ws.agent.prompt },
+		Lifecycle:    hookLifecycle{e: cfg.hooks},
 	})
 	r.emit(event.TypeInit, event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
@@ -161,33 +179,34 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		a.Restore(sess.restored)
 	}
 
-	var out outcome
-	switch {
-	case plan.flow != nil || plan.ralph != 0:
-		runner := &ralph.Runner{Turner: a, Rewinder: a, Sink: sink}
-		var res ralph.Result
-		if plan.flow != nil {
-			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
-		} else {
-			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
-		}
-		out = outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
-	default:
-		var t event.TurnOutcome
-		t, err = a.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
-		out = outcome{finalText: t.FinalText, stop: t.StopReason}
+	rh := &runHooks{e: cfg.hooks, secret: cfg.apiKey}
+	r.hooks = rh
+	source := "startup"
+	if sess.restored != nil {
+		source = "resume"
 	}
+	rh.sessionStart(ctx, source)
+	out, err := rh.around(ctx, prompt, a, func(t ralph.Turner) (outcome, error) {
+		return runPlan(ctx, cli, plan, t, a, sink)
+	})
 	return r.finish(ctx, out, a.Stats(), err)
 }
 
-// subagentKinds gives subagents the parent's tools without Task and SendDMail, so
-// delegation cannot nest and a subagent cannot rewind its parent.
-func subagentKinds(parent []tools.Tool) map[string]agent.SubagentKind {
-	sub := without(parent, "Task", "SendDMail")
-	return map[string]agent.SubagentKind{
-		"coder":   {Tools: sub},
-		"explore": {Tools: pick(sub, "ReadFile", "Glob", "Grep", "FetchURL", "Think")},
+// runPlan runs the plan's turn, Ralph loop or flow through t.
+func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.Rewinder, sink output.Sink) (outcome, error) {
+	if plan.flow == nil && plan.ralph == 0 {
+		res, err := t.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
+		return outcome{finalText: res.FinalText, stop: res.StopReason}, err
 	}
+	runner := &ralph.Runner{Turner: t, Rewinder: rw, Sink: sink}
+	var res ralph.Result
+	var err error
+	if plan.flow != nil {
+		res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
+	} else {
+		res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
+	}
+	return outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}, err
 }
 
 func toolNames(ts []tools.Tool) []string {
@@ -196,36 +215,6 @@ func toolNames(ts []tools.Tool) []string {
 		names[i] = t.Name()
 	}
 	return names
-}
-
-// without returns ts less the tools named.
-func without(ts []tools.Tool, names ...string) []tools.Tool {
-	var out []tools.Tool
-	for _, t := range ts {
-		keep := true
-		for _, n := range names {
-			if t.Name() == n {
-				keep = false
-			}
-		}
-		if keep {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// pick returns the tools named, in the order given.
-func pick(ts []tools.Tool, names ...string) []tools.Tool {
-	var out []tools.Tool
-	for _, n := range names {
-		for _, t := range ts {
-			if t.Name() == n {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
 }
 
 // plan is what a run will do, decided before any model call so that a bad flow file or an
@@ -237,7 +226,7 @@ type plan struct {
 	ralph  int
 }
 
-func planRun(cli *CLI, workDir, prompt string) (plan, error) {
+func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {
 	p := plan{prompt: prompt, ralph: cli.Ralph}
 	if cli.Ralph < -1 {
 		return p, usagef("--ralph must be -1 (no limit), 0 (off) or a positive number of extra iterations")
@@ -256,7 +245,7 @@ func planRun(cli *CLI, workDir, prompt string) (plan, error) {
 		p.flow, p.moves = f, cli.MaxMoves
 		return p, nil
 	}
-	exp, err := ralph.ExpandPrompt(workDir, prompt)
+	exp, err := ralph.ExpandPrompt(skills, prompt)
 	if err != nil {
 		return p, usagef("%w", err)
 	}
@@ -285,6 +274,8 @@ type runState struct {
 	sessionID string
 	session   sessionPlan
 	secret    string
+	// hooks, once the session started, fire SessionEnd when the run finishes.
+	hooks *runHooks
 }
 
 func (r *runState) emit(t event.Type, data any) {
@@ -319,6 +310,9 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
 		}
+	}
+	if r.hooks != nil {
+		r.hooks.sessionEnd(ctx, v)
 	}
 	if v.code == ExitOK {
 		if err := r.session.recordLast(); err != nil {
