@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-yaml"
 
@@ -213,13 +214,9 @@ var knownFields = []string{"extend", "name", "system_prompt_path", "system_promp
 
 // parseFile reads one agent file without following extend, which it returns.
 func parseFile(l loc) (*raw, string, error) {
-	data, err := l.read()
+	doc, err := readDoc(l)
 	if err != nil {
-		return nil, "", fmt.Errorf("agent file %s: %w", l, err)
-	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, "", fmt.Errorf("agent file %s: invalid YAML: %s", l, oneLine(err.Error()))
+		return nil, "", err
 	}
 	r := &raw{Spec: Spec{File: l.String(), PromptArgs: map[string]string{}}, set: map[string]bool{}}
 	fail := func(format string, a ...any) (*raw, string, error) {
@@ -319,6 +316,32 @@ func parseFile(l loc) (*raw, string, error) {
 		r.set[k] = true
 	}
 	return r, extend, nil
+}
+
+// builtinDocs keeps the decoded built-in files: every subagent of the default agent extends
+// it again, and decoding YAML is most of the start-up cost of an agent. The documents are
+// only read, never changed.
+var builtinDocs sync.Map // path -> map[string]any
+
+// readDoc reads and decodes the YAML file l.
+func readDoc(l loc) (map[string]any, error) {
+	if l.builtin {
+		if doc, ok := builtinDocs.Load(l.path); ok {
+			return doc.(map[string]any), nil
+		}
+	}
+	data, err := l.read()
+	if err != nil {
+		return nil, fmt.Errorf("agent file %s: %w", l, err)
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("agent file %s: invalid YAML: %s", l, oneLine(err.Error()))
+	}
+	if l.builtin {
+		builtinDocs.Store(l.path, doc)
+	}
+	return doc, nil
 }
 
 func orEmpty(s []string) []string {
