@@ -35,7 +35,7 @@ type Agent struct {
 	Retry RetryPolicy
 	// Now is the clock for events (default time.Now).
 	Now func() time.Time
-	// Parent marks events of a subagent with the Task call that runs it.
+	// Parent marks events of a subagent with the Agent call that runs it.
 	Parent string
 	// Compaction keeps the conversation within the context window.
 	Compaction Compaction
@@ -44,6 +44,8 @@ type Agent struct {
 	// CheckpointMarkers shows the model a <system>CHECKPOINT N</system> message at each
 	// checkpoint, so that it can name one in a D-Mail.
 	CheckpointMarkers bool
+	// Lifecycle, when set, is told of compactions and subagents.
+	Lifecycle Lifecycle
 
 	history []Message
 	// child sums the work of subagents, added from tool goroutines.

@@ -118,6 +118,14 @@ func (a *Agent) Compact(ctx context.Context) error {
 		return nil // nothing older than the latest exchange
 	}
 	before := a.ContextTokens()
+	if a.Lifecycle != nil {
+		a.Lifecycle.PreCompact(ctx, before)
+		defer func() {
+			if ctx.Err() == nil { // not after a cancelled summary: the run is ending
+				a.Lifecycle.PostCompact(ctx, a.ContextTokens())
+			}
+		}()
+	}
 	a.emit(event.TypeCompactionBegin, event.CompactionBegin{TokensBefore: before})
 
 	old := a.history[1:keepFrom]

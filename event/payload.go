@@ -134,6 +134,28 @@ type Answer struct {
 	FinalText string `json:"final_text"`
 }
 
+// Hook reports one run of a user's hook command (config.toml [[hooks]]).
+type Hook struct {
+	// Event is the hook event that ran it, e.g. PreToolUse.
+	Event string `json:"event"`
+	// Target is what the matcher was tested against: the tool name, the stop's error
+	// type, the session's source, ...
+	Target string `json:"target,omitempty"`
+	// ToolCallID is the tool call a tool hook ran for.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Command is the hook's command, shortened to one line.
+	Command string `json:"command"`
+	// ExitCode is the command's exit status; -1 when it was killed or did not start.
+	ExitCode   int   `json:"exit_code"`
+	DurationMS int64 `json:"duration_ms"`
+	// Blocked says the hook blocked the action (exit 2, or permissionDecision deny).
+	Blocked bool `json:"blocked"`
+	// Reason is what a blocking hook said (it goes back to the model).
+	Reason string `json:"reason,omitempty"`
+	// TimedOut says the hook was killed at its timeout.
+	TimedOut bool `json:"timed_out,omitempty"`
+}
+
 // Result is always the last event of a run.
 type Result struct {
 	Status         string      `json:"status"`

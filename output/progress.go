@@ -107,6 +107,8 @@ func (s *Text) progress(e event.Event, data any) {
 		}
 	case event.Warning:
 		warn(oneLine(d.Message, errorWidth))
+	case event.Hook:
+		s.hook(d, info, warn)
 	case event.Result:
 		// A subagent's result: its parent's tool result line reports the outcome.
 		debug(fmt.Sprintf("subagent %s after %d steps", d.Status, d.Steps))
@@ -135,6 +137,24 @@ func (s *Text) toolResult(e event.Event, d event.ToolResult, pre string) {
 	}
 	// A failed tool call is reported to the model, which carries on: a warning, not an error.
 	s.entry(zerolog.WarnLevel, e.Time).Msg(pre + msg)
+}
+
+// hook reports one run of a user's hook: allowed, blocked (with why) or timed out.
+func (s *Text) hook(d event.Hook, info, warn func(string)) {
+	head := "  hook " + joinNonEmpty(d.Event, truncate(d.Command, resultWidth)) + " -> "
+	dur := formatMS(d.DurationMS)
+	switch {
+	case d.Blocked:
+		msg := head + "blocked " + dur
+		if first := firstLine(d.Reason, outputWidth); first != "" {
+			msg += ": " + first
+		}
+		warn(msg)
+	case d.TimedOut:
+		info(head + "timed out " + dur)
+	default:
+		info(head + fmt.Sprintf("exit %d %s", d.ExitCode, dur))
+	}
 }
 
 // compactionEnd reports how much a compaction saved, or that it failed.

@@ -19,6 +19,11 @@ func writeSkill(t *testing.T, root, dir, text string) {
 	}
 }
 
+// skillsAt finds the skills of the project at root, and no user's.
+func skillsAt(root string) *Skills {
+	return FindSkills(SkillOptions{WorkDir: root, ProjectRoot: root})
+}
+
 // skillsFixture is a work dir with a few skills.
 func skillsFixture(t *testing.T) string {
 	root := t.TempDir()
@@ -82,7 +87,7 @@ func TestExpandPrompt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ExpandPrompt(root, tt.prompt)
+			got, err := ExpandPrompt(skillsAt(root), tt.prompt)
 			if err != nil {
 				t.Fatalf("ExpandPrompt: %v", err)
 			}
@@ -96,7 +101,7 @@ func TestExpandPrompt(t *testing.T) {
 func TestExpandPromptFlow(t *testing.T) {
 	root := skillsFixture(t)
 	for _, prompt := range []string{"/flow:ship-it", "/flow:release\n"} {
-		got, err := ExpandPrompt(root, prompt)
+		got, err := ExpandPrompt(skillsAt(root), prompt)
 		if err != nil {
 			t.Fatalf("ExpandPrompt(%q): %v", prompt, err)
 		}
@@ -131,7 +136,7 @@ func TestExpandPromptErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.prompt, func(t *testing.T) {
-			_, err := ExpandPrompt(root, tt.prompt)
+			_, err := ExpandPrompt(skillsAt(root), tt.prompt)
 			var se *SkillError
 			if !errors.As(err, &se) || !errors.Is(err, tt.want) {
 				t.Fatalf("error %v, want a *SkillError wrapping %v", err, tt.want)
@@ -144,7 +149,7 @@ func TestExpandPromptErrors(t *testing.T) {
 }
 
 func TestExpandPromptWithoutSkillsDir(t *testing.T) {
-	_, err := ExpandPrompt(t.TempDir(), "/skill:review")
+	_, err := ExpandPrompt(skillsAt(t.TempDir()), "/skill:review")
 	if !errors.Is(err, ErrUnknownSkill) {
 		t.Errorf("error %v, want ErrUnknownSkill", err)
 	}

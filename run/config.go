@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/hooks"
 )
 
 // Default endpoints. A key is only ever sent to the endpoint family it came from: a CI job
@@ -39,6 +41,11 @@ type config struct {
 	gen generation
 	// warnings are reported once the run's event stream is open.
 	warnings []string
+	// The user's hooks ([[hooks]]); an engine with none when there are none.
+	hooks *hooks.Engine
+	// Skill discovery settings from the file.
+	extraSkillDirs []string
+	mergeSkills    bool
 }
 
 func firstPositive(vals ...int) int {
@@ -136,6 +143,12 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	if cli.Thinking != nil {
 		c.thinking = cli.Thinking
 	}
+
+	if c.hooks, err = loadHooks(fc.Hooks); err != nil {
+		return c, err
+	}
+	c.extraSkillDirs = fc.ExtraSkillDirs
+	c.mergeSkills = fc.MergeAllAvailableSkills == nil || *fc.MergeAllAvailableSkills
 
 	lc := fc.LoopControl
 	c.maxSteps = firstPositive(cli.MaxSteps, lc.MaxStepsPerTurn, lc.MaxStepsPerRun, 1000)

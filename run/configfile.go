@@ -21,6 +21,20 @@ type fileConfig struct {
 	Models          map[string]modelConfig    `toml:"models" json:"models"`
 	Providers       map[string]providerConfig `toml:"providers" json:"providers"`
 	LoopControl     loopControl               `toml:"loop_control" json:"loop_control"`
+	Hooks           []hookConfig              `toml:"hooks" json:"hooks"`
+	// Skills: extra_skill_dirs add directories; merge_all_available_skills (default true)
+	// reads all of .kimi, .claude and .codex rather than the first that exists.
+	ExtraSkillDirs          []string `toml:"extra_skill_dirs" json:"extra_skill_dirs"`
+	MergeAllAvailableSkills *bool    `toml:"merge_all_available_skills" json:"merge_all_available_skills"`
+}
+
+// hookConfig is one [[hooks]] entry: a command run at an event of the agent's life.
+type hookConfig struct {
+	Event   string `toml:"event" json:"event"`
+	Command string `toml:"command" json:"command"`
+	Matcher string `toml:"matcher" json:"matcher"`
+	// Timeout is in seconds; unset means the default (30).
+	Timeout *int `toml:"timeout" json:"timeout"`
 }
 
 type modelConfig struct {

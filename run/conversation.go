@@ -12,6 +12,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/ralph"
 )
 
 // conversation is --input-format stream-json: Kimi CLI user messages read from stdin, one
@@ -163,10 +164,19 @@ func userText(line []byte) (string, error) {
 // messageRunner is what answering a message needs: each is planned (a usage error there,
 // such as an unknown skill, skips the message like a bad line) and run like a prompt.
 type messageRunner struct {
-	cli     *CLI
-	workDir string
-	agent   *agent.Agent
-	sink    event.Sink
+	cli    *CLI
+	skills *ralph.Skills
+	agent  *agent.Agent
+	sink   event.Sink
+	// hooks runs the prompt and stop hooks around each message, as around a -p prompt.
+	hooks *runHooks
+}
+
+// answer runs one planned message through the hooks.
+func (m messageRunner) answer(ctx context.Context, p plan) (outcome, error) {
+	return m.hooks.around(ctx, p.prompt, m.agent, func(t ralph.Turner) (outcome, error) {
+		return runPlan(ctx, m.cli, p, t, m.agent, m.sink)
+	})
 }
 
 // run answers the first prompt (as first planned) and then each message of stdin, in order,
@@ -197,7 +207,7 @@ func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m m
 		return true
 	}
 	if c.first != "" {
-		out, err := runPlan(ctx, m.cli, m.agent, m.sink, firstPlan)
+		out, err := m.answer(ctx, firstPlan)
 		if !done(out, err, 0) {
 			return last, err
 		}
@@ -218,7 +228,7 @@ func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m m
 		}
 		p, err := plan{}, in.bad
 		if err == nil {
-			p, err = planRun(m.cli, m.workDir, in.text)
+			p, err = planRun(m.cli, m.skills, in.text)
 		}
 		if err != nil {
 			reason := fmt.Sprintf("line %d: %v", in.n, err)
@@ -226,7 +236,7 @@ func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m m
 			r.emit(event.TypeWarning, event.Warning{Message: "stdin " + reason + "; skipped"})
 			continue
 		}
-		out, err := runPlan(ctx, m.cli, m.agent, m.sink, p)
+		out, err := m.answer(ctx, p)
 		if !done(out, err, in.n) {
 			return last, err
 		}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/tools"
@@ -97,7 +97,11 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	plan, err := planRun(cli, cfg.workDir, prompt)
+	ws, err := setupWorkspace(cli, cfg, sio.Getenv, warn)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	plan, err := planRun(cli, ws.skills, prompt)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
@@ -111,9 +115,12 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		defer sess.session.Close()
 	}
 
+	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
 	env := tools.Env{
-		WorkDir: cfg.workDir,
-		Ripgrep: tools.LookRipgrep(),
+		WorkDir:       cfg.workDir,
+		AddDirs:       ws.addDirs,
+		SubagentTypes: ws.agent.subagentTypes(),
+		Ripgrep:       tools.LookRipgrep(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -131,6 +138,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		retryPolicy.BaseDelay = -1 // no backoff at all
 	}
 	var names []string
+	var all []tools.Tool // every tool, hooked; the agent file picks the root's and subagents'
 	a := agent.New(agent.Config{
 		Model: agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL:       cfg.baseURL,
@@ -147,20 +155,29 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			CompletionCap: cfg.gen.completionCap, Reserve: cfg.reserve, TriggerRatio: cfg.triggerRatio},
 		Retry:   retryPolicy,
 		Session: sess.session,
-		DMail:   cli.DMail,
+		DMail:   ws.agent.dmail,
 		Tools: func(d agent.Delegates) []tools.Tool {
 			env.Subagent, env.DMail = d.Subagent, d.DMail
-			ts := tools.Builtins(env)
+			if len(env.SubagentTypes) == 0 {
+				env.Subagent = nil
+			}
+			all = hooks.Wrap(cfg.hooks, tools.Builtins(env))
+			ts, warnings := ws.agent.rootTools(all)
+			for _, w := range warnings {
+				warn(w)
+			}
 			names = toolNames(ts)
 			return ts
 		},
-		Subagents: subagentKinds,
-		SystemPrompt: func(ts []tools.Tool) string {
-			return agent.SystemPrompt(agent.PromptEnv{
-				WorkDir: cfg.workDir, Now: time.Now(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-				Shell: shellName(), ToolNames: toolNames(ts),
-			})
+		Subagents: func([]tools.Tool) map[string]agent.SubagentKind {
+			kinds, warnings := ws.agent.subagentKinds(all)
+			for _, w := range warnings {
+				warn(w)
+			}
+			return kinds
 		},
+		SystemPrompt: func([]tools.Tool) string { return ws.agent.prompt },
+		Lifecycle:    hookLifecycle{e: cfg.hooks},
 	})
 	r.emit(event.TypeInit, event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
@@ -179,41 +196,38 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		a.Restore(sess.restored)
 	}
 
+	rh := &runHooks{e: cfg.hooks, secret: cfg.apiKey}
+	r.hooks = rh
+	source := "startup"
+	if sess.restored != nil {
+		source = "resume"
+	}
+	rh.sessionStart(ctx, source)
 	if conv != nil {
-		out, err := conv.run(ctx, r, plan, messageRunner{cli: cli, workDir: cfg.workDir, agent: a, sink: sink})
+		out, err := conv.run(ctx, r, plan, messageRunner{cli: cli, skills: ws.skills, agent: a, sink: sink, hooks: rh})
 		return r.finish(ctx, out, a.Stats(), err)
 	}
-	out, err := runPlan(ctx, cli, a, sink, plan)
+	out, err := rh.around(ctx, prompt, a, func(t ralph.Turner) (outcome, error) {
+		return runPlan(ctx, cli, plan, t, a, sink)
+	})
 	return r.finish(ctx, out, a.Stats(), err)
 }
 
-// runPlan runs one prompt (or flow) as planned: a single turn, Ralph or a flow.
-func runPlan(ctx context.Context, cli *CLI, a *agent.Agent, sink event.Sink, plan plan) (outcome, error) {
-	switch {
-	case plan.flow != nil || plan.ralph != 0:
-		runner := &ralph.Runner{Turner: a, Rewinder: a, Sink: sink}
-		var res ralph.Result
-		var err error
-		if plan.flow != nil {
-			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
-		} else {
-			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
-		}
-		return outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}, err
-	default:
-		t, err := a.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
-		return outcome{finalText: t.FinalText, stop: t.StopReason}, err
+// runPlan runs the plan's turn, Ralph loop or flow through t.
+func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink) (outcome, error) {
+	if plan.flow == nil && plan.ralph == 0 {
+		res, err := t.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
+		return outcome{finalText: res.FinalText, stop: res.StopReason}, err
 	}
-}
-
-// subagentKinds gives subagents the parent's tools without Task and SendDMail, so
-// delegation cannot nest and a subagent cannot rewind its parent.
-func subagentKinds(parent []tools.Tool) map[string]agent.SubagentKind {
-	sub := without(parent, "Task", "SendDMail")
-	return map[string]agent.SubagentKind{
-		"coder":   {Tools: sub},
-		"explore": {Tools: pick(sub, "ReadFile", "Glob", "Grep", "FetchURL", "Think")},
+	runner := &ralph.Runner{Turner: t, Rewinder: rw, Sink: sink}
+	var res ralph.Result
+	var err error
+	if plan.flow != nil {
+		res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
+	} else {
+		res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
 	}
+	return outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}, err
 }
 
 func toolNames(ts []tools.Tool) []string {
@@ -222,36 +236,6 @@ func toolNames(ts []tools.Tool) []string {
 		names[i] = t.Name()
 	}
 	return names
-}
-
-// without returns ts less the tools named.
-func without(ts []tools.Tool, names ...string) []tools.Tool {
-	var out []tools.Tool
-	for _, t := range ts {
-		keep := true
-		for _, n := range names {
-			if t.Name() == n {
-				keep = false
-			}
-		}
-		if keep {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// pick returns the tools named, in the order given.
-func pick(ts []tools.Tool, names ...string) []tools.Tool {
-	var out []tools.Tool
-	for _, n := range names {
-		for _, t := range ts {
-			if t.Name() == n {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
 }
 
 // plan is what a run will do, decided before any model call so that a bad flow file or an
@@ -263,7 +247,7 @@ type plan struct {
 	ralph  int
 }
 
-func planRun(cli *CLI, workDir, prompt string) (plan, error) {
+func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {
 	p := plan{prompt: prompt, ralph: cli.Ralph}
 	if cli.Ralph < -1 {
 		return p, usagef("--ralph must be -1 (no limit), 0 (off) or a positive number of extra iterations")
@@ -282,7 +266,7 @@ func planRun(cli *CLI, workDir, prompt string) (plan, error) {
 		p.flow, p.moves = f, cli.MaxMoves
 		return p, nil
 	}
-	exp, err := ralph.ExpandPrompt(workDir, prompt)
+	exp, err := ralph.ExpandPrompt(skills, prompt)
 	if err != nil {
 		return p, usagef("%w", err)
 	}
@@ -311,6 +295,8 @@ type runState struct {
 	sessionID string
 	session   sessionPlan
 	secret    string
+	// hooks, once the session started, fire SessionEnd when the run finishes.
+	hooks *runHooks
 }
 
 func (r *runState) emit(t event.Type, data any) {
@@ -345,6 +331,9 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
 		}
+	}
+	if r.hooks != nil {
+		r.hooks.sessionEnd(ctx, v)
 	}
 	if v.code == ExitOK {
 		if err := r.session.recordLast(); err != nil {

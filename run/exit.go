@@ -94,6 +94,11 @@ func judge(out outcome, err error, cause error) verdict {
 		info.Kind = "usage"
 		return verdict{code: ExitUsage, reason: "error", err: info}
 	}
+	var hb *hookBlockedError
+	if errors.As(err, &hb) {
+		info.Kind = "hook"
+		return verdict{code: ExitError, reason: "error", err: info}
+	}
 	var pe *agent.ProviderError
 	if errors.As(err, &pe) {
 		info.HTTPStatus = pe.StatusCode

@@ -13,8 +13,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/exec"
-	"runtime"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
@@ -119,16 +117,6 @@ func hostOf(raw string) string {
 		return ""
 	}
 	return u.Host
-}
-
-func shellName() string {
-	if runtime.GOOS == "windows" {
-		return "cmd"
-	}
-	if p, err := exec.LookPath("bash"); err == nil {
-		return "bash (" + p + ")"
-	}
-	return "sh"
 }
 
 func colorOK(stderr io.Writer, getenv func(string) string) bool {
