@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Default endpoints. A key is only ever sent to the endpoint family it came from: a CI job
@@ -33,6 +34,8 @@ type config struct {
 	maxSteps, maxRetries int
 	reserve              int
 	triggerRatio         float64
+	// mcpCallTimeout is [mcp.client] tool_call_timeout_ms; 0 when unset.
+	mcpCallTimeout time.Duration
 }
 
 func firstPositive(vals ...int) int {
@@ -112,6 +115,7 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	c.maxSteps = firstPositive(cli.MaxSteps, lc.MaxStepsPerTurn, lc.MaxStepsPerRun, 1000)
 	c.maxRetries = firstPositive(cli.MaxRetries, lc.MaxRetriesPerStep, 3)
 	c.reserve, c.triggerRatio = lc.ReservedContextSize, lc.CompactionTriggerRatio
+	c.mcpCallTimeout = time.Duration(max(fc.MCP.Client.ToolCallTimeoutMS, 0)) * time.Millisecond
 
 	if !c.contextKnown {
 		c.maxContext = defaultMaxContext

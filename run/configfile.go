@@ -20,6 +20,7 @@ type fileConfig struct {
 	Models          map[string]modelConfig    `toml:"models" json:"models"`
 	Providers       map[string]providerConfig `toml:"providers" json:"providers"`
 	LoopControl     loopControl               `toml:"loop_control" json:"loop_control"`
+	MCP             mcpSettings               `toml:"mcp" json:"mcp"`
 }
 
 type modelConfig struct {

@@ -38,18 +38,21 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
 	var sink output.Sink
+	// warn and error keep only what went wrong, like --quiet.
+	quiet := cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error"
 	if jsonMode {
 		sink = output.NewJSON(sio.Stdout)
 	} else {
 		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
-			// warn and error keep only what went wrong, like --quiet.
-			Quiet:   cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error",
+			Quiet:   quiet,
 			Color:   colorOK(rawStderr, sio.Getenv),
 			Verbose: cli.LogLevel == "debug",
 		})
 	}
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started}
 
+	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
+	sio.Exit = mcpKill.wrap(sio.Exit)
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
 	if cli.Timeout > 0 {
@@ -83,6 +86,10 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	mcpPlan, err := planMCP(cli, sio.Getenv, cfg.workDir, cfg.mcpCallTimeout)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	sess, err := openSession(cli, cfg.workDir, sio.Getenv, cfg.apiKey)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -112,6 +119,11 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if cli.RetryBaseDelay == 0 {
 		retryPolicy.BaseDelay = -1 // no backoff at all
 	}
+	servers := startMCP(ctx, mcpPlan, r, sio.Stderr, quiet, version, cfg.workDir, &mcpKill)
+	defer servers.close()
+	if err := servers.failure(); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	var names []string
 	a := agent.New(agent.Config{
 		Model: agent.NewOpenAI(agent.OpenAIConfig{
@@ -133,6 +145,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		Tools: func(d agent.Delegates) []tools.Tool {
 			env.Subagent, env.DMail = d.Subagent, d.DMail
 			ts := tools.Builtins(env)
+			ts = append(ts, servers.toolset(ts)...)
 			names = toolNames(ts)
 			return ts
 		},
@@ -147,8 +160,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	r.emit(event.TypeInit, event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
+		MCPServers: servers.initInfo(),
 	})
-	for _, msg := range early {
+	for _, msg := range append(early, servers.warnings()...) {
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	}
 	if sess.warning != "" {
@@ -181,12 +195,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 }
 
 // subagentKinds gives subagents the parent's tools without Task and SendDMail, so
-// delegation cannot nest and a subagent cannot rewind its parent.
+// delegation cannot nest and a subagent cannot rewind its parent. MCP tools are shared with
+// the parent's sessions; explore gets only those their server marks read-only.
 func subagentKinds(parent []tools.Tool) map[string]agent.SubagentKind {
 	sub := without(parent, "Task", "SendDMail")
 	return map[string]agent.SubagentKind{
 		"coder":   {Tools: sub},
-		"explore": {Tools: pick(sub, "ReadFile", "Glob", "Grep", "FetchURL", "Think")},
+		"explore": {Tools: append(pick(sub, "ReadFile", "Glob", "Grep", "FetchURL", "Think"), readOnlyMCP(sub)...)},
 	}
 }
 

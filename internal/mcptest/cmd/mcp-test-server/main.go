@@ -24,8 +24,8 @@ func main() {
 	hang := flag.Bool("hang", false, "read stdin but never answer, not even initialize")
 	fail := flag.String("fail", "", "print this on stderr and exit 1 at once")
 	stderr := flag.String("stderr", "", "print this line on stderr at start")
-	pidFile := flag.String("pidfile", "", "write the server's pid here")
-	childPidFile := flag.String("child-pidfile", "", "start a child process (sleep) and write its pid here")
+	pidFile := flag.String("pidfile", "", "append the server's pid to this file")
+	childPidFile := flag.String("child-pidfile", "", "start a child process (sleep) and append its pid to this file")
 	extra := flag.String("extra", "", "comma-separated names of more echo-like tools")
 	flag.Parse()
 
@@ -65,10 +65,14 @@ func main() {
 	}
 }
 
-// writePID writes pid to path atomically, so a test never reads half a number.
+// writePID appends pid and a newline to path in one write, so a test that finds the newline
+// has the whole number, and a server started twice leaves two lines.
 func writePID(path string, pid int) {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.Itoa(pid)), 0o644); err == nil {
-		os.Rename(tmp, path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
+	f.WriteString(strconv.Itoa(pid) + "\n")
+	f.Close()
 }
