@@ -47,7 +47,9 @@ type buildError struct {
 	err error
 }
 
-func (e *buildError) Error() string { return "building the MCP test server: " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Error() string {
+	return "building the MCP test server: " + e.err.Error() + "\n" + e.out
+}
 
 // stdioServer is an mcp.json entry that starts the test server with args.
 func stdioServer(t *testing.T, name string, args ...string) map[string]any {
