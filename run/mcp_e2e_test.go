@@ -23,7 +23,7 @@ var (
 
 // mcpServer returns the stdio MCP test server, built once next to the kimi-run binary (and
 // removed with it).
-func mcpServer(t *testing.T) string {
+func mcpServer(t testing.TB) string {
 	t.Helper()
 	mcpBinOnce.Do(func() {
 		mcpBin = filepath.Join(filepath.Dir(binary), "mcp-test-server")
@@ -52,7 +52,7 @@ func (e *buildError) Error() string {
 }
 
 // stdioServer is an mcp.json entry that starts the test server with args.
-func stdioServer(t *testing.T, name string, args ...string) map[string]any {
+func stdioServer(t testing.TB, name string, args ...string) map[string]any {
 	return map[string]any{"command": mcpServer(t), "args": append([]string{"-name", name}, args...)}
 }
 
