@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,17 @@ func checkMCPConnected(b *testing.B, turn []scripted.Response, n int, args ...st
 	first, _, _ := strings.Cut(out.String(), "\n")
 	if got := strings.Count(first, `"status":"connected"`); got != n || strings.Contains(out.String(), `"type":"warning"`) {
 		b.Fatalf("%d of %d MCP servers connected:\n%s", got, n, out.String())
+	}
+}
+
+// BenchmarkMCPTestServerAlone starts the stdio test server with an empty stdin and waits for
+// it to exit: its own start-up and exit, without kimi-run. It is the floor of the 1x0ms case
+// of BenchmarkMCPStartup.
+func BenchmarkMCPTestServerAlone(b *testing.B) {
+	bin := mcpServer(b)
+	for b.Loop() {
+		if err := exec.Command(bin).Run(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
