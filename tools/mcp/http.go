@@ -1,7 +1,10 @@
 package mcp
 
 import (
+	"errors"
 	"net/http"
+	"net/url"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,4 +39,25 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return t.base.RoundTrip(r)
+}
+
+// scrubURL removes the configured URL's credentials and query (where tokens sometimes sit)
+// from an error message, which Go's HTTP errors quote in full.
+func scrubURL(err error, raw string) error {
+	if err == nil || raw == "" {
+		return err
+	}
+	u, perr := url.Parse(raw)
+	if perr != nil {
+		return err
+	}
+	if u.User == nil && u.RawQuery == "" && u.Fragment == "" {
+		return err
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	msg := err.Error()
+	if !strings.Contains(msg, raw) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(msg, raw, u.String()))
 }

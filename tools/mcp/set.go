@@ -172,10 +172,12 @@ func (c *conn) listTools(ctx context.Context) error {
 // startError explains a failed start: an exit, the timeout, or the error itself, with the
 // last lines the server wrote on stderr.
 func (c *conn) startError(ctx context.Context, err error, timeout time.Duration) error {
+	timedOut := errors.Is(context.Cause(ctx), context.DeadlineExceeded)
 	switch {
-	case c.proc != nil && c.proc.hasExited():
+	case c.proc != nil && !timedOut && c.proc.waitExit(killWait):
+		// The handshake broke because the server exited; say that, not "EOF".
 		err = fmt.Errorf("exited during start-up (%v)", c.proc.exitErr())
-	case errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+	case timedOut:
 		err = fmt.Errorf("did not complete the MCP handshake within %s: %w", timeout, err)
 	}
 	if c.proc != nil {
@@ -184,7 +186,7 @@ func (c *conn) startError(ctx context.Context, err error, timeout time.Duration)
 			err = fmt.Errorf("%w; stderr: %s", err, tail)
 		}
 	}
-	return err
+	return scrubURL(err, c.server.URL)
 }
 
 // watch waits for a stdio server's process to end and reports an unexpected exit.

@@ -125,7 +125,7 @@ func TestStartFailures(t *testing.T) {
 	want := map[string]string{
 		"good":    "",
 		"hangs":   "within 2s",
-		"exits":   "cannot open the database",
+		"exits":   "exited during start-up (exit status 1); stderr: cannot open the database",
 		"missing": "/nonexistent/mcp-server",
 	}
 	for _, st := range set.Statuses() {

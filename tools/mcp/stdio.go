@@ -65,7 +65,7 @@ func startProcess(s Server, onLine func(server, line string)) (*process, error) 
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		closeAll(parent)
-		return nil, fmt.Errorf("starting %s: %w", s.Command, err)
+		return nil, fmt.Errorf("cannot start: %w", err)
 	}
 	closeAll(child)
 

@@ -64,6 +64,8 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 	res, err := c.session.CallTool(callCtx, &sdk.CallToolParams{Name: t.orig, Arguments: args})
 	var rpcErr *jsonrpc.Error // an error the server answered with, as opposed to a broken link
 	answered := errors.As(err, &rpcErr)
+	closed := errors.Is(err, sdk.ErrConnectionClosed)
+	err = scrubURL(err, c.server.URL)
 	switch {
 	case err == nil:
 		return formatResult(res), nil
@@ -75,7 +77,7 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 	case !answered && c.proc != nil && c.proc.waitExit(killWait):
 		return tools.Errorf("MCP server %q stopped during the call (%v); its tools cannot be used for the rest of this run",
 			c.server.Name, c.proc.exitErr()), nil
-	case errors.Is(err, sdk.ErrConnectionClosed):
+	case closed:
 		return tools.Errorf("MCP server %q closed the connection: %v", c.server.Name, err), nil
 	default:
 		return tools.Errorf("MCP server %q: %v", c.server.Name, err), nil
