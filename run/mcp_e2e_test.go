@@ -228,17 +228,21 @@ func containsAny(list []any, v string) bool {
 }
 
 // TestMCPToolNames: tools keep their own names; one that clashes with a built-in is renamed,
-// the built-in keeps its name; --mcp-config texts with commas are read whole.
+// the built-in keeps its name; --mcp-config texts with commas are read whole; --quiet keeps
+// server stderr off stderr too.
 func TestMCPToolNames(t *testing.T) {
-	conf, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"gh": stdioServer(t, "gh", "-extra", "Shell,search")}})
+	conf, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"gh": stdioServer(t, "gh", "-extra", "Shell,search", "-stderr", "chatty server")}})
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.CallID("c1", "gh__Shell", `{"text":"renamed"}`), scripted.CallID("c2", "search", `{"text":"own name"}`),
 			scripted.CallID("c3", "Shell", `{"command":"echo built-in"}`)),
 		scripted.Text("ok"),
 	)
-	r := kimi(t, srv, invocation{args: []string{"--mcp-config", string(conf), "-p", "x"}})
+	r := kimi(t, srv, invocation{args: []string{"--quiet", "--mcp-config", string(conf), "-p", "x"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r.stderr != "" {
+		t.Errorf("--quiet, yet stderr has:\n%s", r.stderr)
 	}
 	got := toolResults(srv.Requests()[1])
 	if got["c1"] != "gh says: renamed" || got["c2"] != "gh says: own name" || !strings.Contains(got["c3"], "built-in") {

@@ -116,6 +116,12 @@ func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
+// SSEHandler serves a test server over the older HTTP+SSE transport.
+func SSEHandler(opts Options) http.Handler {
+	srv := NewServer(opts)
+	return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+}
+
 // Handler serves a test server over streamable HTTP. When token is not empty, requests must
 // carry "Authorization: Bearer <token>" or get 401.
 func Handler(opts Options, token string) http.Handler {

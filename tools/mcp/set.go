@@ -102,6 +102,7 @@ type conn struct {
 	tools   []*sdk.Tool
 	err     error
 	proc    *process // nil for HTTP servers
+	endLife context.CancelFunc
 
 	live     atomic.Bool // started; a later exit is a crash
 	closing  atomic.Bool // Close or Kill has begun; an exit is expected
@@ -138,6 +139,14 @@ func (c *conn) start(ctx context.Context) error {
 		return fmt.Errorf("unknown transport %q", c.server.Transport)
 	}
 
+	// Some transports tie the connection to the context Connect is given (the SSE stream is
+	// a request made with it); that context has to outlive start-up, so it is cut loose from
+	// the start-up timeout and ended by close instead, or by the timeout while starting.
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	c.endLife = endLife
+	detach := context.AfterFunc(ctx, endLife)
+	transport = &lifeTransport{Transport: transport, life: life}
+
 	client := sdk.NewClient(&sdk.Implementation{Name: "kimi-run", Version: c.set.opts.Version}, nil)
 	for _, dir := range c.set.opts.Roots {
 		client.AddRoots(&sdk.Root{URI: fileURI(dir), Name: filepath.Base(dir)})
@@ -146,6 +155,9 @@ func (c *conn) start(ctx context.Context) error {
 	if err == nil {
 		c.session = session
 		err = c.listTools(ctx)
+	}
+	if err == nil && !detach() {
+		err = context.Cause(ctx) // start-up ran out just as it finished
 	}
 	if err != nil {
 		err = c.startError(ctx, err, timeout)
@@ -229,6 +241,19 @@ func (c *conn) close(graceful bool) {
 	case <-closed:
 	case <-time.After(httpCloseWait):
 	}
+	if c.endLife != nil {
+		c.endLife()
+	}
+}
+
+// lifeTransport connects its transport with a context of its own rather than Connect's.
+type lifeTransport struct {
+	sdk.Transport
+	life context.Context
+}
+
+func (t *lifeTransport) Connect(context.Context) (sdk.Connection, error) {
+	return t.Transport.Connect(t.life)
 }
 
 // fileURI is the file:// URI of an absolute directory.

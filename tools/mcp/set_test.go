@@ -68,9 +68,12 @@ func call(t *testing.T, tool *mcp.Tool, args string) (string, bool) {
 func TestStdioAndHTTPServers(t *testing.T) {
 	web := httptest.NewServer(mcptest.Handler(mcptest.Options{Name: "web"}, "tok3n"))
 	defer web.Close()
+	old := httptest.NewServer(mcptest.SSEHandler(mcptest.Options{Name: "old"}))
+	defer old.Close()
 	set := mcp.Start(context.Background(), []mcp.Server{
 		stdio("local"),
 		{Name: "web", Transport: mcp.HTTP, URL: web.URL, Headers: map[string]string{"Authorization": "Bearer tok3n"}},
+		{Name: "old", Transport: mcp.SSE, URL: old.URL},
 	}, mcp.Options{})
 	defer set.Close()
 	for _, st := range set.Statuses() {
@@ -85,6 +88,9 @@ func TestStdioAndHTTPServers(t *testing.T) {
 	}
 	if out, isErr := call(t, find(t, ts, "web__echo"), `{"text":"hi"}`); isErr || out != "web says: hi" {
 		t.Errorf("web echo = %q, %v", out, isErr)
+	}
+	if out, isErr := call(t, find(t, ts, "old__echo"), `{"text":"hi"}`); isErr || out != "old says: hi" {
+		t.Errorf("SSE echo = %q, %v", out, isErr)
 	}
 	if out, _ := call(t, find(t, ts, "web__add"), `{"a":2,"b":3}`); out != `{"sum":5}` {
 		t.Errorf("add = %q", out)
