@@ -20,6 +20,9 @@ type mcpRun struct {
 	tools []*mcp.Tool
 	// stopped silences server stderr once shutdown begins.
 	stopped atomic.Bool
+	// interrupted: a signal or --timeout came during start-up; the result says so, and the
+	// servers it cut short are not reported one by one.
+	interrupted bool
 }
 
 // startMCP starts the planned servers in parallel (none: nothing happens). In text mode
@@ -52,8 +55,10 @@ func startMCP(ctx context.Context, plan mcpPlan, r *runState, stderr io.Writer, 
 			fmt.Fprintf(stderr, "[mcp %s] %s\n", server, line)
 		}
 	}
-	m.set = mcp.Start(ctx, plan.servers, opts)
+	m.set = mcp.NewSet(opts)
 	kill.set(m.set.Kill)
+	m.set.Start(ctx, plan.servers)
+	m.interrupted = ctx.Err() != nil
 	return m
 }
 
@@ -107,7 +112,7 @@ func (m *mcpRun) initInfo() []event.MCPServer {
 // warnings are the configuration's warnings and one per server that failed to start.
 func (m *mcpRun) warnings() []string {
 	out := append([]string(nil), m.plan.warnings...)
-	if m.set == nil {
+	if m.set == nil || m.interrupted {
 		return out
 	}
 	for _, st := range m.set.Statuses() {

@@ -18,8 +18,9 @@ type Set struct {
 	opts  Options
 	conns []*conn
 
-	mu    sync.Mutex
-	procs []*process // every process started, for Kill
+	mu     sync.Mutex
+	procs  []*process // every process started, for Kill
+	killed bool       // Kill was called: exits are expected, and a late start is killed too
 }
 
 // Status is how one server's start went.
@@ -36,7 +37,17 @@ type Status struct {
 // has started, failed or run out of its start-up time, so it takes about as long as the
 // slowest server. Failures are in Statuses; Start itself does not fail.
 func Start(ctx context.Context, servers []Server, opts Options) *Set {
-	s := &Set{opts: opts, conns: make([]*conn, len(servers))}
+	s := NewSet(opts)
+	s.Start(ctx, servers)
+	return s
+}
+
+// NewSet returns a Set with no servers yet, for a caller that needs Kill while Start runs.
+func NewSet(opts Options) *Set { return &Set{opts: opts} }
+
+// Start starts servers as the function Start does; call it once.
+func (s *Set) Start(ctx context.Context, servers []Server) {
+	s.conns = make([]*conn, len(servers))
 	var wg sync.WaitGroup
 	for i, srv := range servers {
 		c := &conn{server: srv, set: s}
@@ -48,7 +59,6 @@ func Start(ctx context.Context, servers []Server, opts Options) *Set {
 		}()
 	}
 	wg.Wait()
-	return s
 }
 
 // Statuses reports each server, in the order given to Start.
@@ -74,15 +84,14 @@ func (s *Set) Close() {
 	wg.Wait()
 }
 
-// Kill sends SIGKILL to the process group of every stdio server at once, without waiting:
-// for a process that is about to exit without running Close.
+// Kill sends SIGKILL to the process group of every stdio server started so far, at once and
+// without waiting: for a process that is about to exit without running Close. It may be
+// called while Start runs.
 func (s *Set) Kill() {
 	s.mu.Lock()
 	procs := append([]*process(nil), s.procs...)
+	s.killed = true
 	s.mu.Unlock()
-	for _, c := range s.conns {
-		c.closing.Store(true)
-	}
 	for _, p := range procs {
 		p.kill()
 	}
@@ -91,7 +100,17 @@ func (s *Set) Kill() {
 func (s *Set) track(p *process) {
 	s.mu.Lock()
 	s.procs = append(s.procs, p)
+	killed := s.killed
 	s.mu.Unlock()
+	if killed {
+		p.kill()
+	}
+}
+
+func (s *Set) wasKilled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.killed
 }
 
 // conn is one server: its session, its tools and, for stdio, its process.
@@ -210,7 +229,7 @@ func (c *conn) watch() {
 }
 
 func (c *conn) crashed() {
-	if c.closing.Load() || c.set.opts.Exited == nil {
+	if c.closing.Load() || c.set.wasKilled() || c.set.opts.Exited == nil {
 		return
 	}
 	c.reported.Do(func() {
