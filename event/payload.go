@@ -11,6 +11,19 @@ type Init struct {
 	WorkDir       string   `json:"work_dir"`
 	Tools         []string `json:"tools"`
 	Version       string   `json:"version,omitempty"`
+	// MCPServers lists the configured MCP servers, started or not; absent when there are none.
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+}
+
+// MCPServer is one MCP server in the init event.
+type MCPServer struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"` // stdio, http or sse
+	// Status is "connected", or "failed" with Error saying why.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Tools are the names the model sees for the server's tools (also in Init.Tools).
+	Tools []string `json:"tools"`
 }
 
 // TurnBegin starts one agent turn: one prompt, or one flow node.

@@ -60,6 +60,13 @@ type CLI struct {
 	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" help:"As --session."`
 	Config             string  `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
 	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
+	// MCP servers (issue 11): Kimi CLI's mcp.json, over stdio and streamable HTTP.
+	MCPConfigFile     []string      `name:"mcp-config-file" sep:"none" placeholder:"FILE" help:"Start the MCP servers of FILE ({\"mcpServers\": {...}}, as Kimi CLI's mcp.json); repeatable. Default: ~/.kimi/mcp.json when it exists."`
+	MCPConfig         []string      `name:"mcp-config" sep:"none" placeholder:"JSON" help:"Start the MCP servers of this JSON text, in the same shape; repeatable, added to the files."`
+	NoMCP             bool          `name:"no-mcp" help:"Start no MCP server at all, whatever the config files and flags say."`
+	MCPStrict         bool          `name:"mcp-strict" help:"Exit 2 before any model call if an MCP server fails to start (default: warn and go on without it)."`
+	MCPStartupTimeout time.Duration `name:"mcp-startup-timeout" default:"30s" help:"Time each MCP server gets to start and list its tools; servers start in parallel."`
+	MCPCallTimeout    time.Duration `name:"mcp-call-timeout" placeholder:"DURATION" help:"Time one MCP tool call may take (default 60s, or [mcp.client] tool_call_timeout_ms of config.toml)."`
 
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"time"
+
 	"github.com/kimi-run/kimi-run/hooks"
 )
 
@@ -46,6 +48,8 @@ type config struct {
 	// Skill discovery settings from the file.
 	extraSkillDirs []string
 	mergeSkills    bool
+	// mcpCallTimeout is [mcp.client] tool_call_timeout_ms; 0 when unset.
+	mcpCallTimeout time.Duration
 }
 
 func firstPositive(vals ...int) int {
@@ -164,6 +168,7 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 		c.ralph = r
 	}
 	c.reserve, c.triggerRatio = lc.ReservedContextSize, lc.CompactionTriggerRatio
+	c.mcpCallTimeout = time.Duration(max(fc.MCP.Client.ToolCallTimeoutMS, 0)) * time.Millisecond
 
 	if !c.contextKnown {
 		c.maxContext = defaultMaxContext

@@ -24,8 +24,9 @@ type fileConfig struct {
 	Hooks           []hookConfig              `toml:"hooks" json:"hooks"`
 	// Skills: extra_skill_dirs add directories; merge_all_available_skills (default true)
 	// reads all of .kimi, .claude and .codex rather than the first that exists.
-	ExtraSkillDirs          []string `toml:"extra_skill_dirs" json:"extra_skill_dirs"`
-	MergeAllAvailableSkills *bool    `toml:"merge_all_available_skills" json:"merge_all_available_skills"`
+	ExtraSkillDirs          []string    `toml:"extra_skill_dirs" json:"extra_skill_dirs"`
+	MergeAllAvailableSkills *bool       `toml:"merge_all_available_skills" json:"merge_all_available_skills"`
+	MCP                     mcpSettings `toml:"mcp" json:"mcp"`
 }
 
 // hookConfig is one [[hooks]] entry: a command run at an event of the agent's life.

@@ -38,6 +38,8 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
+	// warn and error keep only what went wrong, like --quiet.
+	quiet := cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error"
 	var sink output.Sink
 	switch {
 	case cli.kimiMessages():
@@ -46,14 +48,15 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		sink = output.NewJSON(sio.Stdout)
 	default:
 		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
-			// warn and error keep only what went wrong, like --quiet.
-			Quiet:   cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error",
+			Quiet:   quiet,
 			Color:   colorOK(rawStderr, sio.Getenv),
 			Verbose: cli.LogLevel == "debug",
 		})
 	}
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started}
 
+	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
+	sio.Exit = mcpKill.wrap(sio.Exit)
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
 	if cli.Timeout > 0 {
@@ -105,6 +108,10 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	mcpPlan, err := planMCP(cli, sio.Getenv, cfg.workDir, cfg.mcpCallTimeout)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	sess, err := openSession(cli, cfg.workDir, sio.Getenv, cfg.apiKey)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -137,8 +144,14 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if cli.RetryBaseDelay == 0 {
 		retryPolicy.BaseDelay = -1 // no backoff at all
 	}
+	servers := startMCP(ctx, mcpPlan, r, sio.Stderr, quiet, version, cfg.workDir, &mcpKill)
+	defer servers.close()
+	if err := servers.failure(); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	var names []string
-	var all []tools.Tool // every tool, hooked; the agent file picks the root's and subagents'
+	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
+	var mcpTools []tools.Tool
 	a := agent.New(agent.Config{
 		Model: agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL:       cfg.baseURL,
@@ -161,11 +174,16 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			if len(env.SubagentTypes) == 0 {
 				env.Subagent = nil
 			}
-			all = hooks.Wrap(cfg.hooks, tools.Builtins(env))
+			builtins := tools.Builtins(env)
+			// MCP tools are named against every built-in, and come on top of what the
+			// agent file picks, as in Kimi CLI.
+			mcpTools = servers.toolset(builtins)
+			all = hooks.Wrap(cfg.hooks, builtins)
 			ts, warnings := ws.agent.rootTools(all)
 			for _, w := range warnings {
 				warn(w)
 			}
+			ts = append(ts, hooks.Wrap(cfg.hooks, mcpTools)...)
 			names = toolNames(ts)
 			return ts
 		},
@@ -174,7 +192,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			for _, w := range warnings {
 				warn(w)
 			}
-			return kinds
+			return withMCP(kinds, mcpTools, cfg.hooks)
 		},
 		SystemPrompt: func([]tools.Tool) string { return ws.agent.prompt },
 		Lifecycle:    hookLifecycle{e: cfg.hooks},
@@ -182,8 +200,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	r.emit(event.TypeInit, event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
+		MCPServers: servers.initInfo(),
 	})
-	for _, msg := range early {
+	for _, msg := range append(early, servers.warnings()...) {
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	}
 	if sess.warning != "" {
