@@ -389,13 +389,13 @@ func TestMCPCallTimeoutAndCrash(t *testing.T) {
 	}
 }
 
-// TestMCPSubagentsShareTheServers: a Task subagent calls MCP tools over the parent's session;
+// TestMCPSubagentsShareTheServers: an Agent (Task) subagent calls MCP tools over the parent's session;
 // the server is started once.
 func TestMCPSubagentsShareTheServers(t *testing.T) {
 	pids := filepath.Join(t.TempDir(), "pids")
 	cfg := mcpConfigFile(t, map[string]any{"s": stdioServer(t, "s", "-pidfile", pids)})
 	srv := scripted.New(t,
-		scripted.ToolCalls(scripted.CallID("task", "Task", `{"description":"ask the server","prompt":"Call echo."}`)),
+		scripted.ToolCalls(scripted.CallID("task", "Agent", `{"description":"ask the server","prompt":"Call echo.","subagent_type":"coder"}`)),
 		scripted.ToolCalls(scripted.CallID("sub", "echo", `{"text":"from the subagent"}`)),
 		scripted.Text("The server said hello."),
 		scripted.ToolCalls(scripted.CallID("parent", "echo", `{"text":"from the parent"}`)),
@@ -406,6 +406,9 @@ func TestMCPSubagentsShareTheServers(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("the server got %d requests, want 5\n%s", len(reqs), r.stdout)
+	}
 	if offered(reqs[1])["echo"] == nil {
 		t.Errorf("the subagent was not offered the MCP tools")
 	}
