@@ -44,6 +44,9 @@ type CLI struct {
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
 	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`
+
+	// given names the flags set on the command line (filled after parsing).
+	given map[string]bool `kong:"-"`
 }
 
 const description = `Run a coding agent once, without a person present: every tool is approved automatically.

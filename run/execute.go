@@ -68,7 +68,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	// Warnings found before init: the NDJSON stream must open with init, so there they wait
 	// for it (and reach stderr at once, since one of them says what the run is waiting for).
 	var early []string
-	prompt, err := readPrompt(ctx, cli, sio.Stdin, func(msg string) {
+	prompt, err := readPrompt(ctx, cli, sio.Stdin, cli.Flow != "", func(msg string) {
 		if jsonMode {
 			fmt.Fprintf(sio.Stderr, "kimi-run: %s\n", msg)
 			early = append(early, msg)
@@ -167,7 +167,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		runner := &ralph.Runner{Turner: a, Rewinder: a, Sink: sink}
 		var res ralph.Result
 		if plan.flow != nil {
-			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
+			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh, Request: plan.request})
 		} else {
 			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
 		}
@@ -235,6 +235,8 @@ type plan struct {
 	flow   *ralph.Flow
 	moves  int
 	ralph  int
+	// request is the user's request shown with every node of a flow.
+	request string
 }
 
 func planRun(cli *CLI, workDir, prompt string) (plan, error) {
@@ -253,7 +255,8 @@ func planRun(cli *CLI, workDir, prompt string) (plan, error) {
 		if err := f.Validate(); err != nil {
 			return p, usagef("flow: %w", err)
 		}
-		p.flow, p.moves = f, cli.MaxMoves
+		// The flow's nodes are the prompts; a prompt given with it is the user's request.
+		p.flow, p.moves, p.request, p.prompt = f, cli.MaxMoves, prompt, ""
 		return p, nil
 	}
 	exp, err := ralph.ExpandPrompt(workDir, prompt)
@@ -261,7 +264,7 @@ func planRun(cli *CLI, workDir, prompt string) (plan, error) {
 		return p, usagef("%w", err)
 	}
 	if exp.Flow != nil {
-		p.flow, p.moves, p.ralph = exp.Flow, exp.MaxMoves, 0
+		p.flow, p.moves, p.ralph, p.request = exp.Flow, exp.MaxMoves, 0, exp.Request
 		return p, nil
 	}
 	p.prompt = exp.Prompt

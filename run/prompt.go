@@ -25,13 +25,14 @@ const (
 )
 
 // readPrompt assembles the task from -p, prompt words, --prompt-file and stdin, as
-// DESIGN.md says. warn reports what was ignored.
-func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (string, error) {
+// DESIGN.md says. With optional set (a --flow run, whose nodes are the prompts) no prompt is
+// needed and "" may come back. warn reports what was ignored.
+func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, optional bool, warn func(string)) (string, error) {
 	if cli.NoStdin {
 		stdin = nil
 	}
 	given := 0
-	for _, set := range []bool{cli.Prompt != "", len(cli.Words) > 0, cli.PromptFile != ""} {
+	for _, set := range []bool{cli.given["prompt"] || cli.Prompt != "", len(cli.Words) > 0, cli.given["prompt-file"] || cli.PromptFile != ""} {
 		if set {
 			given++
 		}
@@ -42,21 +43,32 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (
 
 	var prompt string
 	wantStdin := false // "-" asks for stdin as the prompt itself
+	// named is the way an instruction was given on the command line, even an empty one.
+	named := ""
 	switch {
 	case cli.Prompt == "-" || (len(cli.Words) == 1 && cli.Words[0] == "-"):
 		wantStdin = true
-	case cli.Prompt != "":
-		prompt = cli.Prompt
+	case cli.Prompt != "" || cli.given["prompt"]:
+		prompt, named = cli.Prompt, "-p"
 	case len(cli.Words) > 0:
-		prompt = strings.Join(cli.Words, " ")
-	case cli.PromptFile != "":
+		prompt, named = strings.Join(cli.Words, " "), "the prompt"
+	case cli.PromptFile != "" || cli.given["prompt-file"]:
+		if cli.PromptFile == "" {
+			return "", usagef("empty prompt: --prompt-file names no file")
+		}
 		b, err := readFileCapped(cli.PromptFile)
 		if err != nil {
 			return "", err
 		}
-		prompt = b
+		prompt, named = b, "--prompt-file "+cli.PromptFile
 	}
 	prompt = strings.TrimSpace(prompt)
+	if named != "" && prompt == "" {
+		// An instruction that came out empty (`-p "$PROMPT"` with PROMPT unset) must not be
+		// replaced by whatever is piped in: a diff is context, not a task for an agent
+		// that runs every command it wants.
+		return "", usagef("empty prompt: %s is empty (piped stdin is only ever context, never the instruction)", named)
+	}
 
 	kind := stdinKind(stdin)
 	switch {
@@ -69,12 +81,16 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (
 			return "", err
 		}
 		prompt = strings.TrimSpace(text)
+		if prompt == "" {
+			return "", usagef("empty prompt: prompt - reads stdin, which held nothing")
+		}
 	case kind == stdinPipe || kind == stdinFile:
-		// With a prompt in hand, a pipe that never sends a byte (a CI runner's inherited
-		// stdin that stays open) is given up on after --stdin-timeout. A slow producer in
-		// front (`go test ./... | kimi-run -p ...`) only has to start writing by then.
+		// With a prompt (or a flow) in hand, a pipe that never sends a byte (a CI runner's
+		// inherited stdin that stays open) is given up on after --stdin-timeout. A slow
+		// producer in front (`go test ./... | kimi-run -p ...`) only has to start writing
+		// by then.
 		grace := time.Duration(0)
-		if prompt != "" && kind == stdinPipe {
+		if (prompt != "" || optional) && kind == stdinPipe {
 			grace = cli.StdinTimeout
 		}
 		text, err := readStdin(ctx, stdin, grace, func() {
@@ -92,7 +108,7 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (
 			prompt = prompt + "\n\n<stdin>\n" + strings.TrimRight(text, "\n") + "\n</stdin>"
 		}
 	}
-	if prompt == "" {
+	if prompt == "" && !optional {
 		return "", usagef("empty prompt: pass -p TEXT, prompt words, --prompt-file FILE, or pipe it on stdin")
 	}
 	return prompt, nil

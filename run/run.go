@@ -76,7 +76,8 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}
 		}
 	}()
-	if _, err := parser.Parse(args); err != nil {
+	kctx, err := parser.Parse(args)
+	if err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
 		if wantsJSON(args) {
@@ -88,7 +89,20 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		}
 		return ExitUsage
 	}
+	cli.given = givenFlags(kctx)
 	return execute(&cli, sio, version)
+}
+
+// givenFlags names the flags the command line set, even to an empty value: `-p ""` is an
+// empty instruction, not a missing one. Flags with a default count as set either way.
+func givenFlags(kctx *kong.Context) map[string]bool {
+	given := map[string]bool{}
+	for _, f := range kctx.Flags() {
+		if f.Set {
+			given[f.Name] = true
+		}
+	}
+	return given
 }
 
 // headers are the provider's custom headers plus our User-Agent.
