@@ -107,25 +107,40 @@ func openSession(cli *CLI, workDir string, getenv func(string) string, secret st
 	if !validSessionID(p.id) {
 		return p, usagef("invalid session id %q: use letters, digits, '.', '_' and '-'", p.id)
 	}
-	path := filepath.Join(root, p.id, contextFile)
+	explicit := cli.Session != "" || cli.Continue
+	dir := filepath.Join(root, p.id)
+	path := filepath.Join(dir, contextFile)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return p.unsaved(explicit, root, err)
+	}
 	opt := agent.WithRedact(func(line string) string { return redact(line, secret) })
 	if _, err := os.Stat(path); err == nil {
 		p.session, p.restored, err = agent.OpenSession(path, opt)
 		if err != nil {
-			return p, fmt.Errorf("resume session %s: %w", p.id, err)
+			return p.unsaved(explicit, root, fmt.Errorf("resume session %s: %w", p.id, err))
 		}
 		return p, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return p, fmt.Errorf("session %s: %w", p.id, err)
+		return p.unsaved(explicit, root, err)
 	}
 	if cli.Continue {
 		return p, usagef("the last session %s of %s has no context file", p.id, workDir)
 	}
 	p.session, err = agent.CreateSession(path, opt)
 	if err != nil {
-		return p, fmt.Errorf("create session %s: %w", p.id, err)
+		return p.unsaved(explicit, root, err)
 	}
 	return p, nil
+}
+
+// unsaved handles a session that cannot be written (a read-only mount, HOME=/ for a
+// non-root user, a path through a file): a run that asked for a session by name stops
+// with a usage error; any other run goes on without one, with a warning.
+func (p sessionPlan) unsaved(explicit bool, root string, err error) (sessionPlan, error) {
+	if explicit {
+		return p, usagef("session %s cannot be kept in %s: %v (pass --session-dir DIR with a writable directory)", p.id, root, err)
+	}
+	return sessionPlan{warning: fmt.Sprintf("no session is kept: %s cannot be written (%v); pass --session-dir DIR to keep one, or --no-session", root, err)}, nil
 }
 
 // recordLast remembers the session for --continue; only runs that exit 0 call it, so a
