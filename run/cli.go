@@ -41,6 +41,9 @@ type CLI struct {
 	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn and error show only failures, like --quiet."`
 	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
+	// Edges (issue 9): sessions shared between runs.
+	SessionWait time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 2."`
+
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
 	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`

@@ -68,14 +68,15 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	// Warnings found before init: the NDJSON stream must open with init, so there they wait
 	// for it (and reach stderr at once, since one of them says what the run is waiting for).
 	var early []string
-	prompt, err := readPrompt(ctx, cli, sio.Stdin, cli.Flow != "", func(msg string) {
+	warnEarly := func(msg string) {
 		if jsonMode {
 			fmt.Fprintf(sio.Stderr, "kimi-run: %s\n", msg)
 			early = append(early, msg)
 			return
 		}
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
-	})
+	}
+	prompt, err := readPrompt(ctx, cli, sio.Stdin, cli.Flow != "", warnEarly)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
@@ -83,15 +84,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	sess, err := openSession(cli, cfg.workDir, sio.Getenv, cfg.apiKey)
+	sess, err := openSession(ctx, cli, cfg.workDir, sio.Getenv, cfg.apiKey, warnEarly)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	r.session = sess
 	r.sessionID = sess.id
-	if sess.session != nil {
-		defer sess.session.Close()
-	}
+	defer sess.close()
 
 	env := tools.Env{
 		WorkDir: cfg.workDir,

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -68,10 +69,20 @@ type sessionPlan struct {
 	root     string
 	session  *agent.Session
 	restored *agent.Restored
+	lock     *sessionLock
 }
 
-// openSession creates or resumes the run's session as the flags say.
-func openSession(cli *CLI, workDir string, getenv func(string) string, secret string) (sessionPlan, error) {
+// close closes the context file and releases the session's lock.
+func (p sessionPlan) close() {
+	if p.session != nil {
+		p.session.Close()
+	}
+	p.lock.Unlock()
+}
+
+// openSession creates or resumes the run's session as the flags say, and locks it for this
+// run (see lockSession; notice reports a wait for the lock).
+func openSession(ctx context.Context, cli *CLI, workDir string, getenv func(string) string, secret string, notice func(string)) (sessionPlan, error) {
 	var p sessionPlan
 	if cli.NoSession {
 		if cli.Session != "" || cli.Continue {
@@ -113,6 +124,24 @@ func openSession(cli *CLI, workDir string, getenv func(string) string, secret st
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return p.unsaved(explicit, root, err)
 	}
+	lock, err := lockSession(ctx, dir, p.id, cli.SessionWait, notice)
+	var ue *usageError
+	switch {
+	case errors.As(err, &ue) || ctx.Err() != nil:
+		return p, err
+	case err != nil:
+		return p.unsaved(explicit, root, err)
+	}
+	p.lock = lock
+	p, err = p.open(cli, workDir, path, secret, explicit, root)
+	if err != nil || p.session == nil {
+		lock.Unlock()
+	}
+	return p, err
+}
+
+// open resumes or creates the session's context file, the lock taken.
+func (p sessionPlan) open(cli *CLI, workDir, path, secret string, explicit bool, root string) (sessionPlan, error) {
 	opt := agent.WithRedact(func(line string) string { return redact(line, secret) })
 	if _, err := os.Stat(path); err == nil {
 		p.session, p.restored, err = agent.OpenSession(path, opt)
@@ -126,10 +155,11 @@ func openSession(cli *CLI, workDir string, getenv func(string) string, secret st
 	if cli.Continue {
 		return p, usagef("the last session %s of %s has no context file", p.id, workDir)
 	}
-	p.session, err = agent.CreateSession(path, opt)
+	s, err := agent.CreateSession(path, opt)
 	if err != nil {
 		return p.unsaved(explicit, root, err)
 	}
+	p.session = s
 	return p, nil
 }
 
