@@ -137,6 +137,9 @@ type AttemptsError struct {
 
 func (e *AttemptsError) Error() string {
 	if Retryable(e.Err) {
+		if e.Attempts == 1 {
+			return fmt.Sprintf("model call failed after 1 attempt: %v", e.Err)
+		}
 		return fmt.Sprintf("model call failed after %d attempts: %v", e.Attempts, e.Err)
 	}
 	return fmt.Sprintf("model call failed: %v", e.Err)

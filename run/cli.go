@@ -18,8 +18,8 @@ type CLI struct {
 	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`
 	BaseURL           string        `name:"base-url" placeholder:"URL" help:"OpenAI-compatible endpoint (env KIMI_BASE_URL with KIMI_API_KEY, OPENAI_BASE_URL with OPENAI_API_KEY; default https://api.moonshot.ai/v1)."`
 	Thinking          *bool         `negatable:"" help:"Ask a Kimi thinking model to think (--thinking) or not (--no-thinking). Unset sends nothing."`
-	MaxSteps          int           `name:"max-steps" placeholder:"N" help:"Most model calls in one turn (default 1000, or loop_control.max_steps_per_turn); reaching it exits 3."`
-	MaxRetries        int           `name:"max-retries" placeholder:"N" help:"Attempts per model call for transient failures: 429, 5xx, network, cut streams (default 3, or loop_control.max_retries_per_step)."`
+	MaxSteps          *int          `name:"max-steps" placeholder:"N" help:"Most model calls in one turn, at least 1 (default 1000, or loop_control.max_steps_per_turn); reaching it exits 3."`
+	MaxRetries        *int          `name:"max-retries" placeholder:"N" help:"Retries of a model call after its first attempt fails transiently (429, 5xx, network, cut streams); 0 tries once. Default 2, i.e. 3 attempts, or loop_control.max_retries_per_step, which counts attempts as in Kimi CLI."`
 	ConfigFile        string        `name:"config-file" placeholder:"FILE" help:"Kimi CLI config file (TOML, or JSON by extension) with providers, models and loop_control (default ~/.kimi/config.toml when it exists)."`
 	MaxContextSize    int           `name:"max-context-size" placeholder:"TOKENS" help:"The model's context window (env KIMI_MODEL_MAX_CONTEXT_SIZE). The context is compacted before it fills; requests ask for at most the completion tokens that fit. Unset: compact at 128k and send no completion cap."`
 	Timeout           time.Duration `placeholder:"DURATION" help:"Wall-clock limit for the whole run, e.g. 30m; reaching it exits 124. 0 means none."`

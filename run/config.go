@@ -29,10 +29,12 @@ type config struct {
 	// thinking is Kimi's thinking switch; nil sends nothing.
 	thinking *bool
 	headers  map[string]string
-	// Loop control, from flags or the config file.
-	maxSteps, maxRetries int
-	reserve              int
-	triggerRatio         float64
+	// Loop control, from flags or the config file. maxSteps bounds the model calls of one
+	// turn. attempts is the total number of tries of one model call, the first included:
+	// --max-retries N gives N+1, Kimi CLI's max_retries_per_step gives its value as is.
+	maxSteps, attempts int
+	reserve            int
+	triggerRatio       float64
 }
 
 func firstPositive(vals ...int) int {
@@ -43,6 +45,12 @@ func firstPositive(vals ...int) int {
 	}
 	return 0
 }
+
+// Loop-control defaults: Kimi CLI's, as attempts per model call and steps per turn.
+const (
+	defaultMaxSteps = 1000
+	defaultAttempts = 3
+)
 
 // defaultMaxContext is the window assumed when none is configured: compaction still keeps
 // long runs alive, but no completion cap is derived from a guess.
@@ -109,8 +117,20 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	}
 
 	lc := fc.LoopControl
-	c.maxSteps = firstPositive(cli.MaxSteps, lc.MaxStepsPerTurn, lc.MaxStepsPerRun, 1000)
-	c.maxRetries = firstPositive(cli.MaxRetries, lc.MaxRetriesPerStep, 3)
+	c.maxSteps = firstPositive(lc.MaxStepsPerTurn, lc.MaxStepsPerRun, defaultMaxSteps)
+	if cli.MaxSteps != nil {
+		if *cli.MaxSteps < 1 {
+			return c, usagef("--max-steps must be at least 1, got %d", *cli.MaxSteps)
+		}
+		c.maxSteps = *cli.MaxSteps
+	}
+	c.attempts = firstPositive(lc.MaxRetriesPerStep, defaultAttempts)
+	if cli.MaxRetries != nil {
+		if *cli.MaxRetries < 0 {
+			return c, usagef("--max-retries must be 0 (try once) or more, got %d", *cli.MaxRetries)
+		}
+		c.attempts = *cli.MaxRetries + 1
+	}
 	c.reserve, c.triggerRatio = lc.ReservedContextSize, lc.CompactionTriggerRatio
 
 	if !c.contextKnown {
@@ -138,12 +158,6 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	}
 	if c.model == "" {
 		return c, usagef("no model: pass --model NAME or set KIMI_MODEL_NAME")
-	}
-	if cli.MaxSteps < 0 {
-		return c, usagef("--max-steps must be at least 1")
-	}
-	if cli.MaxRetries < 0 {
-		return c, usagef("--max-retries must be at least 1")
 	}
 	if cli.Timeout < 0 || cli.StreamIdleTimeout < 0 {
 		return c, usagef("timeouts must not be negative")

@@ -104,7 +104,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		},
 	}
 	retryPolicy := agent.RetryPolicy{
-		Attempts:  cfg.maxRetries,
+		Attempts:  cfg.attempts,
 		BaseDelay: cli.RetryBaseDelay,
 		MaxDelay:  cli.RetryMaxDelay,
 	}
