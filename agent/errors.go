@@ -85,12 +85,14 @@ func fromOpenAI(err error) error {
 }
 
 // oneLine flattens a provider message to one bounded line; an HTML error page must not
-// flood the log.
+// flood the log. A cut drops the middle, keeping the start and the end, where a
+// validation error usually names what was wrong.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	const max = 300
+	const max, head = 500, 160
 	if len(s) > max {
-		s = strings.ToValidUTF8(s[:max], "") + "…"
+		tail := s[len(s)-(max-head):]
+		s = strings.ToValidUTF8(s[:head], "") + " […] " + strings.ToValidUTF8(tail, "")
 	}
 	return s
 }

@@ -145,7 +145,7 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 	if failed {
 		level = zerolog.ErrorLevel
 		if r.Error != nil && r.Error.Message != "" {
-			msg += ": " + oneLine(r.Error.Message, errorWidth)
+			msg += ": " + errorLine(r.Error.Message, errorWidth)
 		}
 	}
 	ev := s.entry(level, e.Time).Str("reason", r.TerminalReason)
