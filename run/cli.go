@@ -43,6 +43,8 @@ type CLI struct {
 
 	// Edges (issue 9): sessions shared between runs.
 	SessionWait time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 2."`
+	// Notices of silence (hidden: tests shorten them).
+	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
 
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/mattn/go-isatty"
 )
 
 // Stdin is the process's standard input as run sees it: readable, and stat-able so a
@@ -17,12 +19,8 @@ type Stdin interface {
 	Stat() (os.FileInfo, error)
 }
 
-const (
-	// maxStdin bounds what is read from stdin; more is refused rather than silently cut.
-	maxStdin = 8 << 20
-	// stdinNotice is how long a silent piped stdin is waited for before stderr says so.
-	stdinNotice = 3 * time.Second
-)
+// maxStdin bounds what is read from stdin; more is refused rather than silently cut.
+const maxStdin = 8 << 20
 
 // readPrompt assembles the task from -p, prompt words, --prompt-file and stdin, as
 // DESIGN.md says. With optional set (a --flow run, whose nodes are the prompts) no prompt is
@@ -76,7 +74,7 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, optional bool, warn 
 		if kind == stdinTerminal {
 			return "", usagef("prompt - reads stdin, but stdin is a terminal")
 		}
-		text, err := readStdin(ctx, stdin, 0, nil)
+		text, err := readStdin(ctx, stdin, 0, 0, nil)
 		if err != nil {
 			return "", err
 		}
@@ -93,9 +91,18 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, optional bool, warn 
 		if (prompt != "" || optional) && kind == stdinPipe {
 			grace = cli.StdinTimeout
 		}
-		text, err := readStdin(ctx, stdin, grace, func() {
-			warn(fmt.Sprintf("waiting for stdin, which is a pipe that has sent nothing yet (pass --no-stdin or </dev/null if nothing is piped; given up after %s)", grace))
-		})
+		notice := func() {
+			if grace > 0 {
+				warn(fmt.Sprintf("waiting for stdin, which is a pipe that has sent nothing yet (pass --no-stdin or </dev/null if nothing is piped; given up after %s)", grace))
+				return
+			}
+			// Without a prompt, stdin is the prompt: waited for as long as it takes.
+			warn("waiting for the prompt on stdin, which is a pipe that has sent nothing yet (pass -p TEXT, or --no-stdin if nothing is piped)")
+		}
+		if kind != stdinPipe || (grace > 0 && grace <= cli.StdinNotice) {
+			notice = nil // a file never keeps a reader waiting; a short grace needs no notice
+		}
+		text, err := readStdin(ctx, stdin, grace, cli.StdinNotice, notice)
 		switch {
 		case errors.Is(err, errStdinSilent):
 			warn(fmt.Sprintf("stdin sent nothing for %s; ignoring it", grace))
@@ -117,10 +124,11 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, optional bool, warn 
 type stdinType int
 
 const (
-	stdinNone stdinType = iota // /dev/null, a socket, a closed descriptor
+	stdinNone stdinType = iota // a socket, a closed descriptor
 	stdinTerminal
 	stdinPipe
 	stdinFile
+	stdinDevice // a character device that is not a terminal: /dev/null
 )
 
 func stdinKind(stdin Stdin) stdinType {
@@ -138,8 +146,11 @@ func stdinKind(stdin Stdin) stdinType {
 	case m.IsRegular():
 		return stdinFile
 	case m&os.ModeCharDevice != 0 && m&os.ModeDevice != 0:
-		// /dev/null is a character device too; treat every one like a terminal and never
-		// read it implicitly.
+		// /dev/null is a character device too. Neither is read implicitly; only `-p -`
+		// reads a device, and only one that is not a terminal.
+		if f, ok := stdin.(interface{ Fd() uintptr }); ok && !isatty.IsTerminal(f.Fd()) && !isatty.IsCygwinTerminal(f.Fd()) {
+			return stdinDevice
+		}
 		return stdinTerminal
 	}
 	return stdinNone
@@ -148,9 +159,9 @@ func stdinKind(stdin Stdin) stdinType {
 var errStdinSilent = errors.New("stdin silent")
 
 // readStdin reads stdin to EOF, at most maxStdin bytes. With grace > 0 it gives up when the
-// first byte does not arrive in time, calling notice once if it waits longer than
-// stdinNotice. It never outlives ctx.
-func readStdin(ctx context.Context, r io.Reader, grace time.Duration, notice func()) (string, error) {
+// first byte does not arrive in time. It calls notice (if not nil) once when the first byte
+// has not come after noticeAfter. It never outlives ctx.
+func readStdin(ctx context.Context, r io.Reader, grace, noticeAfter time.Duration, notice func()) (string, error) {
 	type chunk struct {
 		b   []byte
 		err error
@@ -193,11 +204,11 @@ func readStdin(ctx context.Context, r io.Reader, grace time.Duration, notice fun
 		t := time.NewTimer(grace)
 		defer t.Stop()
 		timeout = t.C
-		if notice != nil && grace > stdinNotice {
-			n := time.NewTimer(stdinNotice)
-			defer n.Stop()
-			noticed = n.C
-		}
+	}
+	if notice != nil && noticeAfter > 0 {
+		n := time.NewTimer(noticeAfter)
+		defer n.Stop()
+		noticed = n.C
 	}
 	for {
 		select {

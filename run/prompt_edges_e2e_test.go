@@ -1,7 +1,10 @@
 package run_test
 
 import (
+	"bufio"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,5 +126,67 @@ func TestFlowSkillTakesARequest(t *testing.T) {
 		if !strings.Contains(p, "for release v2") {
 			t.Errorf("node prompt lacks the request: %q", p)
 		}
+	}
+}
+
+// TestDashPromptFromDevNull: `-p - </dev/null` is an empty prompt, not "stdin is a
+// terminal", which would send a user looking for the wrong problem.
+func TestDashPromptFromDevNull(t *testing.T) {
+	srv := scripted.New(t)
+	r := kimi(t, srv, invocation{args: []string{"-p", "-"}}) // nil stdin is /dev/null
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "terminal") || !strings.Contains(r.stderr, "empty") {
+		t.Errorf("stderr = %q, want an empty prompt, not a terminal", r.stderr)
+	}
+}
+
+// TestSilentPipeWithoutPromptIsAnnounced: with no prompt, a run waits for stdin as long as
+// it takes, and says so after a few seconds, as it does when a prompt is given.
+func TestSilentPipeWithoutPromptIsAnnounced(t *testing.T) {
+	srv := scripted.New(t, scripted.Text("ok"))
+	cmd := exec.Command(binary, "--no-session", "--stdin-notice", "50ms", "-w", t.TempDir())
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
+		"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL()}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	lines := make(chan string, 100)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	notice := waitLine(t, lines, "waiting for")
+	if !strings.Contains(notice, "stdin") || !strings.Contains(notice, "-p") {
+		t.Errorf("notice = %q, want it to name stdin and the way out", notice)
+	}
+	io.WriteString(stdin, "the late prompt\n")
+	stdin.Close()
+	for range lines {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run failed: %v", err)
+	}
+	if stdout.String() != "ok\n" {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+	msgs := srv.Requests()[0].Messages()
+	if got := msgs[len(msgs)-1]["content"]; got != "the late prompt" {
+		t.Errorf("prompt = %q", got)
 	}
 }
