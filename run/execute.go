@@ -48,7 +48,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			Verbose: cli.LogLevel == "debug",
 		})
 	}
-	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started}
+	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground}
 
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
@@ -92,8 +92,10 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	r.sessionID = sess.id
 	defer sess.close()
 
+	r.groups = &tools.ShellGroups{}
 	env := tools.Env{
-		WorkDir: cfg.workDir,
+		WorkDir:     cfg.workDir,
+		ShellGroups: r.groups,
 		Ripgrep: tools.LookRipgrep(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
@@ -287,6 +289,9 @@ type runState struct {
 	sessionID string
 	session   sessionPlan
 	secret    string
+	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
+	groups *tools.ShellGroups
+	keep   bool
 }
 
 func (r *runState) emit(t event.Type, data any) {
@@ -295,6 +300,7 @@ func (r *runState) emit(t event.Type, data any) {
 
 // finish emits the result event (always the last one) and returns the exit code.
 func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
+	r.endBackground()
 	v := judge(out, err, context.Cause(ctx))
 	res := event.Result{
 		Status:         "success",
