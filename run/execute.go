@@ -96,7 +96,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	env := tools.Env{
 		WorkDir:     cfg.workDir,
 		ShellGroups: r.groups,
-		Ripgrep: tools.LookRipgrep(),
+		Ripgrep:     tools.LookRipgrep(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
