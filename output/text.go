@@ -184,6 +184,8 @@ func reasonText(reason string, failed bool) string {
 		return "stopped: the step limit of a turn was reached"
 	case "repeat":
 		return "stopped: the model kept repeating the same tool call"
+	case "truncated":
+		return "stopped: the answer was cut off at the token limit"
 	case "max_iterations":
 		return "stopped: the iteration budget ran out before STOP"
 	case "timeout":

@@ -40,7 +40,8 @@ const (
 	OutcomeStop Outcome = "stop"
 	// OutcomeBudgetExhausted: the move budget ran out before the end node.
 	OutcomeBudgetExhausted Outcome = "budget_exhausted"
-	// OutcomeTurnStopped: a turn hit its step limit or the repeat guard (see StopReason).
+	// OutcomeTurnStopped: a turn hit its step limit, the repeat guard or the token limit
+	// (see StopReason).
 	OutcomeTurnStopped Outcome = "turn_stopped"
 	// OutcomeError: the run failed; Run returns the error.
 	OutcomeError Outcome = "error"
@@ -230,7 +231,7 @@ func (r *Runner) turn(ctx context.Context, n *Node, prompt string, res *Result) 
 	}
 	res.FinalText = out.FinalText
 	res.StopReason = out.StopReason
-	if out.StopReason == event.StopMaxSteps || out.StopReason == event.StopRepeat {
+	if out.StopReason == event.StopMaxSteps || out.StopReason == event.StopRepeat || out.StopReason == event.StopTruncated {
 		res.Outcome = OutcomeTurnStopped
 	}
 	return out.FinalText, nil

@@ -85,6 +85,9 @@ func judge(out outcome, err error, cause error) verdict {
 			return verdict{code: ExitMaxSteps, reason: "max_steps", err: &event.ErrorInfo{Kind: "max_steps", Message: "the step limit of the turn was reached before the model finished"}}
 		case event.StopRepeat:
 			return verdict{code: ExitMaxSteps, reason: "repeat", err: &event.ErrorInfo{Kind: "repeat", Message: "the model kept repeating the same tool call"}}
+		case event.StopTruncated:
+			return verdict{code: ExitMaxSteps, reason: "truncated", err: &event.ErrorInfo{Kind: "truncated",
+				Message: fmt.Sprintf("the final answer was still cut off at the completion token limit after %d continuations", agent.MaxContinuations)}}
 		}
 		return verdict{code: ExitOK, reason: "completed"}
 	}
