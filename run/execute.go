@@ -84,6 +84,11 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	if msg, err := checkPromptSize(plan, cfg); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	} else if msg != "" {
+		warnEarly(msg)
+	}
 	sess, err := openSession(ctx, cli, cfg.workDir, sio.Getenv, cfg.apiKey, warnEarly)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
