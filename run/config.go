@@ -35,6 +35,8 @@ type config struct {
 	maxSteps, attempts int
 	reserve            int
 	triggerRatio       float64
+	// warnings are what the run should say about the configuration before it starts.
+	warnings []string
 }
 
 func firstPositive(vals ...int) int {
@@ -79,6 +81,10 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 		return c, err
 	}
 	c.model = name
+	if !found && name != "" && name == fc.DefaultModel && firstSet(cli.Model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL")) == "" {
+		// Nothing a user configured is ignored silently: a typo here would run as a model id.
+		c.warnings = append(c.warnings, fmt.Sprintf("config: default_model %q is not in [models]; sending it to the provider as the model id", name))
+	}
 	kimiKey, openaiKey := getenv("KIMI_API_KEY"), getenv("OPENAI_API_KEY")
 	switch {
 	case found:

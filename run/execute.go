@@ -76,6 +76,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		}
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	}
+	for _, msg := range cfg.warnings {
+		warnEarly(msg)
+	}
 	prompt, err := readPrompt(ctx, cli, sio.Stdin, cli.Flow != "", warnEarly)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
