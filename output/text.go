@@ -145,7 +145,7 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 	if failed {
 		level = zerolog.ErrorLevel
 		if r.Error != nil && r.Error.Message != "" {
-			msg += ": " + errorLine(r.Error.Message, errorWidth)
+			msg = closingMessage(r.TerminalReason, msg, errorLine(r.Error.Message, errorWidth))
 		}
 	}
 	ev := s.entry(level, e.Time).Str("reason", r.TerminalReason)
@@ -171,6 +171,19 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 		ev = ev.Str("session", r.SessionID)
 	}
 	ev.Msg(msg)
+}
+
+// closingMessage joins the words for a failed run's reason and its error message. Where the
+// message already says what the reason says (a limit was reached), the reason's words are
+// left out rather than said twice.
+func closingMessage(reason, words, message string) string {
+	switch reason {
+	case "max_steps", "repeat", "max_iterations", "timeout", "truncated":
+		return "stopped: " + message
+	case "cancelled":
+		return "cancelled: " + message
+	}
+	return words + ": " + message
 }
 
 // reasonText says in words how a run ended.
