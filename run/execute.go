@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"runtime"
 	"strings"
@@ -48,6 +49,11 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			Verbose: cli.LogLevel == "debug",
 		})
 	}
+	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
+	if jsonMode {
+		noticeTo = sio.Stderr
+	}
+	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground}
 
 	ctx, stop := withSignals(context.Background(), sio)
