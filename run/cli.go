@@ -58,6 +58,17 @@ type CLI struct {
 
 const description = `Run a coding agent once, without a person present: every tool is approved automatically.
 
-Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit or loop guard,
-4 Ralph/flow budget used up, 5 authentication refused, 75 transient provider failure
-after retries, 124 --timeout, 130/143 SIGINT/SIGTERM.`
+Environment (flags win over it, and it over the config file):
+  KIMI_API_KEY, KIMI_BASE_URL       key and endpoint (default https://api.moonshot.ai/v1)
+  OPENAI_API_KEY, OPENAI_BASE_URL   used when KIMI_API_KEY is unset (default https://api.openai.com/v1)
+  KIMI_MODEL_NAME, OPENAI_MODEL     model name, as --model
+  KIMI_MODEL_MAX_CONTEXT_SIZE       context window in tokens, as --max-context-size
+  KIMI_SHARE_DIR                    folder of Kimi CLI's config.toml (default ~/.kimi)
+  XDG_STATE_HOME                    sessions go under $XDG_STATE_HOME/kimi-run (default ~/.local/state)
+  NO_COLOR                          no colour on stderr
+A server on localhost needs no key.
+
+Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit, loop guard or answer
+cut at the token limit, 4 Ralph/flow budget used up, 5 authentication refused,
+75 transient provider failure after retries (worth retrying later), 124 --timeout,
+130/143 SIGINT/SIGTERM.`
