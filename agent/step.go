@@ -16,6 +16,8 @@ import (
 type stepResult struct {
 	text  string
 	calls int
+	// cut says the reply stopped at the completion token limit (finish_reason "length").
+	cut bool
 }
 
 // step makes one model call, retrying transient failures, runs the tool calls of the reply
@@ -51,7 +53,10 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	}
 	a.addUsage(reply.Usage)
 	a.usageAt = len(a.history)
-	if reply.FinishReason == "length" {
+	cut := reply.FinishReason == "length"
+	if cut && len(reply.ToolCalls) > 0 {
+		// A final answer cut short is the turn's business (see Turn); here the last call's
+		// arguments may be incomplete, and the model will read that in its result.
 		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("step %d: the reply reached the completion token limit and may be cut short", step)})
 	}
 	a.emit(event.TypeUsage, event.Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
@@ -72,7 +77,7 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	for _, r := range results {
 		a.appendMsg(Message{Role: RoleTool, Content: r.output, ToolCallID: r.call.ID, Name: r.call.Name})
 	}
-	return stepResult{text: reply.Text, calls: len(results)}, nil
+	return stepResult{text: reply.Text, calls: len(results), cut: cut}, nil
 }
 
 // callWithRetry makes one model call under the retry policy. started reports how many tool
@@ -139,6 +144,9 @@ type AttemptsError struct {
 
 func (e *AttemptsError) Error() string {
 	if Retryable(e.Err) {
+		if e.Attempts == 1 {
+			return fmt.Sprintf("model call failed after 1 attempt: %v", e.Err)
+		}
 		return fmt.Sprintf("model call failed after %d attempts: %v", e.Attempts, e.Err)
 	}
 	return fmt.Sprintf("model call failed: %v", e.Err)

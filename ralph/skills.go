@@ -26,7 +26,6 @@ var (
 	ErrUnknownSkill = errors.New("no such skill")
 	ErrInvalidSkill = errors.New("invalid SKILL.md")
 	ErrNotFlow      = errors.New("skill is not a flow (its front matter lacks type: flow)")
-	ErrFlowArgs     = errors.New("a flow takes no arguments: its prompts are in the flowchart")
 )
 
 // SkillError is a failure to use the skill Name. Err is one of the Err* problems above, a
@@ -137,16 +136,19 @@ func (s *Skill) Flow() (*Flow, error) {
 type Expansion struct {
 	// Prompt is the text to run as one turn; empty when Flow is set.
 	Prompt string
-	// Flow, when set, is to be run with Runner.Run and MaxMoves as its budget.
+	// Flow, when set, is to be run with Runner.Run and MaxMoves as its budget, and Request
+	// (the text after `/flow:NAME`, possibly empty) as Options.Request.
 	Flow     *Flow
 	MaxMoves int
+	Request  string
 	// Skill names the skill used, or is empty for a plain prompt.
 	Skill string
 }
 
 // ExpandPrompt resolves a prompt that starts with /skill:NAME or /flow:NAME against
-// skills. `/skill:NAME request` becomes the skill's body followed by the
-// request; `/flow:NAME` becomes the skill's flow, with a budget of FlowMoves. Any other
+// skills. `/skill:NAME request` becomes the skill's body followed by the request;
+// `/flow:NAME request` becomes the skill's flow, with a budget of FlowMoves and the request
+// to show at every node. Any other
 // prompt comes back unchanged. Errors are *SkillError.
 func ExpandPrompt(skills *Skills, prompt string) (Expansion, error) {
 	p := strings.TrimSpace(prompt)
@@ -159,9 +161,6 @@ func ExpandPrompt(skills *Skills, prompt string) (Expansion, error) {
 		return Expansion{}, err
 	}
 	if cmd == "flow" {
-		if args != "" {
-			return Expansion{}, &SkillError{Name: name, Err: ErrFlowArgs}
-		}
 		if s.Type != SkillFlow {
 			return Expansion{}, &SkillError{Name: name, Err: ErrNotFlow}
 		}
@@ -169,16 +168,23 @@ func ExpandPrompt(skills *Skills, prompt string) (Expansion, error) {
 		if err != nil {
 			return Expansion{}, &SkillError{Name: name, Err: err}
 		}
-		return Expansion{Flow: f, MaxMoves: FlowMoves, Skill: s.Name}, nil
+		return Expansion{Flow: f, MaxMoves: FlowMoves, Skill: s.Name, Request: args}, nil
 	}
-	text := s.Body
-	if args != "" {
-		text += "\n\nThe user's request:\n" + args
-	}
+	text := WithRequest(s.Body, args)
 	if strings.TrimSpace(text) == "" {
 		return Expansion{}, &SkillError{Name: name, Err: fmt.Errorf("%w: empty body", ErrInvalidSkill)}
 	}
 	return Expansion{Prompt: strings.TrimSpace(text), Skill: s.Name}, nil
+}
+
+// WithRequest adds the user's request to a skill's body or a flow node's prompt; an empty
+// request leaves the prompt as it is.
+func WithRequest(prompt, request string) string {
+	request = strings.TrimSpace(request)
+	if request == "" {
+		return prompt
+	}
+	return prompt + "\n\nThe user's request:\n" + request
 }
 
 // skillCommand splits `/skill:NAME args` or `/flow:NAME args`. The name runs to the first

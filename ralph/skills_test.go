@@ -113,6 +113,10 @@ func TestExpandPromptFlow(t *testing.T) {
 			t.Errorf("bump node %+v, want its label from line 10 of SKILL.md", n)
 		}
 	}
+	got, err := ExpandPrompt(skillsAt(root), "/flow:release for v2.1\nnow")
+	if err != nil || got.Flow == nil || got.Request != "for v2.1\nnow" {
+		t.Errorf("a flow with a request = %+v, %v; want the flow and the request", got, err)
+	}
 }
 
 func TestExpandPromptErrors(t *testing.T) {
@@ -127,7 +131,6 @@ func TestExpandPromptErrors(t *testing.T) {
 		{"/skill:../review", ErrUnknownSkill, `skill "../review": no such skill`},
 		{"/skill:", ErrUnknownSkill, `skill "": no such skill`},
 		{"/flow:review", ErrNotFlow, `skill "review": skill is not a flow (its front matter lacks type: flow)`},
-		{"/flow:release now", ErrFlowArgs, `skill "release": a flow takes no arguments: its prompts are in the flowchart`},
 		{"/flow:broken-flow", ErrDuplicateBranchLabel,
 			`skill "broken-flow": .agents/skills/broken-flow/SKILL.md:7: node "check": duplicate branch label "yes"`},
 		{"/skill:typo", ErrInvalidSkill, ""},

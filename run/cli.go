@@ -18,8 +18,8 @@ type CLI struct {
 	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`
 	BaseURL           string        `name:"base-url" placeholder:"URL" help:"OpenAI-compatible endpoint (env KIMI_BASE_URL with KIMI_API_KEY, OPENAI_BASE_URL with OPENAI_API_KEY; default https://api.moonshot.ai/v1)."`
 	Thinking          *bool         `negatable:"" help:"Ask a Kimi thinking model to think (--thinking) or not (--no-thinking). Unset sends nothing."`
-	MaxSteps          int           `name:"max-steps" placeholder:"N" help:"Most model calls in one turn (default 1000, or loop_control.max_steps_per_turn); reaching it exits 3."`
-	MaxRetries        int           `name:"max-retries" placeholder:"N" help:"Attempts per model call for transient failures: 429, 5xx, network, cut streams (default 3, or loop_control.max_retries_per_step)."`
+	MaxSteps          *int          `name:"max-steps" placeholder:"N" help:"Most model calls in one turn, at least 1 (default 1000, or loop_control.max_steps_per_turn); reaching it exits 3."`
+	MaxRetries        *int          `name:"max-retries" placeholder:"N" help:"Retries of a model call after its first attempt fails transiently (429, 5xx, network, cut streams); 0 tries once. Default 2, i.e. 3 attempts, or loop_control.max_retries_per_step, which counts attempts as in Kimi CLI."`
 	ConfigFile        string        `name:"config-file" placeholder:"FILE" help:"Kimi CLI config file (TOML, or JSON by extension) with providers, models and loop_control (default ~/.kimi/config.toml when it exists)."`
 	MaxContextSize    int           `name:"max-context-size" placeholder:"TOKENS" help:"The model's context window (env KIMI_MODEL_MAX_CONTEXT_SIZE). The context is compacted before it fills; requests ask for at most the completion tokens that fit. Unset: compact at 128k and send no completion cap."`
 	Timeout           time.Duration `placeholder:"DURATION" help:"Wall-clock limit for the whole run, e.g. 30m; reaching it exits 124. 0 means none."`
@@ -67,18 +67,35 @@ type CLI struct {
 	MCPStrict         bool          `name:"mcp-strict" help:"Exit 2 before any model call if an MCP server fails to start (default: warn and go on without it)."`
 	MCPStartupTimeout time.Duration `name:"mcp-startup-timeout" default:"30s" help:"Time each MCP server gets to start and list its tools; servers start in parallel."`
 	MCPCallTimeout    time.Duration `name:"mcp-call-timeout" placeholder:"DURATION" help:"Time one MCP tool call may take (default 60s, or [mcp.client] tool_call_timeout_ms of config.toml)."`
+	// Edges (issue 9): shared sessions, background processes, notices of silence.
+	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 2."`
+	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
+	// Notices of silence (hidden: tests shorten them).
+	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
+	StallNotice time.Duration `name:"stall-notice" default:"30s" hidden:""`
 
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
 	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`
 
-	// given holds the names of the flags on the command line, so that an explicit value
-	// (even 0) can beat the config file and clashing synonyms can be refused.
-	given map[string]bool
+	// given names the flags set on the command line (filled after parsing), so that an
+	// explicit value (even 0) can beat the config file and clashing synonyms can be refused.
+	given map[string]bool `kong:"-"`
 }
 
 const description = `Run a coding agent once, without a person present: every tool is approved automatically.
 
-Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit or loop guard,
-4 Ralph/flow budget used up, 5 authentication refused, 75 transient provider failure
-after retries, 124 --timeout, 130/143 SIGINT/SIGTERM.`
+Environment (flags win over it, and it over the config file):
+  KIMI_API_KEY, KIMI_BASE_URL       key and endpoint (default https://api.moonshot.ai/v1)
+  OPENAI_API_KEY, OPENAI_BASE_URL   used when KIMI_API_KEY is unset (default https://api.openai.com/v1)
+  KIMI_MODEL_NAME, OPENAI_MODEL     model name, as --model
+  KIMI_MODEL_MAX_CONTEXT_SIZE       context window in tokens, as --max-context-size
+  KIMI_SHARE_DIR                    folder of Kimi CLI's config.toml (default ~/.kimi)
+  XDG_STATE_HOME                    sessions go under $XDG_STATE_HOME/kimi-run (default ~/.local/state)
+  NO_COLOR                          no colour on stderr
+A server on localhost needs no key.
+
+Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit, loop guard or answer
+cut at the token limit, 4 Ralph/flow budget used up, 5 authentication refused,
+75 transient provider failure after retries (worth retrying later), 124 --timeout,
+130/143 SIGINT/SIGTERM.`

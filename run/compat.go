@@ -82,7 +82,8 @@ func normalizeKimi(cli *CLI) error {
 		if cli.MaxStepsPerTurn < 1 {
 			return usagef("--max-steps-per-turn must be at least 1")
 		}
-		cli.MaxSteps = cli.MaxStepsPerTurn
+		n := cli.MaxStepsPerTurn
+		cli.MaxSteps = &n
 	}
 	if given["max-retries-per-step"] && cli.MaxRetriesPerStep < 1 {
 		return usagef("--max-retries-per-step must be at least 1 (it counts the first attempt)")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/BurntSushi/toml"
 )
@@ -89,7 +90,8 @@ func loadConfig(cli *CLI, getenv func(string) string) (*fileConfig, error) {
 		return &fileConfig{}, nil
 	}
 	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) && !explicit {
+	if (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && !explicit {
+		// No default file (HOME may even be a file or a path that does not exist).
 		return &fileConfig{}, nil
 	}
 	if err != nil {

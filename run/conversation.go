@@ -42,7 +42,7 @@ func openConversation(ctx context.Context, cli *CLI, stdin Stdin, warn func(stri
 	if cli.Prompt != "" || cli.given["prompt"] || len(cli.Words) > 0 || cli.PromptFile != "" {
 		own := *cli
 		own.NoStdin = true // stdin holds the messages, not context for the prompt
-		p, err := readPrompt(ctx, &own, nil, warn)
+		p, err := readPrompt(ctx, &own, nil, false, warn)
 		if err != nil {
 			return c, err
 		}

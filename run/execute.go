@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"time"
@@ -53,7 +54,12 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			Verbose: cli.LogLevel == "debug",
 		})
 	}
-	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started}
+	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
+	if jsonMode {
+		noticeTo = sio.Stderr
+	}
+	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
+	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground}
 
 	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
 	sio.Exit = mcpKill.wrap(sio.Exit)
@@ -78,7 +84,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	ralphFromConfig(cli, cfg)
 	// Warnings found before init: the NDJSON stream must open with init, so there they wait
 	// for it (and reach stderr at once, since one of them says what the run is waiting for).
-	early := cfg.warnings
+	var early []string
 	warn := func(msg string) {
 		if jsonMode {
 			fmt.Fprintf(sio.Stderr, "kimi-run: %s\n", msg)
@@ -89,13 +95,16 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		}
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	}
+	for _, msg := range cfg.warnings {
+		warn(msg)
+	}
 	var conv *conversation
 	var prompt string
 	if cli.conversing() {
 		conv, err = openConversation(ctx, cli, sio.Stdin, warn)
 		prompt = conv.first
 	} else {
-		prompt, err = readPrompt(ctx, cli, sio.Stdin, warn)
+		prompt, err = readPrompt(ctx, cli, sio.Stdin, cli.Flow != "", warn)
 	}
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -112,21 +121,26 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	sess, err := openSession(cli, cfg.workDir, sio.Getenv, cfg.apiKey)
+	if msg, err := checkPromptSize(plan, cfg); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	} else if msg != "" {
+		warn(msg)
+	}
+	sess, err := openSession(ctx, cli, cfg.workDir, sio.Getenv, cfg.apiKey, warn)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	r.session = sess
 	r.sessionID = sess.id
-	if sess.session != nil {
-		defer sess.session.Close()
-	}
+	defer sess.close()
 
 	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
+	r.groups = &tools.ShellGroups{}
 	env := tools.Env{
 		WorkDir:       cfg.workDir,
 		AddDirs:       ws.addDirs,
 		SubagentTypes: ws.agent.subagentTypes(),
+		ShellGroups:   r.groups,
 		Ripgrep:       tools.LookRipgrep(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
@@ -137,7 +151,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		},
 	}
 	retryPolicy := agent.RetryPolicy{
-		Attempts:  cfg.maxRetries,
+		Attempts:  cfg.attempts,
 		BaseDelay: cli.RetryBaseDelay,
 		MaxDelay:  cli.RetryMaxDelay,
 	}
@@ -264,6 +278,8 @@ type plan struct {
 	flow   *ralph.Flow
 	moves  int
 	ralph  int
+	// request is the user's request shown with every node of a flow.
+	request string
 }
 
 func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {
@@ -282,7 +298,8 @@ func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {
 		if err := f.Validate(); err != nil {
 			return p, usagef("flow: %w", err)
 		}
-		p.flow, p.moves = f, cli.MaxMoves
+		// The flow's nodes are the prompts; a prompt given with it is the user's request.
+		p.flow, p.moves, p.request, p.prompt = f, cli.MaxMoves, prompt, ""
 		return p, nil
 	}
 	exp, err := ralph.ExpandPrompt(skills, prompt)
@@ -290,7 +307,7 @@ func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {
 		return p, usagef("%w", err)
 	}
 	if exp.Flow != nil {
-		p.flow, p.moves, p.ralph = exp.Flow, exp.MaxMoves, 0
+		p.flow, p.moves, p.ralph, p.request = exp.Flow, exp.MaxMoves, 0, exp.Request
 		return p, nil
 	}
 	p.prompt = exp.Prompt
@@ -316,6 +333,9 @@ type runState struct {
 	secret    string
 	// hooks, once the session started, fire SessionEnd when the run finishes.
 	hooks *runHooks
+	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
+	groups *tools.ShellGroups
+	keep   bool
 }
 
 func (r *runState) emit(t event.Type, data any) {
@@ -324,6 +344,7 @@ func (r *runState) emit(t event.Type, data any) {
 
 // finish emits the result event (always the last one) and returns the exit code.
 func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
+	r.endBackground()
 	v := judge(out, err, context.Cause(ctx))
 	res := event.Result{
 		Status:         "success",

@@ -27,6 +27,9 @@ type Env struct {
 	AddDirs []string
 	// DMail delivers SendDMail calls; nil leaves the SendDMail tool out.
 	DMail DMailer
+	// ShellGroups, when set, records the process group of every Shell command, so that the
+	// run can end what the commands left running in the background.
+	ShellGroups *ShellGroups
 }
 
 // Todo is one entry of the agent's plan, as set by SetTodoList.

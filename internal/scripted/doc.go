@@ -16,7 +16,7 @@
 // Responses come from two places that produce the same type:
 //
 //   - the builders: Text, ToolCalls and Reply with the parts Say, Think, Call,
-//     KeepAlive, Raw, Pause, Cut, End, Hang and Usage; Status for plain error
+//     KeepAlive, Raw, Pause, Cut, End, Hang, Usage and Finish; Status for plain error
 //     replies; Header, Forever and DelayHeaders to adjust any of them;
 //   - txtar scenario files (Parse, Load, Scenario), one section per response,
 //     each written as a raw HTTP response with a few "#!" directives. The format
