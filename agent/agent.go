@@ -4,6 +4,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -19,7 +20,13 @@ const (
 	// MaxCallsPerReply bounds the tool calls run from one reply; the rest are answered
 	// with an error result so a runaway reply cannot fork thousands of processes.
 	MaxCallsPerReply = 64
+	// MaxContinuations bounds how often a final answer cut at the completion token limit is
+	// continued; an answer still cut after that ends the turn with StopTruncated.
+	MaxContinuations = 2
 )
+
+// continueNote asks the model to go on with an answer that the token limit cut off.
+const continueNote = "<system>Your reply was cut off at the output token limit. Continue exactly where it stopped, without repeating anything already written.</system>"
 
 // Agent runs turns. It holds the conversation; it is not safe for concurrent turns.
 type Agent struct {
@@ -35,7 +42,7 @@ type Agent struct {
 	Retry RetryPolicy
 	// Now is the clock for events (default time.Now).
 	Now func() time.Time
-	// Parent marks events of a subagent with the Task call that runs it.
+	// Parent marks events of a subagent with the Agent call that runs it.
 	Parent string
 	// Compaction keeps the conversation within the context window.
 	Compaction Compaction
@@ -44,6 +51,8 @@ type Agent struct {
 	// CheckpointMarkers shows the model a <system>CHECKPOINT N</system> message at each
 	// checkpoint, so that it can name one in a D-Mail.
 	CheckpointMarkers bool
+	// Lifecycle, when set, is told of compactions and subagents.
+	Lifecycle Lifecycle
 
 	history []Message
 	// child sums the work of subagents, added from tool goroutines.
@@ -142,6 +151,8 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 
 	var out event.TurnOutcome
 	guard := &repeatGuard{}
+	// answer holds the parts of a final answer that the token limit cut, to be continued.
+	answer, continued := "", 0
 	end := func(reason string) {
 		a.persist(func(s *Session) error { return s.Sync() })
 		a.emit(event.TypeTurnEnd, event.TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
@@ -166,8 +177,11 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 		a.stats.Steps++
 		res, err := a.step(ctx, step, guard)
 		out.ToolCalls += res.calls
-		if res.text != "" {
-			out.FinalText = res.text
+		if res.calls > 0 {
+			answer = "" // the model went back to work; its answer starts again
+		}
+		if res.text != "" || answer != "" {
+			out.FinalText = answer + res.text
 		}
 		if err != nil {
 			end("error")
@@ -178,6 +192,19 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 				end("error")
 				return out, err
 			}
+			continue
+		}
+		if res.calls == 0 && res.cut {
+			if continued == MaxContinuations {
+				out.StopReason = event.StopTruncated
+				end(string(out.StopReason))
+				return out, nil
+			}
+			continued++
+			answer = out.FinalText
+			a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf(
+				"step %d: the answer was cut off at the completion token limit; asking the model to continue (%d of %d)", step, continued, MaxContinuations)})
+			a.appendMsg(Message{Role: RoleUser, Content: continueNote})
 			continue
 		}
 		if res.calls == 0 {

@@ -21,6 +21,10 @@ type Compaction struct {
 	// Leave it off when MaxContext is a guess: a server with a smaller window rejects a
 	// request whose max_completion_tokens exceeds it.
 	CapCompletion bool
+	// CompletionCap is a hard cap on the completion tokens of every request
+	// (KIMI_MODEL_MAX_COMPLETION_TOKENS); with CapCompletion the smaller of the two is
+	// asked for. 0 means no hard cap.
+	CompletionCap int
 }
 
 func (c Compaction) reserve() int {
@@ -70,11 +74,15 @@ func (a *Agent) ContextTokens() int {
 // completionBudget is the most completion tokens the next request may ask for; 0 asks for
 // no limit (compaction off, or the window is unknown).
 func (a *Agent) completionBudget() int {
+	hard := max(a.Compaction.CompletionCap, 0)
 	if a.Compaction.MaxContext <= 0 || !a.Compaction.CapCompletion {
-		return 0
+		return hard
 	}
-	left := a.Compaction.MaxContext - a.ContextTokens() - 1024
-	return max(left, 1)
+	left := max(a.Compaction.MaxContext-a.ContextTokens()-1024, 1)
+	if hard > 0 {
+		return min(hard, left)
+	}
+	return left
 }
 
 // maybeCompact compacts the conversation before a step when it has grown too large.
@@ -110,6 +118,14 @@ func (a *Agent) Compact(ctx context.Context) error {
 		return nil // nothing older than the latest exchange
 	}
 	before := a.ContextTokens()
+	if a.Lifecycle != nil {
+		a.Lifecycle.PreCompact(ctx, before)
+		defer func() {
+			if ctx.Err() == nil { // not after a cancelled summary: the run is ending
+				a.Lifecycle.PostCompact(ctx, a.ContextTokens())
+			}
+		}()
+	}
 	a.emit(event.TypeCompactionBegin, event.CompactionBegin{TokensBefore: before})
 
 	old := a.history[1:keepFrom]

@@ -26,6 +26,9 @@ type ProviderError struct {
 	StatusCode int
 	// Message is the provider's own explanation.
 	Message string
+	// Code and Type are the error document's code and type, when it had them
+	// (invalid_api_key, rate_limit_exceeded, ...).
+	Code, Type string
 	// RetryAfter is the wait the provider asked for, in milliseconds; -1 when it asked
 	// for none.
 	RetryAfter int64
@@ -44,14 +47,28 @@ func (e *ProviderError) Error() string {
 	return fmt.Sprintf("provider returned HTTP %d: %s", e.StatusCode, e.Message)
 }
 
-// Auth reports whether the provider refused the credentials (401, 403).
-func (e *ProviderError) Auth() bool { return e.StatusCode == 401 || e.StatusCode == 403 }
+// Auth reports whether the provider refused the credentials: HTTP 401 or 403, or an error
+// whose code or type says so (invalid_api_key, authentication_error, permission_denied, ...)
+// inside a stream or with another 4xx status.
+func (e *ProviderError) Auth() bool {
+	switch {
+	case e.StatusCode == 401 || e.StatusCode == 403:
+		return true
+	case e.StatusCode == 0 || (e.StatusCode >= 400 && e.StatusCode < 500 && e.StatusCode != 408 && e.StatusCode != 409 && e.StatusCode != 429):
+		return authLike(e.Code) || authLike(e.Type)
+	}
+	return false
+}
 
 // fromOpenAI turns go-openai's error types into a ProviderError; other errors pass through.
 func fromOpenAI(err error) error {
 	var apiErr *openai.APIError
 	if errors.As(err, &apiErr) {
-		return &ProviderError{StatusCode: apiErr.HTTPStatusCode, Message: oneLine(apiErr.Message), RetryAfter: -1}
+		code := ""
+		if apiErr.Code != nil {
+			code = fmt.Sprint(apiErr.Code)
+		}
+		return &ProviderError{StatusCode: apiErr.HTTPStatusCode, Message: oneLine(apiErr.Message), Code: code, Type: apiErr.Type, RetryAfter: -1}
 	}
 	var reqErr *openai.RequestError
 	if errors.As(err, &reqErr) {
@@ -68,18 +85,21 @@ func fromOpenAI(err error) error {
 }
 
 // oneLine flattens a provider message to one bounded line; an HTML error page must not
-// flood the log.
+// flood the log. A cut drops the middle, keeping the start and the end, where a
+// validation error usually names what was wrong.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	const max = 300
+	const max, head = 500, 160
 	if len(s) > max {
-		s = strings.ToValidUTF8(s[:max], "") + "…"
+		tail := s[len(s)-(max-head):]
+		s = strings.ToValidUTF8(s[:head], "") + " […] " + strings.ToValidUTF8(tail, "")
 	}
 	return s
 }
 
 // Retryable reports whether err is worth another attempt: network failures, cut or empty
-// replies, and HTTP 408, 409, 429 and 5xx. Never 400, 401, 403, 404 or a cancelled run.
+// replies, HTTP 408, 409, 429 and 5xx, and error objects inside a stream. Never 400, 401,
+// 403, 404, an auth error in any shape, or a cancelled run.
 func Retryable(err error) bool {
 	if err == nil {
 		return false
@@ -93,6 +113,8 @@ func Retryable(err error) bool {
 	var pe *ProviderError
 	if errors.As(err, &pe) {
 		switch {
+		case pe.Auth():
+			return false
 		case pe.StatusCode == 0:
 			// An error object inside an otherwise healthy stream: usually an overloaded
 			// backend, so another attempt is reasonable.

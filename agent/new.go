@@ -25,17 +25,20 @@ type Config struct {
 	// DMail gives the agent the SendDMail tool and shows it checkpoint markers.
 	DMail bool
 	// Tools builds the agent's toolset. The tools that need the agent itself get it
-	// through d: Task runs subagents, SendDMail rewinds the conversation.
+	// through d: Agent runs subagents, SendDMail rewinds the conversation.
 	Tools func(d Delegates) []tools.Tool
-	// Subagents returns the kinds of subagent a Task call may start ("coder" is the
+	// Subagents returns the kinds of subagent an Agent call may start ("coder" is the
 	// default kind), given the parent's toolset. nil gives subagents no kinds: every
-	// Task call fails.
+	// Agent call fails.
 	Subagents func(parent []tools.Tool) map[string]SubagentKind
+	// Lifecycle, when set, is told of compactions and subagents, the parent's and its
+	// subagents' alike.
+	Lifecycle Lifecycle
 }
 
 // Delegates are the parts of an Agent that tools call back into.
 type Delegates struct {
-	// Subagent runs Task calls in fresh agents sharing the parent's model and sink.
+	// Subagent runs Agent calls in fresh agents sharing the parent's model and sink.
 	Subagent tools.Subagent
 	// DMail delivers SendDMail calls; nil unless Config.DMail.
 	DMail tools.DMailer
@@ -54,6 +57,7 @@ func New(cfg Config) *Agent {
 		Compaction:        cfg.Compaction,
 		Session:           cfg.Session,
 		CheckpointMarkers: cfg.DMail,
+		Lifecycle:         cfg.Lifecycle,
 	}
 	subs := &Subagents{Parent: a}
 	d := Delegates{Subagent: subs}

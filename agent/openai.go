@@ -64,7 +64,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 
 // Stream implements Model.
 func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, error) {
-	ctx, holder := withRetryAfter(ctx)
+	ctx, x := withExchange(ctx)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -74,7 +74,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 
 	stream, err := o.client.CreateChatCompletionStream(ctx, o.request(req))
 	if err != nil {
-		return Reply{}, o.wrap(ctx, holder, err)
+		return Reply{}, o.wrap(ctx, x, err)
 	}
 	defer stream.Close()
 
@@ -92,7 +92,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 		}
 		if err != nil {
 			reply.Text, reply.Reasoning = text.String(), thinking.String()
-			return partial(reply, asm), o.wrap(ctx, holder, midStream(err))
+			return partial(reply, asm), o.wrap(ctx, x, midStream(err))
 		}
 		idle.Reset(o.cfg.IdleTimeout)
 		if u := chunk.Usage; u != nil {
@@ -130,7 +130,8 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 	reply.Text = text.String()
 	reply.Reasoning = thinking.String()
 	if !finished {
-		return partial(reply, asm), ErrIncompleteStream
+		// An error object go-openai could not read ends the stream without a reply.
+		return partial(reply, asm), o.wrap(ctx, x, ErrIncompleteStream)
 	}
 	reply.ToolCalls = asm.finish()
 	if strings.TrimSpace(reply.Text) == "" && len(reply.ToolCalls) == 0 {
@@ -156,19 +157,43 @@ func midStream(err error) error {
 	return fmt.Errorf("%w: %w", ErrIncompleteStream, err)
 }
 
-// wrap classifies an error and attaches the provider's Retry-After.
-func (o *OpenAI) wrap(ctx context.Context, holder *retryAfterHolder, err error) error {
+// wrap classifies an error and attaches the provider's Retry-After. What the transport saw
+// wins over go-openai's reading: the real HTTP status and a lenient parse of the body, or
+// the error object found inside the stream.
+func (o *OpenAI) wrap(ctx context.Context, x *exchange, err error) error {
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrStreamIdle) {
 		return fmt.Errorf("%w after %s", ErrStreamIdle, o.cfg.IdleTimeout)
 	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
 	err = fromOpenAI(err)
+	if status, body := x.errorAnswer(); status != 0 {
+		err = providerError(status, body, err)
+	} else if doc := x.streamError(); doc != nil {
+		err = providerError(0, doc, err)
+	}
 	var pe *ProviderError
 	if errors.As(err, &pe) {
-		if ms := holder.ms.Load(); ms >= 0 {
+		if ms := x.ms.Load(); ms >= 0 {
 			pe.RetryAfter = ms
 		}
 	}
 	return err
+}
+
+// providerError builds the error for an answer with status (0: inside a stream) and body;
+// what go-openai made of it (read) fills in what the body lacks.
+func providerError(status int, body []byte, read error) *ProviderError {
+	b := parseErrorBody(body)
+	pe := &ProviderError{StatusCode: status, Message: b.Message, Code: b.Code, Type: b.Type, RetryAfter: -1}
+	var prev *ProviderError
+	if errors.As(read, &prev) {
+		pe.Message = firstSet(pe.Message, prev.Message)
+		pe.Code = firstSet(pe.Code, prev.Code)
+		pe.Type = firstSet(pe.Type, prev.Type)
+	}
+	return pe
 }
 
 func (o *OpenAI) newID() string {

@@ -56,10 +56,16 @@ func TestFailures(t *testing.T) {
 		status    int
 		retryable bool
 		sentinel  error
+		auth      bool
+		message   string
 	}{
 		{name: "500 forever", scenario: scripted.Scenario(t, "server-error-forever"), requests: 3, status: 500, retryable: true},
-		{name: "401", scenario: scripted.Scenario(t, "unauthorized"), requests: 1, status: 401},
+		{name: "401", scenario: scripted.Scenario(t, "unauthorized"), requests: 1, status: 401, auth: true},
 		{name: "400", scenario: []scripted.Response{scripted.Status(400, scripted.ErrorBody("invalid_request_error", "bad"))}, requests: 1, status: 400},
+		{name: "401 with error as a string", scenario: scripted.Scenario(t, "unauthorized-bare"), requests: 1, status: 401, auth: true, message: "Unauthorized"},
+		{name: "500 with error and message side by side", scenario: scripted.Scenario(t, "server-error-flat"), requests: 3, status: 500, retryable: true,
+			message: "SyntaxError: Unexpected token < in JSON at position 0"},
+		{name: "invalid_api_key in a 200 stream", scenario: scripted.Scenario(t, "stream-auth-error"), requests: 1, auth: true, message: "Incorrect API key provided"},
 		{name: "cut forever", scenario: []scripted.Response{scripted.Reply(scripted.Say("partial"), scripted.Cut()).Forever()}, requests: 3, retryable: true, sentinel: agent.ErrIncompleteStream},
 		{name: "empty reply", scenario: []scripted.Response{scripted.Reply(scripted.Say("")).Forever()}, requests: 3, retryable: true, sentinel: agent.ErrEmptyReply},
 	}
@@ -85,6 +91,13 @@ func TestFailures(t *testing.T) {
 			}
 			if tt.sentinel != nil && !errors.Is(err, tt.sentinel) {
 				t.Errorf("err = %v, want %v", err, tt.sentinel)
+			}
+			var pe *agent.ProviderError
+			if errors.As(err, &pe) && pe.Auth() != tt.auth {
+				t.Errorf("Auth() = %v, want %v (%v)", pe.Auth(), tt.auth, err)
+			}
+			if tt.message != "" && (pe == nil || pe.Message != tt.message) {
+				t.Errorf("err = %v, want the message %q", err, tt.message)
 			}
 			if strings.Contains(err.Error(), "sk-test") {
 				t.Errorf("error quotes the API key: %v", err)

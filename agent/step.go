@@ -16,6 +16,8 @@ import (
 type stepResult struct {
 	text  string
 	calls int
+	// cut says the reply stopped at the completion token limit (finish_reason "length").
+	cut bool
 }
 
 // step makes one model call, retrying transient failures, runs the tool calls of the reply
@@ -43,18 +45,23 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 		}
 		return stepResult{}, err
 	}
+	// Every call of the reply runs (late ones start here), then results go in call order.
+	// They start before the usage event, so that every tool_call of a step comes before
+	// its usage: sinks take usage as "the reply is complete" (output.Kimi does).
+	for _, c := range reply.ToolCalls {
+		batch.start(ctx, c)
+	}
 	a.addUsage(reply.Usage)
 	a.usageAt = len(a.history)
-	if reply.FinishReason == "length" {
+	cut := reply.FinishReason == "length"
+	if cut && len(reply.ToolCalls) > 0 {
+		// A final answer cut short is the turn's business (see Turn); here the last call's
+		// arguments may be incomplete, and the model will read that in its result.
 		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("step %d: the reply reached the completion token limit and may be cut short", step)})
 	}
 	a.emit(event.TypeUsage, event.Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
 		CachedTokens: reply.Usage.CachedTokens, ContextTokens: a.stats.ContextTokens})
 
-	// Every call of the reply runs (late ones start here), then results go in call order.
-	for _, c := range reply.ToolCalls {
-		batch.start(ctx, c)
-	}
 	results, err := batch.results(reply.ToolCalls)
 	if err != nil {
 		return stepResult{text: reply.Text}, err
@@ -70,7 +77,7 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	for _, r := range results {
 		a.appendMsg(Message{Role: RoleTool, Content: r.output, ToolCallID: r.call.ID, Name: r.call.Name})
 	}
-	return stepResult{text: reply.Text, calls: len(results)}, nil
+	return stepResult{text: reply.Text, calls: len(results), cut: cut}, nil
 }
 
 // callWithRetry makes one model call under the retry policy. started reports how many tool
@@ -137,6 +144,9 @@ type AttemptsError struct {
 
 func (e *AttemptsError) Error() string {
 	if Retryable(e.Err) {
+		if e.Attempts == 1 {
+			return fmt.Sprintf("model call failed after 1 attempt: %v", e.Err)
+		}
 		return fmt.Sprintf("model call failed after %d attempts: %v", e.Attempts, e.Err)
 	}
 	return fmt.Sprintf("model call failed: %v", e.Err)

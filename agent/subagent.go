@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/kimi-run/kimi-run/event"
@@ -11,12 +13,12 @@ import (
 	"github.com/kimi-run/kimi-run/tools"
 )
 
-// Subagents runs Task calls: each task gets a fresh Agent with the same model, its own
-// context and the parent's tools minus Task, and runs one turn to completion. Its events go
-// to the parent's sink marked with the Task call's id. It implements tools.Subagent.
+// Subagents runs Agent calls: each task gets a fresh Agent with the same model, its own
+// context and the tools of its kind, and runs one turn to completion. Its events go to the
+// parent's sink marked with the Agent call's id. It implements tools.Subagent.
 type Subagents struct {
 	Parent *Agent
-	// Kinds are the subagents a Task call may start, by name; "coder" is the default.
+	// Kinds are the subagents an Agent call may start, by name; "coder" is the default.
 	Kinds map[string]SubagentKind
 	// MaxSteps bounds one task (default 100).
 	MaxSteps int
@@ -35,7 +37,12 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 	}
 	k, ok := s.Kinds[kind]
 	if !ok {
-		return "", fmt.Errorf("unknown subagent %q", kind)
+		names := make([]string, 0, len(s.Kinds))
+		for n := range s.Kinds {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return "", fmt.Errorf("unknown subagent_type %q; the kinds are: %s", kind, strings.Join(names, ", "))
 	}
 	steps, err := s.reserve()
 	if err != nil {
@@ -56,8 +63,15 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 		Now:          p.Now,
 		Parent:       tools.CallID(ctx),
 		Compaction:   p.Compaction,
+		Lifecycle:    p.Lifecycle,
+	}
+	if p.Lifecycle != nil {
+		p.Lifecycle.SubagentStart(ctx, kind, prompt)
 	}
 	out, err := child.Turn(ctx, event.TurnSpec{Prompt: prompt, Node: description})
+	if p.Lifecycle != nil {
+		p.Lifecycle.SubagentStop(ctx, kind, out.FinalText)
+	}
 	st := child.Stats()
 	s.release(steps - out.Steps)
 	p.addChild(st)

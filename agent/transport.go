@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -19,8 +20,10 @@ type doer interface {
 }
 
 // transport sits between go-openai and the network. It merges provider-specific fields into
-// request bodies (go-openai has no extra_body) and records the Retry-After wait of error
-// answers, which go-openai drops, where the retry policy can read it.
+// request bodies (go-openai has no extra_body) and records what go-openai drops or cannot
+// read where the client can find it: the Retry-After wait and the HTTP status and body of
+// error answers (go-openai loses the status when the body is not OpenAI's shape), and an
+// error object inside a successful stream.
 type transport struct {
 	next doer
 	// extra holds top-level JSON fields merged into every POST body, e.g. Kimi's
@@ -30,16 +33,43 @@ type transport struct {
 	headers map[string]string
 }
 
-type retryAfterKey struct{}
+type exchangeKey struct{}
 
-// retryAfterHolder carries the wait a provider asked for out of the HTTP layer.
-type retryAfterHolder struct{ ms atomic.Int64 }
+// exchange carries what the HTTP layer saw of one model call out to the client.
+type exchange struct {
+	// ms is the wait the provider asked for, in milliseconds; -1 when none.
+	ms atomic.Int64
 
-func withRetryAfter(ctx context.Context) (context.Context, *retryAfterHolder) {
-	h := &retryAfterHolder{}
-	h.ms.Store(-1)
-	return context.WithValue(ctx, retryAfterKey{}, h), h
+	mu sync.Mutex
+	// status and body are those of an error answer (status >= 400); status is 0 otherwise.
+	status int
+	body   []byte
+	// streamErr is the first error document found inside a successful stream.
+	streamErr []byte
 }
+
+func withExchange(ctx context.Context) (context.Context, *exchange) {
+	x := &exchange{}
+	x.ms.Store(-1)
+	return context.WithValue(ctx, exchangeKey{}, x), x
+}
+
+// errorAnswer returns the status and body of an error answer; status is 0 when there was none.
+func (x *exchange) errorAnswer() (int, []byte) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.status, x.body
+}
+
+// streamError returns the error document found in the stream, or nil.
+func (x *exchange) streamError() []byte {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.streamErr
+}
+
+// maxErrorBody bounds what is kept of an error answer's body.
+const maxErrorBody = 64 << 10
 
 func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	for k, v := range t.headers {
@@ -54,14 +84,88 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	x, ok := req.Context().Value(exchangeKey{}).(*exchange)
+	if !ok {
+		return resp, nil
+	}
 	if resp.StatusCode >= 400 {
-		if h, ok := req.Context().Value(retryAfterKey{}).(*retryAfterHolder); ok {
-			if d, ok := parseRetryAfter(resp.Header, time.Now()); ok {
-				h.ms.Store(d.Milliseconds())
-			}
+		if d, ok := parseRetryAfter(resp.Header, time.Now()); ok {
+			x.ms.Store(d.Milliseconds())
+		}
+		// Keep the body for the error and hand go-openai the same bytes.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		x.mu.Lock()
+		x.status, x.body = resp.StatusCode, body
+		x.mu.Unlock()
+		resp.Body = readCloser{Reader: io.MultiReader(bytes.NewReader(body), resp.Body), Closer: resp.Body}
+		return resp, nil
+	}
+	resp.Body = &errorTap{body: resp.Body, x: x}
+	return resp, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// errorTap passes a successful response body through and looks at each line for an error
+// object (`data: {"error":...}`), which go-openai reports without its code when it can read
+// it at all.
+type errorTap struct {
+	body io.ReadCloser
+	x    *exchange
+	line []byte
+	long bool // the current line outgrew maxErrorBody: not an error document
+	done bool
+}
+
+func (e *errorTap) Read(p []byte) (int, error) {
+	n, err := e.body.Read(p)
+	if !e.done {
+		e.scan(p[:n])
+		if err != nil {
+			e.check()
 		}
 	}
-	return resp, nil
+	return n, err
+}
+
+func (e *errorTap) Close() error { return e.body.Close() }
+
+func (e *errorTap) scan(p []byte) {
+	for len(p) > 0 && !e.done {
+		i := bytes.IndexByte(p, '\n')
+		part := p
+		if i >= 0 {
+			part = p[:i]
+		}
+		if !e.long {
+			if len(e.line)+len(part) > maxErrorBody {
+				e.long, e.line = true, e.line[:0]
+			} else {
+				e.line = append(e.line, part...)
+			}
+		}
+		if i < 0 {
+			return
+		}
+		e.check()
+		p = p[i+1:]
+	}
+}
+
+// check ends the current line and records it if it is an error document.
+func (e *errorTap) check() {
+	if !e.long {
+		if doc := streamErrorLine(e.line); doc != nil {
+			e.x.mu.Lock()
+			e.x.streamErr = append([]byte(nil), doc...)
+			e.x.mu.Unlock()
+			e.done = true
+		}
+	}
+	e.line, e.long = e.line[:0], false
 }
 
 func (t *transport) mergeBody(req *http.Request) error {

@@ -33,6 +33,8 @@ const (
 	TypeUsage           Type = "usage"
 	TypeTodo            Type = "todo"
 	TypeWarning         Type = "warning"
+	TypeAnswer          Type = "answer"
+	TypeHook            Type = "hook"
 	TypeResult          Type = "result"
 )
 
@@ -41,7 +43,7 @@ const (
 type Event struct {
 	Type Type
 	Time time.Time
-	// Parent is the id of the Task tool call whose subagent produced this event; empty for
+	// Parent is the id of the Agent tool call whose subagent produced this event; empty for
 	// the main agent.
 	Parent string
 	Data   any

@@ -11,6 +11,19 @@ type Init struct {
 	WorkDir       string   `json:"work_dir"`
 	Tools         []string `json:"tools"`
 	Version       string   `json:"version,omitempty"`
+	// MCPServers lists the configured MCP servers, started or not; absent when there are none.
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+}
+
+// MCPServer is one MCP server in the init event.
+type MCPServer struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"` // stdio, http or sse
+	// Status is "connected", or "failed" with Error saying why.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Tools are the names the model sees for the server's tools (also in Init.Tools).
+	Tools []string `json:"tools"`
 }
 
 // TurnBegin starts one agent turn: one prompt, or one flow node.
@@ -121,6 +134,39 @@ type TodoItem struct {
 // Warning reports something the run recovered from (a torn session line, a malformed reply).
 type Warning struct {
 	Message string `json:"message"`
+}
+
+// Answer is the final answer to one message of a conversation read with --input-format
+// stream-json, emitted when that message's turn (or Ralph loop) ended well, before the next
+// message is read.
+type Answer struct {
+	// Message counts the messages answered, from 1; a prompt given with -p is the first.
+	Message int `json:"message"`
+	// Line is the message's line on stdin; absent for the -p prompt.
+	Line      int    `json:"line,omitempty"`
+	FinalText string `json:"final_text"`
+}
+
+// Hook reports one run of a user's hook command (config.toml [[hooks]]).
+type Hook struct {
+	// Event is the hook event that ran it, e.g. PreToolUse.
+	Event string `json:"event"`
+	// Target is what the matcher was tested against: the tool name, the stop's error
+	// type, the session's source, ...
+	Target string `json:"target,omitempty"`
+	// ToolCallID is the tool call a tool hook ran for.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Command is the hook's command, shortened to one line.
+	Command string `json:"command"`
+	// ExitCode is the command's exit status; -1 when it was killed or did not start.
+	ExitCode   int   `json:"exit_code"`
+	DurationMS int64 `json:"duration_ms"`
+	// Blocked says the hook blocked the action (exit 2, or permissionDecision deny).
+	Blocked bool `json:"blocked"`
+	// Reason is what a blocking hook said (it goes back to the model).
+	Reason string `json:"reason,omitempty"`
+	// TimedOut says the hook was killed at its timeout.
+	TimedOut bool `json:"timed_out,omitempty"`
 }
 
 // Result is always the last event of a run.

@@ -23,6 +23,7 @@ const (
 	StopCompleted StopReason = "completed" // the model answered without tool calls
 	StopMaxSteps  StopReason = "max_steps" // the per-turn step budget ran out
 	StopRepeat    StopReason = "repeat"    // the loop guard stopped a repeating model
+	StopTruncated StopReason = "truncated" // the final answer was still cut at the token limit after the continuations
 )
 
 // TurnOutcome is what a finished turn produced.

@@ -1,10 +1,12 @@
 // Package output turns the agent's events into what a user or a script reads.
 //
-// Two sinks implement event.Sink:
+// Three sinks implement event.Sink:
 //
 //   - JSON (--output-format stream-json) writes one NDJSON object per event on stdout.
 //   - Text (the default) writes only the final answer on stdout and readable progress
 //     lines on stderr through zerolog's console writer.
+//   - Kimi (--print --output-format stream-json) writes Kimi CLI's print-mode message
+//     lines on stdout and warnings on stderr.
 //
 // What run/ must do with either sink:
 //

@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/tools"
@@ -72,7 +73,7 @@ func (s *Text) progress(e event.Event, data any) {
 			msg += fmt.Sprintf(": HTTP %d", d.HTTPStatus)
 		}
 		if d.Error != "" {
-			msg += ": " + oneLine(d.Error, errorWidth)
+			msg += ": " + errorLine(d.Error, errorWidth)
 		}
 		warn(msg)
 	case event.Usage:
@@ -107,7 +108,9 @@ func (s *Text) progress(e event.Event, data any) {
 			info("  " + tools.TodoMark(it.Status) + " " + oneLine(it.Title, callWidth))
 		}
 	case event.Warning:
-		warn(oneLine(d.Message, errorWidth))
+		warn(errorLine(d.Message, errorWidth))
+	case event.Hook:
+		s.hook(d, info, warn)
 	case event.Result:
 		// A subagent's result: its parent's tool result line reports the outcome.
 		debug(fmt.Sprintf("subagent %s after %d steps", d.Status, d.Steps))
@@ -116,7 +119,11 @@ func (s *Text) progress(e event.Event, data any) {
 	}
 }
 
-// toolResult writes the outcome of a tool call: ok, or error with the first output line.
+// outputIndent sets a tool's output off under its result line.
+const outputIndent = "      "
+
+// toolResult writes the outcome of a tool call: ok, or error with the first line of its
+// output, then lines of the output itself (see excerpt).
 func (s *Text) toolResult(e event.Event, d event.ToolResult, pre string) {
 	c, ok := s.calls[d.ID]
 	delete(s.calls, d.ID)
@@ -128,20 +135,74 @@ func (s *Text) toolResult(e event.Event, d event.ToolResult, pre string) {
 	dur := formatMS(d.DurationMS)
 	if !d.IsError {
 		s.entry(zerolog.InfoLevel, e.Time).Msg(pre + head + "ok " + dur)
+		s.excerpt(e.Time, pre, outputLines(d.Output), false)
 		return
 	}
+	// "ERROR: " marks the result for the model; this line already says error.
+	lines := outputLines(strings.TrimPrefix(strings.TrimLeft(d.Output, "\n"), "ERROR: "))
 	msg := head + "error " + dur
-	if first := firstLine(d.Output, outputWidth); first != "" {
-		msg += ": " + first
+	if len(lines) > 0 {
+		msg += ": " + oneLine(lines[0], outputWidth)
+		lines = lines[1:]
 	}
 	// A failed tool call is reported to the model, which carries on: a warning, not an error.
 	s.entry(zerolog.WarnLevel, e.Time).Msg(pre + msg)
+	s.excerpt(e.Time, pre, lines, true)
+}
+
+// excerpt writes lines of a tool's output under its result line, indented: the first
+// headLines at debug level (--log-level debug), and for a failed call the last
+// failTailLines as warnings, since that is where a compiler or a test says what broke.
+func (s *Text) excerpt(t time.Time, pre string, lines []string, failed bool) {
+	n := len(lines)
+	tail := 0
+	if failed {
+		tail = min(n, failTailLines)
+	}
+	head := 0
+	if s.opts.Verbose {
+		head = min(n-tail, headLines)
+	}
+	line := func(level zerolog.Level, text string) {
+		s.entry(level, t).Msg(pre + outputIndent + truncate(text, outputWidth))
+	}
+	for _, l := range lines[:head] {
+		line(zerolog.DebugLevel, l)
+	}
+	if left := n - head - tail; left > 0 && (failed || s.opts.Verbose) {
+		level := zerolog.DebugLevel
+		if failed {
+			level = zerolog.WarnLevel
+		}
+		line(level, fmt.Sprintf("[... %d more lines]", left))
+	}
+	for _, l := range lines[n-tail:] {
+		line(zerolog.WarnLevel, l)
+	}
+}
+
+// hook reports one run of a user's hook: allowed, blocked (with why) or timed out.
+func (s *Text) hook(d event.Hook, info, warn func(string)) {
+	head := "  hook " + joinNonEmpty(d.Event, truncate(d.Command, resultWidth)) + " -> "
+	dur := formatMS(d.DurationMS)
+	switch {
+	case d.Blocked:
+		msg := head + "blocked " + dur
+		if first := errorLine(d.Reason, outputWidth); first != "" {
+			msg += ": " + first
+		}
+		warn(msg)
+	case d.TimedOut:
+		info(head + "timed out " + dur)
+	default:
+		info(head + fmt.Sprintf("exit %d %s", d.ExitCode, dur))
+	}
 }
 
 // compactionEnd reports how much a compaction saved, or that it failed.
 func (s *Text) compactionEnd(d event.CompactionEnd, info, warn func(string)) {
 	if d.Error != "" {
-		warn("compaction failed: " + oneLine(d.Error, errorWidth))
+		warn("compaction failed: " + errorLine(d.Error, errorWidth))
 		return
 	}
 	msg := fmt.Sprintf("compacted context: %d -> %d tokens", d.TokensBefore, d.TokensAfter)

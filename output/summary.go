@@ -12,8 +12,17 @@ import (
 const (
 	callWidth   = 100 // a tool call's argument summary
 	resultWidth = 40  // the same summary repeated on the result line
-	outputWidth = 100 // the first line of a failed tool's output
-	errorWidth  = 300 // a run's error message
+	outputWidth = 160 // a line of a tool's output
+	// errorWidth bounds a run's error message. It is wide enough for a wrapped provider
+	// error (the agent caps the provider's message at 500 bytes) so that the cause, which
+	// comes last, is not cut; longer ones lose their middle, never their end.
+	errorWidth = 1000
+)
+
+// Lines of a tool's output shown under its result line on stderr.
+const (
+	failTailLines = 8 // the end of a failed call's output, where the cause usually is
+	headLines     = 5 // the start of every call's output, with --log-level debug
 )
 
 // summaryKeys are the argument names that best say what a call does, most telling first.
@@ -75,6 +84,20 @@ func oneLine(s string, width int) string {
 	return truncate(s, width)
 }
 
+// errorLine flattens an error message to one line and, if it is longer than width runes,
+// cuts its middle: the start says what failed, the end says why.
+func errorLine(s string, width int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	const mark = " [...] "
+	head := width / 3
+	tail := width - head - len(mark)
+	return string(r[:head]) + mark + string(r[len(r)-tail:])
+}
+
 // truncate cuts s to at most width runes, the last three being "..." when it cut.
 func truncate(s string, width int) string {
 	if utf8.RuneCountInString(s) <= width {
@@ -91,14 +114,25 @@ func truncate(s string, width int) string {
 	return s[:cut] + "..."
 }
 
-// firstLine returns the first non-blank line of s, flattened and cut to width runes.
-func firstLine(s string, width int) string {
-	for line := range strings.SplitSeq(s, "\n") {
-		if strings.TrimSpace(line) != "" {
-			return oneLine(line, width)
-		}
+// outputLines splits a tool's output into the lines worth showing on stderr: tabs expanded,
+// carriage returns and trailing blanks dropped, and without the loop guard's trailing
+// <system> note, which is for the model.
+func outputLines(s string) []string {
+	s = strings.ReplaceAll(s, "\r", "")
+	if i := strings.LastIndex(s, "\n\n<system>"); i >= 0 && strings.HasSuffix(strings.TrimSpace(s), "</system>") {
+		s = s[:i]
 	}
-	return ""
+	lines := strings.Split(strings.ReplaceAll(s, "\t", "    "), "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
 }
 
 // formatMS renders a duration in milliseconds the way a person reads it: 85ms, 1.2s, 2m3s.

@@ -38,6 +38,9 @@ type Text struct {
 	err     error              // first stdout write error
 	calls   map[string]callRef // tool calls in flight, by id
 	thought map[string]int     // last step noted as thinking, by parent id
+	// answered: an answer event (--input-format stream-json) printed the current prompt's
+	// final text, so the result does not print it again.
+	answered bool
 }
 
 // callRef remembers an unfinished tool call for its result line and its subagent's events.
@@ -97,6 +100,16 @@ func (s *Text) Emit(e event.Event) {
 		s.finish(e, r)
 		return
 	}
+	if e.Parent == "" {
+		switch d := data.(type) {
+		case event.Answer:
+			s.writeAnswer(d.FinalText)
+			s.answered = true
+			return
+		case event.TurnBegin:
+			s.answered = false
+		}
+	}
 	if s.opts.Quiet {
 		return
 	}
@@ -118,7 +131,9 @@ func (s *Text) finish(e event.Event, r event.Result) {
 	if failed || !s.opts.Quiet {
 		s.summary(e, r, failed)
 	}
-	s.writeAnswer(r.FinalText)
+	if !s.answered {
+		s.writeAnswer(r.FinalText)
+	}
 }
 
 // writeAnswer prints the final text once, ending with exactly one newline. An empty or
@@ -145,7 +160,7 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 	if failed {
 		level = zerolog.ErrorLevel
 		if r.Error != nil && r.Error.Message != "" {
-			msg += ": " + oneLine(r.Error.Message, errorWidth)
+			msg = closingMessage(r.TerminalReason, msg, errorLine(r.Error.Message, errorWidth))
 		}
 	}
 	ev := s.entry(level, e.Time).Str("reason", r.TerminalReason)
@@ -173,6 +188,19 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 	ev.Msg(msg)
 }
 
+// closingMessage joins the words for a failed run's reason and its error message. Where the
+// message already says what the reason says (a limit was reached), the reason's words are
+// left out rather than said twice.
+func closingMessage(reason, words, message string) string {
+	switch reason {
+	case "max_steps", "repeat", "max_iterations", "timeout", "truncated":
+		return "stopped: " + message
+	case "cancelled":
+		return "cancelled: " + message
+	}
+	return words + ": " + message
+}
+
 // reasonText says in words how a run ended.
 func reasonText(reason string, failed bool) string {
 	switch reason {
@@ -184,6 +212,8 @@ func reasonText(reason string, failed bool) string {
 		return "stopped: the step limit of a turn was reached"
 	case "repeat":
 		return "stopped: the model kept repeating the same tool call"
+	case "truncated":
+		return "stopped: the answer was cut off at the token limit"
 	case "max_iterations":
 		return "stopped: the iteration budget ran out before STOP"
 	case "timeout":

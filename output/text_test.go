@@ -175,3 +175,41 @@ func TestTextConcurrentToolCalls(t *testing.T) {
 		t.Errorf("stdout = %q", stdout.String())
 	}
 }
+
+func TestTextToolOutputExcerpt(t *testing.T) {
+	var lines []string
+	for i := 1; i <= 30; i++ {
+		lines = append(lines, fmt.Sprintf("out-%02d", i))
+	}
+	out := "ERROR: Command failed (exit code 2).\n" + strings.Join(lines, "\n")
+	emit := func(opts TextOptions, isErr bool) string {
+		var stdout, stderr bytes.Buffer
+		s := NewText(&stdout, &stderr, opts)
+		s.Emit(event.Event{Type: event.TypeToolCall, Data: event.ToolCall{ID: "c1", Name: "Shell", Arguments: json.RawMessage(`{"command":"make"}`)}})
+		s.Emit(event.Event{Type: event.TypeToolResult, Data: event.ToolResult{ID: "c1", Name: "Shell", IsError: isErr, Output: out}})
+		return stderr.String()
+	}
+	got := emit(TextOptions{}, true)
+	want := "INF   Shell  make\n" +
+		"WRN   Shell  make -> error 0ms: Command failed (exit code 2).\n" +
+		"WRN       [... 22 more lines]\n"
+	for i := 23; i <= 30; i++ {
+		want += fmt.Sprintf("WRN       out-%02d\n", i)
+	}
+	if got != want {
+		t.Errorf("failed call:\n%s\nwant:\n%s", got, want)
+	}
+	got = emit(TextOptions{Verbose: true}, true)
+	if !strings.Contains(got, "DBG       out-01\n") || !strings.Contains(got, "DBG       out-05\n") || !strings.Contains(got, "WRN       [... 17 more lines]\n") ||
+		strings.Contains(got, "out-06") || !strings.Contains(got, "WRN       out-30\n") {
+		t.Errorf("failed call, verbose:\n%s", got)
+	}
+	got = emit(TextOptions{Verbose: true}, false)
+	if !strings.Contains(got, "DBG       ERROR: Command failed") || !strings.Contains(got, "DBG       out-04\n") || strings.Contains(got, "out-05") ||
+		!strings.Contains(got, "DBG       [... 26 more lines]\n") || strings.Contains(got, "WRN") {
+		t.Errorf("successful call, verbose:\n%s", got)
+	}
+	if got := emit(TextOptions{}, false); strings.Contains(got, "out-") {
+		t.Errorf("successful call shows output without debug:\n%s", got)
+	}
+}

@@ -40,7 +40,8 @@ const (
 	OutcomeStop Outcome = "stop"
 	// OutcomeBudgetExhausted: the move budget ran out before the end node.
 	OutcomeBudgetExhausted Outcome = "budget_exhausted"
-	// OutcomeTurnStopped: a turn hit its step limit or the repeat guard (see StopReason).
+	// OutcomeTurnStopped: a turn hit its step limit, the repeat guard or the token limit
+	// (see StopReason).
 	OutcomeTurnStopped Outcome = "turn_stopped"
 	// OutcomeError: the run failed; Run returns the error.
 	OutcomeError Outcome = "error"
@@ -89,6 +90,10 @@ type Options struct {
 	// the runner marks the context before the first turn and rewinds to the mark before
 	// each later node. Re-asks of a decision keep the context of the reply they correct.
 	Fresh bool
+	// Request is the user's request for the whole flow (a prompt given with --flow, or the
+	// text after /flow:NAME). It is added to the prompt of every node, so that it survives
+	// Fresh rewinds and every node works towards it.
+	Request string
 }
 
 // Runner executes flows, one agent turn per task or decision node, in one session.
@@ -150,7 +155,7 @@ func (r *Runner) Run(ctx context.Context, f *Flow, opt Options) (Result, error) 
 		res.Iterations++
 		// Announced as the node starts, so progress reads "iteration 3/11" before its work.
 		r.emit(event.Iteration{Iteration: res.Iterations, Max: opt.MaxMoves, Node: n.ID, Choice: arrivedBy})
-		next, choice, err := r.execute(ctx, f, n, &res)
+		next, choice, err := r.execute(ctx, f, n, opt.Request, &res)
 		if err != nil {
 			return fail(err)
 		}
@@ -183,16 +188,16 @@ func (r *Runner) freshen(ctx context.Context, first bool, mark *int) error {
 
 // execute runs node n and returns the node to go to next and, for a decision, the branch
 // taken. When a turn stops early it sets res.Outcome to OutcomeTurnStopped.
-func (r *Runner) execute(ctx context.Context, f *Flow, n *Node, res *Result) (string, string, error) {
+func (r *Runner) execute(ctx context.Context, f *Flow, n *Node, request string, res *Result) (string, string, error) {
 	out := f.out[n.ID]
 	if n.Kind == KindTask {
-		if _, err := r.turn(ctx, n, n.Label, res); err != nil || res.Outcome == OutcomeTurnStopped {
+		if _, err := r.turn(ctx, n, WithRequest(n.Label, request), res); err != nil || res.Outcome == OutcomeTurnStopped {
 			return "", "", err
 		}
 		return out[0].To, "", nil
 	}
 	labels := f.Labels(n.ID)
-	base := decisionPrompt(n.Label, labels)
+	base := decisionPrompt(WithRequest(n.Label, request), labels)
 	prompt := base
 	var last string
 	var found bool
@@ -226,7 +231,7 @@ func (r *Runner) turn(ctx context.Context, n *Node, prompt string, res *Result) 
 	}
 	res.FinalText = out.FinalText
 	res.StopReason = out.StopReason
-	if out.StopReason == event.StopMaxSteps || out.StopReason == event.StopRepeat {
+	if out.StopReason == event.StopMaxSteps || out.StopReason == event.StopRepeat || out.StopReason == event.StopTruncated {
 		res.Outcome = OutcomeTurnStopped
 	}
 	return out.FinalText, nil

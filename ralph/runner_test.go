@@ -160,6 +160,32 @@ func TestRunBranchingFlowFromFile(t *testing.T) {
 	}
 }
 
+func TestRunShowsTheRequestAtEveryNode(t *testing.T) {
+	f, err := LoadFlow(filepath.Join("testdata", "flows", "review.mmd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &script{replies: texts("planned", "<choice>no</choice>", "fixed", "Again. <choice>no</choice>", "fixed", "<choice>yes</choice>")}
+	r, _ := newRunner(s)
+	if _, err := r.Run(t.Context(), f, Options{MaxMoves: 10, Request: "ship v2"}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(s.specs) != 6 {
+		t.Fatalf("%d turns, want 6", len(s.specs))
+	}
+	for i, spec := range s.specs {
+		if !strings.Contains(spec.Prompt, "The user's request:\nship v2") {
+			t.Errorf("turn %d (%s) prompt lacks the request: %q", i+1, spec.Node, spec.Prompt)
+		}
+	}
+	if !strings.HasPrefix(s.specs[0].Prompt, "Read the task and write a plan to PLAN.md") {
+		t.Errorf("task prompt %q does not start with the node's label", s.specs[0].Prompt)
+	}
+	if !strings.HasSuffix(s.specs[1].Prompt, "written exactly as shown.") {
+		t.Errorf("decision prompt %q does not end with how to answer", s.specs[1].Prompt)
+	}
+}
+
 func TestRunBudgetExhaustedInAFlow(t *testing.T) {
 	f, err := LoadFlow(filepath.Join("testdata", "flows", "review.d2"))
 	if err != nil {

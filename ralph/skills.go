@@ -3,15 +3,10 @@ package ralph
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
-
-// SkillsDir is where skills live, relative to the work dir: one folder per skill, each
-// holding a SKILL.md.
-const SkillsDir = ".agents/skills"
 
 // FlowMoves is the move budget of a /flow: run.
 const FlowMoves = 1000
@@ -30,7 +25,6 @@ var (
 	ErrUnknownSkill = errors.New("no such skill")
 	ErrInvalidSkill = errors.New("invalid SKILL.md")
 	ErrNotFlow      = errors.New("skill is not a flow (its front matter lacks type: flow)")
-	ErrFlowArgs     = errors.New("a flow takes no arguments: its prompts are in the flowchart")
 )
 
 // SkillError is a failure to use the skill Name. Err is one of the Err* problems above, a
@@ -46,12 +40,15 @@ func (e *SkillError) Error() string { return fmt.Sprintf("skill %q: %v", e.Name,
 // Unwrap returns the problem.
 func (e *SkillError) Unwrap() error { return e.Err }
 
-// Skill is one SKILL.md.
+// Skill is one skill: a NAME/SKILL.md folder or a flat NAME.md file.
 type Skill struct {
 	Name        string
 	Description string
 	Type        SkillType
-	// Path is the SKILL.md file, relative to the work dir.
+	Scope       SkillScope
+	// File is the skill's file, absolute; Path is the same relative to the work dir when
+	// it lies inside it, for messages.
+	File string
 	Path string
 	// Text is the whole file and Body the part after the front matter.
 	Text string
@@ -69,61 +66,39 @@ func validSkillName(name string) bool {
 	return name != ""
 }
 
-// LoadSkill finds the skill name under workDir: first the folder of that name, then any
-// skill whose front matter says name: NAME.
-func LoadSkill(workDir, name string) (*Skill, error) {
-	if !validSkillName(name) {
-		return nil, &SkillError{Name: name, Err: ErrUnknownSkill}
-	}
-	rel := filepath.Join(SkillsDir, name, "SKILL.md")
-	s, err := readSkill(workDir, rel)
-	if err == nil {
-		return s, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, &SkillError{Name: name, Err: err}
-	}
-	dirs, _ := os.ReadDir(filepath.Join(workDir, SkillsDir))
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		s, err := readSkill(workDir, filepath.Join(SkillsDir, d.Name(), "SKILL.md"))
-		if err == nil && s.Name == name {
-			return s, nil
-		}
-	}
-	return nil, &SkillError{Name: name, Err: ErrUnknownSkill}
-}
-
-// readSkill reads and splits the SKILL.md at rel under workDir.
-func readSkill(workDir, rel string) (*Skill, error) {
-	b, err := os.ReadFile(filepath.Join(workDir, rel))
+// readSkill reads and splits the skill file; dirName names it when its front matter
+// does not, and display is how messages show its path.
+func readSkill(file, dirName, display string) (*Skill, error) {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
 	text := strings.TrimPrefix(string(b), "\ufeff")
 	meta, body, err := frontMatter(text)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rel, err)
+		return nil, fmt.Errorf("%s: %w", display, err)
 	}
 	s := &Skill{
 		Name:        meta["name"],
 		Description: meta["description"],
 		Type:        SkillType(meta["type"]),
-		Path:        rel,
+		File:        file,
+		Path:        display,
 		Text:        text,
 		Body:        strings.TrimSpace(body),
 	}
 	if s.Name == "" {
-		s.Name = filepath.Base(filepath.Dir(rel))
+		s.Name = dirName
+	}
+	if s.Description == "" {
+		s.Description = firstLine(s.Body)
 	}
 	switch s.Type {
 	case "":
 		s.Type = SkillStandard
 	case SkillStandard, SkillFlow:
 	default:
-		return nil, fmt.Errorf("%s: %w: type %q is neither standard nor flow", rel, ErrInvalidSkill, s.Type)
+		return nil, fmt.Errorf("%s: %w: type %q is neither standard nor flow", display, ErrInvalidSkill, s.Type)
 	}
 	return s, nil
 }
@@ -168,31 +143,31 @@ func (s *Skill) Flow() (*Flow, error) {
 type Expansion struct {
 	// Prompt is the text to run as one turn; empty when Flow is set.
 	Prompt string
-	// Flow, when set, is to be run with Runner.Run and MaxMoves as its budget.
+	// Flow, when set, is to be run with Runner.Run and MaxMoves as its budget, and Request
+	// (the text after `/flow:NAME`, possibly empty) as Options.Request.
 	Flow     *Flow
 	MaxMoves int
+	Request  string
 	// Skill names the skill used, or is empty for a plain prompt.
 	Skill string
 }
 
-// ExpandPrompt resolves a prompt that starts with /skill:NAME or /flow:NAME against the
-// skills under workDir. `/skill:NAME request` becomes the skill's body followed by the
-// request; `/flow:NAME` becomes the skill's flow, with a budget of FlowMoves. Any other
+// ExpandPrompt resolves a prompt that starts with /skill:NAME or /flow:NAME against
+// skills. `/skill:NAME request` becomes the skill's body followed by the request;
+// `/flow:NAME request` becomes the skill's flow, with a budget of FlowMoves and the request
+// to show at every node. Any other
 // prompt comes back unchanged. Errors are *SkillError.
-func ExpandPrompt(workDir, prompt string) (Expansion, error) {
+func ExpandPrompt(skills *Skills, prompt string) (Expansion, error) {
 	p := strings.TrimSpace(prompt)
 	cmd, name, args, ok := skillCommand(p)
 	if !ok {
 		return Expansion{Prompt: prompt}, nil
 	}
-	s, err := LoadSkill(workDir, name)
+	s, err := skills.Lookup(name)
 	if err != nil {
 		return Expansion{}, err
 	}
 	if cmd == "flow" {
-		if args != "" {
-			return Expansion{}, &SkillError{Name: name, Err: ErrFlowArgs}
-		}
 		if s.Type != SkillFlow {
 			return Expansion{}, &SkillError{Name: name, Err: ErrNotFlow}
 		}
@@ -200,16 +175,23 @@ func ExpandPrompt(workDir, prompt string) (Expansion, error) {
 		if err != nil {
 			return Expansion{}, &SkillError{Name: name, Err: err}
 		}
-		return Expansion{Flow: f, MaxMoves: FlowMoves, Skill: s.Name}, nil
+		return Expansion{Flow: f, MaxMoves: FlowMoves, Skill: s.Name, Request: args}, nil
 	}
-	text := s.Body
-	if args != "" {
-		text += "\n\nThe user's request:\n" + args
-	}
+	text := WithRequest(s.Body, args)
 	if strings.TrimSpace(text) == "" {
 		return Expansion{}, &SkillError{Name: name, Err: fmt.Errorf("%w: empty body", ErrInvalidSkill)}
 	}
 	return Expansion{Prompt: strings.TrimSpace(text), Skill: s.Name}, nil
+}
+
+// WithRequest adds the user's request to a skill's body or a flow node's prompt; an empty
+// request leaves the prompt as it is.
+func WithRequest(prompt, request string) string {
+	request = strings.TrimSpace(request)
+	if request == "" {
+		return prompt
+	}
+	return prompt + "\n\nThe user's request:\n" + request
 }
 
 // skillCommand splits `/skill:NAME args` or `/flow:NAME args`. The name runs to the first

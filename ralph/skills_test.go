@@ -7,6 +7,11 @@ import (
 	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
+// skillsAt finds the skills of the project at root, and no user's.
+func skillsAt(root string) *Skills {
+	return FindSkills(SkillOptions{WorkDir: root, ProjectRoot: root})
+}
+
 // skillsFixture is a work dir with a few skills.
 func skillsFixture(t *testing.T) string {
 	root := t.TempDir()
@@ -70,7 +75,7 @@ func TestExpandPrompt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ExpandPrompt(root, tt.prompt)
+			got, err := ExpandPrompt(skillsAt(root), tt.prompt)
 			if err != nil {
 				t.Fatalf("ExpandPrompt: %v", err)
 			}
@@ -84,7 +89,7 @@ func TestExpandPrompt(t *testing.T) {
 func TestExpandPromptFlow(t *testing.T) {
 	root := skillsFixture(t)
 	for _, prompt := range []string{"/flow:ship-it", "/flow:release\n"} {
-		got, err := ExpandPrompt(root, prompt)
+		got, err := ExpandPrompt(skillsAt(root), prompt)
 		if err != nil {
 			t.Fatalf("ExpandPrompt(%q): %v", prompt, err)
 		}
@@ -95,6 +100,10 @@ func TestExpandPromptFlow(t *testing.T) {
 		if !ok || n.Label != "Bump the version in VERSION" || n.Line != 10 {
 			t.Errorf("bump node %+v, want its label from line 10 of SKILL.md", n)
 		}
+	}
+	got, err := ExpandPrompt(skillsAt(root), "/flow:release for v2.1\nnow")
+	if err != nil || got.Flow == nil || got.Request != "for v2.1\nnow" {
+		t.Errorf("a flow with a request = %+v, %v; want the flow and the request", got, err)
 	}
 }
 
@@ -110,7 +119,6 @@ func TestExpandPromptErrors(t *testing.T) {
 		{"/skill:../review", ErrUnknownSkill, `skill "../review": no such skill`},
 		{"/skill:", ErrUnknownSkill, `skill "": no such skill`},
 		{"/flow:review", ErrNotFlow, `skill "review": skill is not a flow (its front matter lacks type: flow)`},
-		{"/flow:release now", ErrFlowArgs, `skill "release": a flow takes no arguments: its prompts are in the flowchart`},
 		{"/flow:broken-flow", ErrDuplicateBranchLabel,
 			`skill "broken-flow": .agents/skills/broken-flow/SKILL.md:7: node "check": duplicate branch label "yes"`},
 		{"/skill:typo", ErrInvalidSkill, ""},
@@ -119,7 +127,7 @@ func TestExpandPromptErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.prompt, func(t *testing.T) {
-			_, err := ExpandPrompt(root, tt.prompt)
+			_, err := ExpandPrompt(skillsAt(root), tt.prompt)
 			var se *SkillError
 			if !errors.As(err, &se) || !errors.Is(err, tt.want) {
 				t.Fatalf("error %v, want a *SkillError wrapping %v", err, tt.want)
@@ -132,7 +140,7 @@ func TestExpandPromptErrors(t *testing.T) {
 }
 
 func TestExpandPromptWithoutSkillsDir(t *testing.T) {
-	_, err := ExpandPrompt(t.TempDir(), "/skill:review")
+	_, err := ExpandPrompt(skillsAt(t.TempDir()), "/skill:review")
 	if !errors.Is(err, ErrUnknownSkill) {
 		t.Errorf("error %v, want ErrUnknownSkill", err)
 	}

@@ -27,7 +27,7 @@ func TestChaos(t *testing.T) {
 			srv := scripted.New(t, c.Responses...)
 			r := kimi(t, srv, invocation{args: []string{
 				"--output-format", "stream-json", "-p", "survive this",
-				"--max-retries", strconv.Itoa(scripted.MaxChaosFailures + 1),
+				"--max-retries", strconv.Itoa(scripted.MaxChaosFailures),
 			}})
 			if strings.Contains(r.stderr, "panic:") || strings.Contains(r.stderr, "goroutine ") {
 				t.Fatalf("the run panicked:\n%s", r.stderr)

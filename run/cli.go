@@ -18,8 +18,8 @@ type CLI struct {
 	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`
 	BaseURL           string        `name:"base-url" placeholder:"URL" help:"OpenAI-compatible endpoint (env KIMI_BASE_URL with KIMI_API_KEY, OPENAI_BASE_URL with OPENAI_API_KEY; default https://api.moonshot.ai/v1)."`
 	Thinking          *bool         `negatable:"" help:"Ask a Kimi thinking model to think (--thinking) or not (--no-thinking). Unset sends nothing."`
-	MaxSteps          int           `name:"max-steps" placeholder:"N" help:"Most model calls in one turn (default 1000, or loop_control.max_steps_per_turn); reaching it exits 3."`
-	MaxRetries        int           `name:"max-retries" placeholder:"N" help:"Attempts per model call for transient failures: 429, 5xx, network, cut streams (default 3, or loop_control.max_retries_per_step)."`
+	MaxSteps          *int          `name:"max-steps" placeholder:"N" help:"Most model calls in one turn, at least 1 (default 1000, or loop_control.max_steps_per_turn); reaching it exits 3."`
+	MaxRetries        *int          `name:"max-retries" placeholder:"N" help:"Retries of a model call after its first attempt fails transiently (429, 5xx, network, cut streams); 0 tries once. Default 2, i.e. 3 attempts, or loop_control.max_retries_per_step, which counts attempts as in Kimi CLI."`
 	ConfigFile        string        `name:"config-file" placeholder:"FILE" help:"Kimi CLI config file (TOML, or JSON by extension) with providers, models and loop_control (default ~/.kimi/config.toml when it exists)."`
 	MaxContextSize    int           `name:"max-context-size" placeholder:"TOKENS" help:"The model's context window (env KIMI_MODEL_MAX_CONTEXT_SIZE). The context is compacted before it fills; requests ask for at most the completion tokens that fit. Unset: compact at 128k and send no completion cap."`
 	Timeout           time.Duration `placeholder:"DURATION" help:"Wall-clock limit for the whole run, e.g. 30m; reaching it exits 124. 0 means none."`
@@ -37,17 +37,65 @@ type CLI struct {
 	SessionDir string `name:"session-dir" placeholder:"DIR" help:"Keep sessions in DIR (default: a folder per work dir under $XDG_STATE_HOME or ~/.local/state/kimi-run)."`
 	DMail      bool   `name:"dmail" help:"Give the agent SendDMail: it may rewind its own context to a checkpoint with a note to its past self."`
 
+	// Agents, workspace and skills, as Kimi CLI names them (docs: README "Agent files", "Skills").
+	Agent     string   `placeholder:"NAME" help:"Built-in agent: default, or okabe (default plus SendDMail). Not with --agent-file."`
+	AgentFile string   `name:"agent-file" placeholder:"FILE" help:"Kimi CLI agent file (YAML): system prompt template and arguments, tools, subagents; may extend default or okabe."`
+	AddDir    []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent may work in, listed in its system prompt (repeatable)."`
+	SkillsDir []string `name:"skills-dir" placeholder:"DIR" help:"Look for skills only in DIR instead of the project's and the user's skill directories (repeatable)."`
+
 	Quiet    bool             `short:"q" help:"No progress on stderr (errors still are)."`
 	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn and error show only failures, like --quiet."`
 	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
+	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run
+	// unchanged (run/compat.go maps them onto the flags above). Grouped in --help.
+	Print              bool    `group:"Kimi CLI compatibility" help:"Kimi CLI's print mode; kimi-run always runs in it. With --output-format stream-json, stdout carries Kimi CLI's message lines instead of kimi-run's events."`
+	Yolo               bool    `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve" help:"Accepted, as --yes and --auto-approve: every tool call is always approved."`
+	AFK                bool    `group:"Kimi CLI compatibility" name:"afk" help:"Accepted: kimi-run never waits for a person."`
+	Command            *string `group:"Kimi CLI compatibility" short:"c" placeholder:"TEXT" help:"The task, as -p."`
+	FinalMessageOnly   bool    `group:"Kimi CLI compatibility" name:"final-message-only" help:"Only the final assistant message: what text output prints anyway; with --print --output-format stream-json, one assistant line per answer."`
+	MaxStepsPerTurn    int     `group:"Kimi CLI compatibility" name:"max-steps-per-turn" placeholder:"N" help:"As --max-steps."`
+	MaxRetriesPerStep  int     `group:"Kimi CLI compatibility" name:"max-retries-per-step" placeholder:"N" help:"Attempts per model call in total, first one included (Kimi's meaning; overrides loop_control.max_retries_per_step)."`
+	MaxRalphIterations *int    `group:"Kimi CLI compatibility" name:"max-ralph-iterations" placeholder:"N" help:"As --ralph (-1: no limit, 0: off); beats loop_control.max_ralph_iterations."`
+	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" help:"As --session."`
+	Config             string  `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
+	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
+	// MCP servers (issue 11): Kimi CLI's mcp.json, over stdio and streamable HTTP.
+	MCPConfigFile     []string      `name:"mcp-config-file" sep:"none" placeholder:"FILE" help:"Start the MCP servers of FILE ({\"mcpServers\": {...}}, as Kimi CLI's mcp.json); repeatable. Default: ~/.kimi/mcp.json when it exists."`
+	MCPConfig         []string      `name:"mcp-config" sep:"none" placeholder:"JSON" help:"Start the MCP servers of this JSON text, in the same shape; repeatable, added to the files."`
+	NoMCP             bool          `name:"no-mcp" help:"Start no MCP server at all, whatever the config files and flags say."`
+	MCPStrict         bool          `name:"mcp-strict" help:"Exit 2 before any model call if an MCP server fails to start (default: warn and go on without it)."`
+	MCPStartupTimeout time.Duration `name:"mcp-startup-timeout" default:"30s" help:"Time each MCP server gets to start and list its tools; servers start in parallel."`
+	MCPCallTimeout    time.Duration `name:"mcp-call-timeout" placeholder:"DURATION" help:"Time one MCP tool call may take (default 60s, or [mcp.client] tool_call_timeout_ms of config.toml)."`
+	// Edges (issue 9): shared sessions, background processes, notices of silence.
+	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 2."`
+	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
+	// Notices of silence (hidden: tests shorten them).
+	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
+	StallNotice time.Duration `name:"stall-notice" default:"30s" hidden:""`
+
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
 	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`
+
+	// given names the flags set on the command line (filled after parsing), so that an
+	// explicit value (even 0) can beat the config file and clashing synonyms can be refused.
+	given map[string]bool `kong:"-"`
 }
 
 const description = `Run a coding agent once, without a person present: every tool is approved automatically.
 
-Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit or loop guard,
-4 Ralph/flow budget used up, 5 authentication refused, 75 transient provider failure
-after retries, 124 --timeout, 130/143 SIGINT/SIGTERM.`
+Environment (flags win over it, and it over the config file):
+  KIMI_API_KEY, KIMI_BASE_URL       key and endpoint (default https://api.moonshot.ai/v1)
+  OPENAI_API_KEY, OPENAI_BASE_URL   used when KIMI_API_KEY is unset (default https://api.openai.com/v1)
+  KIMI_MODEL_NAME, OPENAI_MODEL     model name, as --model
+  KIMI_MODEL_MAX_CONTEXT_SIZE       context window in tokens, as --max-context-size
+  KIMI_SHARE_DIR                    folder of Kimi CLI's config.toml (default ~/.kimi)
+  XDG_STATE_HOME                    sessions go under $XDG_STATE_HOME/kimi-run (default ~/.local/state)
+  NO_COLOR                          no colour on stderr
+A server on localhost needs no key.
+
+Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit, loop guard or answer
+cut at the token limit, 4 Ralph/flow budget used up, 5 authentication refused,
+75 transient provider failure after retries (worth retrying later), 124 --timeout,
+130/143 SIGINT/SIGTERM.`

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"time"
+
+	"github.com/kimi-run/kimi-run/hooks"
 )
 
 // Default endpoints. A key is only ever sent to the endpoint family it came from: a CI job
@@ -29,10 +33,27 @@ type config struct {
 	// thinking is Kimi's thinking switch; nil sends nothing.
 	thinking *bool
 	headers  map[string]string
-	// Loop control, from flags or the config file.
-	maxSteps, maxRetries int
-	reserve              int
-	triggerRatio         float64
+	// Loop control, from flags or the config file. maxSteps bounds the model calls of one
+	// turn. attempts is the total number of tries of one model call, the first included:
+	// --max-retries N gives N+1; Kimi CLI's --max-retries-per-step and max_retries_per_step
+	// give their value as is.
+	maxSteps, attempts int
+	reserve            int
+	triggerRatio       float64
+	// ralph is loop_control.max_ralph_iterations, nil when the file does not set it.
+	ralph *int
+	// gen holds the KIMI_MODEL_* generation settings (run/modelenv.go).
+	gen generation
+	// warnings are what the run should say about the configuration once the run's event
+	// stream is open.
+	warnings []string
+	// The user's hooks ([[hooks]]); an engine with none when there are none.
+	hooks *hooks.Engine
+	// Skill discovery settings from the file.
+	extraSkillDirs []string
+	mergeSkills    bool
+	// mcpCallTimeout is [mcp.client] tool_call_timeout_ms; 0 when unset.
+	mcpCallTimeout time.Duration
 }
 
 func firstPositive(vals ...int) int {
@@ -43,6 +64,12 @@ func firstPositive(vals ...int) int {
 	}
 	return 0
 }
+
+// Loop-control defaults: Kimi CLI's, as attempts per model call and steps per turn.
+const (
+	defaultMaxSteps = 1000
+	defaultAttempts = 3
+)
 
 // defaultMaxContext is the window assumed when none is configured: compaction still keeps
 // long runs alive, but no completion cap is derived from a guess.
@@ -65,12 +92,24 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	if err != nil {
 		return c, err
 	}
-	name := firstSet(cli.Model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL"), fc.DefaultModel)
+	// --model picks a config entry (or names the model itself); without it the file's
+	// default model is used, whose model id the environment may replace, as in Kimi CLI.
+	name := firstSet(cli.Model, fc.DefaultModel)
 	entry, prov, found, err := fc.model(name)
 	if err != nil {
 		return c, err
 	}
-	c.model = name
+	c.model = firstSet(cli.Model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL"), fc.DefaultModel)
+	menv, err := readModelEnv(getenv)
+	if err != nil {
+		return c, err
+	}
+	c.warnings = menv.warnings
+	kimiFamily := false // the KIMI_MODEL_* settings apply, as in Kimi CLI for a kimi provider
+	if !found && name != "" && name == fc.DefaultModel && firstSet(cli.Model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL")) == "" {
+		// Nothing a user configured is ignored silently: a typo here would run as a model id.
+		c.warnings = append(c.warnings, fmt.Sprintf("config: default_model %q is not in [models]; sending it to the provider as the model id", name))
+	}
 	kimiKey, openaiKey := getenv("KIMI_API_KEY"), getenv("OPENAI_API_KEY")
 	switch {
 	case found:
@@ -80,13 +119,23 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 		c.headers = prov.CustomHeaders
 		switch prov.Type {
 		case "kimi", "":
+			kimiFamily = true
+			if cli.Model == "" {
+				c.model = firstSet(getenv("KIMI_MODEL_NAME"), entry.Model)
+			}
+			if menv.capabilities != nil {
+				entry.Capabilities = menv.capabilities
+			}
 			c.apiKey = firstSet(kimiKey, prov.APIKey)
 			c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), prov.BaseURL, defaultKimiBaseURL)
-			if cli.Thinking == nil && !entry.has("always_thinking") {
+			if cli.Thinking == nil && !alwaysThinking(c.model, entry.Capabilities) {
 				on := fc.DefaultThinking != nil && *fc.DefaultThinking
 				c.thinking = &on
 			}
 		case "openai_legacy", "openai_responses":
+			if cli.Model == "" {
+				c.model = firstSet(getenv("OPENAI_MODEL"), entry.Model)
+			}
 			c.apiKey = firstSet(openaiKey, prov.APIKey)
 			c.baseURL = firstSet(cli.BaseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, defaultOpenAIBaseURL)
 		default:
@@ -96,22 +145,56 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 			c.maxContext, c.contextKnown = entry.MaxContextSize, true
 		}
 	case kimiKey != "":
+		kimiFamily = true
 		c.apiKey = kimiKey
 		c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), defaultKimiBaseURL)
 	case openaiKey != "":
 		c.apiKey = openaiKey
 		c.baseURL = firstSet(cli.BaseURL, getenv("OPENAI_BASE_URL"), defaultOpenAIBaseURL)
 	default:
+		kimiFamily = getenv("KIMI_BASE_URL") != "" || getenv("OPENAI_BASE_URL") == ""
 		c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), getenv("OPENAI_BASE_URL"), defaultKimiBaseURL)
+	}
+	if kimiFamily {
+		c.gen = menv.generation
 	}
 	if cli.Thinking != nil {
 		c.thinking = cli.Thinking
 	}
 
+	if c.hooks, err = loadHooks(fc.Hooks); err != nil {
+		return c, err
+	}
+	c.extraSkillDirs = fc.ExtraSkillDirs
+	c.mergeSkills = fc.MergeAllAvailableSkills == nil || *fc.MergeAllAvailableSkills
+
 	lc := fc.LoopControl
-	c.maxSteps = firstPositive(cli.MaxSteps, lc.MaxStepsPerTurn, lc.MaxStepsPerRun, 1000)
-	c.maxRetries = firstPositive(cli.MaxRetries, lc.MaxRetriesPerStep, 3)
+	c.maxSteps = firstPositive(lc.MaxStepsPerTurn, lc.MaxStepsPerRun, defaultMaxSteps)
+	if cli.MaxSteps != nil {
+		if *cli.MaxSteps < 1 {
+			return c, usagef("--max-steps must be at least 1, got %d", *cli.MaxSteps)
+		}
+		c.maxSteps = *cli.MaxSteps
+	}
+	c.attempts = firstPositive(lc.MaxRetriesPerStep, defaultAttempts)
+	if cli.MaxRetries != nil {
+		if *cli.MaxRetries < 0 {
+			return c, usagef("--max-retries must be 0 (try once) or more, got %d", *cli.MaxRetries)
+		}
+		c.attempts = *cli.MaxRetries + 1
+	}
+	if cli.MaxRetriesPerStep > 0 {
+		// Kimi's flag counts attempts in total, the first included.
+		c.attempts = cli.MaxRetriesPerStep
+	}
+	if r := lc.MaxRalphIterations; r != nil {
+		if *r < -1 {
+			return c, usagef("config: loop_control.max_ralph_iterations must be -1 (no limit), 0 (off) or more")
+		}
+		c.ralph = r
+	}
 	c.reserve, c.triggerRatio = lc.ReservedContextSize, lc.CompactionTriggerRatio
+	c.mcpCallTimeout = time.Duration(max(fc.MCP.Client.ToolCallTimeoutMS, 0)) * time.Millisecond
 
 	if !c.contextKnown {
 		c.maxContext = defaultMaxContext
@@ -138,12 +221,6 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	}
 	if c.model == "" {
 		return c, usagef("no model: pass --model NAME or set KIMI_MODEL_NAME")
-	}
-	if cli.MaxSteps < 0 {
-		return c, usagef("--max-steps must be at least 1")
-	}
-	if cli.MaxRetries < 0 {
-		return c, usagef("--max-retries must be at least 1")
 	}
 	if cli.Timeout < 0 || cli.StreamIdleTimeout < 0 {
 		return c, usagef("timeouts must not be negative")

@@ -90,3 +90,30 @@ func TestBadConfigFiles(t *testing.T) {
 		t.Errorf("missing --config-file: exit %d: %s", r.code, r.stderr)
 	}
 }
+
+// TestUnknownDefaultModelIsWarned: default_model naming no [models] entry is used as a model
+// id, which may well be right, but never silently.
+func TestUnknownDefaultModelIsWarned(t *testing.T) {
+	for _, text := range []string{
+		"default_model = \"nosuch\"\n",
+		"default_model = \"nosuch\"\n[models.k2]\nprovider = \"p\"\n[providers.p]\ntype = \"kimi\"\n",
+	} {
+		srv := scripted.New(t, scripted.Text("ok"))
+		r := kimi(t, srv, invocation{env: map[string]string{"HOME": kimiConfig(t, text), "KIMI_MODEL_NAME": ""}, args: []string{"-p", "x"}})
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, `"nosuch"`) || !strings.Contains(r.stderr, "[models") {
+			t.Errorf("no warning about default_model:\n%s", r.stderr)
+		}
+		if got := srv.Requests()[0].Body["model"]; got != "nosuch" {
+			t.Errorf("model sent = %v", got)
+		}
+	}
+	// A model named on the command line or in the environment is the user's own choice.
+	srv := scripted.New(t, scripted.Text("ok"))
+	r := kimi(t, srv, invocation{env: map[string]string{"HOME": kimiConfig(t, "default_model = \"nosuch\"\n")}, args: []string{"-p", "x", "--model", "direct-id"}})
+	if r.code != 0 || strings.Contains(r.stderr, "nosuch") || strings.Contains(r.stderr, "[models") {
+		t.Errorf("exit %d, warned about a model given directly:\n%s", r.code, r.stderr)
+	}
+}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/BurntSushi/toml"
 )
@@ -20,6 +22,21 @@ type fileConfig struct {
 	Models          map[string]modelConfig    `toml:"models" json:"models"`
 	Providers       map[string]providerConfig `toml:"providers" json:"providers"`
 	LoopControl     loopControl               `toml:"loop_control" json:"loop_control"`
+	Hooks           []hookConfig              `toml:"hooks" json:"hooks"`
+	// Skills: extra_skill_dirs add directories; merge_all_available_skills (default true)
+	// reads all of .kimi, .claude and .codex rather than the first that exists.
+	ExtraSkillDirs          []string    `toml:"extra_skill_dirs" json:"extra_skill_dirs"`
+	MergeAllAvailableSkills *bool       `toml:"merge_all_available_skills" json:"merge_all_available_skills"`
+	MCP                     mcpSettings `toml:"mcp" json:"mcp"`
+}
+
+// hookConfig is one [[hooks]] entry: a command run at an event of the agent's life.
+type hookConfig struct {
+	Event   string `toml:"event" json:"event"`
+	Command string `toml:"command" json:"command"`
+	Matcher string `toml:"matcher" json:"matcher"`
+	// Timeout is in seconds; unset means the default (30).
+	Timeout *int `toml:"timeout" json:"timeout"`
 }
 
 type modelConfig struct {
@@ -65,12 +82,16 @@ func configPath(cli *CLI, getenv func(string) string) (path string, explicit boo
 // one may be missing. A file that exists but does not parse is a usage error either way: a
 // silently ignored config would run with the wrong model or key.
 func loadConfig(cli *CLI, getenv func(string) string) (*fileConfig, error) {
+	if strings.TrimSpace(cli.Config) != "" {
+		return parseInlineConfig(cli.Config)
+	}
 	path, explicit := configPath(cli, getenv)
 	if path == "" {
 		return &fileConfig{}, nil
 	}
 	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) && !explicit {
+	if (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && !explicit {
+		// No default file (HOME may even be a file or a path that does not exist).
 		return &fileConfig{}, nil
 	}
 	if err != nil {
@@ -121,4 +142,35 @@ func (m modelConfig) has(capability string) bool {
 		}
 	}
 	return false
+}
+
+// parseInlineConfig reads --config: the whole config as JSON or TOML text, JSON tried first
+// as Kimi CLI does. It replaces the config file. The text is never echoed back: it may hold
+// a key.
+func parseInlineConfig(text string) (*fileConfig, error) {
+	var fc fileConfig
+	jerr := json.Unmarshal([]byte(text), &fc)
+	if jerr == nil {
+		return &fc, nil
+	}
+	fc = fileConfig{}
+	_, terr := toml.Decode(text, &fc)
+	if terr == nil {
+		return &fc, nil
+	}
+	return nil, usagef("--config is neither JSON (%s) nor TOML (%s)", oneLineErr(jerr), tomlWhere(terr))
+}
+
+// tomlWhere says where TOML text failed to parse without quoting it: the parser's message
+// may quote a value, and inline config values include keys.
+func tomlWhere(err error) string {
+	var perr toml.ParseError
+	if !errors.As(err, &perr) {
+		return "does not parse"
+	}
+	where := fmt.Sprintf("syntax error on line %d", perr.Position.Line)
+	if perr.LastKey != "" {
+		where += fmt.Sprintf(" after key %q", perr.LastKey)
+	}
+	return where
 }

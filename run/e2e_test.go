@@ -340,7 +340,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "unauthorized", script: scripted.Scenario(t, "unauthorized"), code: 5, reason: "auth", kind: "auth", stderr: "401", requests: 1},
 		{name: "forbidden", script: []scripted.Response{scripted.Status(403, scripted.ErrorBody("permission_denied", "no access to model"))},
 			code: 5, reason: "auth", kind: "auth", stderr: "no access", requests: 1},
-		{name: "500 forever", script: scripted.Scenario(t, "server-error-forever"), args: []string{"--max-retries", "2"},
+		{name: "500 forever", script: scripted.Scenario(t, "server-error-forever"), args: []string{"--max-retries", "1"},
 			code: 75, reason: "transient", kind: "transient", stderr: "500", requests: 2},
 		{name: "429 forever", script: []scripted.Response{scripted.Status(429, scripted.ErrorBody("rate_limit", "slow down")).Header("Retry-After", "30").Forever()},
 			code: 75, reason: "transient", kind: "transient", stderr: "429", requests: 3},

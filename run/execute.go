@@ -3,12 +3,13 @@ package run
 import (
 	"context"
 	"fmt"
-	"runtime"
+	"io"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/tools"
@@ -25,6 +26,7 @@ type outcome struct {
 // execute runs a parsed command line and returns the exit code.
 func execute(cli *CLI, sio IO, version string) ExitCode {
 	started := time.Now()
+	compatErr := normalizeKimi(cli)
 	jsonMode := cli.OutputFormat == "stream-json"
 	// Scrub the keys from both streams: those in the environment now, the one actually
 	// used (perhaps from the config file) once it is known, before anything else is written.
@@ -35,19 +37,30 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
+	// warn and error keep only what went wrong, like --quiet.
+	quiet := cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error"
 	var sink output.Sink
-	if jsonMode {
+	switch {
+	case cli.kimiMessages():
+		sink = output.NewKimi(sio.Stdout, sio.Stderr, output.KimiOptions{FinalOnly: cli.FinalMessageOnly})
+	case jsonMode:
 		sink = output.NewJSON(sio.Stdout)
-	} else {
+	default:
 		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
-			// warn and error keep only what went wrong, like --quiet.
-			Quiet:   cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error",
+			Quiet:   quiet,
 			Color:   colorOK(rawStderr, sio.Getenv),
 			Verbose: cli.LogLevel == "debug",
 		})
 	}
-	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started}
+	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
+	if jsonMode {
+		noticeTo = sio.Stderr
+	}
+	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
+	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground}
 
+	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
+	sio.Exit = mcpKill.wrap(sio.Exit)
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
 	if cli.Timeout > 0 {
@@ -56,6 +69,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		defer cancel()
 	}
 
+	if compatErr != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, compatErr)
+	}
 	cfg, err := resolve(cli, sio.Getenv)
 	r.secret = cfg.apiKey
 	stdout.add(cfg.apiKey)
@@ -63,37 +79,67 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	ralphFromConfig(cli, cfg)
 	// Warnings found before init: the NDJSON stream must open with init, so there they wait
 	// for it (and reach stderr at once, since one of them says what the run is waiting for).
 	var early []string
-	prompt, err := readPrompt(ctx, cli, sio.Stdin, func(msg string) {
+	warn := func(msg string) {
 		if jsonMode {
 			fmt.Fprintf(sio.Stderr, "kimi-run: %s\n", msg)
-			early = append(early, msg)
+			if !cli.kimiMessages() { // that sink writes warnings to stderr itself
+				early = append(early, msg)
+			}
 			return
 		}
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
-	})
+	}
+	for _, msg := range cfg.warnings {
+		warn(msg)
+	}
+	var conv *conversation
+	var prompt string
+	if cli.conversing() {
+		conv, err = openConversation(ctx, cli, sio.Stdin, warn)
+		prompt = conv.first
+	} else {
+		prompt, err = readPrompt(ctx, cli, sio.Stdin, cli.Flow != "", warn)
+	}
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	plan, err := planRun(cli, cfg.workDir, prompt)
+	ws, err := setupWorkspace(cli, cfg, sio.Getenv, warn)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	sess, err := openSession(cli, cfg.workDir, sio.Getenv, cfg.apiKey)
+	plan, err := planRun(cli, ws.skills, prompt)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	mcpPlan, err := planMCP(cli, sio.Getenv, cfg.workDir, cfg.mcpCallTimeout)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	if msg, err := checkPromptSize(plan, cfg); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	} else if msg != "" {
+		warn(msg)
+	}
+	sess, err := openSession(ctx, cli, cfg.workDir, sio.Getenv, cfg.apiKey, warn)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	r.session = sess
 	r.sessionID = sess.id
-	if sess.session != nil {
-		defer sess.session.Close()
-	}
+	defer sess.close()
 
+	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
+	r.groups = &tools.ShellGroups{}
 	env := tools.Env{
-		WorkDir: cfg.workDir,
-		Ripgrep: tools.LookRipgrep(),
+		WorkDir:       cfg.workDir,
+		AddDirs:       ws.addDirs,
+		SubagentTypes: ws.agent.subagentTypes(),
+		ShellGroups:   r.groups,
+		Ripgrep:       tools.LookRipgrep(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -103,50 +149,72 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		},
 	}
 	retryPolicy := agent.RetryPolicy{
-		Attempts:  cfg.maxRetries,
+		Attempts:  cfg.attempts,
 		BaseDelay: cli.RetryBaseDelay,
 		MaxDelay:  cli.RetryMaxDelay,
 	}
 	if cli.RetryBaseDelay == 0 {
 		retryPolicy.BaseDelay = -1 // no backoff at all
 	}
+	servers := startMCP(ctx, mcpPlan, r, sio.Stderr, quiet, version, cfg.workDir, &mcpKill)
+	defer servers.close()
+	if err := servers.failure(); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	var names []string
+	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
+	var mcpTools []tools.Tool
 	a := agent.New(agent.Config{
 		Model: agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL:       cfg.baseURL,
 			APIKey:        cfg.apiKey,
 			Model:         cfg.model,
 			IdleTimeout:   cli.StreamIdleTimeout,
-			ExtraBody:     extraBody(cfg.thinking),
+			ExtraBody:     cfg.requestFields(),
 			Headers:       headers(cfg.headers, version),
 			SendReasoning: cfg.thinking != nil && *cfg.thinking,
 		}),
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
-		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown,
-			Reserve: cfg.reserve, TriggerRatio: cfg.triggerRatio},
+		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown && cfg.gen.completionCap >= 0,
+			CompletionCap: cfg.gen.completionCap, Reserve: cfg.reserve, TriggerRatio: cfg.triggerRatio},
 		Retry:   retryPolicy,
 		Session: sess.session,
-		DMail:   cli.DMail,
+		DMail:   ws.agent.dmail,
 		Tools: func(d agent.Delegates) []tools.Tool {
 			env.Subagent, env.DMail = d.Subagent, d.DMail
-			ts := tools.Builtins(env)
+			if len(env.SubagentTypes) == 0 {
+				env.Subagent = nil
+			}
+			builtins := tools.Builtins(env)
+			// MCP tools are named against every built-in, and come on top of what the
+			// agent file picks, as in Kimi CLI.
+			mcpTools = servers.toolset(builtins)
+			all = hooks.Wrap(cfg.hooks, builtins)
+			ts, warnings := ws.agent.rootTools(all)
+			for _, w := range warnings {
+				warn(w)
+			}
+			ts = append(ts, hooks.Wrap(cfg.hooks, mcpTools)...)
 			names = toolNames(ts)
 			return ts
 		},
-		Subagents: subagentKinds,
-		SystemPrompt: func(ts []tools.Tool) string {
-			return agent.SystemPrompt(agent.PromptEnv{
-				WorkDir: cfg.workDir, Now: time.Now(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-				Shell: shellName(), ToolNames: toolNames(ts),
-			})
+		Subagents: func([]tools.Tool) map[string]agent.SubagentKind {
+			kinds, warnings := ws.agent.subagentKinds(all)
+			for _, w := range warnings {
+				warn(w)
+			}
+			return withMCP(kinds, mcpTools, cfg.hooks)
 		},
+		SystemPrompt: func([]tools.Tool) string { return ws.agent.prompt },
+		Lifecycle:    hookLifecycle{e: cfg.hooks},
 	})
 	r.emit(event.TypeInit, event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
+		MCPServers: servers.initInfo(),
 	})
-	for _, msg := range early {
+	for _, msg := range append(early, servers.warnings()...) {
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	}
 	if sess.warning != "" {
@@ -159,33 +227,38 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		a.Restore(sess.restored)
 	}
 
-	var out outcome
-	switch {
-	case plan.flow != nil || plan.ralph != 0:
-		runner := &ralph.Runner{Turner: a, Rewinder: a, Sink: sink}
-		var res ralph.Result
-		if plan.flow != nil {
-			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
-		} else {
-			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
-		}
-		out = outcome{finalText: ralph.StripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
-	default:
-		var t event.TurnOutcome
-		t, err = a.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
-		out = outcome{finalText: t.FinalText, stop: t.StopReason}
+	rh := &runHooks{e: cfg.hooks, secret: cfg.apiKey}
+	r.hooks = rh
+	source := "startup"
+	if sess.restored != nil {
+		source = "resume"
 	}
+	rh.sessionStart(ctx, source)
+	if conv != nil {
+		out, err := conv.run(ctx, r, plan, messageRunner{cli: cli, skills: ws.skills, agent: a, sink: sink, hooks: rh})
+		return r.finish(ctx, out, a.Stats(), err)
+	}
+	out, err := rh.around(ctx, prompt, a, func(t ralph.Turner) (outcome, error) {
+		return runPlan(ctx, cli, plan, t, a, sink)
+	})
 	return r.finish(ctx, out, a.Stats(), err)
 }
 
-// subagentKinds gives subagents the parent's tools without Task and SendDMail, so
-// delegation cannot nest and a subagent cannot rewind its parent.
-func subagentKinds(parent []tools.Tool) map[string]agent.SubagentKind {
-	sub := without(parent, "Task", "SendDMail")
-	return map[string]agent.SubagentKind{
-		"coder":   {Tools: sub},
-		"explore": {Tools: pick(sub, "ReadFile", "Glob", "Grep", "FetchURL", "Think")},
+// runPlan runs the plan's turn, Ralph loop or flow through t.
+func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink) (outcome, error) {
+	if plan.flow == nil && plan.ralph == 0 {
+		res, err := t.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
+		return outcome{finalText: res.FinalText, stop: res.StopReason}, err
 	}
+	runner := &ralph.Runner{Turner: t, Rewinder: rw, Sink: sink}
+	var res ralph.Result
+	var err error
+	if plan.flow != nil {
+		res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
+	} else {
+		res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
+	}
+	return outcome{finalText: ralph.StripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}, err
 }
 
 func toolNames(ts []tools.Tool) []string {
@@ -196,36 +269,6 @@ func toolNames(ts []tools.Tool) []string {
 	return names
 }
 
-// without returns ts less the tools named.
-func without(ts []tools.Tool, names ...string) []tools.Tool {
-	var out []tools.Tool
-	for _, t := range ts {
-		keep := true
-		for _, n := range names {
-			if t.Name() == n {
-				keep = false
-			}
-		}
-		if keep {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// pick returns the tools named, in the order given.
-func pick(ts []tools.Tool, names ...string) []tools.Tool {
-	var out []tools.Tool
-	for _, n := range names {
-		for _, t := range ts {
-			if t.Name() == n {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
-}
-
 // plan is what a run will do, decided before any model call so that a bad flow file or an
 // unknown skill is a usage error.
 type plan struct {
@@ -233,9 +276,11 @@ type plan struct {
 	flow   *ralph.Flow
 	moves  int
 	ralph  int
+	// request is the user's request shown with every node of a flow.
+	request string
 }
 
-func planRun(cli *CLI, workDir, prompt string) (plan, error) {
+func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {
 	p := plan{prompt: prompt, ralph: cli.Ralph}
 	if cli.Ralph < -1 {
 		return p, usagef("--ralph must be -1 (no limit), 0 (off) or a positive number of extra iterations")
@@ -251,15 +296,16 @@ func planRun(cli *CLI, workDir, prompt string) (plan, error) {
 		if err := f.Validate(); err != nil {
 			return p, usagef("flow: %w", err)
 		}
-		p.flow, p.moves = f, cli.MaxMoves
+		// The flow's nodes are the prompts; a prompt given with it is the user's request.
+		p.flow, p.moves, p.request, p.prompt = f, cli.MaxMoves, prompt, ""
 		return p, nil
 	}
-	exp, err := ralph.ExpandPrompt(workDir, prompt)
+	exp, err := ralph.ExpandPrompt(skills, prompt)
 	if err != nil {
 		return p, usagef("%w", err)
 	}
 	if exp.Flow != nil {
-		p.flow, p.moves, p.ralph = exp.Flow, exp.MaxMoves, 0
+		p.flow, p.moves, p.ralph, p.request = exp.Flow, exp.MaxMoves, 0, exp.Request
 		return p, nil
 	}
 	p.prompt = exp.Prompt
@@ -275,6 +321,11 @@ type runState struct {
 	sessionID string
 	session   sessionPlan
 	secret    string
+	// hooks, once the session started, fire SessionEnd when the run finishes.
+	hooks *runHooks
+	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
+	groups *tools.ShellGroups
+	keep   bool
 }
 
 func (r *runState) emit(t event.Type, data any) {
@@ -283,6 +334,7 @@ func (r *runState) emit(t event.Type, data any) {
 
 // finish emits the result event (always the last one) and returns the exit code.
 func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
+	r.endBackground()
 	v := judge(out, err, context.Cause(ctx))
 	res := event.Result{
 		Status:         "success",
@@ -309,6 +361,9 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
 		}
+	}
+	if r.hooks != nil {
+		r.hooks.sessionEnd(ctx, v)
 	}
 	if v.code == ExitOK {
 		if err := r.session.recordLast(); err != nil {

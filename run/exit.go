@@ -31,7 +31,7 @@ const (
 )
 
 // errTimeout is the cause of a run stopped by --timeout.
-var errTimeout = errors.New("wall-clock timeout reached")
+var errTimeout = errors.New("the wall-clock --timeout was reached")
 
 // signalError is the cause of a run stopped by a signal.
 type signalError struct{ sig os.Signal }
@@ -82,9 +82,12 @@ func judge(out outcome, err error, cause error) verdict {
 	if err == nil {
 		switch out.stop {
 		case event.StopMaxSteps:
-			return verdict{code: ExitMaxSteps, reason: "max_steps", err: &event.ErrorInfo{Kind: "max_steps", Message: "the step limit of the turn was reached before the model finished"}}
+			return verdict{code: ExitMaxSteps, reason: "max_steps", err: &event.ErrorInfo{Kind: "max_steps", Message: "the step limit of a turn (--max-steps) was reached before the model finished"}}
 		case event.StopRepeat:
-			return verdict{code: ExitMaxSteps, reason: "repeat", err: &event.ErrorInfo{Kind: "repeat", Message: "the model kept repeating the same tool call"}}
+			return verdict{code: ExitMaxSteps, reason: "repeat", err: &event.ErrorInfo{Kind: "repeat", Message: "the loop guard ended the turn: the model kept repeating the same tool call"}}
+		case event.StopTruncated:
+			return verdict{code: ExitMaxSteps, reason: "truncated", err: &event.ErrorInfo{Kind: "truncated",
+				Message: fmt.Sprintf("the final answer was still cut off at the completion token limit after %d continuations", agent.MaxContinuations)}}
 		}
 		return verdict{code: ExitOK, reason: "completed"}
 	}
@@ -93,6 +96,11 @@ func judge(out outcome, err error, cause error) verdict {
 	if errors.As(err, &ue) {
 		info.Kind = "usage"
 		return verdict{code: ExitUsage, reason: "error", err: info}
+	}
+	var hb *hookBlockedError
+	if errors.As(err, &hb) {
+		info.Kind = "hook"
+		return verdict{code: ExitError, reason: "error", err: info}
 	}
 	var pe *agent.ProviderError
 	if errors.As(err, &pe) {

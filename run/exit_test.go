@@ -31,6 +31,7 @@ func TestJudge(t *testing.T) {
 		{name: "completed", out: outcome{stop: event.StopCompleted}, code: ExitOK, reason: "completed"},
 		{name: "max steps", out: outcome{stop: event.StopMaxSteps}, code: ExitMaxSteps, reason: "max_steps", kind: "max_steps"},
 		{name: "repeat", out: outcome{stop: event.StopRepeat}, code: ExitMaxSteps, reason: "repeat", kind: "repeat"},
+		{name: "truncated", out: outcome{stop: event.StopTruncated}, code: ExitMaxSteps, reason: "truncated", kind: "truncated"},
 		{name: "ralph stop", out: outcome{flow: true, flowResult: ralph.Result{Outcome: ralph.OutcomeStop}}, code: ExitOK, reason: "stop"},
 		{name: "flow completed", out: outcome{flow: true, flowResult: ralph.Result{Outcome: ralph.OutcomeCompleted}}, code: ExitOK, reason: "completed"},
 		{name: "ralph budget", out: outcome{flow: true, flowResult: ralph.Result{Outcome: ralph.OutcomeBudgetExhausted, Iterations: 4}},

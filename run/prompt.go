@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/mattn/go-isatty"
 )
 
 // Stdin is the process's standard input as run sees it: readable, and stat-able so a
@@ -17,21 +19,18 @@ type Stdin interface {
 	Stat() (os.FileInfo, error)
 }
 
-const (
-	// maxStdin bounds what is read from stdin; more is refused rather than silently cut.
-	maxStdin = 8 << 20
-	// stdinNotice is how long a silent piped stdin is waited for before stderr says so.
-	stdinNotice = 3 * time.Second
-)
+// maxStdin bounds what is read from stdin; more is refused rather than silently cut.
+const maxStdin = 8 << 20
 
 // readPrompt assembles the task from -p, prompt words, --prompt-file and stdin, as
-// DESIGN.md says. warn reports what was ignored.
-func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (string, error) {
+// DESIGN.md says. With optional set (a --flow run, whose nodes are the prompts) no prompt is
+// needed and "" may come back. warn reports what was ignored.
+func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, optional bool, warn func(string)) (string, error) {
 	if cli.NoStdin {
 		stdin = nil
 	}
 	given := 0
-	for _, set := range []bool{cli.Prompt != "", len(cli.Words) > 0, cli.PromptFile != ""} {
+	for _, set := range []bool{cli.given["prompt"] || cli.Prompt != "", len(cli.Words) > 0, cli.given["prompt-file"] || cli.PromptFile != ""} {
 		if set {
 			given++
 		}
@@ -42,21 +41,32 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (
 
 	var prompt string
 	wantStdin := false // "-" asks for stdin as the prompt itself
+	// named is the way an instruction was given on the command line, even an empty one.
+	named := ""
 	switch {
 	case cli.Prompt == "-" || (len(cli.Words) == 1 && cli.Words[0] == "-"):
 		wantStdin = true
-	case cli.Prompt != "":
-		prompt = cli.Prompt
+	case cli.Prompt != "" || cli.given["prompt"]:
+		prompt, named = cli.Prompt, "-p"
 	case len(cli.Words) > 0:
-		prompt = strings.Join(cli.Words, " ")
-	case cli.PromptFile != "":
+		prompt, named = strings.Join(cli.Words, " "), "the prompt"
+	case cli.PromptFile != "" || cli.given["prompt-file"]:
+		if cli.PromptFile == "" {
+			return "", usagef("empty prompt: --prompt-file names no file")
+		}
 		b, err := readFileCapped(cli.PromptFile)
 		if err != nil {
 			return "", err
 		}
-		prompt = b
+		prompt, named = b, "--prompt-file "+cli.PromptFile
 	}
 	prompt = strings.TrimSpace(prompt)
+	if named != "" && prompt == "" {
+		// An instruction that came out empty (`-p "$PROMPT"` with PROMPT unset) must not be
+		// replaced by whatever is piped in: a diff is context, not a task for an agent
+		// that runs every command it wants.
+		return "", usagef("empty prompt: %s is empty (piped stdin is only ever context, never the instruction)", named)
+	}
 
 	kind := stdinKind(stdin)
 	switch {
@@ -64,22 +74,35 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (
 		if kind == stdinTerminal {
 			return "", usagef("prompt - reads stdin, but stdin is a terminal")
 		}
-		text, err := readStdin(ctx, stdin, 0, nil)
+		text, err := readStdin(ctx, stdin, 0, 0, nil)
 		if err != nil {
 			return "", err
 		}
 		prompt = strings.TrimSpace(text)
+		if prompt == "" {
+			return "", usagef("empty prompt: prompt - reads stdin, which held nothing")
+		}
 	case kind == stdinPipe || kind == stdinFile:
-		// With a prompt in hand, a pipe that never sends a byte (a CI runner's inherited
-		// stdin that stays open) is given up on after --stdin-timeout. A slow producer in
-		// front (`go test ./... | kimi-run -p ...`) only has to start writing by then.
+		// With a prompt (or a flow) in hand, a pipe that never sends a byte (a CI runner's
+		// inherited stdin that stays open) is given up on after --stdin-timeout. A slow
+		// producer in front (`go test ./... | kimi-run -p ...`) only has to start writing
+		// by then.
 		grace := time.Duration(0)
-		if prompt != "" && kind == stdinPipe {
+		if (prompt != "" || optional) && kind == stdinPipe {
 			grace = cli.StdinTimeout
 		}
-		text, err := readStdin(ctx, stdin, grace, func() {
-			warn(fmt.Sprintf("waiting for stdin, which is a pipe that has sent nothing yet (pass --no-stdin or </dev/null if nothing is piped; given up after %s)", grace))
-		})
+		notice := func() {
+			if grace > 0 {
+				warn(fmt.Sprintf("waiting for stdin, which is a pipe that has sent nothing yet (pass --no-stdin or </dev/null if nothing is piped; given up after %s)", grace))
+				return
+			}
+			// Without a prompt, stdin is the prompt: waited for as long as it takes.
+			warn("waiting for the prompt on stdin, which is a pipe that has sent nothing yet (pass -p TEXT, or --no-stdin if nothing is piped)")
+		}
+		if kind != stdinPipe || (grace > 0 && grace <= cli.StdinNotice) {
+			notice = nil // a file never keeps a reader waiting; a short grace needs no notice
+		}
+		text, err := readStdin(ctx, stdin, grace, cli.StdinNotice, notice)
 		switch {
 		case errors.Is(err, errStdinSilent):
 			warn(fmt.Sprintf("stdin sent nothing for %s; ignoring it", grace))
@@ -92,7 +115,7 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (
 			prompt = prompt + "\n\n<stdin>\n" + strings.TrimRight(text, "\n") + "\n</stdin>"
 		}
 	}
-	if prompt == "" {
+	if prompt == "" && !optional {
 		return "", usagef("empty prompt: pass -p TEXT, prompt words, --prompt-file FILE, or pipe it on stdin")
 	}
 	return prompt, nil
@@ -101,10 +124,11 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (
 type stdinType int
 
 const (
-	stdinNone stdinType = iota // /dev/null, a socket, a closed descriptor
+	stdinNone stdinType = iota // a socket, a closed descriptor
 	stdinTerminal
 	stdinPipe
 	stdinFile
+	stdinDevice // a character device that is not a terminal: /dev/null
 )
 
 func stdinKind(stdin Stdin) stdinType {
@@ -122,8 +146,11 @@ func stdinKind(stdin Stdin) stdinType {
 	case m.IsRegular():
 		return stdinFile
 	case m&os.ModeCharDevice != 0 && m&os.ModeDevice != 0:
-		// /dev/null is a character device too; treat every one like a terminal and never
-		// read it implicitly.
+		// /dev/null is a character device too. Neither is read implicitly; only `-p -`
+		// reads a device, and only one that is not a terminal.
+		if f, ok := stdin.(interface{ Fd() uintptr }); ok && !isatty.IsTerminal(f.Fd()) && !isatty.IsCygwinTerminal(f.Fd()) {
+			return stdinDevice
+		}
 		return stdinTerminal
 	}
 	return stdinNone
@@ -132,9 +159,9 @@ func stdinKind(stdin Stdin) stdinType {
 var errStdinSilent = errors.New("stdin silent")
 
 // readStdin reads stdin to EOF, at most maxStdin bytes. With grace > 0 it gives up when the
-// first byte does not arrive in time, calling notice once if it waits longer than
-// stdinNotice. It never outlives ctx.
-func readStdin(ctx context.Context, r io.Reader, grace time.Duration, notice func()) (string, error) {
+// first byte does not arrive in time. It calls notice (if not nil) once when the first byte
+// has not come after noticeAfter. It never outlives ctx.
+func readStdin(ctx context.Context, r io.Reader, grace, noticeAfter time.Duration, notice func()) (string, error) {
 	type chunk struct {
 		b   []byte
 		err error
@@ -177,11 +204,11 @@ func readStdin(ctx context.Context, r io.Reader, grace time.Duration, notice fun
 		t := time.NewTimer(grace)
 		defer t.Stop()
 		timeout = t.C
-		if notice != nil && grace > stdinNotice {
-			n := time.NewTimer(stdinNotice)
-			defer n.Stop()
-			noticed = n.C
-		}
+	}
+	if notice != nil && noticeAfter > 0 {
+		n := time.NewTimer(noticeAfter)
+		defer n.Stop()
+		noticed = n.C
 	}
 	for {
 		select {

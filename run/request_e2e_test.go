@@ -67,7 +67,7 @@ func TestSystemPrompt(t *testing.T) {
 	for _, tl := range tools {
 		names = append(names, tl.(map[string]any)["function"].(map[string]any)["name"].(string))
 	}
-	for _, want := range []string{"Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "FetchURL", "Think", "SetTodoList", "Task"} {
+	for _, want := range []string{"Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "FetchURL", "Think", "SetTodoList", "Agent"} {
 		if !contains(names, want) {
 			t.Errorf("tool %s not offered: %v", want, names)
 		}

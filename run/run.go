@@ -13,8 +13,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/exec"
-	"runtime"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
@@ -76,10 +74,11 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}
 		}
 	}()
-	if _, err := parser.Parse(args); err != nil {
+	kctx, err := parser.Parse(args)
+	if err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
-		if wantsJSON(args) {
+		if wantsJSON(args) && !kimiProfile(args) {
 			// The stream's last line is a result even when the flags did not parse.
 			output.NewJSON(sio.Stdout).Emit(event.Event{Type: event.TypeResult, Time: time.Now(), Data: event.Result{
 				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
@@ -88,6 +87,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		}
 		return ExitUsage
 	}
+	cli.given = givenFlags(kctx)
 	return execute(&cli, sio, version)
 }
 
@@ -117,16 +117,6 @@ func hostOf(raw string) string {
 		return ""
 	}
 	return u.Host
-}
-
-func shellName() string {
-	if runtime.GOOS == "windows" {
-		return "cmd"
-	}
-	if p, err := exec.LookPath("bash"); err == nil {
-		return "bash (" + p + ")"
-	}
-	return "sh"
 }
 
 func colorOK(stderr io.Writer, getenv func(string) string) bool {

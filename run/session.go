@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -68,10 +69,20 @@ type sessionPlan struct {
 	root     string
 	session  *agent.Session
 	restored *agent.Restored
+	lock     *sessionLock
 }
 
-// openSession creates or resumes the run's session as the flags say.
-func openSession(cli *CLI, workDir string, getenv func(string) string, secret string) (sessionPlan, error) {
+// close closes the context file and releases the session's lock.
+func (p sessionPlan) close() {
+	if p.session != nil {
+		p.session.Close()
+	}
+	p.lock.Unlock()
+}
+
+// openSession creates or resumes the run's session as the flags say, and locks it for this
+// run (see lockSession; notice reports a wait for the lock).
+func openSession(ctx context.Context, cli *CLI, workDir string, getenv func(string) string, secret string, notice func(string)) (sessionPlan, error) {
 	var p sessionPlan
 	if cli.NoSession {
 		if cli.Session != "" || cli.Continue {
@@ -107,25 +118,59 @@ func openSession(cli *CLI, workDir string, getenv func(string) string, secret st
 	if !validSessionID(p.id) {
 		return p, usagef("invalid session id %q: use letters, digits, '.', '_' and '-'", p.id)
 	}
-	path := filepath.Join(root, p.id, contextFile)
+	explicit := cli.Session != "" || cli.Continue
+	dir := filepath.Join(root, p.id)
+	path := filepath.Join(dir, contextFile)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return p.unsaved(explicit, root, err)
+	}
+	lock, err := lockSession(ctx, dir, p.id, cli.SessionWait, notice)
+	var ue *usageError
+	switch {
+	case errors.As(err, &ue) || ctx.Err() != nil:
+		return p, err
+	case err != nil:
+		return p.unsaved(explicit, root, err)
+	}
+	p.lock = lock
+	p, err = p.open(cli, workDir, path, secret, explicit, root)
+	if err != nil || p.session == nil {
+		lock.Unlock()
+	}
+	return p, err
+}
+
+// open resumes or creates the session's context file, the lock taken.
+func (p sessionPlan) open(cli *CLI, workDir, path, secret string, explicit bool, root string) (sessionPlan, error) {
 	opt := agent.WithRedact(func(line string) string { return redact(line, secret) })
 	if _, err := os.Stat(path); err == nil {
 		p.session, p.restored, err = agent.OpenSession(path, opt)
 		if err != nil {
-			return p, fmt.Errorf("resume session %s: %w", p.id, err)
+			return p.unsaved(explicit, root, fmt.Errorf("resume session %s: %w", p.id, err))
 		}
 		return p, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return p, fmt.Errorf("session %s: %w", p.id, err)
+		return p.unsaved(explicit, root, err)
 	}
 	if cli.Continue {
 		return p, usagef("the last session %s of %s has no context file", p.id, workDir)
 	}
-	p.session, err = agent.CreateSession(path, opt)
+	s, err := agent.CreateSession(path, opt)
 	if err != nil {
-		return p, fmt.Errorf("create session %s: %w", p.id, err)
+		return p.unsaved(explicit, root, err)
 	}
+	p.session = s
 	return p, nil
+}
+
+// unsaved handles a session that cannot be written (a read-only mount, HOME=/ for a
+// non-root user, a path through a file): a run that asked for a session by name stops
+// with a usage error; any other run goes on without one, with a warning.
+func (p sessionPlan) unsaved(explicit bool, root string, err error) (sessionPlan, error) {
+	if explicit {
+		return p, usagef("session %s cannot be kept in %s: %v (pass --session-dir DIR with a writable directory)", p.id, root, err)
+	}
+	return sessionPlan{warning: fmt.Sprintf("no session is kept: %s cannot be written (%v); pass --session-dir DIR to keep one, or --no-session", root, err)}, nil
 }
 
 // recordLast remembers the session for --continue; only runs that exit 0 call it, so a

@@ -72,7 +72,7 @@ func TestContinueResumesTheLastSuccessfulRun(t *testing.T) {
 	if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-p", "first task")}); r.code != 0 {
 		t.Fatalf("run 1: %d %s", r.code, r.stderr)
 	}
-	if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-p", "failing task", "--max-retries", "1")}); r.code != 75 {
+	if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-p", "failing task", "--max-retries", "0")}); r.code != 75 {
 		t.Fatalf("run 2: %d %s", r.code, r.stderr)
 	}
 	if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-C", "-p", "third task")}); r.code != 0 {

@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,5 +71,57 @@ func TestTodoListIsReported(t *testing.T) {
 	r = kimi(t, srv, invocation{args: []string{"-p", "plan again"}})
 	if r.code != 0 || !strings.Contains(r.stderr, "write tests") {
 		t.Errorf("text mode does not show the plan on stderr (exit %d):\n%s", r.code, r.stderr)
+	}
+}
+
+// Skills are found where Kimi CLI looks: the user's ~/.kimi/skills, ~/.claude/skills and
+// ~/.config/agents/skills, and the project's .kimi/skills from the git root; the system
+// prompt lists them, and /skill:NAME finds them there.
+func TestSkillsFromKimiDirectories(t *testing.T) {
+	home, repo := t.TempDir(), t.TempDir()
+	work := filepath.Join(repo, "service")
+	writeFiles(t, home, map[string]string{
+		".kimi/skills/changelog/SKILL.md":     "---\nname: changelog\ndescription: Write the changelog entry\n---\nAdd an entry to CHANGELOG.md for the change.\n",
+		".claude/skills/triage.md":            "Sort the open issues by severity.\n",
+		".config/agents/skills/lint/SKILL.md": "---\ndescription: user lint\n---\nRun the user's linter.\n",
+	})
+	writeFiles(t, repo, map[string]string{
+		".git/HEAD":                  "ref: refs/heads/main\n",
+		".kimi/skills/lint/SKILL.md": "---\ndescription: project lint\n---\nRun make lint.\n",
+		"service/main.go":            "package main\n",
+	})
+	srv := scripted.New(t, scripted.Text("ok"), scripted.Text("ok"))
+	env := map[string]string{"HOME": home}
+	r := kimi(t, srv, invocation{dir: work, env: env, args: []string{"-p", "/skill:triage today"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	msgs := srv.Requests()[0].Messages()
+	sys := msgs[0]["content"].(string)
+	for _, want := range []string{
+		"### Project\n- lint\n  - Path: " + filepath.Join(repo, ".kimi", "skills", "lint", "SKILL.md") + "\n  - Description: project lint",
+		"### User\n- changelog", "- triage\n  - Path: " + filepath.Join(home, ".claude", "skills", "triage.md"),
+	} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, sys)
+		}
+	}
+	if strings.Contains(sys, "user lint") {
+		t.Errorf("the user's lint skill was listed beside the project's")
+	}
+	if got := msgs[len(msgs)-1]["content"].(string); !strings.Contains(got, "Sort the open issues") || !strings.Contains(got, "today") {
+		t.Errorf("/skill:triage prompt = %q", got)
+	}
+
+	// --skills-dir replaces the discovered directories.
+	own := t.TempDir()
+	writeFiles(t, own, map[string]string{"only/SKILL.md": "---\nname: only\ndescription: the only skill\n---\nDo the one thing.\n"})
+	r = kimi(t, srv, invocation{dir: work, env: env, args: []string{"--skills-dir", own, "-p", "/skill:only"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	sys = srv.Requests()[1].Messages()[0]["content"].(string)
+	if !strings.Contains(sys, "### Extra\n- only") || strings.Contains(sys, "changelog") || strings.Contains(sys, "project lint") {
+		t.Errorf("with --skills-dir the prompt lists:\n%s", sys)
 	}
 }

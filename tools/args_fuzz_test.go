@@ -20,7 +20,7 @@ func decodeOnly() []Tool {
 		New("FetchURL", "", func(context.Context, fetchArgs) (Result, error) { return Text("ok"), nil }),
 		New("Think", "", func(context.Context, thinkArgs) (Result, error) { return Text("ok"), nil }),
 		New("SetTodoList", "", func(context.Context, todoArgs) (Result, error) { return Text("ok"), nil }),
-		New("Task", "", func(context.Context, taskArgs) (Result, error) { return Text("ok"), nil }),
+		New("Agent", "", func(context.Context, agentArgs) (Result, error) { return Text("ok"), nil }),
 		New("SendDMail", "", func(context.Context, dmailArgs) (Result, error) { return Text("ok"), nil }),
 	}
 }

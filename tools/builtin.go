@@ -19,10 +19,19 @@ type Env struct {
 	HTTPClient *http.Client
 	// Todos receives every SetTodoList update; nil discards them.
 	Todos func([]Todo)
-	// Subagent runs Task calls; nil leaves the Task tool out.
+	// Subagent runs Agent calls; nil leaves the Agent tool out.
 	Subagent Subagent
+	// SubagentTypes are the kinds of subagent Subagent knows, listed in the Agent tool's
+	// description.
+	SubagentTypes []SubagentType
+	// AddDirs are more directories the agent may work in (--add-dir), absolute: relative
+	// paths may lead into them as into the work dir.
+	AddDirs []string
 	// DMail delivers SendDMail calls; nil leaves the SendDMail tool out.
 	DMail DMailer
+	// ShellGroups, when set, records the process group of every Shell command, so that the
+	// run can end what the commands left running in the background.
+	ShellGroups *ShellGroups
 }
 
 // LookRipgrep returns the rg executable found on PATH, for Env.Ripgrep, or "" when there
@@ -69,7 +78,7 @@ func Builtins(env Env) []Tool {
 		NewThink(env),
 	}
 	if env.Subagent != nil {
-		ts = append(ts, NewTask(env))
+		ts = append(ts, NewAgent(env))
 	}
 	if env.DMail != nil {
 		ts = append(ts, NewSendDMail(env))

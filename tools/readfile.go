@@ -49,12 +49,12 @@ type readFileArgs struct {
 // NewReadFile returns the ReadFile tool, which reads text files by line.
 func NewReadFile(env Env) Tool {
 	return New("ReadFile", readFileDescription, func(ctx context.Context, in readFileArgs) (Result, error) {
-		return readFile(ctx, env.WorkDir, in)
+		return readFile(ctx, env, in)
 	})
 }
 
-func readFile(ctx context.Context, workDir string, in readFileArgs) (Result, error) {
-	path, err := resolvePath(workDir, in.Path)
+func readFile(ctx context.Context, env Env, in readFileArgs) (Result, error) {
+	path, err := resolvePath(env.WorkDir, in.Path, env.AddDirs...)
 	if err != nil {
 		return Errorf("cannot read: %v", err), nil
 	}

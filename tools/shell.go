@@ -44,7 +44,7 @@ The command runs with bash -c in the work dir, in a fresh shell each call (cd an
 
 stdout and stderr come back merged, in the order they were written, after a first line giving the exit status. Long output keeps its first {shell_head_bytes} and last {shell_tail_bytes} bytes with a note of what was left out, so redirect big outputs to a file and search that instead.
 
-timeout is in seconds: default {shell_default_timeout}, at most {shell_max_timeout}. When it expires, the command and every process it started are killed. Processes left running in the background after a command exits normally are not stopped.
+timeout is in seconds: default {shell_default_timeout}, at most {shell_max_timeout}. When it expires, the command and every process it started are killed. Processes a command leaves running in the background (for example a server started with &) keep running for later calls, and are stopped when the whole run ends.
 
 A non-zero exit status or a timeout is reported as an error.`
 
@@ -58,11 +58,13 @@ type shellArgs struct {
 type shell struct {
 	workDir string
 	grace   time.Duration
+	groups  *ShellGroups
 }
 
-// NewShell returns the Shell tool, which runs commands in env.WorkDir.
+// NewShell returns the Shell tool, which runs commands in env.WorkDir and records their
+// process groups in env.ShellGroups.
 func NewShell(env Env) Tool {
-	s := &shell{workDir: env.WorkDir, grace: shellGrace}
+	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups}
 	return New("Shell", shellDescription, s.run)
 }
 
@@ -109,6 +111,7 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	if err := cmd.Start(); err != nil {
 		return Errorf("cannot start the shell %s: %v", name, err), nil
 	}
+	s.groups.add(cmd.Process.Pid)
 	waitErr := cmd.Wait()
 	if at := stoppedAt.Load(); at != 0 {
 		s.finishGroup(cmd.Process.Pid, time.Unix(0, at).Add(s.grace))

@@ -131,6 +131,29 @@ func TestShellLeavesBackgroundProcessesAfterNormalExit(t *testing.T) {
 	}
 }
 
+func TestShellGroupsEndWhatCommandsLeftBehind(t *testing.T) {
+	dir := t.TempDir()
+	groups := &ShellGroups{}
+	s := &shell{workDir: dir, grace: 300 * time.Millisecond, groups: groups}
+	tool := New("Shell", shellDescription, s.run)
+	mustCall(t, tool, map[string]any{"command": "sleep 30 & echo $! > a; (trap '' TERM; sleep 30) & echo $! > b"})
+	mustCall(t, tool, map[string]any{"command": "echo nothing left"})
+	a, b := testkit.ReadPID(t, filepath.Join(dir, "a")), testkit.ReadPID(t, filepath.Join(dir, "b"))
+	t.Cleanup(func() { syscall.Kill(a, syscall.SIGKILL); syscall.Kill(b, syscall.SIGKILL) })
+	if testkit.ProcessGone(a) || testkit.ProcessGone(b) {
+		t.Fatalf("background processes ended before End")
+	}
+	if n := groups.End(300 * time.Millisecond); n != 1 {
+		t.Errorf("End found %d running groups, want 1", n)
+	}
+	if !testkit.ProcessGone(a) || !testkit.ProcessGone(b) {
+		t.Errorf("End left %d (gone %v) or %d, which ignores SIGTERM (gone %v)", a, testkit.ProcessGone(a), b, testkit.ProcessGone(b))
+	}
+	if n := groups.End(time.Second); n != 0 {
+		t.Errorf("a second End found %d groups", n)
+	}
+}
+
 func TestShellHugeOutputIsBounded(t *testing.T) {
 	tests := []struct {
 		name, command string

@@ -134,7 +134,7 @@ func (t schemaTool) Schema() json.RawMessage { return t.schema }
 // text replacement.
 func NewStrReplaceFile(env Env) Tool {
 	t := New("StrReplaceFile", strReplaceDescription, func(_ context.Context, in strReplaceArgs) (Result, error) {
-		return strReplace(env.WorkDir, in), nil
+		return strReplace(env, in), nil
 	})
 	var schema bytes.Buffer
 	if err := json.Compact(&schema, []byte(strReplaceSchema)); err != nil {
@@ -143,7 +143,7 @@ func NewStrReplaceFile(env Env) Tool {
 	return schemaTool{Tool: t, schema: schema.Bytes()}
 }
 
-func strReplace(workDir string, in strReplaceArgs) Result {
+func strReplace(env Env, in strReplaceArgs) Result {
 	if len(in.Edit) == 0 {
 		return Errorf("edit holds no edits; give one {\"old\", \"new\"} object or a list of them")
 	}
@@ -152,7 +152,7 @@ func strReplace(workDir string, in strReplaceArgs) Result {
 			return Errorf("edit %d of %d: old is empty; give the exact text to replace (use WriteFile to write a whole file)", i+1, len(in.Edit))
 		}
 	}
-	path, err := resolvePath(workDir, in.Path)
+	path, err := resolvePath(env.WorkDir, in.Path, env.AddDirs...)
 	if err != nil {
 		return Errorf("cannot edit: %v", err)
 	}

@@ -31,11 +31,11 @@ type writeFileArgs struct {
 // NewWriteFile returns the WriteFile tool, which creates, replaces or appends to files.
 func NewWriteFile(env Env) Tool {
 	return New("WriteFile", writeFileDescription, func(_ context.Context, in writeFileArgs) (Result, error) {
-		return writeFile(env.WorkDir, in), nil
+		return writeFile(env, in), nil
 	})
 }
 
-func writeFile(workDir string, in writeFileArgs) Result {
+func writeFile(env Env, in writeFileArgs) Result {
 	mode := in.Mode
 	if mode == "" {
 		mode = "overwrite"
@@ -43,7 +43,7 @@ func writeFile(workDir string, in writeFileArgs) Result {
 	if mode != "overwrite" && mode != "append" {
 		return Errorf("mode must be \"overwrite\" or \"append\", got %q", in.Mode)
 	}
-	path, err := resolvePath(workDir, in.Path)
+	path, err := resolvePath(env.WorkDir, in.Path, env.AddDirs...)
 	if err != nil {
 		return Errorf("cannot write: %v", err)
 	}

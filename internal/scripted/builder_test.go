@@ -40,6 +40,8 @@ func TestBuilders(t *testing.T) {
 			turn{Reasoning: "first think, ", Text: "then <speak> & done.", Finish: "stop", Usage: usage{50, 7, 57, 30}}},
 		{"cut", scripted.Reply(scripted.Say("partial answer"), scripted.Cut(), scripted.Say("never sent")),
 			turn{Text: "partial answer", Err: "unexpected EOF"}},
+		{"cut at the token limit", scripted.Reply(scripted.Say("the first half"), scripted.Finish("length")),
+			turn{Text: "the first half", Finish: "length", Usage: defaultUsage}},
 		{"end", scripted.Reply(scripted.Say("partial answer"), scripted.End()),
 			turn{Text: "partial answer"}},
 		{"status", scripted.Status(429, scripted.ErrorBody("rate_limit_reached_error", "slow down")).Header("Retry-After", "1"),

@@ -84,6 +84,10 @@ func Usage(prompt, completion, cached int) Part {
 	}
 }
 
+// Finish sets the reply's finish_reason, e.g. "length" for a reply cut at the completion
+// token limit. Without it the reply finishes with "tool_calls" or "stop".
+func Finish(reason string) Part { return func(b *replyBuilder) { b.finish = reason } }
+
 // Cut flushes and drops the connection abruptly: no finish_reason, no usage, no
 // [DONE], and the client reads an unexpected EOF. Later parts are ignored.
 func Cut() Part { return addStep(step{kind: stepCut}, true) }
@@ -111,8 +115,8 @@ func Text(s string) Response { return Reply(Say(s)) }
 func ToolCalls(calls ...Part) Response { return Reply(calls...) }
 
 // Reply streams an assistant message made of parts, in order: a role chunk, the
-// parts, a chunk with finish_reason ("tool_calls" if any Call was given, else
-// "stop"), a usage chunk with empty choices, and data: [DONE].
+// parts, a chunk with finish_reason (as set by Finish, else "tool_calls" if any
+// Call was given, else "stop"), a usage chunk with empty choices, and data: [DONE].
 func Reply(parts ...Part) Response {
 	b := replyBuilder{usage: usage{Prompt: 100, Completion: 20, Total: 120}}
 	b.chunk(delta{Role: "assistant", Content: ptr("")}, nil)
@@ -124,6 +128,9 @@ func Reply(parts ...Part) Response {
 	finish := "stop"
 	if b.calls > 0 {
 		finish = "tool_calls"
+	}
+	if b.finish != "" {
+		finish = b.finish
 	}
 	b.chunk(delta{}, &finish)
 	b.data(chunk{ID: chunkID, Object: "chat.completion.chunk", Created: createdAt, Model: Model, Choices: []choice{}, Usage: &b.usage})
@@ -181,7 +188,8 @@ type replyBuilder struct {
 	steps   []step
 	calls   int // tool calls so far, the index of the next one
 	usage   usage
-	stopped bool // a Cut, End or Hang ended the body
+	stopped bool   // a Cut, End or Hang ended the body
+	finish  string // a finish_reason set by Finish
 }
 
 func (b *replyBuilder) write(p []byte) {

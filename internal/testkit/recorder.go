@@ -26,6 +26,9 @@ func (r *Recorder) Emit(e event.Event) {
 	}
 }
 
+// Err reports no error, so a Recorder can stand in for an output sink.
+func (r *Recorder) Err() error { return nil }
+
 // Events returns a copy of the events recorded so far, in order.
 func (r *Recorder) Events() []event.Event {
 	r.mu.Lock()

@@ -7,9 +7,9 @@ import (
 	"github.com/kimi-run/kimi-run/internal/scripted"
 )
 
-func TestTaskRunsASubagent(t *testing.T) {
+func TestAgentRunsASubagent(t *testing.T) {
 	srv := scripted.New(t,
-		scripted.ToolCalls(scripted.CallID("call_task", "Task", `{"description":"count files","prompt":"Count the .txt files in the work dir and answer with the number."}`)),
+		scripted.ToolCalls(scripted.CallID("call_task", "Agent", `{"description":"count files","prompt":"Count the .txt files in the work dir and answer with the number.","subagent_type":"coder"}`)),
 		scripted.ToolCalls(scripted.Call("Shell", `{"command":"ls *.txt | wc -l"}`)),
 		scripted.Text("There are 0 text files."),
 		scripted.Text("The subagent counted 0 text files."),
@@ -27,14 +27,17 @@ func TestTaskRunsASubagent(t *testing.T) {
 	if len(sub) != 2 || !strings.HasPrefix(sub[1]["content"].(string), "Count the .txt files") {
 		t.Errorf("subagent context = %v", sub)
 	}
+	if sys := sub[0]["content"].(string); !strings.Contains(sys, "You are a subagent") {
+		t.Errorf("the coder subagent has not its own system prompt:\n%s", sys)
+	}
 	for _, tool := range reqs[1].Body["tools"].([]any) {
-		if tool.(map[string]any)["function"].(map[string]any)["name"] == "Task" {
-			t.Errorf("the subagent was offered Task")
+		if name := tool.(map[string]any)["function"].(map[string]any)["name"]; name == "Agent" || name == "SetTodoList" {
+			t.Errorf("the coder subagent was offered %s", name)
 		}
 	}
 	parent := reqs[3].Messages()
 	if c := parent[len(parent)-1]["content"].(string); !strings.Contains(c, "There are 0 text files.") {
-		t.Errorf("Task result sent to the parent = %q", c)
+		t.Errorf("Agent result sent to the parent = %q", c)
 	}
 	nested := 0
 	for _, e := range events(t, r.stdout) {
@@ -46,7 +49,7 @@ func TestTaskRunsASubagent(t *testing.T) {
 		}
 	}
 	if nested < 4 {
-		t.Errorf("only %d events are marked with the Task call id", nested)
+		t.Errorf("only %d events are marked with the Agent call id", nested)
 	}
 	res := lastResult(t, r)
 	if res["tool_calls"] != 2.0 || res["steps"] != 4.0 {

@@ -1,0 +1,155 @@
+package run
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/agentspec"
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// agentSetup is the agent a run uses, from --agent or --agent-file, with its prompts
+// rendered: a prompt that does not render is a usage error before any model call.
+type agentSetup struct {
+	spec *agentspec.Spec
+	// tools are the root agent's tool names; dmail says SendDMail is among them.
+	tools []string
+	dmail bool
+	// prompt is the root's system prompt; subPrompts those of its subagents, by name.
+	prompt     string
+	subPrompts map[string]string
+}
+
+// loadAgent reads the agent of the run and renders its prompts with vars.
+func loadAgent(cli *CLI, vars map[string]string) (*agentSetup, error) {
+	var spec *agentspec.Spec
+	var err error
+	switch {
+	case cli.Agent != "" && cli.AgentFile != "":
+		return nil, usagef("--agent and --agent-file cannot be combined")
+	case cli.AgentFile != "":
+		spec, err = agentspec.Load(cli.AgentFile)
+	case cli.Agent != "":
+		if !contains(agentspec.Builtins, cli.Agent) {
+			return nil, usagef("--agent %q: the built-in agents are %s", cli.Agent, strings.Join(agentspec.Builtins, ", "))
+		}
+		spec, err = agentspec.Builtin(cli.Agent)
+	default:
+		spec, err = agentspec.Builtin("default")
+	}
+	if err != nil {
+		return nil, usagef("%w", err)
+	}
+	s := &agentSetup{spec: spec, tools: spec.ToolNames(), subPrompts: map[string]string{}}
+	if cli.DMail && !contains(s.tools, "SendDMail") {
+		s.tools = append(s.tools, "SendDMail")
+	}
+	s.dmail = contains(s.tools, "SendDMail")
+	if s.prompt, err = spec.SystemPrompt(vars); err != nil {
+		return nil, usagef("system prompt: %w", err)
+	}
+	for _, sub := range spec.Subagents {
+		p, err := sub.Spec.SystemPrompt(vars)
+		if err != nil {
+			return nil, usagef("system prompt of subagent %s: %w", sub.Name, err)
+		}
+		s.subPrompts[sub.Name] = p
+	}
+	return s, nil
+}
+
+// subagentTypes are the subagents as the Agent tool lists them.
+func (s *agentSetup) subagentTypes() []tools.SubagentType {
+	out := make([]tools.SubagentType, len(s.spec.Subagents))
+	for i, sub := range s.spec.Subagents {
+		desc := sub.Description
+		if w := strings.Join(strings.Fields(sub.Spec.WhenToUse), " "); w != "" {
+			desc += " When to use: " + w
+		}
+		out[i] = tools.SubagentType{Name: sub.Name, Description: desc}
+	}
+	return out
+}
+
+// rootTools picks the root agent's tools from all the tools there are, and says what the
+// agent file asked for that is not there.
+func (s *agentSetup) rootTools(all []tools.Tool) ([]tools.Tool, []string) {
+	kept, missing := filterTools(all, s.tools)
+	var warnings []string
+	if contains(missing, "Agent") && len(s.spec.Subagents) == 0 {
+		missing = dropName(missing, "Agent")
+		warnings = append(warnings, fmt.Sprintf("agent %s: the Agent tool is left out because the agent has no subagents", s.spec.File))
+	}
+	if len(missing) > 0 {
+		warnings = append(warnings, fmt.Sprintf("agent %s: tools that kimi-run does not have are left out: %s", s.spec.File, strings.Join(missing, ", ")))
+	}
+	return kept, warnings
+}
+
+// subagentKinds builds the subagents of the agent file from all the tools there are: each
+// gets the tools its own file names, never Agent or SendDMail, so delegation cannot nest
+// and a subagent cannot rewind its parent. As in Kimi CLI, a subagent is an agent of its
+// own: what the root's file excludes does not bind it.
+func (s *agentSetup) subagentKinds(all []tools.Tool) (map[string]agent.SubagentKind, []string) {
+	kinds := make(map[string]agent.SubagentKind, len(s.spec.Subagents))
+	var warnings []string
+	for _, sub := range s.spec.Subagents {
+		var names []string
+		for _, n := range sub.Spec.ToolNames() {
+			if n != "Agent" && n != "SendDMail" {
+				names = append(names, n)
+			}
+		}
+		kept, missing := filterTools(all, names)
+		if len(missing) > 0 {
+			warnings = append(warnings, fmt.Sprintf("subagent %s: tools that kimi-run does not have are left out: %s", sub.Name, strings.Join(missing, ", ")))
+		}
+		kinds[sub.Name] = agent.SubagentKind{Tools: kept, SystemPrompt: s.subPrompts[sub.Name]}
+	}
+	return kinds, warnings
+}
+
+// filterTools keeps the tools of ts named in names (compared by canonical name, so Task is
+// Agent), in the order of ts, and returns the names no tool has. This is the one place a
+// toolset is cut down by name.
+func filterTools(ts []tools.Tool, names []string) (kept []tools.Tool, missing []string) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[tools.CanonicalName(n)] = true
+	}
+	have := map[string]bool{}
+	for _, t := range ts {
+		if want[t.Name()] {
+			kept = append(kept, t)
+			have[t.Name()] = true
+		}
+	}
+	for n := range want {
+		if !have[n] {
+			missing = append(missing, n)
+		}
+	}
+	sort.Strings(missing)
+	return kept, missing
+}
+
+func dropName(list []string, s string) []string {
+	var out []string
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,259 @@
+package run_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/scripted"
+)
+
+// The examples of Kimi CLI's print-mode documentation, run unchanged (with kimi-run as the
+// program name) against the scripted server.
+
+// kimiLines splits a Kimi-format stdout into its lines, failing on any that is not a JSON
+// object with a role: Kimi consumers parse every line as a message.
+func kimiLines(t *testing.T, stdout string) []string {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m["role"] == nil {
+			t.Fatalf("stdout line is not a Kimi message: %q (%v)", l, err)
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+func TestKimiDocTextExamples(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "app.py"), []byte("print('hi')\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "util.py"), []byte("x = 1\n"), 0o644)
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  *string
+		script []scripted.Response
+		stdout string
+		// user is what the model must have been asked (a part of the last user message).
+		user         string
+		quietStderr  bool
+		wantRequests int
+	}{
+		{name: "print -p", args: []string{"--print", "-p", "List all Python files in the current directory"},
+			script: []scripted.Response{
+				scripted.ToolCalls(scripted.Call("Glob", `{"pattern":"*.py"}`)),
+				scripted.Text("app.py and util.py."),
+			},
+			stdout: "app.py and util.py.\n", user: "List all Python files", wantRequests: 2},
+		{name: "print -c", args: []string{"--print", "-c", "List all Python files in the current directory"},
+			script: []scripted.Response{scripted.Text("app.py and util.py.")},
+			stdout: "app.py and util.py.\n", user: "List all Python files", wantRequests: 1},
+		{name: "stdin", args: []string{"--print"}, stdin: ptr("Explain what this code does\n"),
+			script: []scripted.Response{scripted.Text("It prints hi.")},
+			stdout: "It prints hi.\n", user: "Explain what this code does", wantRequests: 1},
+		{name: "final message only", args: []string{"--print", "-p", "Give me a Git commit message based on the current changes", "--final-message-only"},
+			script: []scripted.Response{
+				scripted.Reply(scripted.Say("Let me look at the changes first."), scripted.Call("Shell", `{"command":"ls"}`)),
+				scripted.Text("feat: add util module"),
+			},
+			stdout: "feat: add util module\n", user: "Git commit message", wantRequests: 2},
+		{name: "quiet", args: []string{"--quiet", "-p", "Give me a Git commit message based on the current changes"},
+			script: []scripted.Response{
+				scripted.ToolCalls(scripted.Call("Shell", `{"command":"ls"}`)),
+				scripted.Text("feat: add util module"),
+			},
+			stdout: "feat: add util module\n", user: "Git commit message", quietStderr: true, wantRequests: 2},
+		{name: "yolo and friends", args: []string{"--print", "--yolo", "-y", "--yes", "--auto-approve", "--afk", "-p", "Add type annotations to util.py"},
+			script: []scripted.Response{
+				scripted.ToolCalls(scripted.Call("WriteFile", `{"path":"util.py","content":"x: int = 1\n"}`)),
+				scripted.Text("Annotated."),
+			},
+			stdout: "Annotated.\n", user: "type annotations", wantRequests: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			work := t.TempDir()
+			for _, f := range []string{"app.py", "util.py"} {
+				b, _ := os.ReadFile(filepath.Join(dir, f))
+				os.WriteFile(filepath.Join(work, f), b, 0o644)
+			}
+			srv := scripted.New(t, tt.script...)
+			r := kimi(t, srv, invocation{dir: work, args: tt.args, stdin: tt.stdin})
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			if r.stdout != tt.stdout {
+				t.Errorf("stdout = %q, want %q", r.stdout, tt.stdout)
+			}
+			if tt.quietStderr && r.stderr != "" {
+				t.Errorf("--quiet: stderr = %q, want nothing", r.stderr)
+			}
+			if n := len(srv.Requests()); n != tt.wantRequests {
+				t.Fatalf("%d requests, want %d", n, tt.wantRequests)
+			}
+			users := userPrompts(srv, 0)
+			if len(users) == 0 || !strings.Contains(users[len(users)-1], tt.user) {
+				t.Errorf("the model was asked %q, want it to contain %q", users, tt.user)
+			}
+		})
+	}
+}
+
+func TestKimiDocStreamJSONExamples(t *testing.T) {
+	t.Run("hello", func(t *testing.T) {
+		t.Parallel()
+		srv := scripted.New(t, scripted.Text("Hello! How can I help you?"))
+		r := kimi(t, srv, invocation{args: []string{"--print", "-p", "Hello", "--output-format=stream-json"}})
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		if want := `{"role":"assistant","content":"Hello! How can I help you?"}` + "\n"; r.stdout != want {
+			t.Errorf("stdout = %q, want %q", r.stdout, want)
+		}
+	})
+	t.Run("tool calls", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "file1.py"), nil, 0o644)
+		os.WriteFile(filepath.Join(dir, "file2.py"), nil, 0o644)
+		srv := scripted.New(t,
+			scripted.Reply(scripted.Say("Let me check the current directory."), scripted.CallID("tc_1", "Shell", `{"command":"ls"}`)),
+			scripted.Text("There are two Python files in the current directory."),
+		)
+		r := kimi(t, srv, invocation{dir: dir, args: []string{"--print", "-p", "What is here?", "--output-format=stream-json"}})
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		lines := kimiLines(t, r.stdout)
+		if len(lines) != 3 {
+			t.Fatalf("%d lines, want 3:\n%s", len(lines), r.stdout)
+		}
+		if want := `{"role":"assistant","content":"Let me check the current directory.","tool_calls":[{"type":"function","id":"tc_1","function":{"name":"Shell","arguments":"{\"command\":\"ls\"}"}}]}`; lines[0] != want {
+			t.Errorf("line 1 = %s\nwant     %s", lines[0], want)
+		}
+		// Kimi's key order: role, content, tool_call_id; the content is what the model got.
+		if !strings.HasPrefix(lines[1], `{"role":"tool","content":"`) || !strings.HasSuffix(lines[1], `","tool_call_id":"tc_1"}`) ||
+			!strings.Contains(lines[1], `file1.py\nfile2.py`) {
+			t.Errorf("line 2 = %s", lines[1])
+		}
+		if want := `{"role":"assistant","content":"There are two Python files in the current directory."}`; lines[2] != want {
+			t.Errorf("line 3 = %s", lines[2])
+		}
+	})
+	t.Run("json input", func(t *testing.T) {
+		t.Parallel()
+		srv := scripted.New(t, scripted.Text("Hello! How can I help you?"))
+		r := kimi(t, srv, invocation{stdin: ptr(`{"role":"user","content":"Hello"}` + "\n"),
+			args: []string{"--print", "--input-format=stream-json", "--output-format=stream-json"}})
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		if want := `{"role":"assistant","content":"Hello! How can I help you?"}` + "\n"; r.stdout != want {
+			t.Errorf("stdout = %q, want %q", r.stdout, want)
+		}
+		if u := userPrompts(srv, 0); len(u) != 1 || u[0] != "Hello" {
+			t.Errorf("user messages = %q", u)
+		}
+	})
+	t.Run("retry on exit 75", func(t *testing.T) {
+		t.Parallel()
+		srv := scripted.New(t, scripted.Status(503, scripted.ErrorBody("server_error", "overloaded")).Forever())
+		r := kimi(t, srv, invocation{args: []string{"--print", "-p", "Run task"}})
+		if r.code != 75 {
+			t.Fatalf("exit %d, want 75 (retryable): %s", r.code, r.stderr)
+		}
+	})
+}
+
+func TestKimiStreamJSONShapes(t *testing.T) {
+	tests := []struct {
+		name   string
+		script []scripted.Response
+		// order is the role of each line; tool lines come as their calls finish.
+		order      string
+		assistants []string          // the assistant lines, in order
+		tools      map[string]string // tool lines by call id; a "~" prefix: the line contains the rest
+	}{
+		{name: "thinking makes a list of parts",
+			script: []scripted.Response{
+				scripted.Reply(scripted.Think("The user wants a listing."), scripted.Say("Let me look."), scripted.CallID("c1", "Shell", `{"command":"echo hi"}`)),
+				scripted.Text("Done."),
+			},
+			order: "assistant tool assistant",
+			assistants: []string{
+				`{"role":"assistant","content":[{"type":"think","think":"The user wants a listing.","encrypted":null},{"type":"text","text":"Let me look."}],"tool_calls":[{"type":"function","id":"c1","function":{"name":"Shell","arguments":"{\"command\":\"echo hi\"}"}}]}`,
+				`{"role":"assistant","content":"Done."}`,
+			},
+			tools: map[string]string{"c1": `{"role":"tool","content":"Command succeeded (exit code 0).\nhi","tool_call_id":"c1"}`}},
+		{name: "tool calls alone have empty content; errors are system parts",
+			script: []scripted.Response{
+				scripted.ToolCalls(scripted.CallID("a", "Shell", `{"command":"echo boom; exit 3"}`), scripted.CallID("b", "ReadFile", `{"path":"missing.txt"}`)),
+				scripted.Text("Both failed."),
+			},
+			order: "assistant tool tool assistant",
+			assistants: []string{
+				`{"role":"assistant","content":[],"tool_calls":[{"type":"function","id":"a","function":{"name":"Shell","arguments":"{\"command\":\"echo boom; exit 3\"}"}},{"type":"function","id":"b","function":{"name":"ReadFile","arguments":"{\"path\":\"missing.txt\"}"}}]}`,
+				`{"role":"assistant","content":"Both failed."}`,
+			},
+			tools: map[string]string{
+				"a": `{"role":"tool","content":[{"type":"text","text":"<system>ERROR: Command failed (exit code 3).</system>"},{"type":"text","text":"boom"}],"tool_call_id":"a"}`,
+				"b": `~{"role":"tool","content":"<system>ERROR: cannot read`,
+			}},
+		{name: "a retried step is written once",
+			script: []scripted.Response{
+				scripted.Reply(scripted.Say("half an ans"), scripted.Cut()),
+				scripted.Text("A whole answer."),
+			},
+			order:      "assistant",
+			assistants: []string{`{"role":"assistant","content":"A whole answer."}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := scripted.New(t, tt.script...)
+			r := kimi(t, srv, invocation{args: []string{"--print", "--output-format", "stream-json", "-p", "go"}})
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			var order, assistants []string
+			tools := map[string]string{}
+			for _, l := range kimiLines(t, r.stdout) {
+				var m map[string]any
+				json.Unmarshal([]byte(l), &m)
+				role := m["role"].(string)
+				order = append(order, role)
+				if role == "tool" {
+					tools[m["tool_call_id"].(string)] = l
+				} else {
+					assistants = append(assistants, l)
+				}
+			}
+			if got := strings.Join(order, " "); got != tt.order {
+				t.Fatalf("lines are %q, want %q:\n%s", got, tt.order, r.stdout)
+			}
+			for i, want := range tt.assistants {
+				if assistants[i] != want {
+					t.Errorf("assistant line %d = %s\nwant %s", i+1, assistants[i], want)
+				}
+			}
+			for id, want := range tt.tools {
+				got := tools[id]
+				if w, ok := strings.CutPrefix(want, "~"); ok {
+					if !strings.HasPrefix(got, w) {
+						t.Errorf("tool line %s = %s\nwant it to start with %s", id, got, w)
+					}
+				} else if got != want {
+					t.Errorf("tool line %s = %s\nwant %s", id, got, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,97 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// lockFile is the file in a session's folder that one run at a time holds locked: two runs
+// appending to one context.jsonl would interleave their records and garble the history
+// the next resume sends to the model.
+const lockFile = "kimi-run.lock"
+
+// lockPoll is how often a run waiting for a session (--session-wait) tries the lock again.
+const lockPoll = 50 * time.Millisecond
+
+// errLocked means another process holds the lock.
+var errLocked = errors.New("locked")
+
+// sessionLock is an exclusive lock on one session, held until Unlock or the process ends
+// (the kernel releases it then, whatever way the process ended).
+type sessionLock struct{ f *os.File }
+
+// lockSession takes the lock of the session in dir. When another run holds it, it fails at
+// once with a usage error, or, with wait > 0, tries again until wait has passed, calling
+// notice once to say what it waits for.
+func lockSession(ctx context.Context, dir, id string, wait time.Duration, notice func(string)) (*sessionLock, error) {
+	path := filepath.Join(dir, lockFile)
+	// Go opens files close-on-exec: commands the agent runs never inherit the lock.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(wait)
+	noticed := false
+	for {
+		err := tryLock(f)
+		if err == nil {
+			// Say who holds it, for the message of the next run that finds it taken.
+			_ = f.Truncate(0)
+			_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+			return &sessionLock{f: f}, nil
+		}
+		if !errors.Is(err, errLocked) {
+			f.Close()
+			return nil, fmt.Errorf("lock session %s: %w", id, err)
+		}
+		holder := lockHolder(path)
+		if wait <= 0 || !time.Now().Before(deadline) {
+			f.Close()
+			if wait > 0 {
+				return nil, usagef("session %s is still in use by another run%s after waiting %s", id, holder, wait)
+			}
+			return nil, usagef("session %s is in use by another run%s; wait for it to end, pass --session-wait DURATION to wait, or use another --session", id, holder)
+		}
+		if !noticed {
+			notice(fmt.Sprintf("waiting up to %s for session %s, which is in use by another run%s", wait, id, holder))
+			noticed = true
+		}
+		t := time.NewTimer(min(lockPoll, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			f.Close()
+			return nil, context.Cause(ctx)
+		case <-t.C:
+		}
+	}
+}
+
+// lockHolder describes the process that holds the lock, as far as the file tells.
+func lockHolder(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	pid := strings.TrimSpace(string(b))
+	if _, err := strconv.Atoi(pid); err != nil {
+		return ""
+	}
+	return " (pid " + pid + ")"
+}
+
+// Unlock releases the lock; nil-safe.
+func (l *sessionLock) Unlock() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = unlock(l.f)
+	l.f.Close()
+	l.f = nil
+}

@@ -1,0 +1,330 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kimi-run/kimi-run/tools/mcp"
+)
+
+// mcpSettings is the [mcp] table of Kimi CLI's config.toml.
+type mcpSettings struct {
+	Client struct {
+		ToolCallTimeoutMS int `toml:"tool_call_timeout_ms" json:"tool_call_timeout_ms"`
+	} `toml:"client" json:"client"`
+}
+
+// mcpPlan is the MCP servers a run will start, decided before any model call so that a
+// broken configuration is a usage error.
+type mcpPlan struct {
+	servers  []mcp.Server
+	warnings []string
+	startup  time.Duration
+	call     time.Duration
+	strict   bool
+}
+
+// mcpEntry is one server of an mcp.json file, in the common {"mcpServers": {NAME: …}} shape.
+type mcpEntry struct {
+	Command   string            `json:"command"`
+	Args      []string          `json:"args"`
+	Env       map[string]string `json:"env"`
+	Cwd       string            `json:"cwd"`
+	URL       string            `json:"url"`
+	Headers   map[string]string `json:"headers"`
+	Transport string            `json:"transport"`
+	Type      string            `json:"type"` // Claude Code's name for transport
+	Disabled  bool              `json:"disabled"`
+	Enabled   *bool             `json:"enabled"`
+}
+
+// mcpKnownKeys are the entry keys kimi-run reads; others draw a warning.
+var mcpKnownKeys = []string{"command", "args", "env", "cwd", "url", "headers", "transport", "type", "disabled", "enabled"}
+
+// planMCP reads the MCP configuration: --mcp-config-file files (or Kimi CLI's mcp.json when
+// none is given and it exists), then each --mcp-config text. A later server of the same name
+// replaces an earlier one. A source that does not parse is a usage error naming it.
+func planMCP(cli *CLI, getenv func(string) string, workDir string, configTimeout time.Duration) (mcpPlan, error) {
+	p := mcpPlan{startup: cli.MCPStartupTimeout, call: cli.MCPCallTimeout, strict: cli.MCPStrict}
+	if p.startup < 0 || p.call < 0 {
+		return p, usagef("MCP timeouts must not be negative")
+	}
+	if p.startup == 0 {
+		p.startup = mcp.DefaultStartupTimeout
+	}
+	if p.call == 0 {
+		p.call = firstDuration(configTimeout, mcp.DefaultCallTimeout)
+	}
+	if cli.NoMCP {
+		return p, nil
+	}
+	type source struct{ name, text string }
+	var sources []source
+	files := cli.MCPConfigFile
+	if len(files) == 0 {
+		if def := kimiShareFile(getenv, "mcp.json"); def != "" {
+			if _, err := os.Stat(def); err == nil {
+				files = []string{def}
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return p, usagef("MCP config %s: %v", def, err)
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return p, usagef("MCP config file: %w", err)
+		}
+		sources = append(sources, source{name: "MCP config " + f, text: string(data)})
+	}
+	for i, text := range cli.MCPConfig {
+		sources = append(sources, source{name: fmt.Sprintf("--mcp-config #%d", i+1), text: text})
+	}
+	entries := map[string]mcpEntry{}
+	for _, src := range sources {
+		got, warnings, err := parseMCPConfig([]byte(src.text))
+		if err != nil {
+			return p, usagef("%s: %v", src.name, err)
+		}
+		for _, w := range warnings {
+			p.warnings = append(p.warnings, src.name+": "+w)
+		}
+		for name, e := range got {
+			if _, dup := entries[name]; dup {
+				p.warnings = append(p.warnings, fmt.Sprintf("%s: MCP server %q replaces the one configured before", src.name, name))
+			}
+			entries[name] = e
+		}
+	}
+	names := make([]string, 0, len(entries))
+	for name := range entries {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	base := serverEnviron(os.Environ())
+	for _, name := range names {
+		e := entries[name]
+		if e.Disabled || (e.Enabled != nil && !*e.Enabled) {
+			continue
+		}
+		s, warnings := e.server(name, workDir, base, getenv)
+		p.warnings = append(p.warnings, warnings...)
+		p.servers = append(p.servers, s)
+	}
+	return p, nil
+}
+
+// parseMCPConfig decodes one mcp.json text and checks each server: it needs a command or a
+// URL (not both) and a transport kimi-run speaks.
+func parseMCPConfig(data []byte) (map[string]mcpEntry, []string, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, nil, fmt.Errorf("not valid JSON: %v", oneLineErr(err))
+	}
+	if top == nil {
+		return nil, nil, errors.New(`want a JSON object like {"mcpServers": {...}}`)
+	}
+	raw, ok := top["mcpServers"]
+	if !ok {
+		return nil, nil, nil
+	}
+	var servers map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &servers); err != nil {
+		return nil, nil, fmt.Errorf(`"mcpServers" must be an object of servers by name`)
+	}
+	out := map[string]mcpEntry{}
+	var warnings []string
+	for name, raw := range servers {
+		if strings.TrimSpace(name) == "" {
+			return nil, nil, errors.New("a server has an empty name")
+		}
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &keys); err != nil || keys == nil {
+			return nil, nil, fmt.Errorf("server %q: want an object", name)
+		}
+		var e mcpEntry
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		if err := dec.Decode(&e); err != nil {
+			return nil, nil, fmt.Errorf("server %q: %v", name, oneLineErr(err))
+		}
+		var unknown []string
+		for k := range keys {
+			if !slices.Contains(mcpKnownKeys, k) {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			sort.Strings(unknown)
+			warnings = append(warnings, fmt.Sprintf("MCP server %q: ignoring settings kimi-run does not support: %s", name, strings.Join(unknown, ", ")))
+		}
+		if _, err := e.transport(); err != nil {
+			return nil, nil, fmt.Errorf("server %q: %v", name, err)
+		}
+		out[name] = e
+	}
+	sort.Strings(warnings)
+	return out, warnings, nil
+}
+
+// transport decides how to reach the server.
+func (e mcpEntry) transport() (mcp.Transport, error) {
+	t := strings.ToLower(firstSet(e.Transport, e.Type))
+	switch {
+	case e.Command != "" && e.URL != "":
+		return "", errors.New(`give either "command" (stdio) or "url" (HTTP), not both`)
+	case e.Command == "" && e.URL == "":
+		return "", errors.New(`needs "command" (a stdio server) or "url" (an HTTP server)`)
+	case e.Command != "":
+		if t != "" && t != "stdio" {
+			return "", fmt.Errorf(`transport %q needs "url", not "command"`, t)
+		}
+		return mcp.Stdio, nil
+	}
+	u, err := url.Parse(e.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("url %q: want http(s)://host/path", redactURL(e.URL))
+	}
+	switch t {
+	case "http", "streamable-http", "streamable_http", "streamablehttp":
+		return mcp.HTTP, nil
+	case "sse":
+		return mcp.SSE, nil
+	case "":
+		// As FastMCP (which Kimi CLI uses) infers: an endpoint ending in /sse is the older
+		// SSE transport, anything else streamable HTTP.
+		if strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/sse") {
+			return mcp.SSE, nil
+		}
+		return mcp.HTTP, nil
+	case "stdio":
+		return "", errors.New(`transport "stdio" needs "command", not "url"`)
+	}
+	return "", fmt.Errorf("unknown transport %q (want stdio, http or sse)", t)
+}
+
+// server builds the server to start, expanding ${VAR} in env and header values.
+func (e mcpEntry) server(name, workDir string, base []string, getenv func(string) string) (mcp.Server, []string) {
+	t, _ := e.transport() // checked when parsed
+	s := mcp.Server{Name: name, Transport: t}
+	var warnings []string
+	missing := func(where string) func(string) {
+		return func(v string) {
+			warnings = append(warnings, fmt.Sprintf("MCP server %q: %s uses ${%s}, which is not set", name, where, v))
+		}
+	}
+	if t == mcp.Stdio {
+		s.Command, s.Args = e.Command, e.Args
+		s.Dir = workDir
+		if e.Cwd != "" {
+			s.Dir = e.Cwd
+			if !filepath.IsAbs(s.Dir) {
+				s.Dir = filepath.Join(workDir, s.Dir)
+			}
+		}
+		s.Env = base
+		keys := make([]string, 0, len(e.Env))
+		for k := range e.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s.Env = setEnv(s.Env, k, expandVars(e.Env[k], getenv, missing("env "+k)))
+		}
+		if len(e.Headers) > 0 {
+			warnings = append(warnings, fmt.Sprintf("MCP server %q: headers are for HTTP servers; ignored", name))
+		}
+		return s, warnings
+	}
+	s.URL = e.URL
+	if len(e.Headers) > 0 {
+		s.Headers = map[string]string{}
+		for k, v := range e.Headers {
+			s.Headers[k] = expandVars(v, getenv, missing("header "+k))
+		}
+	}
+	if len(e.Env) > 0 || len(e.Args) > 0 || e.Cwd != "" {
+		warnings = append(warnings, fmt.Sprintf("MCP server %q: env, args and cwd are for stdio servers; ignored", name))
+	}
+	sort.Strings(warnings)
+	return s, warnings
+}
+
+// mcpKeyVars are never inherited by a server: a server sees the model's API key only when its
+// own "env" entry puts it there.
+var mcpKeyVars = []string{"KIMI_API_KEY", "OPENAI_API_KEY"}
+
+// serverEnviron is the environment a stdio server inherits: ours without the API keys.
+func serverEnviron(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(mcpKeyVars, k) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// setEnv returns env with key set to value, replacing an earlier setting.
+func setEnv(env []string, key, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k != key {
+			out = append(out, kv)
+		}
+	}
+	return append(out, key+"="+value)
+}
+
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+
+// expandVars replaces ${VAR} with the variable's value and ${VAR:-default} with the value
+// or, when it is unset or empty, the default. A ${VAR} that is unset or empty becomes empty
+// and is reported to missing. Nothing else is touched, so a lone $ stays as written.
+func expandVars(s string, getenv func(string) string, missing func(string)) string {
+	return varRef.ReplaceAllStringFunc(s, func(ref string) string {
+		m := varRef.FindStringSubmatch(ref)
+		v := getenv(m[1])
+		switch {
+		case v != "":
+			return v
+		case m[2] != "":
+			return m[3]
+		}
+		missing(m[1])
+		return ""
+	})
+}
+
+// kimiShareFile is a file in Kimi CLI's share dir: $KIMI_SHARE_DIR, else ~/.kimi.
+func kimiShareFile(getenv func(string) string, name string) string {
+	share := getenv("KIMI_SHARE_DIR")
+	if share == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		share = filepath.Join(home, ".kimi")
+	}
+	return filepath.Join(share, name)
+}
+
+func firstDuration(ds ...time.Duration) time.Duration {
+	for _, d := range ds {
+		if d > 0 {
+			return d
+		}
+	}
+	return 0
+}

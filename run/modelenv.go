@@ -1,0 +1,124 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// generation holds the sampling settings Kimi CLI reads from KIMI_MODEL_* variables for a
+// kimi provider. They reach every request body of the run.
+type generation struct {
+	temperature *float64
+	topP        *float64
+	// completionCap is a hard cap on max_completion_tokens: positive caps every request
+	// (also below what the context window leaves), negative sends no cap at all, 0 keeps
+	// kimi-run's default (the room left in a configured window).
+	completionCap int
+}
+
+// modelEnv is what the KIMI_MODEL_* variables say beyond the name and the window.
+type modelEnv struct {
+	generation
+	// capabilities replaces the model's capabilities when KIMI_MODEL_CAPABILITIES is set.
+	capabilities []string
+	warnings     []string
+}
+
+// knownCapabilities are the capabilities Kimi CLI knows; it drops the others silently, we
+// drop them with a warning.
+var knownCapabilities = map[string]bool{"thinking": true, "always_thinking": true, "image_in": true, "video_in": true}
+
+// readModelEnv parses KIMI_MODEL_TEMPERATURE, KIMI_MODEL_TOP_P,
+// KIMI_MODEL_MAX_COMPLETION_TOKENS (or its older name KIMI_MODEL_MAX_TOKENS) and
+// KIMI_MODEL_CAPABILITIES. A value that does not parse is a usage error: a CI job should
+// not run with a setting silently dropped.
+func readModelEnv(getenv func(string) string) (modelEnv, error) {
+	var m modelEnv
+	for _, v := range []struct {
+		name string
+		dst  **float64
+		max  float64
+	}{
+		{"KIMI_MODEL_TEMPERATURE", &m.temperature, 2},
+		{"KIMI_MODEL_TOP_P", &m.topP, 1},
+	} {
+		raw := strings.TrimSpace(getenv(v.name))
+		if raw == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > v.max {
+			return m, usagef("%s must be a number from 0 to %g, got %q", v.name, v.max, raw)
+		}
+		*v.dst = &f
+	}
+	for _, name := range []string{"KIMI_MODEL_MAX_COMPLETION_TOKENS", "KIMI_MODEL_MAX_TOKENS"} {
+		raw := strings.TrimSpace(getenv(name))
+		if raw == "" {
+			continue
+		}
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			return m, usagef("%s must be a whole number of tokens (0 or less: send no cap), got %q", name, raw)
+		}
+		m.completionCap = n
+		if n <= 0 {
+			m.completionCap = -1
+		}
+		break // the first one set wins, as in Kimi CLI
+	}
+	if raw, ok := lookup(getenv, "KIMI_MODEL_CAPABILITIES"); ok {
+		m.capabilities = []string{}
+		for _, c := range strings.Split(raw, ",") {
+			c = strings.ToLower(strings.TrimSpace(c))
+			switch {
+			case c == "":
+			case knownCapabilities[c]:
+				m.capabilities = append(m.capabilities, c)
+			default:
+				m.warnings = append(m.warnings, fmt.Sprintf("KIMI_MODEL_CAPABILITIES: unknown capability %q ignored (known: thinking, always_thinking, image_in, video_in)", c))
+			}
+		}
+	}
+	return m, nil
+}
+
+// lookup reports a variable that is set and not blank.
+func lookup(getenv func(string) string, name string) (string, bool) {
+	v := getenv(name)
+	return v, strings.TrimSpace(v) != ""
+}
+
+// alwaysThinking reports whether a model thinks whatever the switch says: its
+// capabilities say so, or, as Kimi CLI derives it, its id names a thinking or reasoning
+// model. Such a model is not sent the default_thinking switch.
+func alwaysThinking(model string, capabilities []string) bool {
+	for _, c := range capabilities {
+		if c == "always_thinking" {
+			return true
+		}
+	}
+	id := strings.ToLower(model)
+	return strings.Contains(id, "thinking") || strings.Contains(id, "reason")
+}
+
+// requestFields are the fields merged into every request body: Kimi's thinking switch and
+// the sampling settings.
+func (c config) requestFields() map[string]json.RawMessage {
+	fields := extraBody(c.thinking)
+	add := func(name string, v *float64) {
+		if v == nil {
+			return
+		}
+		if fields == nil {
+			fields = map[string]json.RawMessage{}
+		}
+		fields[name] = json.RawMessage(strconv.FormatFloat(*v, 'g', -1, 64))
+	}
+	add("temperature", c.gen.temperature)
+	add("top_p", c.gen.topP)
+	return fields
+}

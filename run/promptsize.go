@@ -1,0 +1,24 @@
+package run
+
+import "fmt"
+
+// promptTokens estimates the tokens of the task's text the way the agent estimates context:
+// about four bytes a token.
+func promptTokens(p plan) int {
+	return (len(p.prompt) + len(p.request)) / 4
+}
+
+// checkPromptSize refuses a prompt that cannot fit the model's context window before any
+// model call: compaction cannot shrink the one message the run starts with, and the
+// provider would reject every request. When the window is only assumed (not configured),
+// a prompt over it gets a warning instead, since the real window may be larger.
+func checkPromptSize(p plan, cfg config) (warning string, err error) {
+	tokens := promptTokens(p)
+	if tokens <= cfg.maxContext {
+		return "", nil
+	}
+	if cfg.contextKnown {
+		return "", usagef("the prompt is about %d tokens, more than the model's context window of %d tokens (--max-context-size, KIMI_MODEL_MAX_CONTEXT_SIZE or the config file): pass less, or a file the agent can read in parts", tokens, cfg.maxContext)
+	}
+	return fmt.Sprintf("the prompt is about %d tokens, more than the context window of %d tokens assumed when none is configured; the provider may refuse it (set --max-context-size to the model's window)", tokens, cfg.maxContext), nil
+}

@@ -1,0 +1,115 @@
+package run
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/ralph"
+)
+
+// addDirs checks --add-dir: each must be a directory. They come back absolute, once each,
+// without those inside the work dir, which the agent may use anyway (as Kimi CLI does).
+func addDirs(cli *CLI, workDir string) ([]string, error) {
+	var out []string
+	for _, d := range cli.AddDir {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, usagef("--add-dir %s: %v", d, err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, usagef("--add-dir %s is not a directory", d)
+		}
+		if rel, err := filepath.Rel(workDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		if !contains(out, abs) {
+			out = append(out, abs)
+		}
+	}
+	return out, nil
+}
+
+// findSkills discovers the skills of the run: --skills-dir (which must exist) or the
+// project's and the user's, then extra_skill_dirs from the config file.
+func findSkills(cli *CLI, cfg config, getenv func(string) string) (*ralph.Skills, error) {
+	for _, d := range cli.SkillsDir {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return nil, usagef("--skills-dir %s is not a directory", d)
+		}
+	}
+	dirs := make([]string, len(cli.SkillsDir))
+	for i, d := range cli.SkillsDir {
+		dirs[i], _ = filepath.Abs(d)
+	}
+	home := getenv("HOME")
+	if home == "" && runtime.GOOS == "windows" {
+		home = getenv("USERPROFILE")
+	}
+	return ralph.FindSkills(ralph.SkillOptions{
+		WorkDir:        cfg.workDir,
+		ProjectRoot:    agent.ProjectRoot(cfg.workDir),
+		Home:           home,
+		SkillsDirs:     dirs,
+		ExtraDirs:      cfg.extraSkillDirs,
+		FirstBrandOnly: !cfg.mergeSkills,
+	}), nil
+}
+
+// promptVars are the built-in variables of the system prompt templates.
+func promptVars(workDir string, dirs []string, skills *ralph.Skills) map[string]string {
+	name, path := shellInfo()
+	return agent.PromptVars(agent.PromptEnv{
+		WorkDir: workDir, Now: time.Now(), GOOS: runtime.GOOS, ShellName: name, ShellPath: path,
+		AddDirs: dirs, Skills: skills.PromptList(),
+	})
+}
+
+// shellInfo names the shell the Shell tool runs: bash when it is on PATH, else sh.
+func shellInfo() (name, path string) {
+	if runtime.GOOS == "windows" {
+		return "cmd", ""
+	}
+	for _, n := range []string{"bash", "sh"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return n, p
+		}
+	}
+	return "sh", "/bin/sh"
+}
+
+// workspace is what a run's agent knows about where it works: the extra directories, the
+// skills and the agent with its rendered prompts.
+type workspace struct {
+	addDirs []string
+	skills  *ralph.Skills
+	agent   *agentSetup
+}
+
+// setupWorkspace checks --add-dir, --skills-dir and the agent flags, finds the skills and
+// renders the prompts; warn reports what the user asked for that is left out.
+func setupWorkspace(cli *CLI, cfg config, getenv func(string) string, warn func(string)) (*workspace, error) {
+	dirs, err := addDirs(cli, cfg.workDir)
+	if err != nil {
+		return nil, err
+	}
+	skills, err := findSkills(cli, cfg, getenv)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range skills.Warnings {
+		warn(w)
+	}
+	a, err := loadAgent(cli, promptVars(cfg.workDir, dirs, skills))
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range a.spec.Warnings {
+		warn(w)
+	}
+	return &workspace{addDirs: dirs, skills: skills, agent: a}, nil
+}

@@ -1,0 +1,227 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kimi-run/kimi-run/internal/mcptest"
+	"github.com/kimi-run/kimi-run/tools/mcp"
+)
+
+// serverBin is the stdio test server, built once.
+var serverBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcp-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	serverBin = filepath.Join(dir, "mcp-test-server")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", serverBin, "../../internal/mcptest/cmd/mcp-test-server")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the test server:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func stdio(name string, args ...string) mcp.Server {
+	return mcp.Server{Name: name, Transport: mcp.Stdio, Command: serverBin,
+		Args: append([]string{"-name", name}, args...), Env: os.Environ()}
+}
+
+func find(t *testing.T, ts []*mcp.Tool, name string) *mcp.Tool {
+	t.Helper()
+	for _, tool := range ts {
+		if tool.Name() == name {
+			return tool
+		}
+	}
+	t.Fatalf("no tool %q", name)
+	return nil
+}
+
+func call(t *testing.T, tool *mcp.Tool, args string) (string, bool) {
+	t.Helper()
+	res, err := tool.Run(context.Background(), json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("Run returned a Go error: %v", err)
+	}
+	return res.Output, res.IsError
+}
+
+func TestStdioAndHTTPServers(t *testing.T) {
+	web := httptest.NewServer(mcptest.Handler(mcptest.Options{Name: "web"}, "tok3n"))
+	defer web.Close()
+	old := httptest.NewServer(mcptest.SSEHandler(mcptest.Options{Name: "old"}))
+	defer old.Close()
+	set := mcp.Start(context.Background(), []mcp.Server{
+		stdio("local"),
+		{Name: "web", Transport: mcp.HTTP, URL: web.URL, Headers: map[string]string{"Authorization": "Bearer tok3n"}},
+		{Name: "old", Transport: mcp.SSE, URL: old.URL},
+	}, mcp.Options{})
+	defer set.Close()
+	for _, st := range set.Statuses() {
+		if st.Err != nil {
+			t.Fatalf("%s: %v", st.Name, st.Err)
+		}
+	}
+	ts := set.Tools([]string{"Shell"})
+	// Both servers offer the same tools, so every one is prefixed with its server's name.
+	if out, isErr := call(t, find(t, ts, "local__echo"), `{"text":"hi"}`); isErr || out != "local says: hi" {
+		t.Errorf("local echo = %q, %v", out, isErr)
+	}
+	if out, isErr := call(t, find(t, ts, "web__echo"), `{"text":"hi"}`); isErr || out != "web says: hi" {
+		t.Errorf("web echo = %q, %v", out, isErr)
+	}
+	if out, isErr := call(t, find(t, ts, "old__echo"), `{"text":"hi"}`); isErr || out != "old says: hi" {
+		t.Errorf("SSE echo = %q, %v", out, isErr)
+	}
+	if out, _ := call(t, find(t, ts, "web__add"), `{"a":2,"b":3}`); out != `{"sum":5}` {
+		t.Errorf("add = %q", out)
+	}
+	if out, isErr := call(t, find(t, ts, "local__fail"), `{"reason":"nope"}`); !isErr || !strings.Contains(out, "nope") {
+		t.Errorf("fail = %q, %v", out, isErr)
+	}
+	if out, _ := call(t, find(t, ts, "local__picture"), `{}`); out != fmt.Sprintf("a picture:\n[image: image/png, %d bytes, not shown]", len(mcptest.PNG)) {
+		t.Errorf("picture = %q", out)
+	}
+	if !find(t, ts, "web__echo").ReadOnly() || find(t, ts, "web__add").ReadOnly() {
+		t.Errorf("read-only hints not carried")
+	}
+}
+
+func TestWrongTokenFailsStart(t *testing.T) {
+	web := httptest.NewServer(mcptest.Handler(mcptest.Options{Name: "web"}, "right"))
+	defer web.Close()
+	set := mcp.Start(context.Background(), []mcp.Server{{Name: "web", Transport: mcp.HTTP, URL: web.URL,
+		Headers: map[string]string{"Authorization": "Bearer wrong"}}}, mcp.Options{})
+	defer set.Close()
+	if err := set.Statuses()[0].Err; err == nil {
+		t.Fatal("started with the wrong token")
+	}
+	if ts := set.Tools(nil); len(ts) != 0 {
+		t.Errorf("a failed server offers %d tools", len(ts))
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	set := mcp.Start(context.Background(), []mcp.Server{
+		stdio("good"),
+		stdio("hangs", "-hang"),
+		stdio("exits", "-fail", "cannot open the database"),
+		{Name: "missing", Transport: mcp.Stdio, Command: "/nonexistent/mcp-server"},
+	}, mcp.Options{StartupTimeout: 2 * time.Second})
+	defer set.Close()
+	want := map[string]string{
+		"good":    "",
+		"hangs":   "within 2s",
+		"exits":   "exited during start-up (exit status 1); stderr: cannot open the database",
+		"missing": "/nonexistent/mcp-server",
+	}
+	for _, st := range set.Statuses() {
+		switch {
+		case want[st.Name] == "" && st.Err != nil:
+			t.Errorf("%s: %v", st.Name, st.Err)
+		case want[st.Name] != "" && (st.Err == nil || !strings.Contains(st.Err.Error(), want[st.Name])):
+			t.Errorf("%s: error %v, want it to mention %q", st.Name, st.Err, want[st.Name])
+		}
+	}
+	if ts := set.Tools(nil); len(ts) == 0 || ts[0].Server() != "good" {
+		t.Errorf("tools = %v", ts)
+	}
+}
+
+func TestCrashAndTimeout(t *testing.T) {
+	var mu sync.Mutex
+	var exited []string
+	crashed := make(chan struct{})
+	set := mcp.Start(context.Background(), []mcp.Server{stdio("s")}, mcp.Options{
+		CallTimeout: 300 * time.Millisecond,
+		Exited: func(server string, err error) {
+			mu.Lock()
+			exited = append(exited, server+": "+err.Error())
+			mu.Unlock()
+			close(crashed)
+		},
+	})
+	defer set.Close()
+	ts := set.Tools(nil)
+	if out, isErr := call(t, find(t, ts, "slow"), `{"ms":5000}`); !isErr || !strings.Contains(out, "within 300ms") {
+		t.Errorf("slow = %q, %v", out, isErr)
+	}
+	// The server still answers after a timed-out call.
+	if out, isErr := call(t, find(t, ts, "echo"), `{"text":"still there"}`); isErr {
+		t.Errorf("echo after timeout = %q", out)
+	}
+	if out, isErr := call(t, find(t, ts, "crash"), `{}`); !isErr || !strings.Contains(out, "exit status 3") {
+		t.Errorf("crash = %q, %v", out, isErr)
+	}
+	<-crashed
+	mu.Lock()
+	if len(exited) != 1 || !strings.Contains(exited[0], "crashing on purpose") {
+		t.Errorf("exit reports = %q", exited)
+	}
+	mu.Unlock()
+	if out, isErr := call(t, find(t, ts, "echo"), `{"text":"x"}`); !isErr || !strings.Contains(out, "no longer running") {
+		t.Errorf("echo after crash = %q, %v", out, isErr)
+	}
+}
+
+func TestCloseKillsTheProcessGroup(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	dir := t.TempDir()
+	pidFile, childFile := filepath.Join(dir, "server.pid"), filepath.Join(dir, "child.pid")
+	set := mcp.Start(context.Background(), []mcp.Server{
+		stdio("s", "-pidfile", pidFile, "-child-pidfile", childFile),
+		stdio("stuck", "-hang", "-pidfile", filepath.Join(dir, "stuck.pid")),
+	}, mcp.Options{StartupTimeout: 500 * time.Millisecond})
+	pids := []int{readPID(t, pidFile), readPID(t, childFile), readPID(t, filepath.Join(dir, "stuck.pid"))}
+	set.Close()
+	for _, pid := range pids {
+		if !gone(pid) {
+			t.Errorf("process %d outlived Close", pid)
+		}
+	}
+}
+
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// gone reports whether pid has exited; a zombie (not yet reaped by its new parent) counts.
+func gone(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	s := string(stat)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}

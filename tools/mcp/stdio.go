@@ -1,0 +1,207 @@
+package mcp
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// process is a running stdio server. kimi-run holds its own ends of three pipes; the child
+// holds the others. Pipes rather than exec's copying goroutines, so that waiting for the
+// process never waits for a grandchild that inherited stderr.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // our write end of the server's stdin
+	stdout *os.File // our read end of the server's stdout
+	stderr *os.File // our read end of the server's stderr
+
+	exited  chan struct{} // closed once the process has been waited for
+	waitErr error
+
+	stderrDone chan struct{} // closed when the stderr reader has stopped
+	tail       *tail
+
+	stopOnce sync.Once
+}
+
+// startProcess starts a stdio server in its own process group, with stderr lines going to
+// onLine (when not nil) and into a short tail kept for error messages.
+func startProcess(s Server, onLine func(server, line string)) (*process, error) {
+	if s.Command == "" {
+		return nil, errors.New("no command")
+	}
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Env = s.Env
+	cmd.Dir = s.Dir
+	isolate(cmd)
+
+	var parent, child []*os.File
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			parent = append(parent, r, w)
+		}
+		return r, w, err
+	}
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			f.Close()
+		}
+	}
+	inR, inW, err1 := pipe()
+	outR, outW, err2 := pipe()
+	errR, errW, err3 := pipe()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		closeAll(parent)
+		return nil, fmt.Errorf("creating pipes: %w", err)
+	}
+	child = []*os.File{inR, outW, errW}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll(parent)
+		return nil, fmt.Errorf("cannot start: %w", err)
+	}
+	closeAll(child)
+
+	p := &process{
+		cmd: cmd, stdin: inW, stdout: outR, stderr: errR,
+		exited:     make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		tail:       &tail{},
+	}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	go p.readStderr(func(line string) {
+		if onLine != nil {
+			onLine(s.Name, line)
+		}
+	})
+	return p, nil
+}
+
+// maxStderrLine is the longest stderr line passed on; the rest of a longer one is dropped.
+const maxStderrLine = 4096
+
+func (p *process) readStderr(onLine func(string)) {
+	defer close(p.stderrDone)
+	r := bufio.NewReaderSize(p.stderr, maxStderrLine)
+	for {
+		line, isPrefix, err := r.ReadLine()
+		if len(line) > 0 {
+			s := strings.TrimRight(string(line), "\r")
+			p.tail.add(s)
+			onLine(s)
+		}
+		for isPrefix && err == nil { // skip the rest of an over-long line
+			_, isPrefix, err = r.ReadLine()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *process) hasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// exitErr describes how the process ended; call it after exited is closed.
+func (p *process) exitErr() error {
+	if p.waitErr == nil {
+		return errors.New("exit status 0")
+	}
+	return p.waitErr
+}
+
+// drainStderr gives the stderr reader a moment to take in the last lines of a process that
+// has just ended, so that error messages can quote them.
+func (p *process) drainStderr() {
+	select {
+	case <-p.stderrDone:
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// stop closes the server's stdin and waits briefly for it to go (when graceful), then
+// signals its whole process group: SIGTERM, then SIGKILL. The group is killed in the end
+// even when the server itself exited, so that nothing it started in the background survives.
+func (p *process) stop(graceful bool) {
+	p.stopOnce.Do(func() {
+		p.stdin.Close()
+		grace := stdinGrace
+		if !graceful {
+			grace = 0
+		}
+		if !p.waitExit(grace) {
+			signalGroup(p.cmd.Process, false)
+			if !p.waitExit(termGrace) {
+				signalGroup(p.cmd.Process, true)
+				p.waitExit(killWait)
+			}
+		}
+		signalGroup(p.cmd.Process, true)
+		waitGroupGone(p.cmd.Process, killWait)
+		p.stdout.Close()
+		p.drainStderr()
+		p.stderr.Close()
+	})
+}
+
+// kill sends SIGKILL to the process group without waiting.
+func (p *process) kill() { signalGroup(p.cmd.Process, true) }
+
+func (p *process) waitExit(d time.Duration) bool {
+	select {
+	case <-p.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// tail keeps the last few stderr lines of a server, shortened, for error messages.
+type tail struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+const (
+	tailLines = 3
+	tailWidth = 200
+)
+
+func (t *tail) add(line string) {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return
+	}
+	if r := []rune(line); len(r) > tailWidth {
+		line = string(r[:tailWidth]) + "…"
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = append(t.lines, line)
+	if len(t.lines) > tailLines {
+		t.lines = t.lines[len(t.lines)-tailLines:]
+	}
+}
+
+// String joins the kept lines with " | ".
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.Join(t.lines, " | ")
+}

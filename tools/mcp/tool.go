@@ -1,0 +1,87 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// Tool is one tool of an MCP server, offered to the model under a name that is unique in the
+// run (see Set.Tools). It implements tools.Tool.
+type Tool struct {
+	name   string // the name the model calls
+	orig   string // the server's own name for it
+	desc   string
+	schema json.RawMessage
+	conn   *conn
+	ro     bool
+}
+
+// Name is the name offered to the model.
+func (t *Tool) Name() string { return t.name }
+
+// Description is the server's description, after a line naming the server.
+func (t *Tool) Description() string { return t.desc }
+
+// Schema is the server's input schema.
+func (t *Tool) Schema() json.RawMessage { return t.schema }
+
+// Server is the name of the server the tool belongs to.
+func (t *Tool) Server() string { return t.conn.server.Name }
+
+// ServerName is the server's own name for the tool, which may differ from Name.
+func (t *Tool) ServerName() string { return t.orig }
+
+// ReadOnly reports whether the server marks the tool as not changing its environment
+// (the readOnlyHint annotation). It is the server's claim, not a guarantee.
+func (t *Tool) ReadOnly() bool { return t.ro }
+
+// Run calls the tool on its server within the call timeout. Every failure — a crashed
+// server, a timeout, a protocol error, the tool's own error — is an error result for the
+// model; Run never returns a Go error, so one broken server cannot stop the run.
+func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	c := t.conn
+	if c.proc != nil && c.proc.hasExited() {
+		return tools.Errorf("MCP server %q is no longer running (%v); its tools cannot be used for the rest of this run",
+			c.server.Name, c.proc.exitErr()), nil
+	}
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if args[0] != '{' || !json.Valid(args) {
+		return tools.Errorf("invalid arguments for %s: expected a JSON object", t.name), nil
+	}
+	timeout := c.set.opts.callTimeout()
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := c.session.CallTool(callCtx, &sdk.CallToolParams{Name: t.orig, Arguments: args})
+	var rpcErr *jsonrpc.Error // an error the server answered with, as opposed to a broken link
+	answered := errors.As(err, &rpcErr)
+	closed := errors.Is(err, sdk.ErrConnectionClosed)
+	err = scrubURL(err, c.server.URL)
+	switch {
+	case err == nil:
+		return formatResult(res), nil
+	case ctx.Err() != nil:
+		return tools.Errorf("the call to %s was cancelled", t.name), nil
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		return tools.Errorf("MCP server %q did not answer the call to %s within %s; the call was cancelled",
+			c.server.Name, t.name, timeout), nil
+	case !answered && c.proc != nil && c.proc.waitExit(killWait):
+		return tools.Errorf("MCP server %q stopped during the call (%v); its tools cannot be used for the rest of this run",
+			c.server.Name, c.proc.exitErr()), nil
+	case closed:
+		return tools.Errorf("MCP server %q closed the connection: %v", c.server.Name, err), nil
+	default:
+		return tools.Errorf("MCP server %q: %v", c.server.Name, err), nil
+	}
+}
+
+var _ tools.Tool = (*Tool)(nil)

@@ -1,0 +1,74 @@
+package tools
+
+import (
+	"sync"
+	"time"
+)
+
+// ShellGroups records the process group of every Shell call, so that what a command left
+// running in the background (a server started with &, a watcher) can be ended when the run
+// ends rather than outlive it. It is safe for concurrent use. Groups are a Unix notion: on
+// Windows, End finds nothing to end.
+type ShellGroups struct {
+	mu   sync.Mutex
+	pids []int
+}
+
+// add records the group led by pid (each Shell command runs in a group of its own).
+func (g *ShellGroups) add(pid int) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pids = append(g.pids, pid)
+}
+
+// End stops every recorded group that still has a running process: SIGTERM, then SIGKILL
+// for what is left after grace. It waits until they are gone (a moment more after SIGKILL)
+// and returns how many groups it found running. A process that left its group (setsid, a
+// double-forking daemon) is out of reach.
+func (g *ShellGroups) End(grace time.Duration) int {
+	if g == nil {
+		return 0
+	}
+	g.mu.Lock()
+	pids := g.pids
+	g.pids = nil
+	g.mu.Unlock()
+	var live []int
+	for _, pid := range pids {
+		if groupAlive(pid) {
+			live = append(live, pid)
+			_ = signalGroup(pid, false)
+		}
+	}
+	if len(live) == 0 {
+		return 0
+	}
+	waitGroups(live, time.Now().Add(grace))
+	for _, pid := range live {
+		if groupAlive(pid) {
+			_ = signalGroup(pid, true)
+		}
+	}
+	waitGroups(live, time.Now().Add(time.Second))
+	return len(live)
+}
+
+// waitGroups polls until no group of pids has a running process, or until deadline.
+func waitGroups(pids []int, deadline time.Time) {
+	for time.Now().Before(deadline) {
+		alive := false
+		for _, pid := range pids {
+			if groupAlive(pid) {
+				alive = true
+				break
+			}
+		}
+		if !alive {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
