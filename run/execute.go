@@ -256,7 +256,7 @@ func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.
 	var res ralph.Result
 	var err error
 	if plan.flow != nil {
-		res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
+		res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh, Request: plan.request})
 	} else {
 		res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
 	}
