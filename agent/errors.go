@@ -79,13 +79,18 @@ func oneLine(s string) string {
 }
 
 // Retryable reports whether err is worth another attempt: network failures, cut or empty
-// replies, and HTTP 408, 409, 429 and 5xx. Never 400, 401, 403, 404 or a cancelled run.
+// replies, and HTTP 408, 409, 429 and 5xx. Never 400, 401, 403, 404, a cancelled run or a
+// used-up budget.
 func Retryable(err error) bool {
 	if err == nil {
 		return false
 	}
 	if errors.Is(err, context.Canceled) {
 		return false
+	}
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return false // waiting does not make a budget grow
 	}
 	if errors.Is(err, ErrIncompleteStream) || errors.Is(err, ErrEmptyReply) || errors.Is(err, ErrStreamIdle) {
 		return true

@@ -152,4 +152,6 @@ type UsageTotals struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
 	CachedTokens int `json:"cached_tokens"`
+	// CostUSD is the usage priced in US dollars; absent when the model's prices are unknown.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }

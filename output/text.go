@@ -78,7 +78,7 @@ func NewText(stdout, stderr io.Writer, opts TextOptions) *Text {
 // fieldsOrder puts the key=value fields of progress lines in reading order.
 var fieldsOrder = []string{
 	"reason", "exit_code", "http_status", "steps", "tool_calls", "iterations", "choice",
-	"tokens_in", "tokens_out", "tokens_cached", "duration",
+	"tokens_in", "tokens_out", "tokens_cached", "cost", "duration",
 	"model", "host", "tools", "node", "version", "session",
 }
 
@@ -166,6 +166,9 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 	if r.Usage.CachedTokens > 0 {
 		ev = ev.Int("tokens_cached", r.Usage.CachedTokens)
 	}
+	if r.Usage.CostUSD != nil {
+		ev = ev.Str("cost", fmt.Sprintf("$%.4f", *r.Usage.CostUSD))
+	}
 	ev = ev.Str("duration", formatMS(r.DurationMS))
 	if r.SessionID != "" {
 		ev = ev.Str("session", r.SessionID)
@@ -194,6 +197,10 @@ func reasonText(reason string, failed bool) string {
 		return "failed: the provider refused the credentials"
 	case "transient":
 		return "failed: the provider kept failing after all retries"
+	case "budget":
+		return "stopped: the token or cost budget ran out"
+	case "schema":
+		return "failed: the final answer does not match the JSON schema"
 	}
 	if failed {
 		return "failed"

@@ -41,6 +41,20 @@ type CLI struct {
 	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn and error show only failures, like --quiet."`
 	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
+	// Guardrails for unattended runs (issue 12): budgets, structured output, tool rules, sandbox.
+	MaxTokensTotal   int      `name:"max-tokens-total" placeholder:"N" help:"Most input+output tokens the whole run may use (subagents, compaction and re-asks included); running out exits 6."`
+	MaxCostUSD       float64  `name:"max-cost-usd" placeholder:"USD" help:"Most US dollars the whole run may cost, from the model's prices; running out exits 6."`
+	PriceInput       *float64 `name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
+	PriceCachedInput *float64 `name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
+	PriceOutput      *float64 `name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
+	JSONSchema       string   `name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7."`
+	Tools            []string `name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`
+	AllowedTools     []string `name:"allowed-tools" sep:"none" placeholder:"RULES" help:"Run only tool calls matching these rules: Name, or Shell(PATTERN) with PATTERN a glob on the command line. Tools no rule names are not offered."`
+	DisallowedTools  []string `name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
+	Sandbox          string   `name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Linux Landlock: read-only (write only the run's temp dir) or workspace-write (also the work dir and --add-dir dirs)."`
+	SandboxNetwork   string   `name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
+	AddDir           []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent works in: writable under --sandbox workspace-write (repeatable; must exist)."`
+
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
 	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`
@@ -49,5 +63,6 @@ type CLI struct {
 const description = `Run a coding agent once, without a person present: every tool is approved automatically.
 
 Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit or loop guard,
-4 Ralph/flow budget used up, 5 authentication refused, 75 transient provider failure
-after retries, 124 --timeout, 130/143 SIGINT/SIGTERM.`
+4 Ralph/flow budget used up, 5 authentication refused, 6 token or cost budget used up
+(--max-tokens-total, --max-cost-usd), 7 final answer never matched --json-schema,
+75 transient provider failure after retries, 124 --timeout, 130/143 SIGINT/SIGTERM.`

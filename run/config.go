@@ -33,6 +33,8 @@ type config struct {
 	maxSteps, maxRetries int
 	reserve              int
 	triggerRatio         float64
+	// Budgets (run/budget.go).
+	budget budgetConfig
 }
 
 func firstPositive(vals ...int) int {
@@ -127,6 +129,10 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 			return c, usagef("KIMI_MODEL_MAX_CONTEXT_SIZE must be a positive number of tokens")
 		}
 		c.maxContext, c.contextKnown = n, true
+	}
+
+	if c.budget, err = resolveBudget(cli, entry); err != nil {
+		return c, err
 	}
 
 	u, err := url.Parse(c.baseURL)

@@ -60,6 +60,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 
 	cfg, err := resolve(cli, sio.Getenv)
 	r.secret = cfg.apiKey
+	r.budget = cfg.budget
 	stdout.add(cfg.apiKey)
 	stderr.add(cfg.apiKey)
 	if err != nil {
@@ -114,7 +115,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	var names []string
 	a := agent.New(agent.Config{
-		Model: agent.NewOpenAI(agent.OpenAIConfig{
+		Model: withBudget(agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL:       cfg.baseURL,
 			APIKey:        cfg.apiKey,
 			Model:         cfg.model,
@@ -122,7 +123,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			ExtraBody:     extraBody(cfg.thinking),
 			Headers:       headers(cfg.headers, version),
 			SendReasoning: cfg.thinking != nil && *cfg.thinking,
-		}),
+		}), cfg.budget),
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
 		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown,
@@ -285,6 +286,7 @@ type runState struct {
 	sessionID string
 	session   sessionPlan
 	secret    string
+	budget    budgetConfig
 }
 
 func (r *runState) emit(t event.Type, data any) {
@@ -302,7 +304,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		Error:          v.err,
 		Steps:          st.Steps,
 		ToolCalls:      st.ToolCalls,
-		Usage:          event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens},
+		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens,
+			CostUSD: r.budget.costUSD(st.Usage)},
 		DurationMS:     time.Since(r.started).Milliseconds(),
 		SessionID:      r.sessionID,
 	}
