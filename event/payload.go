@@ -125,18 +125,20 @@ type Warning struct {
 
 // Result is always the last event of a run.
 type Result struct {
-	Status         string      `json:"status"`
-	TerminalReason string      `json:"terminal_reason"`
-	ExitCode       int         `json:"exit_code"`
-	FinalText      string      `json:"final_text"`
-	Error          *ErrorInfo  `json:"error,omitempty"`
-	Steps          int         `json:"steps"`
-	ToolCalls      int         `json:"tool_calls"`
-	Iterations     int         `json:"iterations"`
-	LastChoice     string      `json:"last_choice,omitempty"`
-	Usage          UsageTotals `json:"usage"`
-	DurationMS     int64       `json:"duration_ms"`
-	SessionID      string      `json:"session_id"`
+	Status         string `json:"status"`
+	TerminalReason string `json:"terminal_reason"`
+	ExitCode       int    `json:"exit_code"`
+	FinalText      string `json:"final_text"`
+	// StructuredOutput is the final answer as compact JSON when --json-schema accepted it.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
+	Error            *ErrorInfo      `json:"error,omitempty"`
+	Steps            int             `json:"steps"`
+	ToolCalls        int             `json:"tool_calls"`
+	Iterations       int             `json:"iterations"`
+	LastChoice       string          `json:"last_choice,omitempty"`
+	Usage            UsageTotals     `json:"usage"`
+	DurationMS       int64           `json:"duration_ms"`
+	SessionID        string          `json:"session_id"`
 }
 
 // ErrorInfo describes why a run failed.

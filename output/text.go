@@ -25,6 +25,10 @@ type TextOptions struct {
 	Verbose bool
 	// Timestamps starts each stderr line with the event's time of day (15:04:05, local).
 	Timestamps bool
+	// JSONOnly prints the result's structured output (compact, one line) instead of the
+	// final text, and nothing when there is none: under --json-schema stdout holds JSON
+	// that matched the schema, or nothing.
+	JSONOnly bool
 }
 
 // Text is the plain-text sink: the final answer on stdout, progress on stderr. It is safe
@@ -117,6 +121,10 @@ func (s *Text) finish(e event.Event, r event.Result) {
 	failed := r.Status != "success"
 	if failed || !s.opts.Quiet {
 		s.summary(e, r, failed)
+	}
+	if s.opts.JSONOnly {
+		s.writeAnswer(string(r.StructuredOutput))
+		return
 	}
 	s.writeAnswer(r.FinalText)
 }

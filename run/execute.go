@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -22,6 +23,8 @@ type outcome struct {
 	stop       event.StopReason
 	flow       bool // Ralph or a flow ran
 	flowResult ralph.Result
+	// structured is the final answer as compact JSON, when --json-schema accepted it.
+	structured json.RawMessage
 }
 
 // execute runs a parsed command line and returns the exit code.
@@ -46,6 +49,8 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			Quiet:   cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error",
 			Color:   colorOK(rawStderr, sio.Getenv),
 			Verbose: cli.LogLevel == "debug",
+			// Under --json-schema stdout carries only the JSON that matched it.
+			JSONOnly: cli.JSONSchema != "",
 		})
 	}
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started}
@@ -163,9 +168,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 
 	var out outcome
+	var turner ralph.Turner = a
+	if plan.schema != nil {
+		turner = schemaTurner{Turner: a, note: plan.schema.instruction(plan.flow != nil || plan.ralph != 0)}
+	}
 	switch {
 	case plan.flow != nil || plan.ralph != 0:
-		runner := &ralph.Runner{Turner: a, Rewinder: a, Sink: sink}
+		runner := &ralph.Runner{Turner: turner, Rewinder: a, Sink: sink}
 		var res ralph.Result
 		if plan.flow != nil {
 			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
@@ -175,8 +184,11 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		out = outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
 	default:
 		var t event.TurnOutcome
-		t, err = a.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
+		t, err = turner.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
 		out = outcome{finalText: t.FinalText, stop: t.StopReason}
+	}
+	if plan.schema != nil && schemaDue(out, err) {
+		out, err = plan.schema.settle(ctx, a, out, func(msg string) { r.emit(event.TypeWarning, event.Warning{Message: msg}) })
 	}
 	return r.finish(ctx, out, a.Stats(), err)
 }
@@ -236,10 +248,16 @@ type plan struct {
 	flow   *ralph.Flow
 	moves  int
 	ralph  int
+	// schema is --json-schema, compiled; nil without one.
+	schema *outputSchema
 }
 
 func planRun(cli *CLI, workDir, prompt string) (plan, error) {
 	p := plan{prompt: prompt, ralph: cli.Ralph}
+	var err error
+	if p.schema, err = loadSchema(cli.JSONSchema); err != nil {
+		return p, err
+	}
 	if cli.Ralph < -1 {
 		return p, usagef("--ralph must be -1 (no limit), 0 (off) or a positive number of extra iterations")
 	}
@@ -306,8 +324,11 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		ToolCalls:      st.ToolCalls,
 		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens,
 			CostUSD: r.budget.costUSD(st.Usage)},
-		DurationMS:     time.Since(r.started).Milliseconds(),
-		SessionID:      r.sessionID,
+		DurationMS: time.Since(r.started).Milliseconds(),
+		SessionID:  r.sessionID,
+	}
+	if v.code == ExitOK {
+		res.StructuredOutput = out.structured
 	}
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations

@@ -104,6 +104,10 @@ func judge(out outcome, err error, cause error) verdict {
 			return verdict{code: ExitAuth, reason: "auth", err: info}
 		}
 	}
+	var se *SchemaError
+	if errors.As(err, &se) {
+		return verdict{code: ExitSchema, reason: "schema", err: &event.ErrorInfo{Kind: "schema", Message: se.Error()}}
+	}
 	var be *agent.BudgetError
 	if errors.As(err, &be) {
 		// The budget's own words: the wrapping (flow node, model call) adds nothing.
