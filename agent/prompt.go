@@ -17,6 +17,8 @@ type PromptEnv struct {
 	Shell   string // e.g. "bash (/bin/bash)"
 	// ToolNames lists the tools offered, for the tool-use rules.
 	ToolNames []string
+	// Sandbox says what the sandbox allows; empty: nothing is sandboxed.
+	Sandbox string
 }
 
 // Listing and AGENTS.md bounds keep the prompt small in huge repositories.
@@ -38,8 +40,13 @@ func SystemPrompt(env PromptEnv) string {
 - Several independent tool calls may go in one reply; they run at the same time.
 - Tool results may carry notes in <system> tags from the runtime; treat them as facts about the tool call.
 - Do not commit, push or rewrite git history unless the task asks for it.
-- Nothing here is sandboxed: commands run on the real machine with your user's rights. Avoid destructive commands (rm -rf outside the work directory, killing unrelated processes, changing system settings).
-- Your final message is what the caller receives (often written straight into a file). Make it the answer itself: concise, complete, no chatter about what you are going to do.
+`)
+	if env.Sandbox != "" {
+		b.WriteString("- " + env.Sandbox + " Avoid destructive commands all the same.\n")
+	} else {
+		b.WriteString("- Nothing here is sandboxed: commands run on the real machine with your user's rights. Avoid destructive commands (rm -rf outside the work directory, killing unrelated processes, changing system settings).\n")
+	}
+	b.WriteString(`- Your final message is what the caller receives (often written straight into a file). Make it the answer itself: concise, complete, no chatter about what you are going to do.
 - Answer in the language of the task.
 
 # Environment

@@ -33,6 +33,7 @@ const (
 	TypeUsage           Type = "usage"
 	TypeTodo            Type = "todo"
 	TypeWarning         Type = "warning"
+	TypeToolDenied      Type = "tool_denied"
 	TypeResult          Type = "result"
 )
 

@@ -123,6 +123,17 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
+// ToolDenied reports a tool call that the tool rules (--allowed-tools, --disallowed-tools)
+// or the sandbox refused; the model received an error result for it.
+type ToolDenied struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Rule is the rule that refused the call: "Shell(rm *)", or "sandbox"; empty when no
+	// allow rule matched.
+	Rule    string `json:"rule,omitempty"`
+	Message string `json:"message"`
+}
+
 // Result is always the last event of a run.
 type Result struct {
 	Status         string `json:"status"`
@@ -134,11 +145,13 @@ type Result struct {
 	Error            *ErrorInfo      `json:"error,omitempty"`
 	Steps            int             `json:"steps"`
 	ToolCalls        int             `json:"tool_calls"`
-	Iterations       int             `json:"iterations"`
-	LastChoice       string          `json:"last_choice,omitempty"`
-	Usage            UsageTotals     `json:"usage"`
-	DurationMS       int64           `json:"duration_ms"`
-	SessionID        string          `json:"session_id"`
+	// ToolDenials counts the tool calls refused by the tool rules or the sandbox.
+	ToolDenials int         `json:"tool_denials,omitempty"`
+	Iterations  int         `json:"iterations"`
+	LastChoice  string      `json:"last_choice,omitempty"`
+	Usage       UsageTotals `json:"usage"`
+	DurationMS  int64       `json:"duration_ms"`
+	SessionID   string      `json:"session_id"`
 }
 
 // ErrorInfo describes why a run failed.

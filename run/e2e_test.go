@@ -75,6 +75,8 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 		"HOME":            t.TempDir(),
 		"KIMI_API_KEY":    testKey,
 		"KIMI_MODEL_NAME": "test-model",
+		// Tests may run as root on a bare VM; the warning for that has its own test.
+		"KIMI_RUN_NO_ROOT_WARNING": "1",
 	}
 	if srv != nil {
 		env["KIMI_BASE_URL"] = srv.URL()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"runtime"
 	"strings"
@@ -89,6 +90,12 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	g, err := newGuard(cli, cfg.workDir, sio.Getenv)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	defer g.sandbox.close()
+	r.guard = g
 	sess, err := openSession(cli, cfg.workDir, sio.Getenv, cfg.apiKey)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -100,8 +107,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 
 	env := tools.Env{
-		WorkDir: cfg.workDir,
-		Ripgrep: tools.LookRipgrep(),
+		WorkDir:     cfg.workDir,
+		Ripgrep:     tools.LookRipgrep(),
+		ShellPrefix: g.sandbox.shellPrefix(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -119,6 +127,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		retryPolicy.BaseDelay = -1 // no backoff at all
 	}
 	var names []string
+	var guardErr error
 	a := agent.New(agent.Config{
 		Model: withBudget(agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL:       cfg.baseURL,
@@ -138,7 +147,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		DMail:   cli.DMail,
 		Tools: func(d agent.Delegates) []tools.Tool {
 			env.Subagent, env.DMail = d.Subagent, d.DMail
-			ts := tools.Builtins(env)
+			// The guard goes last, once every tool is in the list.
+			ts, err := g.apply(tools.Builtins(env), r.emit)
+			guardErr = err
 			names = toolNames(ts)
 			return ts
 		},
@@ -146,16 +157,22 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		SystemPrompt: func(ts []tools.Tool) string {
 			return agent.SystemPrompt(agent.PromptEnv{
 				WorkDir: cfg.workDir, Now: time.Now(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-				Shell: shellName(), ToolNames: toolNames(ts),
+				Shell: shellName(), ToolNames: toolNames(ts), Sandbox: g.sandbox.promptNote(),
 			})
 		},
 	})
+	if guardErr != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, guardErr)
+	}
 	r.emit(event.TypeInit, event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
 	})
 	for _, msg := range early {
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
+	}
+	if w := rootWarning(cli.Sandbox, os.Geteuid(), sio.Getenv, fileExists, os.ReadFile); w != "" {
+		r.emit(event.TypeWarning, event.Warning{Message: w})
 	}
 	if sess.warning != "" {
 		r.emit(event.TypeWarning, event.Warning{Message: sess.warning})
@@ -305,6 +322,7 @@ type runState struct {
 	session   sessionPlan
 	secret    string
 	budget    budgetConfig
+	guard     *guard
 }
 
 func (r *runState) emit(t event.Type, data any) {
@@ -329,6 +347,9 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	}
 	if v.code == ExitOK {
 		res.StructuredOutput = out.structured
+	}
+	if r.guard != nil {
+		res.ToolDenials = int(r.guard.denials.Load())
 	}
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations

@@ -21,6 +21,9 @@ type Env struct {
 	Subagent Subagent
 	// DMail delivers SendDMail calls; nil leaves the SendDMail tool out.
 	DMail DMailer
+	// ShellPrefix, when set, runs every Shell command under another program: the shell and
+	// its arguments follow these words (the sandbox's helper, which confines the command).
+	ShellPrefix []string
 }
 
 // Todo is one entry of the agent's plan, as set by SetTodoList.

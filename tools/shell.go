@@ -58,11 +58,12 @@ type shellArgs struct {
 type shell struct {
 	workDir string
 	grace   time.Duration
+	prefix  []string
 }
 
 // NewShell returns the Shell tool, which runs commands in env.WorkDir.
 func NewShell(env Env) Tool {
-	s := &shell{workDir: env.WorkDir, grace: shellGrace}
+	s := &shell{workDir: env.WorkDir, grace: shellGrace, prefix: env.ShellPrefix}
 	return New("Shell", shellDescription, s.run)
 }
 
@@ -89,6 +90,10 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	defer cancel()
 	out := newHeadTail(shellHeadBytes, shellTailBytes)
 	name, args := shellCommand(in.Command)
+	if len(s.prefix) > 0 {
+		args = append(append(append([]string(nil), s.prefix[1:]...), name), args...)
+		name = s.prefix[0]
+	}
 	cmd := exec.CommandContext(runCtx, name, args...)
 	cmd.Dir = s.workDir
 	cmd.Env = append(os.Environ(), shellEnv...)
