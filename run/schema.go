@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/ralph"
@@ -21,20 +23,30 @@ import (
 // for again before the run fails with exit 7.
 const schemaReasks = 2
 
-// outputSchema is a compiled --json-schema and its text, which the model is shown.
+// outputSchema is a resolved --json-schema and its text, which the model is shown.
 type outputSchema struct {
-	schema *jsonschema.Schema
+	schema *jsonschema.Resolved
 	text   string
 }
 
+// schemaVersions are the $schema values the validator understands: drafts 2020-12 (also
+// assumed when a schema names none) and 7.
+var schemaVersions = map[string]bool{
+	"": true,
+	"https://json-schema.org/draft/2020-12/schema": true,
+	"http://json-schema.org/draft-07/schema#":      true,
+	"https://json-schema.org/draft-07/schema#":     true,
+	"http://json-schema.org/draft-07/schema":       true,
+}
+
 // loadSchema reads --json-schema: inline JSON when the value starts like a JSON object (or
-// is true/false, which are schemas too), a file otherwise. Drafts 2020-12 (the default when
-// the schema names none) and 7 are understood; $refs may name local files but never URLs.
+// is true/false, which are schemas too), a file otherwise. A $ref may name other local files
+// (relative to the schema file), never a URL: a run does not fetch its schema.
 func loadSchema(spec string) (*outputSchema, error) {
 	if strings.TrimSpace(spec) == "" {
 		return nil, nil
 	}
-	raw, loc := []byte(spec), "inline.schema.json"
+	raw, base := []byte(spec), ""
 	if t := strings.TrimSpace(spec); !strings.HasPrefix(t, "{") && t != "true" && t != "false" {
 		data, err := os.ReadFile(spec)
 		if err != nil {
@@ -44,26 +56,45 @@ func loadSchema(spec string) (*outputSchema, error) {
 		if err != nil {
 			return nil, usagef("--json-schema: %w", err)
 		}
-		raw, loc = data, abs
+		raw, base = data, (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	name := schemaName(spec)
+	sch, err := parseSchema(raw)
 	if err != nil {
-		return nil, usagef("--json-schema %s is not JSON: %v", schemaName(spec), err)
+		return nil, usagef("--json-schema %s is not a JSON Schema: %v", name, oneLineErr(err))
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, usagef("--json-schema %s: %v", schemaName(spec), oneLineErr(err))
+	if !schemaVersions[sch.Schema] {
+		return nil, usagef("--json-schema %s: $schema %q is not supported; use draft 2020-12 or draft 7", name, sch.Schema)
 	}
-	sch, err := c.Compile(loc)
+	resolved, err := sch.Resolve(&jsonschema.ResolveOptions{BaseURI: base, Loader: fileLoader})
 	if err != nil {
-		return nil, usagef("--json-schema %s is not a valid JSON Schema: %v", schemaName(spec), oneLineErr(err))
+		return nil, usagef("--json-schema %s: %v", name, oneLineErr(err))
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, raw); err != nil {
-		return nil, usagef("--json-schema %s is not JSON: %v", schemaName(spec), err)
+		return nil, usagef("--json-schema %s is not JSON: %v", name, err)
 	}
-	return &outputSchema{schema: sch, text: compact.String()}, nil
+	return &outputSchema{schema: resolved, text: compact.String()}, nil
+}
+
+func parseSchema(raw []byte) (*jsonschema.Schema, error) {
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
+		return nil, err
+	}
+	return &sch, nil
+}
+
+// fileLoader loads the schemas a $ref names, from local files only.
+func fileLoader(u *url.URL) (*jsonschema.Schema, error) {
+	if u.Scheme != "file" {
+		return nil, fmt.Errorf("$ref %s: only local files are loaded, not URLs", u.Redacted())
+	}
+	data, err := os.ReadFile(filepath.FromSlash(u.Path))
+	if err != nil {
+		return nil, fmt.Errorf("$ref: %w", err)
+	}
+	return parseSchema(data)
 }
 
 func schemaName(spec string) string {
@@ -90,45 +121,28 @@ func (s *outputSchema) instruction(flow bool) string {
 }
 
 // check validates an answer. It returns the answer as compact JSON when it is valid, and
-// otherwise the problems, one per line.
+// otherwise the problem found.
 func (s *outputSchema) check(answer string) (json.RawMessage, []string) {
 	text := extractJSON(answer)
 	if text == "" {
 		return nil, []string{"the answer is empty; it must be a JSON value"}
 	}
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
-	if err != nil {
+	var inst any
+	dec := json.NewDecoder(strings.NewReader(text))
+	if err := dec.Decode(&inst); err != nil {
 		return nil, []string{"the answer is not JSON: " + err.Error()}
 	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, []string{"the answer is not JSON: more follows the first JSON value"}
+	}
 	if err := s.schema.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return nil, validationProblems(ve)
-		}
-		return nil, []string{err.Error()}
+		return nil, []string{strings.TrimPrefix(oneLineErr(err), "validating root: ")}
 	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, []byte(text)); err != nil {
 		return nil, []string{"the answer is not JSON: " + err.Error()}
 	}
 	return out.Bytes(), nil
-}
-
-// validationProblems lists the validator's findings, one line each, without its first
-// line (which names the schema file, not the problem).
-func validationProblems(ve *jsonschema.ValidationError) []string {
-	var out []string
-	for i, line := range strings.Split(ve.Error(), "\n") {
-		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "- "))
-		if i == 0 && strings.HasPrefix(line, "jsonschema validation failed") || line == "" {
-			continue
-		}
-		out = append(out, line)
-	}
-	if len(out) == 0 {
-		out = []string{oneLineErr(ve)}
-	}
-	return out
 }
 
 var fence = regexp.MustCompile("(?s)```[A-Za-z0-9_+-]*[ \t]*\r?\n(.*?)\r?\n?```")

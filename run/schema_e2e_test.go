@@ -121,7 +121,7 @@ func TestJSONSchemaNeverMet(t *testing.T) {
 			if res["terminal_reason"] != "schema" || e["kind"] != "schema" || res["structured_output"] != nil {
 				t.Errorf("result = %v", res)
 			}
-			if !strings.Contains(msg, "at '/count': got string, want integer") || !strings.Contains(msg, `Last answer: {"count": "2", "files": []}`) {
+			if !strings.Contains(msg, `/properties/count: type: 2 has type "string", want "integer"`) || !strings.Contains(msg, `Last answer: {"count": "2", "files": []}`) {
 				t.Errorf("error message = %q, want the findings and the last answer", msg)
 			}
 			if res["final_text"] != `{"count": "2", "files": []}` {
