@@ -25,12 +25,15 @@ func (p Prices) Cost(u TokenUsage) float64 {
 // through it (the agent's steps, subagents, which share the parent's Model, compaction
 // summaries and re-asks), so the check before each call is the one place a limit is kept.
 //
-// Before a call it estimates the prompt (four characters a token), refuses the call with a
-// *BudgetError when the prompt alone would not fit in what is left, and otherwise caps the
-// completion at what is left after the prompt. The total can therefore pass a limit only by
-// the amount the estimate fell short of the prompt's real size, and never by more than the
-// prompts of the calls running at that moment. What is left is reserved while a call runs,
-// so subagents running in parallel cannot all spend the same remainder.
+// Before a call it estimates the prompt (four characters a token) and refuses the call with
+// a *BudgetError when the prompt alone would not fit in what is left. Otherwise it caps the
+// completion at what is left after the prompt, when the request already carries a cap (the
+// context window is known) or when what is left is at most MaxUncappedRoom tokens. A larger
+// cap is not sent: providers reject a max_completion_tokens above the model's longest reply,
+// which is unknown here. So the total passes a limit by at most the amount the estimate fell
+// short of the last prompt, plus, while more than MaxUncappedRoom was left and no window is
+// known, the part of the last reply beyond what was left. What is left is reserved while a
+// call runs, so subagents running in parallel cannot all spend the same remainder.
 //
 // Budget is safe for concurrent use.
 type Budget struct {
@@ -46,6 +49,11 @@ type Budget struct {
 	reservedTok int
 	reservedUSD float64
 }
+
+// MaxUncappedRoom is the most completion tokens a Budget asks for on its own: every current
+// model accepts a max_completion_tokens this small, and below it the cap is what keeps the
+// last call within the budget.
+const MaxUncappedRoom = 4096
 
 // BudgetKind names the limit a BudgetError ran into.
 type BudgetKind string
@@ -124,14 +132,23 @@ func (b *Budget) reserve(prompt, cap int) (limit, resTok int, resUSD float64, er
 			}
 			limit = capAt(limit, n)
 		}
-		resUSD = promptUSD + float64(limit)*b.Prices.Output/1e6
+		resUSD = promptUSD + float64(reserveFor(limit))*b.Prices.Output/1e6
 	}
 	if b.MaxTokens > 0 {
-		resTok = prompt + limit
+		resTok = prompt + reserveFor(limit)
 	}
 	b.reservedTok += resTok
 	b.reservedUSD += resUSD
 	return limit, resTok, resUSD, nil
+}
+
+// reserveFor is the completion a running call holds back from the budget: its cap, or
+// MaxUncappedRoom when it has none (more would refuse parallel calls for no reason).
+func reserveFor(cap int) int {
+	if cap <= 0 {
+		return MaxUncappedRoom
+	}
+	return cap
 }
 
 // settle releases a call's reservation and counts what it used.
@@ -145,12 +162,16 @@ func (b *Budget) settle(resTok int, resUSD float64, u TokenUsage) {
 	b.spent.CachedTokens += u.CachedTokens
 }
 
-// capAt lowers a completion cap (0: none) to at most n.
+// capAt lowers a completion cap (0: none) to at most n. With no cap yet, one is set only
+// when n is small enough for any model to accept (see MaxUncappedRoom).
 func capAt(cap, n int) int {
-	if cap <= 0 || n < cap {
-		return n
+	if cap <= 0 {
+		if n <= MaxUncappedRoom {
+			return n
+		}
+		return 0
 	}
-	return cap
+	return min(cap, n)
 }
 
 // counted is what a call is charged: the usage the provider reported or, when it reported

@@ -46,15 +46,42 @@ func TestBudgetStopsBeforeTheCallThatWouldNotFit(t *testing.T) {
 }
 
 func TestBudgetCapsTheCompletion(t *testing.T) {
-	h := newHarness(t, []scripted.Response{scripted.Text("short")})
-	budgeted(h, &agent.Budget{MaxTokens: 5000})
-	if _, err := h.turn(t, "hello"); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name      string
+		max       int
+		window    int // the context window the agent knows; 0: unknown
+		low, high float64
+	}{
+		// The prompt is a few dozen tokens: the cap is what is left of 3000 after it.
+		{name: "little left", max: 3000, low: 2900, high: 3000},
+		// Plenty left and no window known: no cap, since a cap above the model's longest
+		// reply would be rejected.
+		{name: "plenty left", max: 1_000_000},
+		// The window is known, so the agent sends a cap of its own; the budget lowers it.
+		{name: "window known", max: 20_000, window: 100_000, low: 19_900, high: 20_000},
+		{name: "window smaller", max: 1_000_000, window: 10_000, low: 8_000, high: 10_000},
 	}
-	got, ok := h.srv.Requests()[0].Body["max_completion_tokens"].(float64)
-	// The prompt is a few dozen tokens: the cap is what is left of 5000 after it.
-	if !ok || got >= 5000 || got < 4800 {
-		t.Errorf("max_completion_tokens = %v, want just under 5000", h.srv.Requests()[0].Body["max_completion_tokens"])
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, []scripted.Response{scripted.Text("short")})
+			if tt.window > 0 {
+				h.agent.Compaction = agent.Compaction{MaxContext: tt.window, CapCompletion: true}
+			}
+			budgeted(h, &agent.Budget{MaxTokens: tt.max})
+			if _, err := h.turn(t, "hello"); err != nil {
+				t.Fatal(err)
+			}
+			got, ok := h.srv.Requests()[0].Body["max_completion_tokens"].(float64)
+			if tt.high == 0 {
+				if ok {
+					t.Errorf("max_completion_tokens = %v, want none", got)
+				}
+				return
+			}
+			if !ok || got < tt.low || got >= tt.high {
+				t.Errorf("max_completion_tokens = %v, want in [%v, %v)", h.srv.Requests()[0].Body["max_completion_tokens"], tt.low, tt.high)
+			}
+		})
 	}
 }
 
