@@ -66,20 +66,30 @@ func TestTokenBudgetEndsTheRunResumably(t *testing.T) {
 func TestTokenBudgetCoversSubagents(t *testing.T) {
 	// The parent delegates; the subagent's call spends from the same budget, so the
 	// parent's next call is refused.
-	srv := scripted.New(t,
-		spend(scripted.Call("Task", `{"description":"look","prompt":"find the parser"}`)),
-		spend(scripted.Say("The parser is in parse.go.")),
-		scripted.Text("never sent"),
-	)
-	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--max-tokens-total", "23000", "-p", "delegate"}})
-	if r.code != 6 {
-		t.Fatalf("exit = %d, want 6\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	if res := lastResult(t, r); res["terminal_reason"] != "budget" {
-		t.Errorf("result = %v", res)
-	}
-	if n := len(srv.Requests()); n != 2 {
-		t.Errorf("server got %d requests, want 2", n)
+	for _, format := range []string{"text", "stream-json"} {
+		t.Run(format, func(t *testing.T) {
+			srv := scripted.New(t,
+				spend(scripted.Call("Task", `{"description":"look","prompt":"find the parser"}`)),
+				spend(scripted.Say("The parser is in parse.go.")),
+				scripted.Text("never sent"),
+			)
+			r := kimi(t, srv, invocation{args: []string{"--output-format", format, "--max-tokens-total", "23000", "-p", "delegate"}})
+			if r.code != 6 {
+				t.Fatalf("exit = %d, want 6\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			if n := len(srv.Requests()); n != 2 {
+				t.Errorf("server got %d requests, want 2", n)
+			}
+			if format == "text" {
+				if !strings.Contains(r.stderr, "the token or cost budget ran out") || !strings.Contains(r.stderr, "exit_code=6") {
+					t.Errorf("stderr does not say why:\n%s", r.stderr)
+				}
+				return
+			}
+			if res := lastResult(t, r); res["terminal_reason"] != "budget" {
+				t.Errorf("result = %v", res)
+			}
+		})
 	}
 }
 
