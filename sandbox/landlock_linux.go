@@ -36,7 +36,8 @@ func check(p Policy) error {
 }
 
 // presets are go-landlock's configurations by ABI version; presets[v-1] is ABI v.
-var presets = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7}
+var presets = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6,
+	landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
 
 // preset returns the configuration of the kernel's ABI, capped at the newest one used here.
 func preset(abi int) landlock.Config {
@@ -68,8 +69,8 @@ func restrict(p Policy) error {
 		rules = append(rules, read, write, landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing())
 	}
 	if p.NoNetwork {
-		// No port rules: every TCP bind and connect is refused (UDP too from ABI 10 on,
-		// which needs a newer go-landlock preset than this build caps at).
+		// No port rules: every TCP bind and connect is refused, and from ABI 10 on every
+		// UDP bind and send too (DNS included).
 		cfg.HandledAccessNet = base.HandledAccessNet
 		if abi >= 6 {
 			cfg.Scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
