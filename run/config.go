@@ -54,6 +54,8 @@ type config struct {
 	mergeSkills    bool
 	// mcpCallTimeout is [mcp.client] tool_call_timeout_ms; 0 when unset.
 	mcpCallTimeout time.Duration
+	// Budgets (run/budget.go).
+	budget budgetConfig
 }
 
 func firstPositive(vals ...int) int {
@@ -210,6 +212,10 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 			return c, usagef("KIMI_MODEL_MAX_CONTEXT_SIZE must be a positive number of tokens")
 		}
 		c.maxContext, c.contextKnown = n, true
+	}
+
+	if c.budget, err = resolveBudget(cli, entry); err != nil {
+		return c, err
 	}
 
 	u, err := url.Parse(c.baseURL)

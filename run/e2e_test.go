@@ -16,12 +16,18 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/sandbox"
 )
 
 // binary is the kimi-run executable built once for the end-to-end tests.
 var binary string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		// An in-process run.Main with --sandbox starts its own executable, this test
+		// binary, as the sandbox helper: act as one rather than run every test again.
+		os.Exit(sandbox.Helper(os.Args[2:], os.Stderr))
+	}
 	dir, err := os.MkdirTemp("", "kimi-run-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -75,6 +81,8 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 		"HOME":            t.TempDir(),
 		"KIMI_API_KEY":    testKey,
 		"KIMI_MODEL_NAME": "test-model",
+		// Tests may run as root on a bare VM; the warning for that has its own test.
+		"KIMI_RUN_NO_ROOT_WARNING": "1",
 	}
 	if srv != nil {
 		env["KIMI_BASE_URL"] = srv.URL()

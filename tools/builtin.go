@@ -30,6 +30,9 @@ type Env struct {
 	// ShellGroups, when set, records the process group of every Shell command, so that the
 	// run can end what the commands left running in the background.
 	ShellGroups *ShellGroups
+	// ShellPrefix, when set, runs every Shell command under another program: the shell and
+	// its arguments follow these words (the sandbox's helper, which confines the command).
+	ShellPrefix []string
 }
 
 // Todo is one entry of the agent's plan, as set by SetTodoList.
