@@ -69,7 +69,7 @@ func TestTokenBudgetCoversSubagents(t *testing.T) {
 	for _, format := range []string{"text", "stream-json"} {
 		t.Run(format, func(t *testing.T) {
 			srv := scripted.New(t,
-				spend(scripted.Call("Task", `{"description":"look","prompt":"find the parser"}`)),
+				spend(scripted.Call("Agent", `{"description":"look","prompt":"find the parser","subagent_type":"coder"}`)),
 				spend(scripted.Say("The parser is in parse.go.")),
 				scripted.Text("never sent"),
 			)

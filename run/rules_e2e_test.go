@@ -65,7 +65,8 @@ func TestToolsOffered(t *testing.T) {
 		want []string
 	}{
 		{"--tools", []string{"--tools", "ReadFile,Think"}, []string{"ReadFile", "Think"}},
-		{"--tools, Agent for Task", []string{"--tools", "Shell Agent"}, []string{"Shell", "Task"}},
+		{"--tools, Agent", []string{"--tools", "Shell Agent"}, []string{"Shell", "Agent"}},
+		{"--tools, Task for Agent", []string{"--tools", "Shell,Task"}, []string{"Shell", "Agent"}},
 		{"--allowed-tools", []string{"--allowed-tools", "Shell(git *),Grep"}, []string{"Shell", "Grep"}},
 		{"--disallowed-tools names", []string{"--disallowed-tools", "Shell", "--disallowed-tools", "FetchURL,Task"},
 			[]string{"ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "SetTodoList", "Think"}},
@@ -118,7 +119,7 @@ func TestRulesApplyToSubagents(t *testing.T) {
 	keep := filepath.Join(dir, "keep.txt")
 	os.WriteFile(keep, []byte("x"), 0o644)
 	srv := scripted.New(t,
-		scripted.ToolCalls(scripted.Call("Task", `{"description":"clean","prompt":"delete keep.txt"}`)),
+		scripted.ToolCalls(scripted.Call("Agent", `{"description":"clean","prompt":"delete keep.txt","subagent_type":"coder"}`)),
 		scripted.ToolCalls(scripted.Call("Shell", `{"command":"rm keep.txt"}`)),
 		scripted.Text("The rules refused it."),
 		scripted.Text("The subagent could not delete it."),
@@ -130,7 +131,7 @@ func TestRulesApplyToSubagents(t *testing.T) {
 	if _, err := os.Stat(keep); err != nil {
 		t.Fatalf("the subagent's denied command ran")
 	}
-	if got := offeredTools(t, srv, 1); contains(got, "FetchURL") || contains(got, "Task") || !contains(got, "Shell") {
+	if got := offeredTools(t, srv, 1); contains(got, "FetchURL") || contains(got, "Agent") || !contains(got, "Shell") {
 		t.Errorf("the subagent was offered %q", got)
 	}
 	denied := ofType(events(t, r.stdout), "tool_denied")

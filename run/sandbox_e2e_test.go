@@ -55,7 +55,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 			scripted.CallID("sh_add", "Shell", `{"command":"touch `+added+`/added.txt"}`),
 			scripted.CallID("wf_in", "WriteFile", `{"path":"written.txt","content":"ok\n"}`),
 			scripted.CallID("wf_out", "WriteFile", `{"path":"`+outside+`/written.txt","content":"no\n"}`),
-			scripted.CallID("task", "Task", `{"description":"escape","prompt":"write outside"}`),
+			scripted.CallID("task", "Agent", `{"description":"escape","prompt":"write outside","subagent_type":"coder"}`),
 		),
 		scripted.ToolCalls(scripted.CallID("sub_out", "Shell", `{"command":"touch `+outside+`/by-subagent.txt"}`)),
 		scripted.Text("The subagent could not write there."),
