@@ -48,7 +48,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			Verbose: cli.LogLevel == "debug",
 		})
 	}
-	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started}
+	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, answerFile: cli.OutputLastMessage, scrub: stdout.scrub}
 
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
@@ -58,6 +58,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		defer cancel()
 	}
 
+	tp, err := openTape(cli) // before resolve: a replay brings its endpoint and model
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	defer tp.close()
+	ctx = tp.bind(ctx)
+	sink = tp.track(sink)
 	cfg, err := resolve(cli, sio.Getenv)
 	r.secret = cfg.apiKey
 	stdout.add(cfg.apiKey)
@@ -112,6 +119,16 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if cli.RetryBaseDelay == 0 {
 		retryPolicy.BaseDelay = -1 // no backoff at all
 	}
+	httpClient, err := tp.client(cfg, cli, version)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	if tp.replaying() {
+		retryPolicy.Timer = tp.retryTimer()
+		if !jsonMode && !cli.Quiet {
+			fmt.Fprintf(sio.Stderr, "kimi-run: replaying %s: the model's replies come from the cassette, the tools run for real\n", cli.Replay)
+		}
+	}
 	var names []string
 	a := agent.New(agent.Config{
 		Model: agent.NewOpenAI(agent.OpenAIConfig{
@@ -122,6 +139,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			ExtraBody:     extraBody(cfg.thinking),
 			Headers:       headers(cfg.headers, version),
 			SendReasoning: cfg.thinking != nil && *cfg.thinking,
+			HTTPClient:    httpClient,
 		}),
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
@@ -177,6 +195,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		t, err = a.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
 		out = outcome{finalText: t.FinalText, stop: t.StopReason}
 	}
+	err = tp.finish(r, out, err)
 	return r.finish(ctx, out, a.Stats(), err)
 }
 
@@ -285,6 +304,9 @@ type runState struct {
 	sessionID string
 	session   sessionPlan
 	secret    string
+	// answerFile is --output-last-message; scrub cleans what is written there.
+	answerFile string
+	scrub      func(string) string
 }
 
 func (r *runState) emit(t event.Type, data any) {
@@ -309,6 +331,15 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations
 		res.LastChoice = out.flowResult.LastChoice
+	}
+	if r.answerFile != "" && v.code != ExitUsage {
+		if err := writeAnswer(r.answerFile, out.finalText, r.scrub); err != nil && v.code == ExitOK {
+			// The job asked for the answer in a file and it is not there: not a success.
+			v = verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "output", Message: err.Error()}}
+			res.TerminalReason, res.ExitCode, res.Error = v.reason, int(v.code), v.err
+		} else if err != nil {
+			r.emit(event.TypeWarning, event.Warning{Message: err.Error()})
+		}
 	}
 	if v.code != ExitOK {
 		res.Status = "error"

@@ -22,6 +22,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/mattn/go-isatty"
 
+	"github.com/kimi-run/kimi-run/docs"
 	"github.com/kimi-run/kimi-run/output"
 )
 
@@ -87,6 +88,10 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}})
 		}
 		return ExitUsage
+	}
+	if cli.PrintSchema {
+		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
+		return exitIf(err)
 	}
 	return execute(&cli, sio, version)
 }
