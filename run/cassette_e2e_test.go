@@ -189,6 +189,9 @@ func TestReplayDivergence(t *testing.T) {
 						t.Errorf("%s: stderr lacks %q:\n%s", format, want, r.stderr)
 					}
 				}
+				if strings.Contains(r.stderr, "retry") || strings.Contains(r.stdout, `"retry"`) {
+					t.Errorf("%s: a divergence was retried:\n%s%s", format, r.stdout, r.stderr)
+				}
 				if format == "stream-json" && tt.code != 0 {
 					res := lastResult(t, r)
 					if e := res["error"].(map[string]any); e["kind"] != "replay" {

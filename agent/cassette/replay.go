@@ -27,7 +27,8 @@ type Replayer struct {
 	// the cassette was recorded.
 	Secrets []string
 	// OnDivergence, when set, is called with the divergence before RoundTrip returns it,
-	// so the run can be stopped rather than retried.
+	// so the run can be stopped rather than retried. If it cancels the request's context,
+	// RoundTrip returns the context's error instead of the divergence.
 	OnDivergence func(*Divergence)
 
 	mu    sync.Mutex
@@ -90,6 +91,11 @@ func (p *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if div != nil {
 		if p.OnDivergence != nil {
 			p.OnDivergence(div)
+		}
+		if err := req.Context().Err(); err != nil {
+			// OnDivergence stopped the run: answer as a cancelled request, which the
+			// client does not retry; the run's context carries the divergence.
+			return nil, err
 		}
 		return nil, div
 	}
