@@ -123,12 +123,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	if tp.replaying() {
-		retryPolicy.Timer = tp.retryTimer()
-		if !jsonMode && !cli.Quiet {
-			fmt.Fprintf(sio.Stderr, "kimi-run: replaying %s: the model's replies come from the cassette, the tools run for real\n", cli.Replay)
-		}
-	}
+	tp.adjust(&retryPolicy, sio.Stderr, !jsonMode && !cli.Quiet && (cli.LogLevel == "info" || cli.LogLevel == "debug"))
 	var names []string
 	a := agent.New(agent.Config{
 		Model: agent.NewOpenAI(agent.OpenAIConfig{

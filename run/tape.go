@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 
@@ -104,9 +105,16 @@ func (t *tape) client(cfg config, cli *CLI, version string) (*http.Client, error
 	return nil, nil
 }
 
-// retryTimer waits out retry delays at the replay's speed; nil means real time.
-func (t *tape) retryTimer() cassette.Timer {
-	return cassette.Timer{Speed: t.cli.ReplaySpeed}
+// adjust sets a replay's retry waits to the replay's speed and, when progress is shown,
+// says on stderr that the model's replies are recorded ones.
+func (t *tape) adjust(p *agent.RetryPolicy, stderr io.Writer, progress bool) {
+	if !t.replaying() {
+		return
+	}
+	p.Timer = cassette.Timer{Speed: t.cli.ReplaySpeed}
+	if progress {
+		fmt.Fprintf(stderr, "kimi-run: replaying %s: the model's replies come from the cassette, the tools run for real\n", t.cli.Replay)
+	}
 }
 
 // finish closes the recording and, in a strict replay, fails a run that left recorded
