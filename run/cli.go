@@ -87,6 +87,14 @@ type CLI struct {
 	Sandbox          string   `name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Linux Landlock: read-only (write only the run's temp dir) or workspace-write (also the work dir and --add-dir dirs)."`
 	SandboxNetwork   string   `name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
 
+	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).
+	Record            string  `name:"record" placeholder:"FILE" help:"Write every model exchange of the run (requests, streamed replies, timing) to the cassette FILE (JSONL), with keys and configured secrets scrubbed."`
+	Replay            string  `name:"replay" placeholder:"FILE" help:"Answer every model call from the cassette FILE instead of the network: no key, base URL or network needed (the endpoint and model come from the cassette); tools still run. A request that differs from the recording stops the run (exit 1)."`
+	ReplayMode        string  `name:"replay-mode" enum:"strict,lenient" default:"strict" help:"strict: a request that differs from the recording, or a run that does not use all of it, fails (exit 1). lenient: answer in recorded order whatever is asked."`
+	ReplaySpeed       float64 `name:"replay-speed" default:"1" placeholder:"X" help:"Play the recorded timing (chunks, pauses, retry waits) X times faster; 0 waits for nothing."`
+	OutputLastMessage string  `name:"output-last-message" short:"o" placeholder:"FILE" help:"Also write the final answer to FILE (atomically), whatever the output format. Written on failure too, with the model's last text or empty: check the exit code."`
+	PrintSchema       bool    `name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
+
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
 	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`

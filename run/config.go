@@ -222,7 +222,7 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, usagef("invalid base URL %q: want http(s)://host[:port]/path", redactURL(c.baseURL))
 	}
-	if c.apiKey == "" && !isLoopback(u.Hostname()) {
+	if c.apiKey == "" && !isLoopback(u.Hostname()) && cli.Replay == "" {
 		return c, usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
 	}
 	if c.model == "" {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-run/kimi-run/internal/eventschema"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
@@ -135,7 +136,8 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 
 func ptr(s string) *string { return &s }
 
-// events parses an NDJSON stdout, failing on any line that is not a JSON object.
+// events parses an NDJSON stdout, failing on any line that is not a JSON object or does
+// not match docs/events.schema.json.
 func events(t *testing.T, stdout string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
@@ -145,6 +147,9 @@ func events(t *testing.T, stdout string) []map[string]any {
 		var m map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatalf("stdout line is not JSON: %q: %v", sc.Text(), err)
+		}
+		if err := eventschema.Validate(sc.Bytes()); err != nil {
+			t.Errorf("stdout line %d: %v\n%s", len(out)+1, err, sc.Text())
 		}
 		out = append(out, m)
 	}

@@ -65,7 +65,8 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		noticeTo = sio.Stderr
 	}
 	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
-	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground}
+	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
+		answerFile: cli.OutputLastMessage, scrub: stdout.scrub}
 
 	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
 	sio.Exit = mcpKill.wrap(sio.Exit)
@@ -80,6 +81,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if compatErr != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, compatErr)
 	}
+	tp, err := openTape(cli) // before resolve: a replay brings its endpoint and model
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	defer tp.close()
+	ctx = tp.bind(ctx)
+	sink = tp.track(sink)
 	cfg, err := resolve(cli, sio.Getenv)
 	r.secret = cfg.apiKey
 	r.budget = cfg.budget
@@ -177,6 +185,11 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err := servers.failure(); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	httpClient, err := tp.client(cfg, cli, version)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	tp.adjust(&retryPolicy, sio.Stderr, !jsonMode && !cli.Quiet && (cli.LogLevel == "info" || cli.LogLevel == "debug"))
 	var names []string
 	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
 	var mcpTools []tools.Tool
@@ -190,6 +203,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			ExtraBody:     cfg.requestFields(),
 			Headers:       headers(cfg.headers, version),
 			SendReasoning: cfg.thinking != nil && *cfg.thinking,
+			HTTPClient:    httpClient,
 		}), cfg.budget),
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
@@ -267,13 +281,15 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		source = "resume"
 	}
 	rh.sessionStart(ctx, source)
+	var out outcome
 	if conv != nil {
-		out, err := conv.run(ctx, r, plan, messageRunner{cli: cli, skills: ws.skills, agent: a, sink: sink, hooks: rh, warn: r.warn})
-		return r.finish(ctx, out, a.Stats(), err)
+		out, err = conv.run(ctx, r, plan, messageRunner{cli: cli, skills: ws.skills, agent: a, sink: sink, hooks: rh, warn: r.warn})
+	} else {
+		out, err = rh.around(ctx, prompt, a, func(t ralph.Turner) (outcome, error) {
+			return runPlan(ctx, cli, plan, t, a, sink, r.warn)
+		})
 	}
-	out, err := rh.around(ctx, prompt, a, func(t ralph.Turner) (outcome, error) {
-		return runPlan(ctx, cli, plan, t, a, sink, r.warn)
-	})
+	err = tp.finish(r, out, err)
 	return r.finish(ctx, out, a.Stats(), err)
 }
 
@@ -386,6 +402,9 @@ type runState struct {
 	keep   bool
 	budget budgetConfig
 	guard  *guard
+	// answerFile is --output-last-message; scrub cleans what is written there.
+	answerFile string
+	scrub      func(string) string
 }
 
 // warn emits a warning event.
@@ -421,6 +440,15 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations
 		res.LastChoice = out.flowResult.LastChoice
+	}
+	if r.answerFile != "" && v.code != ExitUsage {
+		if err := writeAnswer(r.answerFile, out.finalText, r.scrub); err != nil && v.code == ExitOK {
+			// The job asked for the answer in a file and it is not there: not a success.
+			v = verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "output", Message: err.Error()}}
+			res.TerminalReason, res.ExitCode, res.Error = v.reason, int(v.code), v.err
+		} else if err != nil {
+			r.emit(event.TypeWarning, event.Warning{Message: err.Error()})
+		}
 	}
 	if v.code != ExitOK {
 		res.Status = "error"

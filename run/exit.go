@@ -72,6 +72,9 @@ func judge(out outcome, err error, cause error) verdict {
 	case errors.Is(cause, errTimeout):
 		return verdict{code: ExitTimeout, reason: "timeout", err: &event.ErrorInfo{Kind: "timeout", Message: errTimeout.Error()}}
 	}
+	if v, ok := replayVerdict(err, cause); ok {
+		return v
+	}
 	if err == nil && out.flow {
 		switch out.flowResult.Outcome {
 		case ralph.OutcomeStop:

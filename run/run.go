@@ -20,6 +20,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/mattn/go-isatty"
 
+	"github.com/kimi-run/kimi-run/docs"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
@@ -92,6 +93,10 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}})
 		}
 		return ExitUsage
+	}
+	if cli.PrintSchema {
+		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
+		return exitIf(err)
 	}
 	cli.given = givenFlags(kctx)
 	return execute(&cli, sio, version)
