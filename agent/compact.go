@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -134,6 +135,11 @@ func (a *Agent) Compact(ctx context.Context) error {
 	if err != nil {
 		if cerr := context.Cause(ctx); cerr != nil {
 			return cerr
+		}
+		var be *BudgetError
+		if errors.As(err, &be) {
+			// Dropping messages would not make the run affordable; it ends here.
+			return err
 		}
 		a.truncate(keepFrom)
 		after := estimateTokens(a.history)

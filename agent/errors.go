@@ -99,13 +99,17 @@ func oneLine(s string) string {
 
 // Retryable reports whether err is worth another attempt: network failures, cut or empty
 // replies, HTTP 408, 409, 429 and 5xx, and error objects inside a stream. Never 400, 401,
-// 403, 404, an auth error in any shape, or a cancelled run.
+// 403, 404, an auth error in any shape, a cancelled run or a used-up budget.
 func Retryable(err error) bool {
 	if err == nil {
 		return false
 	}
 	if errors.Is(err, context.Canceled) {
 		return false
+	}
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return false // waiting does not make a budget grow
 	}
 	if errors.Is(err, ErrIncompleteStream) || errors.Is(err, ErrEmptyReply) || errors.Is(err, ErrStreamIdle) {
 		return true

@@ -49,10 +49,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.ResponseHeaderTimeout = cfg.IdleTimeout
-		tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-		hc = &http.Client{Transport: tr}
+		hc = &http.Client{Transport: NewTransport(cfg.IdleTimeout)}
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
@@ -60,6 +57,19 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	// Keep-alive comment lines are legal SSE; a provider may send thousands while it thinks.
 	oc.EmptyMessagesLimit = 1 << 30
 	return &OpenAI{client: openai.NewClientWithConfig(oc), cfg: cfg}
+}
+
+// NewTransport returns the network transport the client uses when OpenAIConfig has no
+// HTTPClient: response headers must come within idle (a stalled provider is retried).
+// A caller that wraps it (recording a cassette) passes the wrapped one as HTTPClient.
+func NewTransport(idle time.Duration) *http.Transport {
+	if idle <= 0 {
+		idle = 120 * time.Second
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = idle
+	tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return tr
 }
 
 // Stream implements Model.

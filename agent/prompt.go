@@ -21,6 +21,8 @@ type PromptEnv struct {
 	AddDirs []string
 	// Skills is the list of skills as the prompt shows it ("" when there are none).
 	Skills string
+	// Sandbox says what the sandbox allows; empty: nothing is sandboxed.
+	Sandbox string
 }
 
 // Listing bounds keep the prompt small in huge repositories.
@@ -49,6 +51,8 @@ func PromptVars(env PromptEnv) map[string]string {
 		"KIMI_ADDITIONAL_DIRS_INFO": addDirsInfo(env.AddDirs),
 		"KIMI_OS":                   osKind(env.GOOS),
 		"KIMI_SHELL":                shell,
+		// kimi-run's own: what --sandbox allows, empty when it is off.
+		"KIMI_SANDBOX": env.Sandbox,
 	}
 }
 

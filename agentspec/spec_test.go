@@ -14,7 +14,7 @@ func builtinVars() map[string]string {
 	return map[string]string{
 		"KIMI_NOW": "2026-11-22T10:00:00Z", "KIMI_WORK_DIR": "/work", "KIMI_WORK_DIR_LS": "main.go",
 		"KIMI_AGENTS_MD": "", "KIMI_SKILLS": "No skills found.", "KIMI_ADDITIONAL_DIRS_INFO": "",
-		"KIMI_OS": "Linux", "KIMI_SHELL": "bash (`/bin/bash`)",
+		"KIMI_OS": "Linux", "KIMI_SHELL": "bash (`/bin/bash`)", "KIMI_SANDBOX": "",
 	}
 }
 

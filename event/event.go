@@ -35,6 +35,7 @@ const (
 	TypeWarning         Type = "warning"
 	TypeAnswer          Type = "answer"
 	TypeHook            Type = "hook"
+	TypeToolDenied      Type = "tool_denied"
 	TypeResult          Type = "result"
 )
 

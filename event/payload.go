@@ -169,20 +169,35 @@ type Hook struct {
 	TimedOut bool `json:"timed_out,omitempty"`
 }
 
+// ToolDenied reports a tool call that the tool rules (--allowed-tools, --disallowed-tools)
+// or the sandbox refused; the model received an error result for it.
+type ToolDenied struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Rule is the rule that refused the call: "Shell(rm *)", or "sandbox"; empty when no
+	// allow rule matched.
+	Rule    string `json:"rule,omitempty"`
+	Message string `json:"message"`
+}
+
 // Result is always the last event of a run.
 type Result struct {
-	Status         string      `json:"status"`
-	TerminalReason string      `json:"terminal_reason"`
-	ExitCode       int         `json:"exit_code"`
-	FinalText      string      `json:"final_text"`
-	Error          *ErrorInfo  `json:"error,omitempty"`
-	Steps          int         `json:"steps"`
-	ToolCalls      int         `json:"tool_calls"`
-	Iterations     int         `json:"iterations"`
-	LastChoice     string      `json:"last_choice,omitempty"`
-	Usage          UsageTotals `json:"usage"`
-	DurationMS     int64       `json:"duration_ms"`
-	SessionID      string      `json:"session_id"`
+	Status         string `json:"status"`
+	TerminalReason string `json:"terminal_reason"`
+	ExitCode       int    `json:"exit_code"`
+	FinalText      string `json:"final_text"`
+	// StructuredOutput is the final answer as compact JSON when --json-schema accepted it.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
+	Error            *ErrorInfo      `json:"error,omitempty"`
+	Steps            int             `json:"steps"`
+	ToolCalls        int             `json:"tool_calls"`
+	// ToolDenials counts the tool calls refused by the tool rules or the sandbox.
+	ToolDenials int         `json:"tool_denials,omitempty"`
+	Iterations  int         `json:"iterations"`
+	LastChoice  string      `json:"last_choice,omitempty"`
+	Usage       UsageTotals `json:"usage"`
+	DurationMS  int64       `json:"duration_ms"`
+	SessionID   string      `json:"session_id"`
 }
 
 // ErrorInfo describes why a run failed.
@@ -198,4 +213,6 @@ type UsageTotals struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
 	CachedTokens int `json:"cached_tokens"`
+	// CostUSD is the usage priced in US dollars; absent when the model's prices are unknown.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/eventschema"
 )
 
 func TestJSONGolden(t *testing.T) {
@@ -32,6 +33,9 @@ func TestJSONGolden(t *testing.T) {
 			lines := parseLines(t, buf.Bytes())
 			if last := lines[len(lines)-1]["type"]; last != "result" {
 				t.Errorf("last line has type %v, want result", last)
+			}
+			if err := eventschema.ValidateStream(buf.Bytes()); err != nil {
+				t.Error(err)
 			}
 			golden(t, name+".ndjson", buf.Bytes())
 		})

@@ -111,6 +111,12 @@ func (s *Text) progress(e event.Event, data any) {
 		warn(errorLine(d.Message, errorWidth))
 	case event.Hook:
 		s.hook(d, info, warn)
+	case event.ToolDenied:
+		rule := d.Rule
+		if rule == "" {
+			rule = "no allow rule matched"
+		}
+		warn(fmt.Sprintf("  %s refused: %s", d.Name, rule))
 	case event.Result:
 		// A subagent's result: its parent's tool result line reports the outcome.
 		debug(fmt.Sprintf("subagent %s after %d steps", d.Status, d.Steps))

@@ -25,6 +25,10 @@ type TextOptions struct {
 	Verbose bool
 	// Timestamps starts each stderr line with the event's time of day (15:04:05, local).
 	Timestamps bool
+	// JSONOnly prints the result's structured output (compact, one line) instead of the
+	// final text, and nothing when there is none: under --json-schema stdout holds JSON
+	// that matched the schema, or nothing.
+	JSONOnly bool
 }
 
 // Text is the plain-text sink: the final answer on stdout, progress on stderr. It is safe
@@ -81,7 +85,7 @@ func NewText(stdout, stderr io.Writer, opts TextOptions) *Text {
 // fieldsOrder puts the key=value fields of progress lines in reading order.
 var fieldsOrder = []string{
 	"reason", "exit_code", "http_status", "steps", "tool_calls", "iterations", "choice",
-	"tokens_in", "tokens_out", "tokens_cached", "duration",
+	"tokens_in", "tokens_out", "tokens_cached", "cost", "duration",
 	"model", "host", "tools", "node", "version", "session",
 }
 
@@ -130,6 +134,10 @@ func (s *Text) finish(e event.Event, r event.Result) {
 	failed := r.Status != "success"
 	if failed || !s.opts.Quiet {
 		s.summary(e, r, failed)
+	}
+	if s.opts.JSONOnly {
+		s.writeAnswer(string(r.StructuredOutput))
+		return
 	}
 	if !s.answered {
 		s.writeAnswer(r.FinalText)
@@ -181,6 +189,9 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 	if r.Usage.CachedTokens > 0 {
 		ev = ev.Int("tokens_cached", r.Usage.CachedTokens)
 	}
+	if r.Usage.CostUSD != nil {
+		ev = ev.Str("cost", fmt.Sprintf("$%.4f", *r.Usage.CostUSD))
+	}
 	ev = ev.Str("duration", formatMS(r.DurationMS))
 	if r.SessionID != "" {
 		ev = ev.Str("session", r.SessionID)
@@ -224,6 +235,10 @@ func reasonText(reason string, failed bool) string {
 		return "failed: the provider refused the credentials"
 	case "transient":
 		return "failed: the provider kept failing after all retries"
+	case "budget":
+		return "stopped: the token or cost budget ran out"
+	case "schema":
+		return "failed: the final answer does not match the JSON schema"
 	}
 	if failed {
 		return "failed"

@@ -54,6 +54,8 @@ type config struct {
 	mergeSkills    bool
 	// mcpCallTimeout is [mcp.client] tool_call_timeout_ms; 0 when unset.
 	mcpCallTimeout time.Duration
+	// Budgets (run/budget.go).
+	budget budgetConfig
 }
 
 func firstPositive(vals ...int) int {
@@ -212,11 +214,15 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 		c.maxContext, c.contextKnown = n, true
 	}
 
+	if c.budget, err = resolveBudget(cli, entry); err != nil {
+		return c, err
+	}
+
 	u, err := url.Parse(c.baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, usagef("invalid base URL %q: want http(s)://host[:port]/path", redactURL(c.baseURL))
 	}
-	if c.apiKey == "" && !isLoopback(u.Hostname()) {
+	if c.apiKey == "" && !isLoopback(u.Hostname()) && cli.Replay == "" {
 		return c, usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
 	}
 	if c.model == "" {

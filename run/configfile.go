@@ -44,6 +44,11 @@ type modelConfig struct {
 	Model          string   `toml:"model" json:"model"`
 	MaxContextSize int      `toml:"max_context_size" json:"max_context_size"`
 	Capabilities   []string `toml:"capabilities" json:"capabilities"`
+	// kimi-run's own keys (Kimi CLI has no prices): US dollars per million tokens, for
+	// --max-cost-usd and the result's cost_usd.
+	PriceInput       *float64 `toml:"price_input" json:"price_input"`
+	PriceCachedInput *float64 `toml:"price_cached_input" json:"price_cached_input"`
+	PriceOutput      *float64 `toml:"price_output" json:"price_output"`
 }
 
 type providerConfig struct {

@@ -170,12 +170,14 @@ type messageRunner struct {
 	sink   event.Sink
 	// hooks runs the prompt and stop hooks around each message, as around a -p prompt.
 	hooks *runHooks
+	// warn reports re-asks for --json-schema.
+	warn func(string)
 }
 
 // answer runs one planned message through the hooks.
 func (m messageRunner) answer(ctx context.Context, p plan) (outcome, error) {
 	return m.hooks.around(ctx, p.prompt, m.agent, func(t ralph.Turner) (outcome, error) {
-		return runPlan(ctx, m.cli, p, t, m.agent, m.sink)
+		return runPlan(ctx, m.cli, p, t, m.agent, m.sink, m.warn)
 	})
 }
 

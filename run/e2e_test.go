@@ -17,13 +17,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-run/kimi-run/internal/eventschema"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/sandbox"
 )
 
 // binary is the kimi-run executable built once for the end-to-end tests.
 var binary string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		// An in-process run.Main with --sandbox starts its own executable, this test
+		// binary, as the sandbox helper: act as one rather than run every test again.
+		os.Exit(sandbox.Helper(os.Args[2:], os.Stderr))
+	}
 	dir, err := os.MkdirTemp("", "kimi-run-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -88,6 +95,8 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 		"HOME":            t.TempDir(),
 		"KIMI_API_KEY":    testKey,
 		"KIMI_MODEL_NAME": "test-model",
+		// Tests may run as root on a bare VM; the warning for that has its own test.
+		"KIMI_RUN_NO_ROOT_WARNING": "1",
 	}
 	if srv != nil {
 		env["KIMI_BASE_URL"] = srv.URL()
@@ -277,7 +286,8 @@ func (w *eventWatcher) String() string {
 
 func ptr(s string) *string { return &s }
 
-// events parses an NDJSON stdout, failing on any line that is not a JSON object.
+// events parses an NDJSON stdout, failing on any line that is not a JSON object or does
+// not match docs/events.schema.json.
 func events(t *testing.T, stdout string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
@@ -287,6 +297,9 @@ func events(t *testing.T, stdout string) []map[string]any {
 		var m map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatalf("stdout line is not JSON: %q: %v", sc.Text(), err)
+		}
+		if err := eventschema.Validate(sc.Bytes()); err != nil {
+			t.Errorf("stdout line %d: %v\n%s", len(out)+1, err, sc.Text())
 		}
 		out = append(out, m)
 	}

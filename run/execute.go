@@ -2,8 +2,10 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
@@ -21,6 +23,8 @@ type outcome struct {
 	stop       event.StopReason
 	flow       bool // Ralph or a flow ran
 	flowResult ralph.Result
+	// structured is the final answer as compact JSON, when --json-schema accepted it.
+	structured json.RawMessage
 }
 
 // execute runs a parsed command line and returns the exit code.
@@ -50,6 +54,8 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			Quiet:   quiet,
 			Color:   colorOK(rawStderr, sio.Getenv),
 			Verbose: cli.LogLevel == "debug",
+			// Under --json-schema stdout carries only the JSON that matched it.
+			JSONOnly: cli.JSONSchema != "",
 		})
 	}
 	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
@@ -57,7 +63,8 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		noticeTo = sio.Stderr
 	}
 	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
-	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground}
+	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
+		answerFile: cli.OutputLastMessage, scrub: stdout.scrub}
 
 	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
 	sio.Exit = mcpKill.wrap(sio.Exit)
@@ -72,8 +79,16 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if compatErr != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, compatErr)
 	}
+	tp, err := openTape(cli) // before resolve: a replay brings its endpoint and model
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	defer tp.close()
+	ctx = tp.bind(ctx)
+	sink = tp.track(sink)
 	cfg, err := resolve(cli, sio.Getenv)
 	r.secret = cfg.apiKey
+	r.budget = cfg.budget
 	stdout.add(cfg.apiKey)
 	stderr.add(cfg.apiKey)
 	if err != nil {
@@ -107,7 +122,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	ws, err := setupWorkspace(cli, cfg, sio.Getenv, warn)
+	g, err := newGuard(cli, cfg.workDir, sio.Getenv)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	defer g.sandbox.close()
+	r.guard = g
+	ws, err := setupWorkspace(cli, cfg, sio.Getenv, g.sandbox.promptNote(), warn)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
@@ -140,6 +161,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		SubagentTypes: ws.agent.subagentTypes(),
 		ShellGroups:   r.groups,
 		Ripgrep:       tools.LookRipgrep(),
+		ShellPrefix:   g.sandbox.shellPrefix(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -161,11 +183,17 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err := servers.failure(); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	httpClient, err := tp.client(cfg, cli, version)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	tp.adjust(&retryPolicy, sio.Stderr, !jsonMode && !cli.Quiet && (cli.LogLevel == "info" || cli.LogLevel == "debug"))
 	var names []string
 	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
 	var mcpTools []tools.Tool
+	var guardErr error
 	a := agent.New(agent.Config{
-		Model: agent.NewOpenAI(agent.OpenAIConfig{
+		Model: withBudget(agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL:       cfg.baseURL,
 			APIKey:        cfg.apiKey,
 			Model:         cfg.model,
@@ -173,7 +201,8 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			ExtraBody:     cfg.requestFields(),
 			Headers:       headers(cfg.headers, version),
 			SendReasoning: cfg.thinking != nil && *cfg.thinking,
-		}),
+			HTTPClient:    httpClient,
+		}), cfg.budget),
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
 		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown && cfg.gen.completionCap >= 0,
@@ -196,6 +225,11 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 				warn(w)
 			}
 			ts = append(ts, hooks.Wrap(cfg.hooks, mcpTools)...)
+			// The tool rules and the sandbox go last, around every tool of the run.
+			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...)); guardErr != nil {
+				return nil
+			}
+			ts = g.wrap(ts, r.emit)
 			names = toolNames(ts)
 			return ts
 		},
@@ -204,11 +238,19 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			for _, w := range warnings {
 				warn(w)
 			}
-			return withMCP(kinds, mcpTools, cfg.hooks)
+			kinds = withMCP(kinds, mcpTools, cfg.hooks)
+			for name, k := range kinds {
+				k.Tools = g.wrap(k.Tools, r.emit)
+				kinds[name] = k
+			}
+			return kinds
 		},
 		SystemPrompt: func([]tools.Tool) string { return ws.agent.prompt },
 		Lifecycle:    hookLifecycle{e: cfg.hooks},
 	})
+	if guardErr != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, guardErr)
+	}
 	r.emit(event.TypeInit, event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
@@ -216,6 +258,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	})
 	for _, msg := range append(early, servers.warnings()...) {
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
+	}
+	if w := rootWarning(cli.Sandbox, os.Geteuid(), sio.Getenv, fileExists, os.ReadFile); w != "" {
+		r.emit(event.TypeWarning, event.Warning{Message: w})
 	}
 	if sess.warning != "" {
 		r.emit(event.TypeWarning, event.Warning{Message: sess.warning})
@@ -234,31 +279,44 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		source = "resume"
 	}
 	rh.sessionStart(ctx, source)
+	var out outcome
 	if conv != nil {
-		out, err := conv.run(ctx, r, plan, messageRunner{cli: cli, skills: ws.skills, agent: a, sink: sink, hooks: rh})
-		return r.finish(ctx, out, a.Stats(), err)
+		out, err = conv.run(ctx, r, plan, messageRunner{cli: cli, skills: ws.skills, agent: a, sink: sink, hooks: rh, warn: r.warn})
+	} else {
+		out, err = rh.around(ctx, prompt, a, func(t ralph.Turner) (outcome, error) {
+			return runPlan(ctx, cli, plan, t, a, sink, r.warn)
+		})
 	}
-	out, err := rh.around(ctx, prompt, a, func(t ralph.Turner) (outcome, error) {
-		return runPlan(ctx, cli, plan, t, a, sink)
-	})
+	err = tp.finish(r, out, err)
 	return r.finish(ctx, out, a.Stats(), err)
 }
 
-// runPlan runs the plan's turn, Ralph loop or flow through t.
-func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink) (outcome, error) {
-	if plan.flow == nil && plan.ralph == 0 {
-		res, err := t.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
-		return outcome{finalText: res.FinalText, stop: res.StopReason}, err
+// runPlan runs the plan's turn, Ralph loop or flow through t. Under --json-schema every
+// prompt carries the schema, and an answer that does not match it is asked for again.
+func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink, warn func(string)) (outcome, error) {
+	if plan.schema != nil {
+		t = schemaTurner{Turner: t, note: plan.schema.instruction(plan.flow != nil || plan.ralph != 0)}
 	}
-	runner := &ralph.Runner{Turner: t, Rewinder: rw, Sink: sink}
-	var res ralph.Result
+	var out outcome
 	var err error
-	if plan.flow != nil {
-		res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh})
+	if plan.flow == nil && plan.ralph == 0 {
+		var res event.TurnOutcome
+		res, err = t.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
+		out = outcome{finalText: res.FinalText, stop: res.StopReason}
 	} else {
-		res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
+		runner := &ralph.Runner{Turner: t, Rewinder: rw, Sink: sink}
+		var res ralph.Result
+		if plan.flow != nil {
+			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh, Request: plan.request})
+		} else {
+			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
+		}
+		out = outcome{finalText: ralph.StripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
 	}
-	return outcome{finalText: ralph.StripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}, err
+	if plan.schema != nil && schemaDue(out, err) {
+		out, err = plan.schema.settle(ctx, t, out, warn)
+	}
+	return out, err
 }
 
 func toolNames(ts []tools.Tool) []string {
@@ -278,10 +336,16 @@ type plan struct {
 	ralph  int
 	// request is the user's request shown with every node of a flow.
 	request string
+	// schema is --json-schema, compiled; nil without one.
+	schema *outputSchema
 }
 
 func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {
 	p := plan{prompt: prompt, ralph: cli.Ralph}
+	var err error
+	if p.schema, err = loadSchema(cli.JSONSchema); err != nil {
+		return p, err
+	}
 	if cli.Ralph < -1 {
 		return p, usagef("--ralph must be -1 (no limit), 0 (off) or a positive number of extra iterations")
 	}
@@ -326,7 +390,15 @@ type runState struct {
 	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
 	groups *tools.ShellGroups
 	keep   bool
+	budget budgetConfig
+	guard  *guard
+	// answerFile is --output-last-message; scrub cleans what is written there.
+	answerFile string
+	scrub      func(string) string
 }
+
+// warn emits a warning event.
+func (r *runState) warn(msg string) { r.emit(event.TypeWarning, event.Warning{Message: msg}) }
 
 func (r *runState) emit(t event.Type, data any) {
 	r.sink.Emit(event.Event{Type: t, Time: time.Now(), Data: data})
@@ -344,13 +416,29 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		Error:          v.err,
 		Steps:          st.Steps,
 		ToolCalls:      st.ToolCalls,
-		Usage:          event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens},
-		DurationMS:     time.Since(r.started).Milliseconds(),
-		SessionID:      r.sessionID,
+		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens,
+			CostUSD: r.budget.costUSD(st.Usage)},
+		DurationMS: time.Since(r.started).Milliseconds(),
+		SessionID:  r.sessionID,
+	}
+	if v.code == ExitOK {
+		res.StructuredOutput = out.structured
+	}
+	if r.guard != nil {
+		res.ToolDenials = int(r.guard.denials.Load())
 	}
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations
 		res.LastChoice = out.flowResult.LastChoice
+	}
+	if r.answerFile != "" && v.code != ExitUsage {
+		if err := writeAnswer(r.answerFile, out.finalText, r.scrub); err != nil && v.code == ExitOK {
+			// The job asked for the answer in a file and it is not there: not a success.
+			v = verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "output", Message: err.Error()}}
+			res.TerminalReason, res.ExitCode, res.Error = v.reason, int(v.code), v.err
+		} else if err != nil {
+			r.emit(event.TypeWarning, event.Warning{Message: err.Error()})
+		}
 	}
 	if v.code != ExitOK {
 		res.Status = "error"

@@ -24,6 +24,8 @@ const (
 	ExitMaxSteps   ExitCode = 3
 	ExitBudget     ExitCode = 4 // the Ralph/flow budget; not the token budget
 	ExitAuth       ExitCode = 5
+	ExitSpend      ExitCode = 6 // the token or cost budget (--max-tokens-total, --max-cost-usd)
+	ExitSchema     ExitCode = 7 // the final answer never matched --json-schema
 	ExitTransient  ExitCode = 75
 	ExitTimeout    ExitCode = 124
 	ExitInterrupt  ExitCode = 130
@@ -70,6 +72,9 @@ func judge(out outcome, err error, cause error) verdict {
 	case errors.Is(cause, errTimeout):
 		return verdict{code: ExitTimeout, reason: "timeout", err: &event.ErrorInfo{Kind: "timeout", Message: errTimeout.Error()}}
 	}
+	if v, ok := replayVerdict(err, cause); ok {
+		return v
+	}
 	if err == nil && out.flow {
 		switch out.flowResult.Outcome {
 		case ralph.OutcomeStop:
@@ -109,6 +114,15 @@ func judge(out outcome, err error, cause error) verdict {
 			info.Kind = "auth"
 			return verdict{code: ExitAuth, reason: "auth", err: info}
 		}
+	}
+	var se *SchemaError
+	if errors.As(err, &se) {
+		return verdict{code: ExitSchema, reason: "schema", err: &event.ErrorInfo{Kind: "schema", Message: se.Error()}}
+	}
+	var be *agent.BudgetError
+	if errors.As(err, &be) {
+		// The budget's own words: the wrapping (flow node, model call) adds nothing.
+		return verdict{code: ExitSpend, reason: "budget", err: &event.ErrorInfo{Kind: "budget", Message: be.Error()}}
 	}
 	var ae *agent.AttemptsError
 	if errors.As(err, &ae) && agent.Retryable(ae.Err) {

@@ -54,6 +54,8 @@ func TestJudge(t *testing.T) {
 			code: ExitInterrupt, reason: "cancelled", kind: "cancelled"},
 		{name: "SIGTERM", err: transient, cause: &signalError{sig: syscall.SIGTERM}, code: ExitTerminated, reason: "cancelled", kind: "cancelled"},
 		{name: "timeout", err: context.Canceled, cause: errTimeout, code: ExitTimeout, reason: "timeout", kind: "timeout"},
+		{name: "budget inside a flow node", err: fmt.Errorf("flow node %q: %w", "R1", &agent.AttemptsError{Attempts: 3, Err: &agent.BudgetError{Kind: agent.BudgetTokens, Limit: 10, Spent: 9, Next: 5}}),
+			code: ExitSpend, reason: "budget", kind: "budget"},
 		{name: "timeout after success is still a timeout", out: outcome{stop: event.StopCompleted}, cause: errTimeout,
 			code: ExitTimeout, reason: "timeout", kind: "timeout"},
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kimi-run/kimi-run/tools/mcp"
@@ -76,7 +77,9 @@ func planMCP(cli *CLI, getenv func(string) string, workDir string, configTimeout
 		if def := kimiShareFile(getenv, "mcp.json"); def != "" {
 			if _, err := os.Stat(def); err == nil {
 				files = []string{def}
-			} else if !errors.Is(err, fs.ErrNotExist) {
+			} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				// A HOME that is not a directory (HOME=/ or a file in containers) has no
+				// default file, as for config.toml.
 				return p, usagef("MCP config %s: %v", def, err)
 			}
 		}

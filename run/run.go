@@ -20,7 +20,9 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/mattn/go-isatty"
 
+	"github.com/kimi-run/kimi-run/docs"
 	"github.com/kimi-run/kimi-run/output"
+	"github.com/kimi-run/kimi-run/sandbox"
 )
 
 // IO is the process's standard streams and environment.
@@ -40,6 +42,11 @@ type kongExit struct{ code int }
 
 // Main runs kimi-run with args (without the program name) and returns the exit code.
 func Main(args []string, sio IO, version string) (code ExitCode) {
+	if len(args) > 0 && args[0] == sandbox.HelperArg {
+		// A Shell command starting under the sandbox: confine this process, then become
+		// the shell. It returns only when that fails.
+		return ExitCode(sandbox.Helper(args[1:], sio.Stderr))
+	}
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv
 	}
@@ -86,6 +93,10 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}})
 		}
 		return ExitUsage
+	}
+	if cli.PrintSchema {
+		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
+		return exitIf(err)
 	}
 	cli.given = givenFlags(kctx)
 	return execute(&cli, sio, version)

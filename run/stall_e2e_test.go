@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-run/kimi-run/internal/eventschema"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/internal/testkit"
 )
@@ -94,6 +95,9 @@ func TestTextStreamsAsItArrives(t *testing.T) {
 		var e map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("bad line %q", sc.Text())
+		}
+		if err := eventschema.Validate(sc.Bytes()); err != nil {
+			t.Errorf("%v\n%s", err, sc.Text())
 		}
 		if e["type"] == "text" && e["delta"] == "first words" && first.IsZero() {
 			first = time.Now()

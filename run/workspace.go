@@ -61,11 +61,11 @@ func findSkills(cli *CLI, cfg config, getenv func(string) string) (*ralph.Skills
 }
 
 // promptVars are the built-in variables of the system prompt templates.
-func promptVars(workDir string, dirs []string, skills *ralph.Skills) map[string]string {
+func promptVars(workDir string, dirs []string, skills *ralph.Skills, sandbox string) map[string]string {
 	name, path := shellInfo()
 	return agent.PromptVars(agent.PromptEnv{
 		WorkDir: workDir, Now: time.Now(), GOOS: runtime.GOOS, ShellName: name, ShellPath: path,
-		AddDirs: dirs, Skills: skills.PromptList(),
+		AddDirs: dirs, Skills: skills.PromptList(), Sandbox: sandbox,
 	})
 }
 
@@ -91,8 +91,8 @@ type workspace struct {
 }
 
 // setupWorkspace checks --add-dir, --skills-dir and the agent flags, finds the skills and
-// renders the prompts; warn reports what the user asked for that is left out.
-func setupWorkspace(cli *CLI, cfg config, getenv func(string) string, warn func(string)) (*workspace, error) {
+// renders the prompts (sandbox says what --sandbox allows); warn reports what the user asked for that is left out.
+func setupWorkspace(cli *CLI, cfg config, getenv func(string) string, sandbox string, warn func(string)) (*workspace, error) {
 	dirs, err := addDirs(cli, cfg.workDir)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func setupWorkspace(cli *CLI, cfg config, getenv func(string) string, warn func(
 	for _, w := range skills.Warnings {
 		warn(w)
 	}
-	a, err := loadAgent(cli, promptVars(cfg.workDir, dirs, skills))
+	a, err := loadAgent(cli, promptVars(cfg.workDir, dirs, skills, sandbox))
 	if err != nil {
 		return nil, err
 	}

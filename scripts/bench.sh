@@ -10,7 +10,8 @@
 # compiler is present. Cases: two floors (/bin/true, a hello-world Go program) that show
 # what any process costs on this machine right now; --version; a one-answer run with a
 # session file (the default) and with --no-session; 20 steps of Think (a tool with no time
-# of its own); 20 steps of Shell `true`. Runs use this repository as the work dir.
+# of its own); 20 steps of Shell `true`, also under --sandbox workspace-write when the
+# kernel has Landlock. Runs use this repository as the work dir.
 #
 # Timing uses hyperfine when present (installed with apt-get when missing and root), else a
 # bash loop on $EPOCHREALTIME. cpu_ms is user+system time of the kimi-run process alone
@@ -94,6 +95,11 @@ add one-answer "$RUNS" "${RUN[@]}" --base-url "$BASE"
 add one-answer-no-session "$RUNS" "${RUN[@]}" --base-url "$BASE" --no-session
 add think-20-steps "$RUNS" "${RUN[@]}" --base-url "$ROOT/think/20/v1"
 add shell-20-steps "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/shell/20/v1"
+# The same under the Landlock sandbox, where the kernel has it: each command starts
+# through kimi-run's helper mode.
+if "$WORK/kimi-run" __kimi-run-sandbox-exec '{"mode":"workspace-write","writable":["'"$REPO"'"]}' /bin/true 2>/dev/null; then
+	add shell-20-steps-sandbox "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/shell/20/v1" --sandbox workspace-write
+fi
 
 # Check every case once: it must exit 0 and, for runs, end with a completed result.
 for i in "${!NAMES[@]}"; do

@@ -9,6 +9,7 @@ targets=(
   "./agent FuzzStream"
   "./agent FuzzParseArgs"
   "./agent FuzzRestore"
+  "./agent/cassette FuzzReplay"
   "./output FuzzJSONSink"
   "./ralph FuzzMermaid"
   "./ralph FuzzD2"

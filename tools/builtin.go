@@ -32,6 +32,9 @@ type Env struct {
 	// ShellGroups, when set, records the process group of every Shell command, so that the
 	// run can end what the commands left running in the background.
 	ShellGroups *ShellGroups
+	// ShellPrefix, when set, runs every Shell command under another program: the shell and
+	// its arguments follow these words (the sandbox's helper, which confines the command).
+	ShellPrefix []string
 }
 
 // LookRipgrep returns the rg executable found on PATH, for Env.Ripgrep, or "" when there

@@ -11,6 +11,10 @@ import (
 // errEmptyPath is returned by resolvePath for an empty path argument.
 var errEmptyPath = errors.New("path is empty")
 
+// ResolvePath resolves a path argument the way ReadFile, WriteFile and StrReplaceFile do, for
+// code that checks a call before the tool runs it (the sandbox).
+func ResolvePath(workDir, p string) (string, error) { return resolvePath(workDir, p) }
+
 // resolvePath turns a path argument of ReadFile, WriteFile or StrReplaceFile into an
 // absolute, cleaned path.
 //

@@ -59,12 +59,13 @@ type shell struct {
 	workDir string
 	grace   time.Duration
 	groups  *ShellGroups
+	prefix  []string
 }
 
 // NewShell returns the Shell tool, which runs commands in env.WorkDir and records their
 // process groups in env.ShellGroups.
 func NewShell(env Env) Tool {
-	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups}
+	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups, prefix: env.ShellPrefix}
 	return New("Shell", shellDescription, s.run)
 }
 
@@ -91,6 +92,10 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	defer cancel()
 	out := newHeadTail(shellHeadBytes, shellTailBytes)
 	name, args := shellCommand(in.Command)
+	if len(s.prefix) > 0 {
+		args = append(append(append([]string(nil), s.prefix[1:]...), name), args...)
+		name = s.prefix[0]
+	}
 	cmd := exec.CommandContext(runCtx, name, args...)
 	cmd.Dir = s.workDir
 	cmd.Env = append(os.Environ(), shellEnv...)

@@ -1,0 +1,165 @@
+package agent_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/scripted"
+)
+
+// budgeted puts a Budget between the harness's agent and its model.
+func budgeted(h *harness, b *agent.Budget) *agent.Budget {
+	b.Model = h.agent.Model
+	h.agent.Model = b
+	return b
+}
+
+func TestBudgetStopsBeforeTheCallThatWouldNotFit(t *testing.T) {
+	// Each reply reports 1000 prompt + 100 completion tokens. After two calls 2200 of 2210
+	// are spent, and the third call's prompt alone is estimated at more than 10 tokens.
+	h := newHarness(t, []scripted.Response{
+		scripted.Reply(scripted.Call("Think", `{}`), scripted.Usage(1000, 100, 0)),
+		scripted.Reply(scripted.Call("Think", `{"again":1}`), scripted.Usage(1000, 100, 0)),
+		scripted.Text("never sent"),
+	}, "Think")
+	b := budgeted(h, &agent.Budget{MaxTokens: 2210})
+	_, err := h.turn(t, "think twice")
+	var be *agent.BudgetError
+	if !errors.As(err, &be) || be.Kind != agent.BudgetTokens {
+		t.Fatalf("err = %v, want a token BudgetError", err)
+	}
+	if agent.Retryable(err) {
+		t.Errorf("a budget error is retryable")
+	}
+	if n := len(h.srv.Requests()); n != 2 {
+		t.Errorf("server got %d requests, want 2 (the third must not be sent)", n)
+	}
+	if len(h.sink.Of(event.TypeRetry)) != 0 {
+		t.Errorf("the budget error was retried")
+	}
+	if got := b.Spent(); got.InputTokens != 2000 || got.OutputTokens != 200 {
+		t.Errorf("spent = %+v", got)
+	}
+}
+
+func TestBudgetCapsTheCompletion(t *testing.T) {
+	tests := []struct {
+		name      string
+		max       int
+		window    int // the context window the agent knows; 0: unknown
+		low, high float64
+	}{
+		// The prompt is a few dozen tokens: the cap is what is left of 3000 after it.
+		{name: "little left", max: 3000, low: 2900, high: 3000},
+		// Plenty left and no window known: no cap, since a cap above the model's longest
+		// reply would be rejected.
+		{name: "plenty left", max: 1_000_000},
+		// The window is known, so the agent sends a cap of its own; the budget lowers it.
+		{name: "window known", max: 20_000, window: 100_000, low: 19_900, high: 20_000},
+		{name: "window smaller", max: 1_000_000, window: 10_000, low: 8_000, high: 10_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, []scripted.Response{scripted.Text("short")})
+			if tt.window > 0 {
+				h.agent.Compaction = agent.Compaction{MaxContext: tt.window, CapCompletion: true}
+			}
+			budgeted(h, &agent.Budget{MaxTokens: tt.max})
+			if _, err := h.turn(t, "hello"); err != nil {
+				t.Fatal(err)
+			}
+			got, ok := h.srv.Requests()[0].Body["max_completion_tokens"].(float64)
+			if tt.high == 0 {
+				if ok {
+					t.Errorf("max_completion_tokens = %v, want none", got)
+				}
+				return
+			}
+			if !ok || got < tt.low || got >= tt.high {
+				t.Errorf("max_completion_tokens = %v, want in [%v, %v)", h.srv.Requests()[0].Body["max_completion_tokens"], tt.low, tt.high)
+			}
+		})
+	}
+}
+
+func TestBudgetCost(t *testing.T) {
+	// 100 prompt tokens, 40 of them cached, and 20 completion tokens per reply.
+	h := newHarness(t, []scripted.Response{
+		scripted.Reply(scripted.Call("Think", `{}`), scripted.Usage(100, 20, 40)),
+		scripted.Reply(scripted.Say("done"), scripted.Usage(100, 20, 40)),
+	}, "Think")
+	prices := agent.Prices{Input: 2, CachedInput: 0.5, Output: 10}
+	// One call costs (60*2 + 40*0.5 + 20*10) / 1e6 = $0.00034; the second call's prompt
+	// (over 10 tokens, $0.00002) no longer fits in $0.00036.
+	b := budgeted(h, &agent.Budget{MaxCostUSD: 0.00036, Prices: prices})
+	_, err := h.turn(t, "go")
+	var be *agent.BudgetError
+	if !errors.As(err, &be) || be.Kind != agent.BudgetCost {
+		t.Fatalf("err = %v, want a cost BudgetError", err)
+	}
+	if math.Abs(prices.Cost(b.Spent())-0.00034) > 1e-12 {
+		t.Errorf("cost = %v", prices.Cost(b.Spent()))
+	}
+	// The first call's completion was capped at what the dollars left could buy.
+	first, _ := h.srv.Requests()[0].Body["max_completion_tokens"].(float64)
+	if first <= 0 || first > 36 {
+		t.Errorf("max_completion_tokens = %v, want at most $0.00036/($10/M) = 36", first)
+	}
+}
+
+func TestBudgetCountsCompaction(t *testing.T) {
+	// Turn 1 spends 120 tokens; before turn 2 the 130-token window is compacted. The
+	// summary request (a prompt of about 300 tokens) fits in 550 and reports 400 tokens, so
+	// 520 are spent and the step after it, whose prompt is over 30 tokens, does not fit.
+	h := newHarness(t, []scripted.Response{
+		scripted.Text("First answer about the parser."),
+		scripted.Reply(scripted.Say("<current_focus>the summary</current_focus>"), scripted.Usage(100, 300, 0)),
+		scripted.Text("never sent"),
+	})
+	h.agent.Compaction = agent.Compaction{MaxContext: 130}
+	b := budgeted(h, &agent.Budget{MaxTokens: 550})
+	if _, err := h.turn(t, "explain the parser"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.turn(t, "now write tests")
+	var be *agent.BudgetError
+	if !errors.As(err, &be) {
+		t.Fatalf("err = %v, want a BudgetError", err)
+	}
+	// The compaction summary went through the budget (it is the second request) and the
+	// budget stopped the step after it; no fallback truncation replaced the refusal.
+	if n := len(h.srv.Requests()); n != 2 {
+		t.Errorf("server got %d requests, want 2", n)
+	}
+	if got := b.Spent(); got.InputTokens+got.OutputTokens != 520 {
+		t.Errorf("spent = %+v, want both calls counted (520 tokens)", got)
+	}
+	for _, e := range h.sink.Of(event.TypeCompactionEnd) {
+		if e.Data.(event.CompactionEnd).Fallback {
+			t.Errorf("compaction fell back to truncation on a budget error")
+		}
+	}
+}
+
+func TestPricesCost(t *testing.T) {
+	p := agent.Prices{Input: 1, CachedInput: 0.25, Output: 4}
+	tests := []struct {
+		u    agent.TokenUsage
+		want float64
+	}{
+		{agent.TokenUsage{}, 0},
+		{agent.TokenUsage{InputTokens: 1_000_000}, 1},
+		{agent.TokenUsage{InputTokens: 1_000_000, CachedTokens: 1_000_000}, 0.25},
+		{agent.TokenUsage{InputTokens: 2_000_000, CachedTokens: 1_000_000, OutputTokens: 500_000}, 1 + 0.25 + 2},
+		// A server that reports more cached than input tokens is not charged twice.
+		{agent.TokenUsage{InputTokens: 100, CachedTokens: 500}, 100 * 0.25 / 1e6},
+	}
+	for _, tt := range tests {
+		if got := p.Cost(tt.u); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("Cost(%+v) = %v, want %v", tt.u, got, tt.want)
+		}
+	}
+}

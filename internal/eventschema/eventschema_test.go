@@ -1,0 +1,170 @@
+package eventschema
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kimi-run/kimi-run/docs"
+	"github.com/kimi-run/kimi-run/event"
+)
+
+func TestSchemaCompiles(t *testing.T) {
+	if _, err := Schema(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSchemaNamesTheDocumentedTypes keeps docs/events.md, the schema's three lists of types
+// (the enum, the $defs and the if/then dispatch) and the Go constants in step.
+func TestSchemaNamesTheDocumentedTypes(t *testing.T) {
+	md, err := os.ReadFile(filepath.Join("..", "..", "docs", "events.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := documentedTypes(t, string(md))
+
+	var schema struct {
+		Properties struct {
+			Type struct {
+				Enum []string `json:"enum"`
+			} `json:"type"`
+		} `json:"properties"`
+		AllOf []struct {
+			If struct {
+				Properties struct {
+					Type struct {
+						Const string `json:"const"`
+					} `json:"type"`
+				} `json:"properties"`
+			} `json:"if"`
+			Then struct {
+				Ref string `json:"$ref"`
+			} `json:"then"`
+		} `json:"allOf"`
+		Defs map[string]any `json:"$defs"`
+	}
+	if err := jsonUnmarshal([]byte(docs.EventsSchema), &schema); err != nil {
+		t.Fatal(err)
+	}
+	enum := sorted(schema.Properties.Type.Enum)
+	var dispatched []string
+	for _, a := range schema.AllOf {
+		typ := a.If.Properties.Type.Const
+		dispatched = append(dispatched, typ)
+		if a.Then.Ref != "#/$defs/"+typ {
+			t.Errorf("allOf entry for %q refers to %q, want #/$defs/%s", typ, a.Then.Ref, typ)
+		}
+		if _, ok := schema.Defs[typ]; !ok {
+			t.Errorf("the schema has no $defs entry for %q", typ)
+		}
+	}
+	dispatched = sorted(dispatched)
+	if !slices.Equal(enum, documented) {
+		t.Errorf("event types in docs/events.md and the schema's enum differ:\n docs:   %v\n schema: %v", documented, enum)
+	}
+	if !slices.Equal(dispatched, documented) {
+		t.Errorf("event types in docs/events.md and the schema's allOf differ:\n docs:   %v\n schema: %v", documented, dispatched)
+	}
+	var consts []string
+	for _, typ := range []event.Type{event.TypeInit, event.TypeTurnBegin, event.TypeTurnEnd, event.TypeStepBegin,
+		event.TypeText, event.TypeThinking, event.TypeToolCall, event.TypeToolResult, event.TypeRetry,
+		event.TypeCompactionBegin, event.TypeCompactionEnd, event.TypeIteration, event.TypeUsage,
+		event.TypeTodo, event.TypeWarning, event.TypeResult} {
+		consts = append(consts, string(typ))
+	}
+	for _, c := range consts {
+		if !slices.Contains(documented, c) {
+			t.Errorf("event.Type %q is not documented in docs/events.md", c)
+		}
+	}
+}
+
+// documentedTypes reads the first column of the "## Types" table of docs/events.md.
+func documentedTypes(t *testing.T, md string) []string {
+	t.Helper()
+	_, rest, ok := strings.Cut(md, "\n## Types\n")
+	if !ok {
+		t.Fatal("docs/events.md has no '## Types' section")
+	}
+	if i := strings.Index(rest, "\n#"); i >= 0 {
+		rest = rest[:i]
+	}
+	name := regexp.MustCompile("`([a-z_]+)`")
+	var types []string
+	for _, line := range strings.Split(rest, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		first := strings.Split(line, "|")[1]
+		for _, m := range name.FindAllStringSubmatch(first, -1) {
+			types = append(types, m[1])
+		}
+	}
+	if len(types) == 0 {
+		t.Fatal("no event types found in the Types table of docs/events.md")
+	}
+	return sorted(types)
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name, line, want string
+	}{
+		{name: "init", line: `{"type":"init","ts":"2026-01-02T03:04:05.250Z","schema_version":1,"session_id":"s","model":"m","base_url_host":"h:1","work_dir":"/w","tools":["Shell"],"version":"dev"}`},
+		{name: "subagent text", line: `{"type":"text","ts":"2026-01-02T03:04:05.250Z","parent_tool_call_id":"c1","step":1,"delta":"hi"}`},
+		{name: "raw arguments", line: `{"type":"tool_call","ts":"2026-01-02T03:04:05.250Z","step":1,"id":"c","name":"Shell","arguments":"{not json"}`},
+		{name: "failed result", line: `{"type":"result","ts":"2026-01-02T03:04:05.250Z","status":"error","terminal_reason":"transient","exit_code":75,"final_text":"","error":{"kind":"transient","message":"HTTP 500","http_status":500,"retryable":true},"steps":3,"tool_calls":0,"iterations":0,"usage":{"input_tokens":0,"output_tokens":0,"cached_tokens":0},"duration_ms":5,"session_id":"s"}`},
+		{name: "unknown type", line: `{"type":"telepathy","ts":"2026-01-02T03:04:05.250Z"}`, want: "telepathy"},
+		{name: "missing ts", line: `{"type":"warning","message":"m"}`, want: "ts"},
+		{name: "local time", line: `{"type":"warning","ts":"2026-01-02T03:04:05+01:00","message":"m"}`, want: "/ts"},
+		{name: "unknown field", line: `{"type":"warning","ts":"2026-01-02T03:04:05.250Z","message":"m","mood":"calm"}`, want: "mood"},
+		{name: "wrong type", line: `{"type":"step_begin","ts":"2026-01-02T03:04:05.250Z","turn":"1","step":1}`, want: "/turn"},
+		{name: "missing field", line: `{"type":"tool_result","ts":"2026-01-02T03:04:05.250Z","step":1,"id":"c","name":"Shell","output":"","duration_ms":1}`, want: "is_error"},
+		{name: "success with an error", line: `{"type":"result","ts":"2026-01-02T03:04:05.250Z","status":"success","terminal_reason":"completed","exit_code":0,"final_text":"","error":{"kind":"x","message":"y","retryable":false},"steps":1,"tool_calls":0,"iterations":0,"usage":{"input_tokens":0,"output_tokens":0,"cached_tokens":0},"duration_ms":5,"session_id":"s"}`, want: "result"},
+		{name: "status disagrees with exit code", line: `{"type":"result","ts":"2026-01-02T03:04:05.250Z","status":"success","terminal_reason":"error","exit_code":1,"final_text":"","error":{"kind":"x","message":"y","retryable":false},"steps":1,"tool_calls":0,"iterations":0,"usage":{"input_tokens":0,"output_tokens":0,"cached_tokens":0},"duration_ms":5,"session_id":"s"}`, want: "/status"},
+		{name: "unknown exit code", line: `{"type":"result","ts":"2026-01-02T03:04:05.250Z","status":"error","terminal_reason":"error","exit_code":9,"final_text":"","error":{"kind":"x","message":"y","retryable":false},"steps":1,"tool_calls":0,"iterations":0,"usage":{"input_tokens":0,"output_tokens":0,"cached_tokens":0},"duration_ms":5,"session_id":"s"}`, want: "/exit_code"},
+		{name: "not JSON", line: `{"type":`, want: "not JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Validate([]byte(tt.line))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("valid line refused: %v", err)
+			case tt.want != "" && err == nil:
+				t.Errorf("invalid line accepted")
+			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+				t.Errorf("error %q does not mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestGoldenStreamsMatch(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "output", "testdata", "*.ndjson"))
+	if len(files) == 0 {
+		t.Fatal("no golden NDJSON files")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ValidateStream(b); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,184 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/kimi-run/kimi-run/sandbox"
+	"github.com/kimi-run/kimi-run/tools"
+	"github.com/kimi-run/kimi-run/tools/policy"
+)
+
+// sandboxPlan is the run's --sandbox and --sandbox-network: the Landlock policy for Shell
+// commands (through the helper prefix) and the same policy checked in-process for the file
+// tools and FetchURL.
+type sandboxPlan struct {
+	policy  sandbox.Policy
+	workDir string
+	// prefix runs a Shell command under the helper; nil without a sandbox.
+	prefix []string
+	// tempDir is the run's private temp dir, removed when the run ends.
+	tempDir string
+}
+
+// planSandbox checks the flags and this system. A sandbox that was asked for and cannot be
+// had is a usage error (exit 2): never a silently unconfined run.
+func planSandbox(cli *CLI, workDir string, getenv func(string) string) (*sandboxPlan, error) {
+	s := &sandboxPlan{workDir: workDir}
+	dirs, err := addDirs(cli, workDir)
+	if err != nil {
+		return nil, err
+	}
+	mode := sandbox.Mode(cli.Sandbox)
+	if mode == "" {
+		mode = sandbox.Off
+	}
+	s.policy = sandbox.Policy{Mode: mode, Writable: append([]string{workDir}, dirs...), NoNetwork: cli.SandboxNetwork == "off"}
+	if !s.policy.Active() {
+		return s, nil
+	}
+	if err := sandbox.Check(s.policy); err != nil {
+		flag := "--sandbox " + cli.Sandbox
+		if mode == sandbox.Off {
+			flag = "--sandbox-network off"
+		}
+		return nil, usagef("%s: %w", flag, err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, usagef("--sandbox: cannot find kimi-run's own executable to confine commands with: %w", err)
+	}
+	if mode != sandbox.Off {
+		tmp, err := os.MkdirTemp("", "kimi-run-sandbox-")
+		if err != nil {
+			return nil, usagef("--sandbox: cannot create the run's temp dir: %w", err)
+		}
+		s.tempDir, s.policy.TempDir = tmp, tmp
+	}
+	if s.prefix, err = s.policy.Prefix(exe); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// close removes the run's temp dir.
+func (s *sandboxPlan) close() {
+	if s != nil && s.tempDir != "" {
+		os.RemoveAll(s.tempDir)
+	}
+}
+
+// shellPrefix is tools.Env.ShellPrefix: nil without a sandbox.
+func (s *sandboxPlan) shellPrefix() []string { return s.prefix }
+
+// pathArgs are the tools that write files, with the argument naming the file. Reading is
+// allowed everywhere in every mode, so ReadFile, Glob and Grep need no check.
+var pathArgs = map[string]string{"WriteFile": "path", "StrReplaceFile": "path"}
+
+// guardTools wraps the tools that act in-process with the checks the kernel makes for
+// commands: writes outside the writable roots, and FetchURL with the network cut.
+func (s *sandboxPlan) guardTools(ts []tools.Tool, deny func(policy.Denial)) []tools.Tool {
+	if !s.policy.Active() {
+		return ts
+	}
+	out := make([]tools.Tool, len(ts))
+	for i, t := range ts {
+		out[i] = t
+		var check func(json.RawMessage) error
+		switch key, ok := pathArgs[t.Name()]; {
+		case ok && s.policy.Mode != sandbox.Off:
+			check = func(args json.RawMessage) error { return s.checkWrite(key, args) }
+		case t.Name() == "FetchURL" && s.policy.NoNetwork:
+			check = func(json.RawMessage) error {
+				return fmt.Errorf("the network is cut for this run (--sandbox-network off)")
+			}
+		}
+		if check != nil {
+			out[i] = &confined{Tool: t, check: check, deny: deny}
+		}
+	}
+	return out
+}
+
+// checkWrite resolves a write tool's path argument as the tool does and checks it. An
+// argument the tool would reject anyway is left to the tool.
+func (s *sandboxPlan) checkWrite(key string, args json.RawMessage) error {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(args, &fields) != nil {
+		return nil
+	}
+	var p string
+	if json.Unmarshal(fields[key], &p) != nil {
+		return nil
+	}
+	abs, err := tools.ResolvePath(s.workDir, p)
+	if err != nil {
+		return nil
+	}
+	return s.policy.CanWrite(abs)
+}
+
+// confined is a tool whose calls the sandbox checks first.
+type confined struct {
+	tools.Tool
+	check func(json.RawMessage) error
+	deny  func(policy.Denial)
+}
+
+// Run implements tools.Tool.
+func (c *confined) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	if err := c.check(args); err != nil {
+		msg := fmt.Sprintf("not run: %v. The sandbox is set by the caller; do the task within it, or say in your final answer what could not be done.", err)
+		c.deny(policy.Denial{CallID: tools.CallID(ctx), Tool: c.Name(), Rule: "sandbox", Reason: msg})
+		return tools.Result{Output: msg, IsError: true}, nil
+	}
+	return c.Tool.Run(ctx, args)
+}
+
+// promptNote tells the model what the sandbox allows, in place of the system prompt's note
+// that nothing is sandboxed; empty without a sandbox.
+func (s *sandboxPlan) promptNote() string {
+	if !s.policy.Active() {
+		return ""
+	}
+	var parts []string
+	if s.policy.Mode != sandbox.Off {
+		parts = append(parts, fmt.Sprintf("Commands and file tools run in a sandbox (%s): they may read anything but write only below %s (the last is the temp dir, also in $TMPDIR); any other write fails with \"Permission denied\".",
+			s.policy.Mode, strings.Join(s.policy.WritableRoots(), ", ")))
+	}
+	if s.policy.NoNetwork {
+		parts = append(parts, "The network is cut: commands cannot open or accept TCP connections, and FetchURL is refused.")
+	}
+	return strings.Join(parts, " ")
+}
+
+// rootWarning is the warning for a run as root outside a container with the sandbox off,
+// or "". A container is recognised by /.dockerenv (Docker), /run/.containerenv (Podman),
+// KUBERNETES_SERVICE_HOST (any Kubernetes pod), the container variable (systemd-nspawn,
+// LXC, Podman) or a container runtime in /proc/1/cgroup. KIMI_RUN_NO_ROOT_WARNING=1
+// silences it.
+func rootWarning(mode string, euid int, getenv func(string) string, exists func(string) bool, readFile func(string) ([]byte, error)) string {
+	if mode != "" && mode != string(sandbox.Off) || euid != 0 || getenv("KIMI_RUN_NO_ROOT_WARNING") != "" {
+		return ""
+	}
+	if exists("/.dockerenv") || exists("/run/.containerenv") || getenv("KUBERNETES_SERVICE_HOST") != "" || getenv("container") != "" {
+		return ""
+	}
+	if cg, err := readFile("/proc/1/cgroup"); err == nil {
+		for _, hint := range []string{"docker", "kubepods", "containerd", "libpod", "lxc", "podman", "buildkit"} {
+			if strings.Contains(string(cg), hint) {
+				return ""
+			}
+		}
+	}
+	return "running as root outside a container with no sandbox: every tool call runs with root's rights (consider --sandbox workspace-write, or a container)"
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}

@@ -1,0 +1,238 @@
+package run_test
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/sandbox"
+)
+
+// needLandlock skips a test on systems without Landlock; there, TestSandboxUnavailable
+// checks that asking for the sandbox fails instead.
+func needLandlock(t *testing.T, abi int) {
+	t.Helper()
+	if got := sandbox.ABI(); got < abi {
+		t.Skipf("Landlock ABI %d, this test needs %d", got, abi)
+	}
+}
+
+// results maps each tool call id to its tool_result event.
+func results(evs []map[string]any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, e := range ofType(evs, "tool_result") {
+		out[e["id"].(string)] = e
+	}
+	return out
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func TestSandboxWorkspaceWrite(t *testing.T) {
+	needLandlock(t, 1)
+	root := t.TempDir()
+	work, outside, added := filepath.Join(root, "work"), filepath.Join(root, "outside"), filepath.Join(root, "added")
+	for _, d := range []string{work, outside, added} {
+		os.Mkdir(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("readable\n"), 0o644)
+	// The subagent's Shell is the parent's, so it is confined too.
+	srv := scripted.New(t,
+		scripted.ToolCalls(
+			scripted.CallID("sh_in", "Shell", `{"command":"touch inside.txt && mkdir -p d && mv inside.txt d/ && cat ../outside/secret.txt"}`),
+			scripted.CallID("sh_out", "Shell", `{"command":"touch ../work/../outside/escaped.txt"}`),
+			scripted.CallID("sh_tmp", "Shell", `{"command":"echo scratch > \"$TMPDIR/scratch\" && cat \"$TMPDIR/scratch\" && echo x > /dev/null"}`),
+			scripted.CallID("sh_add", "Shell", `{"command":"touch `+added+`/added.txt"}`),
+			scripted.CallID("wf_in", "WriteFile", `{"path":"written.txt","content":"ok\n"}`),
+			scripted.CallID("wf_out", "WriteFile", `{"path":"`+outside+`/written.txt","content":"no\n"}`),
+			scripted.CallID("task", "Agent", `{"description":"escape","prompt":"write outside","subagent_type":"coder"}`),
+		),
+		scripted.ToolCalls(scripted.CallID("sub_out", "Shell", `{"command":"touch `+outside+`/by-subagent.txt"}`)),
+		scripted.Text("The subagent could not write there."),
+		scripted.Text("Some writes were refused."),
+	)
+	r := kimi(t, srv, invocation{dir: work, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--add-dir", added, "-p", "write files"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for path, want := range map[string]bool{
+		filepath.Join(work, "d", "inside.txt"):    true,
+		filepath.Join(work, "written.txt"):        true,
+		filepath.Join(added, "added.txt"):         true,
+		filepath.Join(outside, "escaped.txt"):     false,
+		filepath.Join(outside, "written.txt"):     false,
+		filepath.Join(outside, "by-subagent.txt"): false,
+	} {
+		if exists(path) != want {
+			t.Errorf("%s exists = %v, want %v", path, !want, want)
+		}
+	}
+	evs := events(t, r.stdout)
+	res := results(evs)
+	for id, wantErr := range map[string]bool{"sh_in": false, "sh_out": true, "sh_tmp": false, "sh_add": false, "wf_in": false, "wf_out": true, "sub_out": true} {
+		e := res[id]
+		if e == nil || e["is_error"] != wantErr {
+			t.Errorf("%s: tool_result = %v, want is_error %v", id, e, wantErr)
+		}
+	}
+	if out := res["sh_in"]["output"].(string); !strings.Contains(out, "readable") {
+		t.Errorf("reading outside the work dir failed: %q", out)
+	}
+	if out := res["sh_out"]["output"].(string); !strings.Contains(out, "Permission denied") {
+		t.Errorf("the refused write says %q", out)
+	}
+	if out := res["sh_tmp"]["output"].(string); !strings.Contains(out, "scratch") {
+		t.Errorf("the temp dir is not writable: %q", out)
+	}
+	if denied := ofType(evs, "tool_denied"); len(denied) != 1 || denied[0]["id"] != "wf_out" || denied[0]["rule"] != "sandbox" {
+		t.Errorf("tool_denied = %v, want the WriteFile outside", denied)
+	}
+	// The model was told what it may write.
+	if sys := srv.Requests()[0].Messages()[0]["content"].(string); !strings.Contains(sys, "sandbox (workspace-write)") || !strings.Contains(sys, added) {
+		t.Errorf("system prompt does not describe the sandbox")
+	}
+}
+
+func TestSandboxReadOnly(t *testing.T) {
+	needLandlock(t, 1)
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "f.txt"), []byte("content\n"), 0o644)
+	srv := scripted.New(t,
+		scripted.ToolCalls(
+			scripted.CallID("read", "Shell", `{"command":"cat f.txt && ls /"}`),
+			scripted.CallID("write", "Shell", `{"command":"echo more >> f.txt"}`),
+			scripted.CallID("edit", "StrReplaceFile", `{"path":"f.txt","edit":{"old":"content","new":"changed"}}`),
+		),
+		scripted.Text("Read only."),
+	)
+	r := kimi(t, srv, invocation{dir: work, args: []string{"--output-format", "stream-json", "--sandbox", "read-only", "-p", "x"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(work, "f.txt")); string(got) != "content\n" {
+		t.Errorf("f.txt = %q, want it unchanged", got)
+	}
+	res := results(events(t, r.stdout))
+	if res["read"]["is_error"] != false || res["write"]["is_error"] != true || res["edit"]["is_error"] != true {
+		t.Errorf("results = %v", res)
+	}
+}
+
+func TestSandboxNetworkOff(t *testing.T) {
+	needLandlock(t, 4)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 10)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	connect := fmt.Sprintf(`{"command":"exec 3<>/dev/tcp/127.0.0.1/%d && echo connected"}`, port)
+	// The refused run first, while the listener has seen nothing; then the control.
+	for _, off := range []bool{true, false} {
+		t.Run(fmt.Sprintf("off=%v", off), func(t *testing.T) {
+			srv := scripted.New(t,
+				scripted.ToolCalls(scripted.CallID("dial", "Shell", connect),
+					scripted.CallID("fetch", "FetchURL", fmt.Sprintf(`{"url":"http://127.0.0.1:%d/"}`, port))),
+				scripted.Text("done"),
+			)
+			args := []string{"--output-format", "stream-json", "-p", "x"}
+			if off {
+				args = append(args, "--sandbox-network", "off")
+			}
+			r := kimi(t, srv, invocation{args: args})
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			evs := events(t, r.stdout)
+			dial := results(evs)["dial"]
+			if off {
+				if dial["is_error"] != true || !strings.Contains(dial["output"].(string), "Permission denied") {
+					t.Errorf("the connect was not refused: %v", dial)
+				}
+				if d := ofType(evs, "tool_denied"); len(d) != 1 || d[0]["name"] != "FetchURL" {
+					t.Errorf("tool_denied = %v, want FetchURL refused", d)
+				}
+				if len(accepted) != 0 {
+					t.Errorf("a connection got through with the network off")
+				}
+				return
+			}
+			// Without the sandbox the same command connects: the refusal above is the sandbox's.
+			if dial["is_error"] != false || !strings.Contains(dial["output"].(string), "connected") {
+				t.Errorf("the control connect failed: %v", dial)
+			}
+			select {
+			case <-accepted:
+			case <-time.After(10 * time.Second):
+				t.Errorf("the listener saw no connection")
+			}
+		})
+	}
+}
+
+func TestSandboxUnavailable(t *testing.T) {
+	if sandbox.ABI() >= 4 {
+		t.Skip("this system has Landlock; the refusal is for systems without it")
+	}
+	flag := []string{"--sandbox", "workspace-write"}
+	if sandbox.ABI() >= 1 {
+		flag = []string{"--sandbox-network", "off"}
+	}
+	r := kimi(t, nil, invocation{args: append([]string{"--output-format", "stream-json", "-p", "x"}, flag...)})
+	if r.code != 2 || !strings.Contains(r.stderr, flag[0]) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if runtime.GOOS != "linux" && !strings.Contains(r.stderr, "Landlock") {
+		t.Errorf("stderr does not say why: %q", r.stderr)
+	}
+}
+
+func TestAddDirMustExist(t *testing.T) {
+	r := kimi(t, nil, invocation{args: []string{"--add-dir", filepath.Join(t.TempDir(), "missing"), "-p", "x"}})
+	if r.code != 2 || !strings.Contains(r.stderr, "--add-dir") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestSandboxTempDirIsRemoved(t *testing.T) {
+	needLandlock(t, 1)
+	tmp := t.TempDir()
+	srv := scripted.New(t, scripted.ToolCalls(scripted.CallID("sh", "Shell", `{"command":"touch $TMPDIR/x && echo $TMPDIR"}`)), scripted.Text("ok"))
+	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--sandbox", "read-only", "-p", "x"}, env: map[string]string{"TMPDIR": tmp}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if out := results(events(t, r.stdout))["sh"]["output"].(string); !strings.Contains(out, filepath.Join(tmp, "kimi-run-sandbox-")) {
+		t.Fatalf("the command's TMPDIR is not the run's own dir under $TMPDIR: %q", out)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "kimi-run-sandbox-") {
+			t.Errorf("the run's temp dir %s was left behind", e.Name())
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/agent/cassette"
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/output"
+)
+
+// tape is the run's --record or --replay: the HTTP layer under the model client.
+type tape struct {
+	cli    *CLI
+	replay *cassette.Cassette
+	rec    *cassette.Recorder
+	player *cassette.Replayer
+	stop   context.CancelCauseFunc
+	steps  *stepTracker
+}
+
+// openTape checks the record and replay flags and reads the replay's cassette. It runs
+// before the configuration is resolved: a replay takes its endpoint and model from the
+// cassette and needs no key.
+func openTape(cli *CLI) (*tape, error) {
+	t := &tape{cli: cli}
+	switch {
+	case cli.Record != "" && cli.Replay != "":
+		return t, usagef("--record and --replay cannot be combined")
+	case cli.ReplaySpeed < 0:
+		return t, usagef("--replay-speed must not be negative")
+	case cli.Replay == "" && (cli.ReplayMode != "strict" || cli.ReplaySpeed != 1):
+		return t, usagef("--replay-mode and --replay-speed need --replay FILE")
+	case cli.Replay == "":
+		return t, nil
+	}
+	c, err := cassette.Load(cli.Replay)
+	if err != nil {
+		return t, usagef("--replay: %w", err)
+	}
+	t.replay = c
+	// The recorded endpoint, so that error messages quoting the URL read as recorded;
+	// nothing is ever sent there.
+	cli.BaseURL = c.Header.BaseURL
+	if cli.Model == "" {
+		cli.Model = c.Header.Model
+	}
+	return t, nil
+}
+
+// replaying reports whether model calls are answered from a cassette.
+func (t *tape) replaying() bool { return t.replay != nil }
+
+// bind returns the run's context; a replay that diverges cancels it with the divergence
+// as the cause, so the agent stops instead of retrying.
+func (t *tape) bind(ctx context.Context) context.Context {
+	if !t.replaying() {
+		return ctx
+	}
+	ctx, t.stop = context.WithCancelCause(ctx)
+	return ctx
+}
+
+// track wraps the sink so that a divergence can name the step it happened in.
+func (t *tape) track(s output.Sink) output.Sink {
+	if !t.replaying() {
+		return s
+	}
+	t.steps = &stepTracker{Sink: s}
+	return t.steps
+}
+
+// client returns the HTTP client for the model: a recorder around the network, a
+// replayer instead of it, or nil for the default.
+func (t *tape) client(cfg config, cli *CLI, version string) (*http.Client, error) {
+	secrets := []string{cfg.apiKey}
+	for _, v := range cfg.headers {
+		secrets = append(secrets, v)
+	}
+	switch {
+	case cli.Record != "":
+		rec, err := cassette.Create(cli.Record, cassette.Header{
+			KimiRun: version, Model: cfg.model, BaseURL: redactURL(cfg.baseURL), WorkDir: cfg.workDir,
+		}, agent.NewTransport(cli.StreamIdleTimeout), secrets)
+		if err != nil {
+			return nil, usagef("--record: %w", err)
+		}
+		t.rec = rec
+		return &http.Client{Transport: rec}, nil
+	case t.replaying():
+		p := cassette.NewReplayer(t.replay)
+		p.Lenient = cli.ReplayMode == "lenient"
+		p.Speed = cli.ReplaySpeed
+		p.WorkDir = cfg.workDir
+		p.Secrets = secrets
+		p.OnDivergence = func(d *cassette.Divergence) { t.stop(&replayError{where: t.steps.where(), div: d}) }
+		t.player = p
+		return &http.Client{Transport: p}, nil
+	}
+	return nil, nil
+}
+
+// adjust sets a replay's retry waits to the replay's speed and, when progress is shown,
+// says on stderr that the model's replies are recorded ones.
+func (t *tape) adjust(p *agent.RetryPolicy, stderr io.Writer, progress bool) {
+	if !t.replaying() {
+		return
+	}
+	p.Timer = cassette.Timer{Speed: t.cli.ReplaySpeed}
+	if progress {
+		fmt.Fprintf(stderr, "kimi-run: replaying %s: the model's replies come from the cassette, the tools run for real\n", t.cli.Replay)
+	}
+}
+
+// finish closes the recording and, in a strict replay, fails a run that left recorded
+// calls unplayed. Warnings are emitted before the result.
+func (t *tape) finish(r *runState, out outcome, err error) error {
+	if t.rec != nil {
+		if cerr := t.rec.Close(); cerr != nil {
+			r.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("the cassette %s is incomplete: %v", t.cli.Record, cerr)})
+		}
+	}
+	// Only a run that would succeed is failed for it: one that stopped early (a step
+	// limit, a transient failure) keeps its own exit code.
+	if t.player != nil && err == nil && !t.player.Lenient && judge(out, nil, nil).code == ExitOK {
+		if n := t.player.Unused(); n > 0 {
+			return &replayError{unused: n, total: t.player.Len()}
+		}
+	}
+	return err
+}
+
+// close releases the recording on every path; finish reports its errors.
+func (t *tape) close() {
+	if t.rec != nil {
+		t.rec.Close()
+	}
+}
+
+// replayError stops a replay: a request that differs from the recording, more calls
+// than recorded, or (strict) fewer.
+type replayError struct {
+	where         string
+	div           *cassette.Divergence
+	unused, total int
+}
+
+func (e *replayError) Error() string {
+	if e.div == nil {
+		return fmt.Sprintf("replay: the run ended with %d of the cassette's %d model calls unplayed (--replay-mode lenient allows that)", e.unused, e.total)
+	}
+	at := ""
+	if e.where != "" {
+		at = " at " + e.where
+	}
+	d := e.div
+	if d.Recorded == 0 {
+		return fmt.Sprintf("replay diverged%s (model call %d): %s", at, d.Call, d.Detail)
+	}
+	return fmt.Sprintf("replay diverged%s (model call %d, recorded call %d): %s", at, d.Call, d.Recorded, d.Detail)
+}
+
+// replayVerdict maps a stopped replay to exit 1.
+func replayVerdict(err, cause error) (verdict, bool) {
+	var re *replayError
+	if !errors.As(cause, &re) && !errors.As(err, &re) {
+		return verdict{}, false
+	}
+	return verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "replay", Message: re.Error()}}, true
+}
+
+// stepTracker remembers the step that is running, to name it in a divergence.
+type stepTracker struct {
+	output.Sink
+	mu   sync.Mutex
+	last string
+}
+
+func (s *stepTracker) Emit(e event.Event) {
+	var at string
+	switch d := e.Data.(type) {
+	case event.StepBegin:
+		at = fmt.Sprintf("step %d of turn %d", d.Step, d.Turn)
+	case event.CompactionBegin:
+		at = "the compaction"
+	}
+	if at != "" {
+		if e.Parent != "" {
+			at += " of the subagent of tool call " + e.Parent
+		}
+		s.mu.Lock()
+		s.last = at
+		s.mu.Unlock()
+	}
+	s.Sink.Emit(e)
+}
+
+func (s *stepTracker) where() string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}

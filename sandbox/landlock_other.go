@@ -1,0 +1,22 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+)
+
+// ABI is 0: Landlock exists on Linux only.
+func ABI() int { return 0 }
+
+func check(Policy) error {
+	return fmt.Errorf("%w: it uses Linux Landlock, and this is %s; run kimi-run in a Linux container or VM to sandbox it", ErrUnsupported, runtime.GOOS)
+}
+
+// Helper fails everywhere but on Linux; kimi-run never starts it there, since Check fails.
+func Helper(_ []string, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "kimi-run sandbox: %v\n", check(Policy{}))
+	return 126
+}

@@ -1,0 +1,209 @@
+// Package sandbox confines the commands an agent runs, with Linux Landlock.
+//
+// kimi-run's own process is never restricted: it must keep writing its session file and
+// talking to the model. Each Shell command instead starts as kimi-run itself in a hidden
+// helper mode (HelperArg): the helper restricts its own thread with Landlock and then
+// replaces itself with the shell, so the command and everything it starts inherit the
+// restrictions, which cannot be lifted. The file tools run inside kimi-run, so they check
+// the same policy themselves (Policy.CanWrite).
+//
+// On other systems, and on Linux kernels without Landlock, Check fails: a run that asked
+// for a sandbox never goes on without one.
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Mode is how much of the file system sandboxed commands may change.
+type Mode string
+
+// The modes. Reading is allowed everywhere in every mode.
+const (
+	// Off leaves the file system alone (the network may still be cut).
+	Off Mode = "off"
+	// ReadOnly lets commands write only in the run's temp dir.
+	ReadOnly Mode = "read-only"
+	// WorkspaceWrite also lets them write in the work dir and the extra dirs.
+	WorkspaceWrite Mode = "workspace-write"
+)
+
+// HelperArg is the first argument of kimi-run's hidden helper mode: kimi-run HelperArg
+// POLICY-JSON PROGRAM ARGS... applies the policy and executes PROGRAM.
+const HelperArg = "__kimi-run-sandbox-exec"
+
+// Policy is what sandboxed commands may do.
+type Policy struct {
+	Mode Mode `json:"mode"`
+	// Writable are the directories writable under WorkspaceWrite: the work dir and the
+	// --add-dir dirs. Absolute paths.
+	Writable []string `json:"writable,omitempty"`
+	// TempDir is the run's own temp dir, writable in every mode that restricts the file
+	// system; commands see it as TMPDIR.
+	TempDir string `json:"tmp,omitempty"`
+	// NoNetwork forbids TCP connect and bind (and UDP where the kernel can restrict it).
+	NoNetwork bool `json:"no_network,omitempty"`
+}
+
+// Active reports whether the policy restricts anything.
+func (p Policy) Active() bool {
+	return p.restrictsFiles() || p.NoNetwork
+}
+
+func (p Policy) restrictsFiles() bool {
+	return p.Mode == ReadOnly || p.Mode == WorkspaceWrite
+}
+
+// WritableRoots are the directories sandboxed commands may write below.
+func (p Policy) WritableRoots() []string {
+	if !p.restrictsFiles() {
+		return nil
+	}
+	var roots []string
+	if p.Mode == WorkspaceWrite {
+		roots = append(roots, p.Writable...)
+	}
+	if p.TempDir != "" {
+		roots = append(roots, p.TempDir)
+	}
+	return roots
+}
+
+// devices are the character devices commands may always write: redirecting to /dev/null
+// must keep working.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
+
+// ErrUnsupported means this system cannot enforce the policy asked for.
+var ErrUnsupported = errors.New("the sandbox is not available")
+
+// Check reports whether this system can enforce p. The error wraps ErrUnsupported and says
+// what is missing.
+func Check(p Policy) error {
+	if !p.Active() {
+		return nil
+	}
+	return check(p)
+}
+
+// Prefix returns the helper command that runs a program under p: put it in front of the
+// program and its arguments. helper is the path of the kimi-run executable.
+func (p Policy) Prefix(helper string) ([]string, error) {
+	spec, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("encode sandbox policy: %w", err)
+	}
+	return []string{helper, HelperArg, string(spec)}, nil
+}
+
+// DeniedError is a write the policy does not allow.
+type DeniedError struct {
+	Path  string
+	Roots []string
+}
+
+func (e *DeniedError) Error() string {
+	if len(e.Roots) == 0 {
+		return fmt.Sprintf("the sandbox allows no writes here, and %s is outside", e.Path)
+	}
+	return fmt.Sprintf("the sandbox allows writes only below %s, and %s is outside", strings.Join(e.Roots, ", "), e.Path)
+}
+
+// CanWrite reports whether the file tools may write path (absolute). Symbolic links are
+// resolved first, the file's own included, so a link inside the work dir cannot lead a write
+// outside it. Like the kernel's rule, it judges the real location of the file.
+func (p Policy) CanWrite(path string) error {
+	if !p.restrictsFiles() {
+		return nil
+	}
+	real, err := realPath(path)
+	if err != nil {
+		return fmt.Errorf("sandbox: resolve %s: %w", path, err)
+	}
+	roots := p.WritableRoots()
+	for _, root := range roots {
+		r, err := realPath(root)
+		if err != nil {
+			continue
+		}
+		if within(real, r) {
+			return nil
+		}
+	}
+	return &DeniedError{Path: path, Roots: roots}
+}
+
+// realPath resolves the symbolic links of path's longest existing prefix; the part that does
+// not exist yet is kept as written.
+func realPath(path string) (string, error) {
+	path = filepath.Clean(path)
+	var rest []string
+	for {
+		r, err := filepath.EvalSymlinks(path)
+		if err == nil {
+			return filepath.Join(append([]string{r}, rest...)...), nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return filepath.Join(append([]string{path}, rest...)...), nil
+		}
+		rest = append([]string{filepath.Base(path)}, rest...)
+		path = parent
+	}
+}
+
+// within reports whether path is root or below it.
+func within(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// tempEnv are the variables that name the temp dir for common tools.
+var tempEnv = []string{"TMPDIR", "TMP", "TEMP", "TEMPDIR"}
+
+// commandEnv is the environment a sandboxed command gets: env with the temp variables
+// pointing at the run's temp dir, and KIMI_RUN_SANDBOX naming the mode.
+func (p Policy) commandEnv(env []string) []string {
+	out := make([]string, 0, len(env)+len(tempEnv)+1)
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		drop := name == "KIMI_RUN_SANDBOX"
+		for _, t := range tempEnv {
+			drop = drop || p.TempDir != "" && name == t
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	if p.TempDir != "" {
+		for _, t := range tempEnv {
+			out = append(out, t+"="+p.TempDir)
+		}
+	}
+	mode := string(p.Mode)
+	if p.NoNetwork {
+		mode += ",no-network"
+	}
+	return append(out, "KIMI_RUN_SANDBOX="+mode)
+}
+
+// decode reads the helper's policy argument.
+func decode(spec string) (Policy, error) {
+	var p Policy
+	if err := json.Unmarshal([]byte(spec), &p); err != nil {
+		return p, fmt.Errorf("bad sandbox policy: %w", err)
+	}
+	switch p.Mode {
+	case Off, ReadOnly, WorkspaceWrite:
+	default:
+		return p, fmt.Errorf("bad sandbox mode %q", p.Mode)
+	}
+	return p, nil
+}

@@ -1,0 +1,342 @@
+// Package policy decides which tools a run offers the model and which of their calls may
+// run. It is the one place tool rules are kept: the command line (--tools, --allowed-tools,
+// --disallowed-tools), agent files (tools, exclude_tools) and configuration all build a
+// Policy, and Apply filters and wraps a toolset with it. Several policies apply one after
+// another; a call runs only if every one of them lets it.
+//
+// A rule is a tool name (Shell, ReadFile, an MCP tool's name; a name with * ? [ is a glob on
+// names), or Shell(PATTERN), where PATTERN is a glob on the command line (see MatchCommand).
+// The subagent tool is Task in kimi-run and Agent in newer Kimi CLI: rules treat the two
+// names as one tool.
+//
+// Rules guard against mistakes and keep a run to its purpose; they are not a security
+// boundary (a command can hide what it runs from any pattern). The sandbox is the boundary.
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// Rule is one tool rule.
+type Rule struct {
+	// Tool is a tool name, or a glob on names.
+	Tool string
+	// Pattern is the Shell(PATTERN) glob; it is only meaningful when HasPattern is set.
+	Pattern    string
+	HasPattern bool
+}
+
+// String writes the rule as it is written on the command line.
+func (r Rule) String() string {
+	if r.HasPattern {
+		return r.Tool + "(" + r.Pattern + ")"
+	}
+	return r.Tool
+}
+
+// ParseRule reads one rule: Name or Shell(PATTERN).
+func ParseRule(s string) (Rule, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Rule{}, fmt.Errorf("empty tool rule")
+	}
+	open := strings.IndexByte(s, '(')
+	if open < 0 {
+		if strings.ContainsAny(s, ")") || strings.ContainsAny(s, " \t") {
+			return Rule{}, fmt.Errorf("tool rule %q: a rule is a tool name or Shell(PATTERN)", s)
+		}
+		if _, err := path.Match(s, ""); err != nil {
+			return Rule{}, fmt.Errorf("tool rule %q: bad name pattern: %w", s, err)
+		}
+		return Rule{Tool: s}, nil
+	}
+	name, pat := strings.TrimSpace(s[:open]), s[open+1:]
+	if !strings.HasSuffix(pat, ")") || name == "" {
+		return Rule{}, fmt.Errorf("tool rule %q: want Shell(PATTERN)", s)
+	}
+	pat = strings.TrimSpace(strings.TrimSuffix(pat, ")"))
+	if name != "Shell" {
+		return Rule{}, fmt.Errorf("tool rule %q: only Shell takes a pattern (the command line)", s)
+	}
+	if pat == "" {
+		return Rule{}, fmt.Errorf("tool rule %q: empty pattern; write Shell to name every command", s)
+	}
+	if _, err := compileGlob(pat); err != nil {
+		return Rule{}, fmt.Errorf("tool rule %q: %w", s, err)
+	}
+	return Rule{Tool: name, Pattern: pat, HasPattern: true}, nil
+}
+
+// ParseRules reads rules from flag values. Each value may hold several rules separated by
+// commas or spaces; a comma or space inside Shell(...) belongs to the pattern.
+func ParseRules(values []string) ([]Rule, error) {
+	var out []Rule
+	for _, v := range values {
+		for _, item := range SplitList(v) {
+			r, err := ParseRule(item)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// SplitList splits a list of names or rules on commas and white space outside parentheses.
+func SplitList(s string) []string {
+	var out []string
+	var cur strings.Builder
+	depth := 0
+	flush := func() {
+		if t := strings.TrimSpace(cur.String()); t != "" {
+			out = append(out, t)
+		}
+		cur.Reset()
+	}
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && (r == ',' || r == ' ' || r == '\t' || r == '\n'):
+			flush()
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	flush()
+	return out
+}
+
+// Canonical returns the name rules use for a tool: the subagent tool is Task whether it is
+// called Task or Agent.
+func Canonical(name string) string {
+	if name == "Agent" {
+		return "Task"
+	}
+	return name
+}
+
+// nameMatches reports whether a rule's tool name (perhaps a glob) names tool.
+func nameMatches(ruleName, tool string) bool {
+	rn, tn := Canonical(ruleName), Canonical(tool)
+	if rn == tn {
+		return true
+	}
+	if strings.ContainsAny(ruleName, "*?[") {
+		ok, _ := path.Match(ruleName, tool)
+		return ok
+	}
+	return false
+}
+
+// Policy is one set of tool rules.
+type Policy struct {
+	// Only, when not nil, is the exact set of tools offered (names or name globs).
+	Only []string
+	// Allow, when not empty, lets a call run only if a rule matches it; a tool that no
+	// Allow rule names is not offered.
+	Allow []Rule
+	// Deny refuses the calls a rule matches; a Deny rule without a pattern removes the tool.
+	// Deny beats Allow.
+	Deny []Rule
+	// Source names where the rules come from, for the messages the model and the user see
+	// (for example "--disallowed-tools" or "agent file").
+	Source string
+}
+
+// Denial is a call a Policy refused.
+type Denial struct {
+	// CallID is the id of the refused tool call.
+	CallID string
+	Tool   string
+	// Rule is the rule that refused it; empty when no Allow rule matched.
+	Rule string
+	// Reason is the message the model received.
+	Reason string
+}
+
+// Offers reports whether the policy offers the tool named name at all.
+func (p Policy) Offers(name string) bool {
+	if p.Only != nil && !p.listed(name) {
+		return false
+	}
+	for _, r := range p.Deny {
+		if !r.HasPattern && nameMatches(r.Tool, name) {
+			return false
+		}
+	}
+	if len(p.Allow) > 0 {
+		for _, r := range p.Allow {
+			if nameMatches(r.Tool, name) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func (p Policy) listed(name string) bool {
+	for _, n := range p.Only {
+		if nameMatches(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Check decides whether a call of an offered tool may run. It returns the refusing rule
+// ("" when the refusal is that no Allow rule matched) and ok.
+func (p Policy) Check(name string, args json.RawMessage) (rule string, ok bool) {
+	command, hasCommand := shellCommand(name, args)
+	for _, r := range p.Deny {
+		if !nameMatches(r.Tool, name) {
+			continue
+		}
+		if !r.HasPattern || hasCommand && DenyMatches(r.Pattern, command) {
+			return r.String(), false
+		}
+	}
+	if len(p.Allow) == 0 {
+		return "", true
+	}
+	var patterns []string
+	for _, r := range p.Allow {
+		if !nameMatches(r.Tool, name) {
+			continue
+		}
+		if !r.HasPattern {
+			return "", true
+		}
+		patterns = append(patterns, r.Pattern)
+	}
+	if len(patterns) > 0 && (!hasCommand || AllowMatches(patterns, command)) {
+		// Arguments without a command are the tool's to reject; it runs nothing then.
+		return "", true
+	}
+	return "", false
+}
+
+// shellCommand returns the command line of a Shell call.
+func shellCommand(name string, args json.RawMessage) (string, bool) {
+	if name != "Shell" {
+		return "", false
+	}
+	var a struct {
+		Command *string `json:"command"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Command == nil {
+		return "", false
+	}
+	return *a.Command, true
+}
+
+// Names returns the tool names the policy itself names without a glob, for checking them
+// against the toolset.
+func (p Policy) Names() []string {
+	var out []string
+	add := func(n string) {
+		if !strings.ContainsAny(n, "*?[") {
+			out = append(out, n)
+		}
+	}
+	for _, n := range p.Only {
+		add(n)
+	}
+	for _, r := range p.Allow {
+		add(r.Tool)
+	}
+	for _, r := range p.Deny {
+		add(r.Tool)
+	}
+	return out
+}
+
+// Unknown returns the names the policy uses that match none of the tool names given:
+// usually a typo, which would otherwise silently allow or remove nothing.
+func (p Policy) Unknown(toolNames []string) []string {
+	var out []string
+	for _, n := range p.Names() {
+		found := false
+		for _, t := range toolNames {
+			if nameMatches(n, t) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Apply returns the tools of ts that the policy offers, in order. Those whose calls a rule
+// may refuse are wrapped: a refused call does not run, returns an error result the model
+// can read, and is reported to onDeny (which may be nil) first.
+func (p Policy) Apply(ts []tools.Tool, onDeny func(Denial)) []tools.Tool {
+	var out []tools.Tool
+	for _, t := range ts {
+		if !p.Offers(t.Name()) {
+			continue
+		}
+		if p.mayRefuse(t.Name()) {
+			t = &guarded{Tool: t, policy: p, onDeny: onDeny}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// mayRefuse reports whether some call of an offered tool could be refused.
+func (p Policy) mayRefuse(name string) bool {
+	for _, r := range p.Deny {
+		if r.HasPattern && nameMatches(r.Tool, name) {
+			return true
+		}
+	}
+	for _, r := range p.Allow {
+		if nameMatches(r.Tool, name) && !r.HasPattern {
+			return false
+		}
+	}
+	return len(p.Allow) > 0
+}
+
+// guarded is a tool whose calls a Policy checks first.
+type guarded struct {
+	tools.Tool
+	policy Policy
+	onDeny func(Denial)
+}
+
+// Run implements tools.Tool.
+func (g *guarded) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	rule, ok := g.policy.Check(g.Name(), args)
+	if ok {
+		return g.Tool.Run(ctx, args)
+	}
+	src := g.policy.Source
+	if src == "" {
+		src = "the tool rules"
+	}
+	var reason string
+	if rule != "" {
+		reason = fmt.Sprintf("not run: the rule %s of %s refuses this call. Do not try to get around the rule; do the task another way, or say in your final answer what could not be done.", rule, src)
+	} else {
+		reason = fmt.Sprintf("not run: no rule of %s allows this call. Do not try to get around the rules; do the task another way, or say in your final answer what could not be done.", src)
+	}
+	if g.onDeny != nil {
+		g.onDeny(Denial{CallID: tools.CallID(ctx), Tool: g.Name(), Rule: rule, Reason: reason})
+	}
+	return tools.Result{Output: reason, IsError: true}, nil
+}
