@@ -2,10 +2,12 @@
 # startup.sh: how long kimi-run takes to start, for `--version` and for a parse that does
 # nothing (`--help`, output discarded), against a hello-world Go binary as the floor.
 # With BASE=<git ref> it also builds that commit and times both side by side, to give the
-# before and after of a change. docs/performance.md has the figures this printed.
+# before and after of a change; AFTER=<git ref> builds that commit instead of the working
+# tree. docs/performance.md has the figures this printed.
 #
 # Usage: scripts/startup.sh                 (RUNS=200 and ROUNDS=3 can be overridden)
 #        BASE=669fbb4 scripts/startup.sh
+#        BASE=669fbb4 AFTER=edd6f66 scripts/startup.sh
 #
 # Binaries are built as releases are (CGO_ENABLED=0, -trimpath, -s -w). Each round runs
 # hyperfine (-N, 20 warm-ups, RUNS runs) over every binary and case, alternating their
@@ -32,13 +34,17 @@ if ! command -v hyperfine >/dev/null 2>&1; then
 fi
 
 build() { CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$2" "$1"; }
+# build_ref builds the commit ref as the binary named $2.
+build_ref() {
+	mkdir "$WORK/$2-src"
+	git archive "$1" | tar -x -C "$WORK/$2-src"
+	(cd "$WORK/$2-src" && build . "$WORK/$2")
+}
 echo "building..." >&2
-build . "$WORK/after"
+if [ -n "${AFTER:-}" ]; then build_ref "$AFTER" after; else build . "$WORK/after"; fi
 BINS=(after)
 if [ -n "${BASE:-}" ]; then
-	mkdir "$WORK/base-src"
-	git archive "$BASE" | tar -x -C "$WORK/base-src"
-	(cd "$WORK/base-src" && build . "$WORK/before")
+	build_ref "$BASE" before
 	BINS=(before after)
 fi
 mkdir -p "$WORK/hello"
