@@ -48,8 +48,9 @@ func TestStalledStreamsAreRetried(t *testing.T) {
 			if retry == nil {
 				t.Fatalf("no retry event")
 			}
-			if msg, _ := retry["error"].(string); !strings.Contains(msg, "2s") {
-				t.Errorf("retry error = %q, want the idle timeout named", msg)
+			// The retry must come from the stall being noticed, not from some other failure.
+			if msg, _ := retry["error"].(string); !strings.Contains(msg, "after 2s") && !strings.Contains(msg, "timeout") {
+				t.Errorf("retry error = %q, want the idle timeout or the header timeout", msg)
 			}
 			if n := len(srv.Requests()); n != 2 {
 				t.Errorf("%d requests, want 2", n)
