@@ -8,6 +8,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/agentspec"
 	"github.com/kimi-run/kimi-run/tools"
+	"github.com/kimi-run/kimi-run/tools/policy"
 )
 
 // agentSetup is the agent a run uses, from --agent or --agent-file, with its prompts
@@ -111,28 +112,30 @@ func (s *agentSetup) subagentKinds(all []tools.Tool) (map[string]agent.SubagentK
 	return kinds, warnings
 }
 
-// filterTools keeps the tools of ts named in names (compared by canonical name, so Task is
-// Agent), in the order of ts, and returns the names no tool has. This is the one place a
-// toolset is cut down by name.
+// filterTools keeps the tools of ts that an agent file's tool list names, in the order of
+// ts, and returns the names no tool has. It goes through tools/policy, the one place tool
+// rules are kept, so names compare as everywhere else (Task is Agent; module:Class names
+// are their class).
 func filterTools(ts []tools.Tool, names []string) (kept []tools.Tool, missing []string) {
-	want := map[string]bool{}
+	canonical := make([]string, 0, len(names))
 	for _, n := range names {
-		want[tools.CanonicalName(n)] = true
+		canonical = append(canonical, tools.CanonicalName(n))
 	}
-	have := map[string]bool{}
-	for _, t := range ts {
-		if want[t.Name()] {
-			kept = append(kept, t)
-			have[t.Name()] = true
-		}
-	}
-	for n := range want {
-		if !have[n] {
-			missing = append(missing, n)
-		}
-	}
+	p := policy.Policy{Only: canonical, Source: "the agent file"}
+	missing = p.Unknown(toolNames(ts))
 	sort.Strings(missing)
-	return kept, missing
+	return p.Apply(ts, nil), dedupe(missing)
+}
+
+// dedupe drops repeated names from a sorted list.
+func dedupe(sorted []string) []string {
+	var out []string
+	for i, s := range sorted {
+		if i == 0 || s != sorted[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func dropName(list []string, s string) []string {

@@ -80,7 +80,7 @@ func TestRecordThenReplayGivesTheSameEvents(t *testing.T) {
 		scripted.Reply(scripted.Say("Let me"), scripted.Cut()),
 		scripted.Reply(scripted.Say("Let me look. "), scripted.Call("Glob", `{"pattern":"*.txt"}`)),
 		// The reply reports a nearly full window: the context is compacted before step 3.
-		scripted.Reply(scripted.Call("Task", `{"description":"read the notes","prompt":"What does notes.txt say?"}`), scripted.Usage(1600, 10, 0)),
+		scripted.Reply(scripted.Call("Agent", `{"description":"read the notes","prompt":"What does notes.txt say?","subagent_type":"coder"}`), scripted.Usage(1600, 10, 0)),
 		scripted.ToolCalls(scripted.Call("ReadFile", `{"path":"notes.txt"}`)), // the subagent
 		scripted.Text("It says hello."),
 		scripted.Text("The user asked about notes.txt; a subagent read it."), // the compaction summary

@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -142,7 +143,13 @@ func TestKimiFlagsInHelp(t *testing.T) {
 	}
 	for _, f := range []string{"--print", "--yolo", "--command", "--final-message-only", "--max-steps-per-turn", "--max-retries-per-step",
 		"--max-ralph-iterations", "--resume", "--config=", "--input-format"} {
-		if i := strings.Index(r.stdout, f); i < group {
+		// The first mention of the flag itself, not of a longer one (--print-schema).
+		pat := regexp.QuoteMeta(f)
+		if !strings.HasSuffix(f, "=") {
+			pat += `([^-\w]|$)`
+		}
+		loc := regexp.MustCompile(pat).FindStringIndex(r.stdout)
+		if loc == nil || loc[0] < group {
 			t.Errorf("%s is not listed in the Kimi CLI group", f)
 		}
 	}

@@ -46,7 +46,7 @@ func shippedCassettes() []shippedCassette {
 		{
 			name:   "transient",
 			script: []scripted.Response{scripted.Status(503, scripted.ErrorBody("engine_overloaded_error", "The engine is currently overloaded, please try again later")).Header("Retry-After", "2").Forever()},
-			args:   []string{"--max-retries", "3", "-p", "Fix the failing test."},
+			args:   []string{"--max-retries", "2", "-p", "Fix the failing test."},
 			code:   75,
 		},
 	}

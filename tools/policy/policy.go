@@ -6,8 +6,8 @@
 //
 // A rule is a tool name (Shell, ReadFile, an MCP tool's name; a name with * ? [ is a glob on
 // names), or Shell(PATTERN), where PATTERN is a glob on the command line (see MatchCommand).
-// The subagent tool is Task in kimi-run and Agent in newer Kimi CLI: rules treat the two
-// names as one tool.
+// Names are compared as tools.CanonicalName gives them: the subagent tool is Agent whether a
+// rule calls it Agent or Task (its older name), and Kimi's module:Class names work too.
 //
 // Rules guard against mistakes and keep a run to its purpose; they are not a security
 // boundary (a command can hide what it runs from any pattern). The sandbox is the boundary.
@@ -116,18 +116,9 @@ func SplitList(s string) []string {
 	return out
 }
 
-// Canonical returns the name rules use for a tool: the subagent tool is Task whether it is
-// called Task or Agent.
-func Canonical(name string) string {
-	if name == "Agent" {
-		return "Task"
-	}
-	return name
-}
-
 // nameMatches reports whether a rule's tool name (perhaps a glob) names tool.
 func nameMatches(ruleName, tool string) bool {
-	rn, tn := Canonical(ruleName), Canonical(tool)
+	rn, tn := tools.CanonicalName(ruleName), tools.CanonicalName(tool)
 	if rn == tn {
 		return true
 	}
