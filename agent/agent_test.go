@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,32 +14,9 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/tools"
 )
-
-// recorder is a Sink that keeps every event.
-type recorder struct {
-	mu     sync.Mutex
-	events []event.Event
-}
-
-func (r *recorder) Emit(e event.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, e)
-}
-
-func (r *recorder) of(t event.Type) []event.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []event.Event
-	for _, e := range r.events {
-		if e.Type == t {
-			out = append(out, e)
-		}
-	}
-	return out
-}
 
 // fakeTool records its calls and answers with a fixed text.
 type fakeTool struct {
@@ -85,14 +63,14 @@ func (d *delays) After(x time.Duration) <-chan time.Time {
 type harness struct {
 	srv   *scripted.Server
 	agent *agent.Agent
-	sink  *recorder
+	sink  *testkit.Recorder
 	timer *delays
 	tools map[string]*fakeTool
 }
 
 func newHarness(t *testing.T, responses []scripted.Response, toolNames ...string) *harness {
 	t.Helper()
-	h := &harness{srv: scripted.New(t, responses...), sink: &recorder{}, timer: &delays{}, tools: map[string]*fakeTool{}}
+	h := &harness{srv: scripted.New(t, responses...), sink: &testkit.Recorder{}, timer: &delays{}, tools: map[string]*fakeTool{}}
 	var ts []tools.Tool
 	for _, n := range toolNames {
 		ft := &fakeTool{name: n}
@@ -124,16 +102,16 @@ func TestPlainAnswer(t *testing.T) {
 		t.Fatalf("outcome = %+v", out)
 	}
 	var streamed strings.Builder
-	for _, e := range h.sink.of(event.TypeText) {
+	for _, e := range h.sink.Of(event.TypeText) {
 		streamed.WriteString(e.Data.(event.Text).Delta)
 	}
 	if streamed.String() != out.FinalText {
 		t.Errorf("text deltas = %q, want the final text", streamed.String())
 	}
-	if n := len(h.sink.of(event.TypeText)); n < 2 {
+	if n := len(h.sink.Of(event.TypeText)); n < 2 {
 		t.Errorf("got %d text events; the answer should stream in pieces", n)
 	}
-	u := h.sink.of(event.TypeUsage)
+	u := h.sink.Of(event.TypeUsage)
 	if len(u) != 1 || u[0].Data.(event.Usage).InputTokens == 0 {
 		t.Errorf("usage events = %+v", u)
 	}
@@ -180,16 +158,36 @@ func TestToolCallsParallelRunConcurrently(t *testing.T) {
 	started.Add(2)
 	both := make(chan struct{})
 	go func() { started.Wait(); close(both) }()
-	for _, ft := range h.tools {
-		ft.run = func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
-			started.Done()
-			select {
-			case <-both:
-				return tools.Text("ok"), nil
-			case <-time.After(10 * time.Second):
-				return tools.Errorf("the other call never started"), nil
-			}
+	waitBoth := func() bool {
+		select {
+		case <-both:
+			return true
+		case <-time.After(10 * time.Second):
+			return false
 		}
+	}
+	h.tools["Shell"].run = func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+		started.Done()
+		if !waitBoth() {
+			return tools.Errorf("the other call never started"), nil
+		}
+		return tools.Text("shell ok"), nil
+	}
+	// ReadFile, called first, finishes last: only once Shell's result is out.
+	h.tools["ReadFile"].run = func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+		started.Done()
+		if !waitBoth() {
+			return tools.Errorf("the other call never started"), nil
+		}
+		wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if _, ok := h.sink.WaitFor(wait, func(e event.Event) bool {
+			r, ok := e.Data.(event.ToolResult)
+			return ok && r.Name == "Shell"
+		}); !ok {
+			return tools.Errorf("Shell never finished"), nil
+		}
+		return tools.Text("read ok"), nil
 	}
 	out, err := h.turn(t, "read and test")
 	if err != nil {
@@ -198,28 +196,47 @@ func TestToolCallsParallelRunConcurrently(t *testing.T) {
 	if out.ToolCalls != 2 {
 		t.Fatalf("tool calls = %d", out.ToolCalls)
 	}
-	for _, e := range h.sink.of(event.TypeToolResult) {
-		if r := e.Data.(event.ToolResult); r.IsError {
+	var finished []string
+	for _, e := range h.sink.Of(event.TypeToolResult) {
+		r := e.Data.(event.ToolResult)
+		if r.IsError {
 			t.Errorf("%s: %s", r.Name, r.Output)
 		}
+		finished = append(finished, r.Name)
 	}
-	// Results go back in call order whatever order they finished in.
-	msgs := h.srv.Requests()[1].Messages()
-	var order []any
-	for _, m := range msgs {
-		if m["role"] == "tool" {
-			order = append(order, m["name"])
-		}
+	if want := []string{"Shell", "ReadFile"}; !slices.Equal(finished, want) {
+		t.Fatalf("tool_result events in order %q, want %q (the order they finished in)", finished, want)
 	}
-	calls := h.sink.of(event.TypeToolCall)
+	// Results go back in call order whatever order they finished in: each tool message
+	// answers the call at its position in the assistant message.
+	calls := h.sink.Of(event.TypeToolCall)
 	if len(calls) != 2 || calls[0].Data.(event.ToolCall).Name != "ReadFile" {
 		t.Fatalf("tool_call events = %+v", calls)
 	}
-	assistant := msgs[len(msgs)-3]
-	tc := assistant["tool_calls"].([]any)
-	first := tc[0].(map[string]any)["id"]
-	if msgs[len(msgs)-2]["tool_call_id"] != first {
-		t.Errorf("first tool result answers %v, want %v", msgs[len(msgs)-2]["tool_call_id"], first)
+	msgs := h.srv.Requests()[1].Messages()
+	if len(msgs) < 3 {
+		t.Fatalf("request 2 has %d messages", len(msgs))
+	}
+	assistant, results := msgs[len(msgs)-3], msgs[len(msgs)-2:]
+	tc, _ := assistant["tool_calls"].([]any)
+	if len(tc) != 2 {
+		t.Fatalf("assistant message sent back = %v", assistant)
+	}
+	var order, contents []string
+	for i, m := range results {
+		call := tc[i].(map[string]any)
+		name := call["function"].(map[string]any)["name"].(string)
+		if m["role"] != "tool" || m["tool_call_id"] != call["id"] {
+			t.Errorf("message %d answers %v, want the %s call %v", i+1, m["tool_call_id"], name, call["id"])
+		}
+		content, _ := m["content"].(string)
+		order, contents = append(order, name), append(contents, content)
+	}
+	if want := []string{"ReadFile", "Shell"}; !slices.Equal(order, want) {
+		t.Errorf("tool results sent back in order %q, want %q (the call order)", order, want)
+	}
+	if want := []string{"read ok", "shell ok"}; !slices.Equal(contents, want) {
+		t.Errorf("tool results = %q, want %q", contents, want)
 	}
 }
 
@@ -245,7 +262,7 @@ func TestToolCallsSplitAndIndexless(t *testing.T) {
 	if len(all) != 4 {
 		t.Errorf("ran %d calls in all, want 4: %q", len(all), all)
 	}
-	for _, e := range h.sink.of(event.TypeToolResult) {
+	for _, e := range h.sink.Of(event.TypeToolResult) {
 		if r := e.Data.(event.ToolResult); r.IsError {
 			t.Errorf("%s failed: %s", r.Name, r.Output)
 		}
@@ -257,7 +274,7 @@ func TestReasoningSentBackWithToolCalls(t *testing.T) {
 	if _, err := h.turn(t, "is the tree clean?"); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.sink.of(event.TypeThinking)) == 0 {
+	if len(h.sink.Of(event.TypeThinking)) == 0 {
 		t.Error("no thinking events")
 	}
 	msgs := h.srv.Requests()[1].Messages()
@@ -290,7 +307,7 @@ func TestBadToolCallsBecomeErrorResults(t *testing.T) {
 	if out.FinalText != "recovered" {
 		t.Errorf("final = %q", out.FinalText)
 	}
-	results := h.sink.of(event.TypeToolResult)
+	results := h.sink.Of(event.TypeToolResult)
 	if len(results) != 4 {
 		t.Fatalf("got %d results", len(results))
 	}
@@ -320,7 +337,7 @@ func TestBadToolCallsBecomeErrorResults(t *testing.T) {
 		}
 	}
 	// The tool_call event of a malformed call still carries valid JSON.
-	for _, e := range h.sink.of(event.TypeToolCall) {
+	for _, e := range h.sink.Of(event.TypeToolCall) {
 		if !json.Valid(e.Data.(event.ToolCall).Arguments) {
 			t.Errorf("tool_call event arguments not JSON: %s", e.Data.(event.ToolCall).Arguments)
 		}

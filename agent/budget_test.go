@@ -37,7 +37,7 @@ func TestBudgetStopsBeforeTheCallThatWouldNotFit(t *testing.T) {
 	if n := len(h.srv.Requests()); n != 2 {
 		t.Errorf("server got %d requests, want 2 (the third must not be sent)", n)
 	}
-	if len(h.sink.of(event.TypeRetry)) != 0 {
+	if len(h.sink.Of(event.TypeRetry)) != 0 {
 		t.Errorf("the budget error was retried")
 	}
 	if got := b.Spent(); got.InputTokens != 2000 || got.OutputTokens != 200 {
@@ -137,7 +137,7 @@ func TestBudgetCountsCompaction(t *testing.T) {
 	if got := b.Spent(); got.InputTokens+got.OutputTokens != 520 {
 		t.Errorf("spent = %+v, want both calls counted (520 tokens)", got)
 	}
-	for _, e := range h.sink.of(event.TypeCompactionEnd) {
+	for _, e := range h.sink.Of(event.TypeCompactionEnd) {
 		if e.Data.(event.CompactionEnd).Fallback {
 			t.Errorf("compaction fell back to truncation on a budget error")
 		}

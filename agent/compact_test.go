@@ -58,7 +58,7 @@ func TestCompactionSummarisesOlderMessages(t *testing.T) {
 	if msgs[3]["content"] != "now write tests" {
 		t.Errorf("latest prompt lost: %v", msgs[3])
 	}
-	begin, end := h.sink.of(event.TypeCompactionBegin), h.sink.of(event.TypeCompactionEnd)
+	begin, end := h.sink.Of(event.TypeCompactionBegin), h.sink.Of(event.TypeCompactionEnd)
 	if len(begin) != 1 || len(end) != 1 {
 		t.Fatalf("compaction events: %d begin, %d end", len(begin), len(end))
 	}
@@ -102,7 +102,7 @@ func TestCompactionFallsBackToTruncation(t *testing.T) {
 	if strings.Contains(joined, "second task") {
 		t.Errorf("fallback kept a middle message: %q", joined)
 	}
-	end := h.sink.of(event.TypeCompactionEnd)
+	end := h.sink.Of(event.TypeCompactionEnd)
 	if len(end) != 1 || !end[0].Data.(event.CompactionEnd).Fallback {
 		t.Errorf("compaction_end = %+v", end)
 	}
@@ -138,7 +138,7 @@ func TestRewindToAMarkSurvivesCompaction(t *testing.T) {
 	if _, err := h.turn(t, "second"); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.sink.of(event.TypeCompactionEnd)) != 1 {
+	if len(h.sink.Of(event.TypeCompactionEnd)) != 1 {
 		t.Fatalf("no compaction happened")
 	}
 	h.agent.Compaction = agent.Compaction{}

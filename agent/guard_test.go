@@ -20,7 +20,7 @@ func TestLoopGuardStopsARepeatingModel(t *testing.T) {
 		t.Fatalf("outcome = %+v, want repeat after 12 steps", out)
 	}
 	// From the third identical step on, the model is told it repeats itself.
-	results := h.sink.of(event.TypeToolResult)
+	results := h.sink.Of(event.TypeToolResult)
 	if strings.Contains(results[1].Data.(event.ToolResult).Output, "<system>") {
 		t.Errorf("reminder too early: %q", results[1].Data.(event.ToolResult).Output)
 	}
@@ -48,7 +48,7 @@ func TestLoopGuardIgnoresInterleavedRepeats(t *testing.T) {
 	if out.StopReason != event.StopCompleted {
 		t.Fatalf("outcome = %+v", out)
 	}
-	for _, e := range h.sink.of(event.TypeToolResult) {
+	for _, e := range h.sink.Of(event.TypeToolResult) {
 		if strings.Contains(e.Data.(event.ToolResult).Output, "<system>") {
 			t.Errorf("test runs between edits drew a reminder: %q", e.Data.(event.ToolResult).Output)
 		}

@@ -24,7 +24,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 	if len(h.timer.d) != 1 || h.timer.d[0] != time.Second {
 		t.Errorf("waits = %v, want [1s] from Retry-After", h.timer.d)
 	}
-	r := h.sink.of(event.TypeRetry)
+	r := h.sink.Of(event.TypeRetry)
 	if len(r) != 1 {
 		t.Fatalf("retry events = %d", len(r))
 	}
@@ -115,7 +115,7 @@ func TestCutStreamRetried(t *testing.T) {
 	if out.FinalText != "Second try worked." {
 		t.Errorf("final = %q", out.FinalText)
 	}
-	if len(h.sink.of(event.TypeRetry)) != 1 {
+	if len(h.sink.Of(event.TypeRetry)) != 1 {
 		t.Errorf("want one retry event")
 	}
 }

@@ -169,7 +169,7 @@ func (p *exprParser) primary() (expr, error) {
 		return e, nil
 	case t[0] == '"' || t[0] == '\'':
 		return litExpr(t[1 : len(t)-1]), nil
-	case identRE.MatchString(t) && t != "and" && t != "or" && t != "not":
+	case isIdent(t) && t != "and" && t != "or" && t != "not":
 		return varExpr(t), nil
 	}
 	return nil, fmt.Errorf("unexpected %q", t)

@@ -3,7 +3,6 @@ package agentspec
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -136,7 +135,16 @@ type token struct {
 	line int
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// isIdent reports whether s is a template identifier: a letter or "_", then letters,
+// digits or "_". A loop rather than a regexp, so start-up compiles nothing.
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // lex splits text into text, variable and tag tokens, applying the whitespace rules.
 func lex(src, display string) ([]token, error) {
@@ -183,7 +191,7 @@ func lex(src, display string) ([]token, error) {
 		if open == "${" {
 			addText(before)
 			name := strings.TrimSpace(inner)
-			if !identRE.MatchString(name) {
+			if !isIdent(name) {
 				return nil, &TemplateError{File: display, Line: tagLine, Err: fmt.Errorf("${%s}: only plain variable names are supported", inner)}
 			}
 			toks = append(toks, token{kind: tokVar, text: name, line: tagLine})

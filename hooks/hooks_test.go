@@ -7,39 +7,15 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
-// recorder is a sink that keeps the events.
-type recorder struct {
-	mu  sync.Mutex
-	evs []event.Event
-}
-
-func (r *recorder) Emit(e event.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.evs = append(r.evs, e)
-}
-
-func (r *recorder) of(t event.Type) []event.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []event.Event
-	for _, e := range r.evs {
-		if e.Type == t {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-func engine(t *testing.T, hs ...Hook) (*Engine, *recorder) {
+func engine(t *testing.T, hs ...Hook) (*Engine, *testkit.Recorder) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the hook commands are POSIX shell")
@@ -48,7 +24,7 @@ func engine(t *testing.T, hs ...Hook) (*Engine, *recorder) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{}
+	rec := &testkit.Recorder{}
 	e.WorkDir, e.SessionID, e.Sink = t.TempDir(), "sess-1", rec
 	e.Env = []string{"PATH=" + os.Getenv("PATH"), "HOOK_TEST=yes"}
 	return e, rec
@@ -79,7 +55,7 @@ func TestFireDecisions(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("outcome = %+v, want %+v", got, tt.want)
 			}
-			hs := rec.of(event.TypeHook)
+			hs := rec.Of(event.TypeHook)
 			if len(hs) != 1 {
 				t.Fatalf("%d hook events", len(hs))
 			}
@@ -87,7 +63,7 @@ func TestFireDecisions(t *testing.T) {
 			if h.Event != PreToolUse || h.Target != "Shell" || h.Blocked != tt.want.Blocked || h.Command == "" {
 				t.Errorf("hook event = %+v", h)
 			}
-			ws := rec.of(event.TypeWarning)
+			ws := rec.Of(event.TypeWarning)
 			switch {
 			case tt.warning == "" && len(ws) > 0:
 				t.Errorf("unexpected warning %v", ws[0].Data)
@@ -166,11 +142,11 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 	if got.Blocked {
 		t.Errorf("a timed-out hook blocked: %+v", got)
 	}
-	h := rec.of(event.TypeHook)[0].Data.(event.Hook)
+	h := rec.Of(event.TypeHook)[0].Data.(event.Hook)
 	if !h.TimedOut || h.ExitCode != -1 {
 		t.Errorf("hook event = %+v", h)
 	}
-	if ws := rec.of(event.TypeWarning); len(ws) != 1 || !strings.Contains(ws[0].Data.(event.Warning).Message, "timed out after 1s") {
+	if ws := rec.Of(event.TypeWarning); len(ws) != 1 || !strings.Contains(ws[0].Data.(event.Warning).Message, "timed out after 1s") {
 		t.Errorf("warnings = %v", ws)
 	}
 	pid, err := os.ReadFile(pidFile)

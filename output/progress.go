@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/tools"
 
 	"github.com/rs/zerolog"
 )
@@ -104,7 +105,7 @@ func (s *Text) progress(e event.Event, data any) {
 		}
 		info(fmt.Sprintf("todo %d/%d done", done, len(d.Items)))
 		for _, it := range d.Items {
-			info("  " + todoMark(it.Status) + " " + oneLine(it.Title, callWidth))
+			info("  " + tools.TodoMark(it.Status) + " " + oneLine(it.Title, callWidth))
 		}
 	case event.Warning:
 		warn(errorLine(d.Message, errorWidth))
@@ -215,19 +216,6 @@ func (s *Text) compactionEnd(d event.CompactionEnd, info, warn func(string)) {
 		msg += " (fallback)"
 	}
 	info(msg)
-}
-
-// todoMark is the status marker of a todo item.
-func todoMark(status string) string {
-	switch status {
-	case "done":
-		return "[x]"
-	case "in_progress":
-		return "[>]"
-	case "pending":
-		return "[ ]"
-	}
-	return "[?]"
 }
 
 // joinNonEmpty joins a tool name and its summary with two spaces, dropping an empty summary.

@@ -4,21 +4,30 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // choiceTag matches one <choice>…</choice> tag. The content may not contain '<', so a tag
 // with markup inside does not count and an unclosed tag cannot swallow a later one.
-var choiceTag = regexp.MustCompile(`<choice>([^<]*)</choice>`)
+// It is compiled on first use: most runs have no flow and never need it.
+var choiceTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<choice>([^<]*)</choice>`) })
 
 // ParseChoice returns the content of the last <choice>…</choice> tag in text, trimmed of
 // surrounding whitespace, and whether there was one. The last tag wins because models
 // often discuss the options before they commit to one. Tags are case-sensitive.
 func ParseChoice(text string) (string, bool) {
-	m := choiceTag.FindAllStringSubmatch(text, -1)
+	m := choiceTag().FindAllStringSubmatch(text, -1)
 	if len(m) == 0 {
 		return "", false
 	}
 	return strings.TrimSpace(m[len(m)-1][1]), true
+}
+
+// StripChoice removes every <choice>…</choice> tag (as ParseChoice reads them) from text
+// and trims the result: the tags are for the flow runner, not for the reader of the final
+// answer.
+func StripChoice(text string) string {
+	return strings.TrimSpace(choiceTag().ReplaceAllString(text, ""))
 }
 
 // decisionPrompt is what a decision node asks: its label, the branches, and how to answer.

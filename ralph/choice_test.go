@@ -35,3 +35,17 @@ func TestParseChoice(t *testing.T) {
 		})
 	}
 }
+
+func TestStripChoice(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"All green.\n\n<choice>STOP</choice>", "All green."},
+		{"<choice>a</choice> middle <choice>\nb\n</choice> end", "middle  end"},
+		{"keeps <choice>un<b>closed</b></choice> markup", "keeps <choice>un<b>closed</b></choice> markup"},
+		{"no tag", "no tag"},
+	}
+	for _, tt := range tests {
+		if got := StripChoice(tt.text); got != tt.want {
+			t.Errorf("StripChoice(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}

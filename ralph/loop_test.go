@@ -28,7 +28,7 @@ func TestRalphStopsWhenTheModelSaysStop(t *testing.T) {
 	if res.TerminalReason() != "stop" {
 		t.Errorf("terminal reason %q, want stop", res.TerminalReason())
 	}
-	checkEvents(t, rec.events, iterations(6, "R1", "R2", "R2/CONTINUE", "=END/STOP"))
+	checkEvents(t, rec.Events(), iterations(6, "R1", "R2", "R2/CONTINUE", "=END/STOP"))
 
 	if s.specs[0].Prompt != "fix the failing tests" {
 		t.Errorf("first turn prompt %q, want the trimmed prompt alone", s.specs[0].Prompt)
@@ -60,7 +60,7 @@ func TestRalphBudgetExhausted(t *testing.T) {
 	if len(s.specs) != 3 || res.Iterations != 3 || res.LastChoice != "CONTINUE" || res.Node != "R2" {
 		t.Errorf("ran %d turns, result %+v; want 3 turns ending before another R2", len(s.specs), res)
 	}
-	checkEvents(t, rec.events, iterations(3, "R1", "R2", "R2/CONTINUE"))
+	checkEvents(t, rec.Events(), iterations(3, "R1", "R2", "R2/CONTINUE"))
 }
 
 func TestRalphReasksOnAMissingChoice(t *testing.T) {
@@ -73,7 +73,7 @@ func TestRalphReasksOnAMissingChoice(t *testing.T) {
 	if res.Outcome != OutcomeStop || res.Iterations != 2 || res.Turns != 3 {
 		t.Errorf("result %+v, want stop after 2 iterations and 3 turns", res)
 	}
-	checkEvents(t, rec.events, iterations(4, "R1", "R2", "=END/STOP"))
+	checkEvents(t, rec.Events(), iterations(4, "R1", "R2", "=END/STOP"))
 	first, again := s.specs[1], s.specs[2]
 	if again.Node != "R2" || again.Iteration != 2 {
 		t.Errorf("re-ask spec %+v, want node R2 iteration 2", again)
@@ -107,7 +107,7 @@ func TestRalphFailsAfterFourInvalidChoices(t *testing.T) {
 	if !strings.Contains(s.specs[2].Prompt, `chose "MAYBE"`) {
 		t.Errorf("re-ask prompt %q does not quote the invalid choice", s.specs[2].Prompt)
 	}
-	checkEvents(t, rec.events, iterations(0, "R1", "R2"))
+	checkEvents(t, rec.Events(), iterations(0, "R1", "R2"))
 }
 
 func TestRalphUnlimited(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -67,16 +68,21 @@ var mmdKeywords = map[string]bool{
 	"click": true, "subgraph": true, "direction": true,
 }
 
-// Edge syntax. A plain link stands alone or takes a |label|; a labelled link opens with
-// --, == or -. and closes with the matching arrow.
-var (
-	mmdPlainLink  = regexp.MustCompile(`^(?:-{2,}>|-{3,}|={2,}>|={3,}|-\.+->|-\.+-)`)
-	mmdLabelClose = map[string]*regexp.Regexp{
+// mmdLinks is the edge syntax. A plain link stands alone or takes a |label|; a labelled
+// link opens with --, == or -. and closes with the matching arrow. The expressions are
+// compiled on first use, so a run without a Mermaid flow never pays for them.
+var mmdLinks = sync.OnceValue(func() (l struct {
+	plain *regexp.Regexp
+	close map[string]*regexp.Regexp
+}) {
+	l.plain = regexp.MustCompile(`^(?:-{2,}>|-{3,}|={2,}>|={3,}|-\.+->|-\.+-)`)
+	l.close = map[string]*regexp.Regexp{
 		"--": regexp.MustCompile(`-{2,}>|-{3,}`),
 		"==": regexp.MustCompile(`={2,}>|={3,}`),
 		"-.": regexp.MustCompile(`\.-+>|\.-+`),
 	}
-)
+	return l
+})
 
 // mmdShapes lists node shape delimiters, longest openers first so that `((` wins over `(`.
 var mmdShapes = []struct{ open, close string }{
@@ -247,7 +253,7 @@ func (c *mmdCursor) quoted(id string) (string, error) {
 
 // link reads an edge at the cursor and returns its label.
 func (c *mmdCursor) link(from string) (string, bool, error) {
-	if m := mmdPlainLink.FindString(c.rest()); m != "" {
+	if m := mmdLinks().plain.FindString(c.rest()); m != "" {
 		c.i += len(m)
 		c.spaces()
 		if c.eof() || c.s[c.i] != '|' {
@@ -265,7 +271,7 @@ func (c *mmdCursor) link(from string) (string, bool, error) {
 	if len(rest) < 2 {
 		return "", false, nil
 	}
-	closer, ok := mmdLabelClose[rest[:2]]
+	closer, ok := mmdLinks().close[rest[:2]]
 	if !ok {
 		return "", false, nil
 	}

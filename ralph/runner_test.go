@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // reply is one scripted turn.
@@ -79,17 +80,12 @@ func texts(ts ...string) []reply {
 	return rs
 }
 
-// recorder is a Sink that keeps every event.
-type recorder struct{ events []event.Event }
-
-func (r *recorder) Emit(e event.Event) { r.events = append(r.events, e) }
-
 // epoch is the first tick of the test clock.
 var epoch = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // newRunner wires a runner to s with a recorder and a clock that ticks a second per call.
-func newRunner(s *script) (*Runner, *recorder) {
-	rec := &recorder{}
+func newRunner(s *script) (*Runner, *testkit.Recorder) {
+	rec := &testkit.Recorder{}
 	tick := 0
 	return &Runner{Turner: s, Rewinder: s, Sink: rec, Now: func() time.Time {
 		tick++
@@ -152,7 +148,7 @@ func TestRunBranchingFlowFromFile(t *testing.T) {
 	if res.TerminalReason() != "completed" {
 		t.Errorf("terminal reason %q, want completed", res.TerminalReason())
 	}
-	checkEvents(t, rec.events, iterations(10, "plan", "check", "fix/no", "check", "=done/yes"))
+	checkEvents(t, rec.Events(), iterations(10, "plan", "check", "fix/no", "check", "=done/yes"))
 	if got := s.specs[0]; got != (event.TurnSpec{Prompt: "Read the task and write a plan to PLAN.md", Iteration: 1, Node: "plan"}) {
 		t.Errorf("task turn spec %+v", got)
 	}
@@ -205,7 +201,7 @@ func TestRunBudgetExhaustedInAFlow(t *testing.T) {
 		res.Iterations != 3 || res.Turns != 3 || res.Node != "check" || res.LastChoice != "no" {
 		t.Errorf("result %+v, want budget exhausted before the second check", res)
 	}
-	checkEvents(t, rec.events, iterations(3, "plan", "check", "fix/no"))
+	checkEvents(t, rec.Events(), iterations(3, "plan", "check", "fix/no"))
 }
 
 func TestRunTurnStopsEndTheFlow(t *testing.T) {
@@ -238,7 +234,7 @@ func TestRunTurnStopsEndTheFlow(t *testing.T) {
 			if res.Outcome != OutcomeTurnStopped || res.TerminalReason() != tt.reason || res.Turns != tt.turns {
 				t.Errorf("result %+v, want turn stopped (%s) after %d turns", res, tt.reason, tt.turns)
 			}
-			checkEvents(t, rec.events, iterations(0, tt.events...))
+			checkEvents(t, rec.Events(), iterations(0, tt.events...))
 		})
 	}
 }

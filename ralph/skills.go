@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -56,8 +55,16 @@ type Skill struct {
 	Body string
 }
 
-// skillName is what may follow /skill: or /flow:.
-var skillName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// validSkillName reports whether name may follow /skill: or /flow:: letters, digits, "_"
+// and "-". A loop rather than a regexp, so start-up compiles nothing.
+func validSkillName(name string) bool {
+	for _, r := range name {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // readSkill reads and splits the skill file; dirName names it when its front matter
 // does not, and display is how messages show its path.

@@ -224,7 +224,7 @@ func (s *Skills) List() []*Skill {
 // Lookup finds the skill name (without regard to case): by its name, then by its folder's
 // name. A skill file that could not be read is reported with its problem.
 func (s *Skills) Lookup(name string) (*Skill, error) {
-	if s == nil || !skillName.MatchString(name) {
+	if s == nil || !validSkillName(name) {
 		return nil, &SkillError{Name: name, Err: ErrUnknownSkill}
 	}
 	key := strings.ToLower(name)

@@ -2,22 +2,10 @@ package ralph
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
-)
 
-// writeSkill creates .agents/skills/dir/SKILL.md under root.
-func writeSkill(t *testing.T, root, dir, text string) {
-	t.Helper()
-	p := filepath.Join(root, ".agents", "skills", dir, "SKILL.md")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/kimi-run/kimi-run/internal/testkit"
+)
 
 // skillsAt finds the skills of the project at root, and no user's.
 func skillsAt(root string) *Skills {
@@ -27,7 +15,7 @@ func skillsAt(root string) *Skills {
 // skillsFixture is a work dir with a few skills.
 func skillsFixture(t *testing.T) string {
 	root := t.TempDir()
-	writeSkill(t, root, "review", lines(
+	testkit.WriteSkill(t, root, "review", lines(
 		"---",
 		"name: review",
 		`description: "Review a diff"`,
@@ -35,8 +23,8 @@ func skillsFixture(t *testing.T) string {
 		"",
 		"Review the change for bugs and missing tests.",
 	))
-	writeSkill(t, root, "plain", "Say hello.\n")
-	writeSkill(t, root, "ship-it", lines(
+	testkit.WriteSkill(t, root, "plain", "Say hello.\n")
+	testkit.WriteSkill(t, root, "ship-it", lines(
 		"---",
 		"name: release",
 		"description: Release flow",
@@ -49,7 +37,7 @@ func skillsFixture(t *testing.T) string {
 		"bump: Bump the version in VERSION",
 		"```",
 	))
-	writeSkill(t, root, "broken-flow", lines(
+	testkit.WriteSkill(t, root, "broken-flow", lines(
 		"---",
 		"type: flow",
 		"---",
@@ -59,9 +47,9 @@ func skillsFixture(t *testing.T) string {
 		"check -->|yes| check",
 		"```",
 	))
-	writeSkill(t, root, "typo", "---\ntype: flowchart\n---\nbody\n")
-	writeSkill(t, root, "open", "---\nname: open\n")
-	writeSkill(t, root, "empty", "---\nname: empty\n---\n")
+	testkit.WriteSkill(t, root, "typo", "---\ntype: flowchart\n---\nbody\n")
+	testkit.WriteSkill(t, root, "open", "---\nname: open\n")
+	testkit.WriteSkill(t, root, "empty", "---\nname: empty\n---\n")
 	return root
 }
 
@@ -155,5 +143,16 @@ func TestExpandPromptWithoutSkillsDir(t *testing.T) {
 	_, err := ExpandPrompt(skillsAt(t.TempDir()), "/skill:review")
 	if !errors.Is(err, ErrUnknownSkill) {
 		t.Errorf("error %v, want ErrUnknownSkill", err)
+	}
+}
+
+func TestValidSkillName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"review": true, "release-notes": true, "fix_2": true, "A-Z_09": true,
+		"": false, "../review": false, "a b": false, "a/b": false, "é": false, "a\n": false, "-": true,
+	} {
+		if got := validSkillName(name); got != want {
+			t.Errorf("validSkillName(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

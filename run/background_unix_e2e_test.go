@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // TestBackgroundProcessesEndWithTheRun: a server a Shell command starts in the background
@@ -55,7 +56,7 @@ func TestBackgroundProcessesEndWithTheRun(t *testing.T) {
 				if pid <= 0 {
 					t.Fatalf("%s = %q", f, b)
 				}
-				gone := processGone(pid)
+				gone := testkit.ProcessGone(pid)
 				if tt.keep {
 					syscall.Kill(pid, syscall.SIGKILL)
 					if gone {

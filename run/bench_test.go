@@ -104,6 +104,17 @@ func BenchmarkVersion(b *testing.B) {
 	}
 }
 
+// BenchmarkHelp is the in-process part of --help: building the flag parser from the CLI
+// struct and printing the help, which a run that parses its flags pays as well.
+func BenchmarkHelp(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := run.Main([]string{"--help"}, run.IO{Stdout: io.Discard, Stderr: io.Discard}, "bench"); code != 0 {
+			b.Fatalf("--help exited %d", code)
+		}
+	}
+}
+
 // BenchmarkOneAnswer is a run whose single model call streams a short answer: the fixed
 // cost of a run, from parsing the flags to the result event. The session variant writes
 // a fresh session file per run in a temporary directory, which fsyncs the new directory,

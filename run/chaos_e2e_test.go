@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // TestChaos plays seeded episodes of a misbehaving provider (rate limits, 5xx, dropped and
@@ -38,12 +39,7 @@ func TestChaos(t *testing.T) {
 			if c.Status == 200 && res["final_text"] != c.Answer {
 				t.Errorf("final_text = %q, want %q", res["final_text"], c.Answer)
 			}
-			retries := 0
-			for _, e := range events(t, r.stdout) {
-				if e["type"] == "retry" {
-					retries++
-				}
-			}
+			retries := len(testkit.OfType(events(t, r.stdout), "retry"))
 			if c.Status == 200 && retries != c.Failures {
 				t.Errorf("%d retry events for %d transient failures", retries, c.Failures)
 			}

@@ -140,15 +140,6 @@ func (fc *fileConfig) model(name string) (modelConfig, providerConfig, bool, err
 	return m, p, true, nil
 }
 
-func (m modelConfig) has(capability string) bool {
-	for _, c := range m.Capabilities {
-		if c == capability {
-			return true
-		}
-	}
-	return false
-}
-
 // parseInlineConfig reads --config: the whole config as JSON or TOML text, JSON tried first
 // as Kimi CLI does. It replaces the config file. The text is never echoed back: it may hold
 // a key.

@@ -3,6 +3,7 @@ package run_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -38,7 +40,8 @@ func TestMain(m *testing.M) {
 	if runtime.GOOS == "windows" {
 		binary += ".exe"
 	}
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binary, "..")
+	// go test puts its own GOROOT/bin first on PATH, so "go" is the toolchain under test.
+	build := exec.Command("go", "build", "-o", binary, "..")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building kimi-run:", err)
@@ -62,13 +65,20 @@ type invocation struct {
 	stdin *string // nil: /dev/null
 	env   map[string]string
 	dir   string
-	// signal, when set, is sent once the server has received signalAfter requests (at
-	// least one).
+	// signal, when set, is sent once the run has reached the point under test, which
+	// kimi waits for as conditions, not time:
+	//   - the server has received signalAfter requests (at least one);
+	//   - with stream-json output, stdout has shown an event of type signalOn after the
+	//     signalAfter-th step_begin event (by default a text, thinking or tool_call
+	//     event: the model's reply has begun to arrive and been handled);
+	//   - ready, when set, holds (it is polled).
+	// A run that ends first is left alone; one that never gets there within a minute
+	// fails the test and is killed.
 	signal      os.Signal
 	signalAfter int
-	// ready, when set, must also hold before the signal is sent.
-	ready func() bool
-	srv   *scripted.Server
+	signalOn    string
+	ready       func() bool
+	srv         *scripted.Server
 }
 
 // kimi runs the binary against srv with a clean environment.
@@ -76,6 +86,9 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 	t.Helper()
 	if inv.dir == "" {
 		inv.dir = t.TempDir()
+	}
+	if srv == nil {
+		srv = inv.srv
 	}
 	env := map[string]string{
 		"PATH":            os.Getenv("PATH"),
@@ -103,21 +116,33 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 	if inv.stdin != nil {
 		cmd.Stdin = strings.NewReader(*inv.stdin)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stderr bytes.Buffer
+	stdout := &eventWatcher{}
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	if inv.signal != nil {
+		stdout.arm(max(1, inv.signalAfter), inv.signalOn)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if inv.signal != nil {
+	exited := make(chan struct{})
+	signalled := make(chan struct{})
+	if inv.signal == nil {
+		close(signalled)
+	} else {
 		go func() {
-			for i := 0; i < 1000 && (len(srv.Requests()) < max(1, inv.signalAfter) || (inv.ready != nil && !inv.ready())); i++ {
-				time.Sleep(10 * time.Millisecond)
+			defer close(signalled)
+			if msg := inv.waitToSignal(srv, stdout, exited); msg != "" {
+				t.Errorf("no %v sent: %s", inv.signal, msg)
+				cmd.Process.Kill()
+				return
 			}
-			time.Sleep(100 * time.Millisecond)
 			cmd.Process.Signal(inv.signal)
 		}()
 	}
 	err := cmd.Wait()
+	close(exited)
+	<-signalled
 	code := 0
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
@@ -132,6 +157,131 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 		}
 	}
 	return r
+}
+
+// waitToSignal waits until the run has reached the point to signal it (see invocation)
+// and returns "", or says why it never did. It returns "" as well when the run ended first.
+func (inv invocation) waitToSignal(srv *scripted.Server, stdout *eventWatcher, exited <-chan struct{}) string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	go func() {
+		select {
+		case <-exited:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	ended := func() bool {
+		select {
+		case <-exited:
+			return true
+		default:
+			return false
+		}
+	}
+	if srv == nil {
+		return "the invocation has no server to wait on"
+	}
+	if !srv.WaitRequests(ctx, max(1, inv.signalAfter)) {
+		if ended() {
+			return ""
+		}
+		return fmt.Sprintf("the server never received %d requests", max(1, inv.signalAfter))
+	}
+	if streamJSON(inv.args) {
+		select {
+		case <-stdout.reached:
+		case <-ctx.Done():
+			if ended() {
+				return ""
+			}
+			return "stdout never showed the awaited event"
+		}
+	}
+	for inv.ready != nil && !inv.ready() {
+		select {
+		case <-ctx.Done():
+			if ended() {
+				return ""
+			}
+			return "the ready condition never held"
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return ""
+}
+
+// streamJSON reports whether args ask for NDJSON events on stdout.
+func streamJSON(args []string) bool {
+	for i, a := range args {
+		if a == "--output-format=stream-json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "stream-json") {
+			return true
+		}
+	}
+	return false
+}
+
+// eventWatcher collects a run's stdout and reads it as NDJSON events while they arrive,
+// so a test can act when an event appears rather than after a guessed delay.
+type eventWatcher struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	scanned int // bytes of buf already split into lines
+
+	armed   bool
+	steps   int    // step_begin events to see first
+	on      string // event type awaited after them; "" for text, thinking or tool_call
+	reached chan struct{}
+}
+
+// arm makes reached close at the first event of type on after steps step_begin events.
+func (w *eventWatcher) arm(steps int, on string) {
+	w.armed, w.steps, w.on, w.reached = true, steps, on, make(chan struct{})
+}
+
+func (w *eventWatcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	for {
+		rest := w.buf.Bytes()[w.scanned:]
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.scanned += i + 1
+		if w.armed {
+			w.see(rest[:i])
+		}
+	}
+}
+
+// see checks one stdout line against the awaited event.
+func (w *eventWatcher) see(line []byte) {
+	var e struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(line, &e) != nil {
+		return
+	}
+	if e.Type == "step_begin" && w.steps > 0 {
+		w.steps--
+		return
+	}
+	match := e.Type == w.on
+	if w.on == "" {
+		match = e.Type == "text" || e.Type == "thinking" || e.Type == "tool_call"
+	}
+	if w.steps == 0 && match {
+		close(w.reached)
+		w.armed = false
+	}
+}
+
+func (w *eventWatcher) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
 
 func ptr(s string) *string { return &s }

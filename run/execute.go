@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
@@ -313,7 +311,7 @@ func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.
 		} else {
 			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
 		}
-		out = outcome{finalText: stripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
+		out = outcome{finalText: ralph.StripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
 	}
 	if plan.schema != nil && schemaDue(out, err) {
 		out, err = plan.schema.settle(ctx, t, out, warn)
@@ -376,14 +374,6 @@ func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {
 	}
 	p.prompt = exp.Prompt
 	return p, nil
-}
-
-var choiceTag = regexp.MustCompile(`(?s)<choice>[^<]*</choice>`)
-
-// stripChoice removes <choice> tags from a flow's final answer: they are for the runner,
-// not for the file the answer is written to.
-func stripChoice(s string) string {
-	return strings.TrimSpace(choiceTag.ReplaceAllString(s, ""))
 }
 
 // runState carries what finishing a run needs.

@@ -30,7 +30,7 @@ func mcpServer(t testing.TB) string {
 		if runtime.GOOS == "windows" {
 			mcpBin += ".exe"
 		}
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", mcpBin,
+		out, err := exec.Command("go", "build", "-o", mcpBin,
 			"../internal/mcptest/cmd/mcp-test-server").CombinedOutput()
 		if err != nil {
 			mcpBinErr = &buildError{out: string(out), err: err}

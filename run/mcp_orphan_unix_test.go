@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // pidsIn reads the complete lines of a pid file; ok is false until it holds want of them.
@@ -82,7 +83,7 @@ func TestMCPServersDieWithTheRun(t *testing.T) {
 						t.Fatalf("%s holds no pid", f)
 					}
 					for _, pid := range pids {
-						if !processGone(pid) {
+						if !testkit.ProcessGone(pid) {
 							t.Errorf("%s (%d) outlived the run", filepath.Base(f), pid)
 						}
 					}

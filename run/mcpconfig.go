@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -290,14 +291,19 @@ func setEnv(env []string, key, value string) []string {
 	return append(out, key+"="+value)
 }
 
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+// varRef matches ${VAR} and ${VAR:-default}; compiled on first use, as most runs have no
+// MCP configuration.
+var varRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+})
 
 // expandVars replaces ${VAR} with the variable's value and ${VAR:-default} with the value
 // or, when it is unset or empty, the default. A ${VAR} that is unset or empty becomes empty
 // and is reported to missing. Nothing else is touched, so a lone $ stays as written.
 func expandVars(s string, getenv func(string) string, missing func(string)) string {
-	return varRef.ReplaceAllStringFunc(s, func(ref string) string {
-		m := varRef.FindStringSubmatch(ref)
+	re := varRef()
+	return re.ReplaceAllStringFunc(s, func(ref string) string {
+		m := re.FindStringSubmatch(ref)
 		v := getenv(m[1])
 		switch {
 		case v != "":

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 func TestUsageErrors(t *testing.T) {
@@ -120,13 +121,9 @@ func TestSilentStdinPipe(t *testing.T) {
 	if evs := events(t, r.stdout); evs[0]["type"] != "init" {
 		t.Errorf("first event = %v, want init", evs[0]["type"])
 	}
-	warned := false
-	for _, e := range events(t, r.stdout) {
-		if e["type"] == "warning" && strings.Contains(e["message"].(string), "stdin sent nothing") {
-			warned = true
-		}
-	}
-	if !warned {
+	if !testkit.Any(events(t, r.stdout), "warning", func(e map[string]any) bool {
+		return strings.Contains(e["message"].(string), "stdin sent nothing")
+	}) {
 		t.Errorf("no warning about the ignored stdin:\n%s", r.stdout)
 	}
 	msgs := srv.Requests()[0].Messages()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // TestEmptyPromptIsNeverReplacedByStdin: `git diff | kimi-run -p "$PROMPT"` with PROMPT unset
@@ -112,7 +113,7 @@ func TestFlowRunsWithoutAPrompt(t *testing.T) {
 // node, as --flow FILE -p request does.
 func TestFlowSkillTakesARequest(t *testing.T) {
 	dir := t.TempDir()
-	writeSkill(t, dir, "ship", "---\nname: ship\ndescription: ship it\ntype: flow\n---\n```mermaid\nflowchart TD\n  b([BEGIN]) --> t[Run the tests]\n  t --> n[Write the notes]\n  n --> e([END])\n```\n")
+	testkit.WriteSkill(t, dir, "ship", "---\nname: ship\ndescription: ship it\ntype: flow\n---\n```mermaid\nflowchart TD\n  b([BEGIN]) --> t[Run the tests]\n  t --> n[Write the notes]\n  n --> e([END])\n```\n")
 	srv := scripted.New(t, scripted.Text("Tests pass."), scripted.Text("Notes written."))
 	r := kimi(t, srv, invocation{dir: dir, args: []string{"--output-format", "stream-json", "-p", "/flow:ship for release v2"}})
 	if r.code != 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // userPrompts returns the user messages of request i.
@@ -17,16 +18,6 @@ func userPrompts(srv *scripted.Server, i int) []string {
 		if m["role"] == "user" {
 			c, _ := m["content"].(string)
 			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func iterationEvents(evs []map[string]any) []map[string]any {
-	var out []map[string]any
-	for _, e := range evs {
-		if e["type"] == "iteration" {
-			out = append(out, e)
 		}
 	}
 	return out
@@ -87,7 +78,7 @@ func TestRalph(t *testing.T) {
 			if !strings.Contains(last[1], "CONTINUE") || !strings.Contains(last[1], "STOP") {
 				t.Errorf("decision prompt does not offer the choices: %q", last[1])
 			}
-			if len(iterationEvents(events(t, r.stdout))) == 0 {
+			if len(testkit.OfType(events(t, r.stdout), "iteration")) == 0 {
 				t.Errorf("no iteration events")
 			}
 		})
@@ -165,7 +156,7 @@ func TestFlowFile(t *testing.T) {
 		t.Errorf("result = %v", res)
 	}
 	var nodes []any
-	for _, e := range iterationEvents(events(t, r.stdout)) {
+	for _, e := range testkit.OfType(events(t, r.stdout), "iteration") {
 		nodes = append(nodes, e["node"])
 	}
 	if fmt.Sprint(nodes) != "[plan check fix check done]" {

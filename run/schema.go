@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -145,7 +146,10 @@ func (s *outputSchema) check(answer string) (json.RawMessage, []string) {
 	return out.Bytes(), nil
 }
 
-var fence = regexp.MustCompile("(?s)```[A-Za-z0-9_+-]*[ \t]*\r?\n(.*?)\r?\n?```")
+// fence matches a Markdown code fence; compiled on first use, as only --json-schema needs it.
+var fence = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?s)```[A-Za-z0-9_+-]*[ \t]*\r?\n(.*?)\r?\n?```")
+})
 
 // extractJSON takes the JSON out of an answer: the whole answer, or the content of its one
 // code fence (```json ... ```), so that a fenced answer or one line of prose around a fence
@@ -155,7 +159,7 @@ func extractJSON(answer string) string {
 	if json.Valid([]byte(t)) {
 		return t
 	}
-	if m := fence.FindAllStringSubmatch(t, -1); len(m) == 1 {
+	if m := fence().FindAllStringSubmatch(t, -1); len(m) == 1 {
 		return strings.TrimSpace(m[0][1])
 	}
 	return t
@@ -214,7 +218,7 @@ func (s *outputSchema) settle(ctx context.Context, t ralph.Turner, out outcome, 
 			clipLine(strings.Join(problems, "; "), 200), attempt+1, schemaReasks))
 		turn, err := t.Turn(ctx, event.TurnSpec{Prompt: reaskPrompt(problems)})
 		if turn.FinalText != "" || err == nil {
-			out.finalText = stripChoice(turn.FinalText)
+			out.finalText = ralph.StripChoice(turn.FinalText)
 		}
 		if err != nil {
 			return out, err

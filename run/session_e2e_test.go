@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // contents returns the text of every message of request i, in order.
@@ -120,8 +121,9 @@ func TestKilledRunRestores(t *testing.T) {
 		scripted.Reply(scripted.Say("I am halfway through writing the"), scripted.Hang()),
 		scripted.Text("Picked up where I left off."),
 	)
-	r := kimi(t, srv, invocation{dir: work, srv: srv, signal: syscall.SIGKILL, signalAfter: 2,
-		args: sessionArgs(sessions, "--session", "crashy", "-p", "long task")})
+	// Killed once the second reply has begun to stream: the first step is saved by then.
+	r := kimi(t, srv, invocation{dir: work, srv: srv, signal: syscall.SIGKILL, signalAfter: 2, signalOn: "text",
+		args: sessionArgs(sessions, "--output-format", "stream-json", "--session", "crashy", "-p", "long task")})
 	if r.code != -1 {
 		t.Fatalf("exit %d, want killed", r.code)
 	}
@@ -198,15 +200,8 @@ func TestCompactionRotatesTheSession(t *testing.T) {
 	if _, ok := srv.Requests()[1].Body["tools"]; ok {
 		t.Errorf("request 2 should be the summary request, without tools")
 	}
-	var begin, end int
-	for _, e := range events(t, r.stdout) {
-		switch e["type"] {
-		case "compaction_begin":
-			begin++
-		case "compaction_end":
-			end++
-		}
-	}
+	evs := events(t, r.stdout)
+	begin, end := len(testkit.OfType(evs, "compaction_begin")), len(testkit.OfType(evs, "compaction_end"))
 	if begin != 1 || end != 1 {
 		t.Errorf("compaction events: %d begin, %d end", begin, end)
 	}
@@ -228,13 +223,9 @@ func TestBareEnvironmentRunsWithoutASession(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	warned := false
-	for _, e := range events(t, r.stdout) {
-		if e["type"] == "warning" && strings.Contains(e["message"].(string), "no session is kept") {
-			warned = true
-		}
-	}
-	if !warned {
+	if !testkit.Any(events(t, r.stdout), "warning", func(e map[string]any) bool {
+		return strings.Contains(e["message"].(string), "no session is kept")
+	}) {
 		t.Errorf("no warning that the session is not kept:\n%s", r.stdout)
 	}
 	r = kimi(t, srv, invocation{env: map[string]string{"HOME": ""}, args: []string{"-C", "-p", "x"}})

@@ -1,28 +1,17 @@
 package run_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
-
-func writeSkill(t *testing.T, dir, name, body string) {
-	t.Helper()
-	p := filepath.Join(dir, ".agents", "skills", name, "SKILL.md")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestSkillPrompt(t *testing.T) {
 	dir := t.TempDir()
-	writeSkill(t, dir, "release-notes", "---\nname: release-notes\ndescription: write release notes\n---\nList the merged changes since the last tag as bullet points.\n")
+	testkit.WriteSkill(t, dir, "release-notes", "---\nname: release-notes\ndescription: write release notes\n---\nList the merged changes since the last tag as bullet points.\n")
 	srv := scripted.New(t, scripted.Text("- fixed the parser"))
 	r := kimi(t, srv, invocation{dir: dir, args: []string{"-p", "/skill:release-notes for v2.1"}})
 	if r.code != 0 {
@@ -37,7 +26,7 @@ func TestSkillPrompt(t *testing.T) {
 
 func TestFlowSkill(t *testing.T) {
 	dir := t.TempDir()
-	writeSkill(t, dir, "ship", "---\nname: ship\ndescription: ship it\ntype: flow\n---\n```mermaid\nflowchart TD\n  b([BEGIN]) --> t[Run the tests]\n  t --> e([END])\n```\n")
+	testkit.WriteSkill(t, dir, "ship", "---\nname: ship\ndescription: ship it\ntype: flow\n---\n```mermaid\nflowchart TD\n  b([BEGIN]) --> t[Run the tests]\n  t --> e([END])\n```\n")
 	srv := scripted.New(t, scripted.Text("Tests pass."))
 	r := kimi(t, srv, invocation{dir: dir, args: []string{"--output-format", "stream-json", "-p", "/flow:ship"}})
 	if r.code != 0 {
@@ -71,12 +60,7 @@ func TestTodoListIsReported(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var todo map[string]any
-	for _, e := range events(t, r.stdout) {
-		if e["type"] == "todo" {
-			todo = e
-		}
-	}
+	todo := testkit.Last(events(t, r.stdout), "todo")
 	if todo == nil {
 		t.Fatal("no todo event")
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-search.sh: benchmark the pure-Go Grep and Glob engines on the Go source tree and,
+# bench-search.sh: benchmark the pure-Go search engines (tools/search) on the Go source tree and,
 # when ripgrep is available, time rg itself on the same tree with the same queries.
 #
 # Usage: scripts/bench-search.sh    (BENCHTIME=10x, COUNT=5 and RUNS=15 can be overridden)
@@ -13,7 +13,7 @@ SRC="$(go env GOROOT)/src"
 BENCHTIME="${BENCHTIME:-10x}"
 COUNT="${COUNT:-5}"
 RUNS="${RUNS:-15}"
-# Keep these in step with the constants in tools/grep_bench_test.go.
+# Keep these in step with the constants in tools/search/bench_test.go.
 LITERAL='ErrUnexpectedEOF'
 REGEX='func \w+\(ctx context\.Context'
 
@@ -30,7 +30,7 @@ fi
 
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
-go test ./tools -run '^$' -bench 'BenchmarkGrep|BenchmarkGlob' -benchmem -benchtime "$BENCHTIME" -count "$COUNT" | tee "$out"
+go test ./tools/search -run '^$' -bench 'BenchmarkGrep|BenchmarkGlob' -benchmem -benchtime "$BENCHTIME" -count "$COUNT" | tee "$out"
 
 # median prints the median of the numbers on stdin (in ns) in milliseconds, or "-".
 median() {
@@ -77,7 +77,7 @@ run_rg() {
 
 echo
 echo "Tree: $SRC ($(find "$SRC" -type f | wc -l) files), $(nproc) cores, $(rg --version 2>/dev/null | head -1 || echo 'rg not installed')"
-printf '%-24s %12s %14s %12s %10s\n' "query" "pure Go ms" "tool via rg ms" "rg alone ms" "Go / rg"
+printf '%-24s %12s %14s %12s %10s\n' "query" "pure Go ms" "engine via rg ms" "rg alone ms" "Go / rg"
 for row in "${rows[@]}"; do
 	IFS='|' read -r label bench <<<"$row"
 	go_ms="$(bench_ms "$bench/engine=go")"

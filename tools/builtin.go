@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"net/http"
+
+	"github.com/kimi-run/kimi-run/tools/search"
 )
 
 // Env is what the built-in tools need from the run that hosts them.
@@ -34,6 +36,10 @@ type Env struct {
 	// its arguments follow these words (the sandbox's helper, which confines the command).
 	ShellPrefix []string
 }
+
+// LookRipgrep returns the rg executable found on PATH, for Env.Ripgrep, or "" when there
+// is none. The lookup happens once per process.
+func LookRipgrep() string { return search.LookRipgrep() }
 
 // Todo is one entry of the agent's plan, as set by SetTodoList.
 type Todo struct {

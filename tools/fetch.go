@@ -22,12 +22,13 @@ const (
 )
 
 const fetchDescription = `Fetch a web page or file over HTTP(S) and return its text. HTML pages are
-reduced to their readable text (headings, paragraphs, lists, tables and code blocks kept;
-scripts, styles and navigation dropped). Plain text, Markdown, JSON, XML and other text
-formats are returned as they are. Images, PDFs and other binary content are refused.
+reduced to their readable text as light Markdown (headings, paragraphs, lists, tables and code
+blocks kept; links kept as [text](absolute URL), so you can fetch them next; scripts, styles
+and navigation dropped). Plain text, Markdown, JSON, XML and other text formats are returned
+as they are. Images, PDFs and other binary content are refused.
 
 Use it to read documentation, issues, API responses or raw files the task refers to.
-Only http and https URLs work; requests time out after 30 seconds and pages are cut at 5 MiB.`
+Only http and https URLs work; requests time out after {fetch_timeout} and pages are cut at {fetch_max}.`
 
 // fetchArgs are the arguments of the FetchURL tool.
 type fetchArgs struct {
@@ -110,7 +111,7 @@ func (f *fetcher) run(ctx context.Context, in fetchArgs) (Result, error) {
 
 	var text string
 	if isHTML {
-		text = htmlText(body)
+		text = htmlText(body, resp.Request.URL)
 	} else {
 		text = strings.ToValidUTF8(string(body), "\uFFFD")
 	}
@@ -179,7 +180,7 @@ func errorSnippet(resp *http.Response) string {
 	var text string
 	switch {
 	case isHTML:
-		text = htmlText(data)
+		text = htmlText(data, nil)
 	case isText:
 		text = string(bytes.ToValidUTF8(data, []byte("\uFFFD")))
 	default:

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
@@ -30,14 +31,16 @@ var htmlBlocks = map[atom.Atom]int{
 
 // htmlText reduces an HTML document to readable text with light Markdown: "#" headings,
 // "-" and "1." list items, fenced <pre> blocks, inline `code` and " | " between table
-// cells. Links keep their text. When the page marks its main content with <main> (or a
-// single <article>), only that part is kept.
-func htmlText(data []byte) string {
+// cells. Links become [text](url) with the URL made absolute against page (and the
+// document's <base>), so an agent can follow them; with a nil page they keep only their
+// text. When the page marks its main content with <main> (or a single <article>), only
+// that part is kept.
+func htmlText(data []byte, page *url.URL) string {
 	doc, err := html.Parse(bytes.NewReader(data))
 	if err != nil {
 		return ""
 	}
-	w := &textWriter{}
+	w := &textWriter{base: documentBase(doc, page)}
 	w.walk(contentRoot(doc))
 	text := strings.TrimSpace(w.b.String())
 	if title := pageTitle(doc); title != "" && !strings.HasPrefix(text, "# "+title) {
@@ -107,9 +110,74 @@ func pageTitle(doc *html.Node) string {
 	return title
 }
 
+// documentBase returns the URL relative links resolve against: the page's own, or the
+// document's <base href> resolved against it. It is nil when page is.
+func documentBase(doc *html.Node, page *url.URL) *url.URL {
+	if page == nil {
+		return nil
+	}
+	var href string
+	var find func(*html.Node) bool
+	find = func(n *html.Node) bool {
+		if n.Type == html.ElementNode && n.DataAtom == atom.Base {
+			for _, attr := range n.Attr {
+				if attr.Key == "href" {
+					href = strings.TrimSpace(attr.Val)
+					return true
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if find(c) {
+				return true
+			}
+		}
+		return false
+	}
+	find(doc)
+	if href == "" {
+		return page
+	}
+	ref, err := url.Parse(href)
+	if err != nil {
+		return page
+	}
+	return page.ResolveReference(ref)
+}
+
+// linkTarget returns the absolute http(s) URL an <a> element points to, written so that
+// it cannot end a Markdown link early, or "" when it has none worth showing: no base to
+// resolve against, no href, a link within the same page, or another scheme (mailto:,
+// javascript:, ...).
+func (w *textWriter) linkTarget(n *html.Node) string {
+	if w.base == nil || w.pre > 0 {
+		return ""
+	}
+	var href string
+	for _, attr := range n.Attr {
+		if attr.Key == "href" {
+			href = strings.TrimSpace(attr.Val)
+		}
+	}
+	if href == "" || strings.HasPrefix(href, "#") {
+		return ""
+	}
+	ref, err := url.Parse(href)
+	if err != nil {
+		return ""
+	}
+	abs := w.base.ResolveReference(ref)
+	if abs.Scheme != "http" && abs.Scheme != "https" {
+		return ""
+	}
+	return strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(abs.String())
+}
+
 // textWriter accumulates text, collapsing whitespace as a browser does and turning block
 // boundaries into line breaks.
 type textWriter struct {
+	base   *url.URL // what links resolve against; nil keeps only their text
+	link   linkState
 	b      strings.Builder
 	breaks int    // line breaks owed before the next text
 	space  bool   // a space is owed before the next word
@@ -138,9 +206,23 @@ func (w *textWriter) write(s string) {
 		w.b.WriteString(w.prefix)
 		w.prefix = ""
 	}
+	if w.link == linkPending {
+		w.b.WriteByte('[')
+		w.link = linkOpen
+	}
 	w.breaks, w.space = 0, false
 	w.b.WriteString(s)
 }
+
+// linkState tracks an <a> element being written: its "[" is held back until the link
+// shows some text, so a link with none (an image, say) leaves no empty brackets.
+type linkState uint8
+
+const (
+	linkNone    linkState = iota
+	linkPending           // inside a link, no text yet
+	linkOpen              // inside a link, "[" written
+)
 
 // text writes the words of a text node with whitespace collapsed.
 func (w *textWriter) text(s string) {
@@ -233,6 +315,11 @@ func (w *textWriter) open(n *html.Node) string {
 			w.write("`")
 			return "`"
 		}
+	case atom.A:
+		if target := w.linkTarget(n); target != "" && w.link == linkNone {
+			w.link = linkPending
+			return "](" + target + ")"
+		}
 	case atom.Tr:
 		w.cells = 0
 	case atom.Td, atom.Th:
@@ -252,6 +339,14 @@ func (w *textWriter) close(a atom.Atom, closing string) {
 		w.lists = w.lists[:len(w.lists)-1]
 	case atom.Li, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		w.prefix = ""
+	case atom.A:
+		if closing != "" {
+			if w.link == linkOpen {
+				w.b.WriteString(closing)
+			}
+			w.link = linkNone
+		}
+		return
 	case atom.Pre:
 		w.pre--
 		if !strings.HasSuffix(w.b.String(), "\n") {

@@ -32,7 +32,7 @@ widget --help</pre>
 
 const fetchTestText = `# Installing widgets
 
-Widgets are small and easy to install.
+Widgets are small and [easy to install](https://example.com/more).
 
 ## Steps
 
@@ -205,5 +205,58 @@ func TestFetchURLCancelled(t *testing.T) {
 	res, err := NewFetchURL(Env{HTTPClient: srv.Client()}).Run(ctx, json.RawMessage(`{"url":"`+srv.URL+`"}`))
 	if err != nil || !res.IsError {
 		t.Errorf("got %+v, %v; want an error result", res, err)
+	}
+}
+
+func TestFetchURLKeepsLinks(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/docs/guide/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<html><body><main>
+<p>See <a href="install.html">the  install
+  guide</a>, the <a href="/api">API</a>, <a href="../faq?q=1#top">FAQ</a> and
+<a href="https://example.org/x">elsewhere</a>.</p>
+<p><a href="#usage">Usage</a> <a href="mailto:team@example.com">mail us</a>
+<a href="javascript:void(0)">click</a> <a href="/logo"><img alt="logo" src="/logo.png"></a>
+<a href="/wiki/Go_(language)">Go</a> <a href="/x"><code>x()</code></a></p>
+<pre>see <a href="/inside-pre">this</a></pre>
+</main></body></html>`))
+	})
+	mux.HandleFunc("/old-docs", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/docs/guide/", http.StatusMovedPermanently)
+	})
+	mux.HandleFunc("/based", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<html><head><base href="https://cdn.example.com/v2/"></head><body><p><a href="page.html">Page</a></p></body></html>`))
+	})
+	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`<html><body><p>Nothing here. Go <a href="/">home</a>.</p></body></html>`))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	fetch := NewFetchURL(Env{HTTPClient: srv.Client()})
+
+	wantPage := "See [the install guide](" + srv.URL + "/docs/guide/install.html), the [API](" + srv.URL + "/api), " +
+		"[FAQ](" + srv.URL + "/docs/faq?q=1#top) and [elsewhere](https://example.org/x).\n\n" +
+		"Usage mail us click [Go](" + srv.URL + "/wiki/Go_%28language%29) [`x()`](" + srv.URL + "/x)\n\n" +
+		"```\nsee this\n```"
+	tests := []struct{ path, want string }{
+		{"/docs/guide/", wantPage},
+		// Relative links resolve against the page the redirect ended on.
+		{"/old-docs", "(Redirected to " + srv.URL + "/docs/guide/)\n\n" + wantPage},
+		{"/based", "[Page](https://cdn.example.com/v2/page.html)"},
+	}
+	for _, tt := range tests {
+		res := runSearchTool(t, fetch, map[string]any{"url": srv.URL + tt.path})
+		if res.IsError || res.Output != tt.want {
+			t.Errorf("%s: got:\n%s\nwant:\n%s", tt.path, res.Output, tt.want)
+		}
+	}
+	// An error page is summarised in one line, without link targets.
+	res := runSearchTool(t, fetch, map[string]any{"url": srv.URL + "/gone"})
+	if !res.IsError || !strings.HasSuffix(res.Output, ": Nothing here. Go home.") {
+		t.Errorf("error page: got %+v", res)
 	}
 }

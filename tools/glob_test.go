@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 func TestGlobPatterns(t *testing.T) {
 	root := t.TempDir()
-	searchFixture(t, root, map[string]string{
+	testkit.WriteTree(t, root, map[string]string{
 		".gitignore":               "dist/\n*.tmp\n",
 		"main.go":                  "",
 		"cmd/tool/main.go":         "",
@@ -58,27 +60,14 @@ func TestGlobPatterns(t *testing.T) {
 	}
 }
 
-func TestGlobNewestFirst(t *testing.T) {
-	root := t.TempDir()
-	searchFixture(t, root, map[string]string{"old.txt": "", "mid.txt": "", "new.txt": "", "same-a.txt": "", "same-b.txt": ""})
-	setMtime(t, root, "new.txt", 3*time.Hour)
-	setMtime(t, root, "mid.txt", 2*time.Hour)
-	setMtime(t, root, "old.txt", -time.Hour)
-	res := runSearchTool(t, NewGlob(Env{WorkDir: root}), map[string]any{"pattern": "*.txt"})
-	want := "new.txt\nmid.txt\nsame-a.txt\nsame-b.txt\nold.txt"
-	if res.Output != want {
-		t.Errorf("got:\n%s\nwant:\n%s", res.Output, want)
-	}
-}
-
 func TestGlobCapKeepsNewest(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{}
 	for i := range globLimit + 5 {
 		files[fmt.Sprintf("f%04d.txt", i)] = ""
 	}
-	searchFixture(t, root, files)
-	setMtime(t, root, "f0003.txt", time.Hour)
+	testkit.WriteTree(t, root, files)
+	testkit.Touch(t, root, "f0003.txt", time.Hour)
 	res := runSearchTool(t, NewGlob(Env{WorkDir: root}), map[string]any{"pattern": "*.txt"})
 	lines := outputLines(res.Output)
 	if len(lines) != globLimit {
@@ -92,21 +81,9 @@ func TestGlobCapKeepsNewest(t *testing.T) {
 	}
 }
 
-func TestGlobDoesNotFollowSymlinks(t *testing.T) {
-	outside := t.TempDir()
-	searchFixture(t, outside, map[string]string{"escape.go": ""})
-	root := t.TempDir()
-	searchFixture(t, root, map[string]string{"in.go": ""})
-	symlinkOrSkip(t, outside, filepath.Join(root, "out"))
-	res := runSearchTool(t, NewGlob(Env{WorkDir: root}), map[string]any{"pattern": "**/*.go"})
-	if res.Output != "in.go" {
-		t.Errorf("got %q, want only in.go", res.Output)
-	}
-}
-
 func TestGlobRefusals(t *testing.T) {
 	root := t.TempDir()
-	searchFixture(t, root, map[string]string{"a.go": ""})
+	testkit.WriteTree(t, root, map[string]string{"a.go": ""})
 	glob := NewGlob(Env{WorkDir: root})
 	tests := []struct {
 		name string

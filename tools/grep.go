@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
-	"regexp/syntax"
-	"strings"
+
+	"github.com/kimi-run/kimi-run/tools/search"
 )
 
 const grepDescription = `Search file contents with a regular expression (Go RE2 syntax: \b, \d, \s,
@@ -23,7 +22,7 @@ Narrow the search with path (a file or directory), glob (e.g. "*.go", "*.{ts,tsx
 "!*_test.go" to exclude) and type (e.g. go, py, js, ts, rust, md). Hidden files are searched;
 VCS directories, files excluded by .gitignore or .ignore, binary files and files that look
 like they hold secrets are skipped. Files are listed most recently modified first.
-Results are paged: head_limit (default 250, 0 for no limit) caps the output lines and
+Results are paged: head_limit (default {grep_default_limit}; 0 for up to {grep_max_lines}) caps the output lines and
 offset skips lines already seen. Set multiline to let a match span lines ("." then also
 matches newlines).`
 
@@ -40,18 +39,9 @@ type grepArgs struct {
 	LineNumbers *bool  `json:"-n,omitempty" description:"show line numbers in content mode (default true)"`
 	IgnoreCase  bool   `json:"-i,omitempty" description:"match case-insensitively"`
 	Multiline   bool   `json:"multiline,omitempty" description:"let matches span lines; . also matches newlines"`
-	HeadLimit   *int   `json:"head_limit,omitempty" description:"show at most this many output lines (default 250; 0 means no limit)"`
+	HeadLimit   *int   `json:"head_limit,omitempty" description:"show at most this many output lines (default {grep_default_limit}; 0 for up to {grep_max_lines})"`
 	Offset      int    `json:"offset,omitempty" description:"skip this many output lines first, to page through results (default 0)"`
 }
-
-// grepMode is the shape of Grep's output.
-type grepMode uint8
-
-const (
-	grepFiles grepMode = iota
-	grepContent
-	grepCount
-)
 
 const (
 	grepDefaultLimit = 250
@@ -64,27 +54,11 @@ const (
 	grepCharBudget = 40000
 )
 
-// grepQuery is a validated Grep call.
-type grepQuery struct {
-	pattern       string
-	re            *regexp.Regexp // pattern with the (?m) and, as asked, (?s) and (?i) flags
-	mode          grepMode
-	before, after int
-	lineNumbers   bool
-	ignoreCase    bool
-	multiline     bool
-	glob          string
-	typeName      string
-	typeGlobs     []string
-	offset, limit int // limit is never 0: "no limit" becomes grepMaxUnits
-}
-
-// keep is how many output lines must be retained to render the requested page.
-func (q *grepQuery) keep() int { return q.offset + q.limit }
-
-// context reports whether content output has context lines and so group separators.
-func (q *grepQuery) context() bool {
-	return q.mode == grepContent && (q.before > 0 || q.after > 0)
+// grepCall is a validated Grep call: the search and how to show its results.
+type grepCall struct {
+	search      *search.Grep
+	q           search.Query
+	lineNumbers bool
 }
 
 // NewGrep returns the Grep tool, which searches file contents with a regular expression.
@@ -96,53 +70,48 @@ func NewGrep(env Env) Tool {
 type grepper struct{ env Env }
 
 func (g *grepper) run(ctx context.Context, in grepArgs) (Result, error) {
-	q, msg := newGrepQuery(in)
+	call, msg := newGrepCall(in)
 	if msg != "" {
 		return Errorf("%s", msg), nil
 	}
 	root := searchAbs(g.env.WorkDir, in.Path)
 	info, err := os.Stat(root)
 	if err != nil {
-		return Errorf("cannot search %s: %v", displayPath(g.env.WorkDir, root), err), nil
+		return Errorf("cannot search %s: %v", search.DisplayPath(g.env.WorkDir, root), err), nil
 	}
 	if !info.IsDir() && !info.Mode().IsRegular() {
-		return Errorf("%s is neither a regular file nor a directory", displayPath(g.env.WorkDir, root)), nil
+		return Errorf("%s is neither a regular file nor a directory", search.DisplayPath(g.env.WorkDir, root)), nil
 	}
-	if reason, secret := sensitive(root); secret && !info.IsDir() {
-		return Errorf("%s was not searched: %s", displayPath(g.env.WorkDir, root), reason), nil
+	if reason, secret := search.Sensitive(root); secret && !info.IsDir() {
+		return Errorf("%s was not searched: %s", search.DisplayPath(g.env.WorkDir, root), reason), nil
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, searchTimeout)
 	defer cancel()
-	col := &grepCollector{keep: q.keep(), content: q.mode == grepContent}
-	search := g.searchGo
-	if g.env.Ripgrep != "" {
-		search = g.searchRipgrep
-	}
-	skips, err := search(ctx, q, root, info.IsDir(), col)
+	m, err := call.search.Run(ctx, search.Options{WorkDir: g.env.WorkDir, Ripgrep: g.env.Ripgrep}, root)
 	if err != nil {
 		if ctx.Err() != nil {
 			return searchStopped("Grep", ctx.Err()), nil
 		}
 		return Errorf("Grep failed: %v", err), nil
 	}
-	return Text(col.render(q, skips)), nil
+	return Text(call.render(m)), nil
 }
 
-// newGrepQuery validates the arguments; msg explains a refusal.
-func newGrepQuery(in grepArgs) (q *grepQuery, msg string) {
-	q = &grepQuery{pattern: in.Pattern, ignoreCase: in.IgnoreCase, multiline: in.Multiline,
-		glob: strings.TrimSpace(in.Glob), lineNumbers: in.LineNumbers == nil || *in.LineNumbers}
+// newGrepCall validates the arguments; msg explains a refusal.
+func newGrepCall(in grepArgs) (call *grepCall, msg string) {
 	if in.Pattern == "" {
 		return nil, "the pattern is empty"
 	}
+	q := search.Query{Pattern: in.Pattern, IgnoreCase: in.IgnoreCase, Multiline: in.Multiline,
+		Glob: in.Glob, Type: in.Type}
 	switch in.OutputMode {
 	case "", "files_with_matches":
-		q.mode = grepFiles
+		q.Mode = search.FilesWithMatches
 	case "content":
-		q.mode = grepContent
+		q.Mode = search.Content
 	case "count_matches":
-		q.mode = grepCount
+		q.Mode = search.CountMatches
 	default:
 		return nil, fmt.Sprintf("unknown output_mode %q: use files_with_matches, content or count_matches", in.OutputMode)
 	}
@@ -163,61 +132,24 @@ func newGrepQuery(in grepArgs) (q *grepQuery, msg string) {
 		}
 		return 0
 	}
-	q.before, q.after = ctxLines(in.Before), ctxLines(in.After)
-	q.offset, q.limit = in.Offset, grepDefaultLimit
+	if q.Mode == search.Content {
+		q.Before, q.After = ctxLines(in.Before), ctxLines(in.After)
+	}
+	q.Offset, q.Limit = in.Offset, grepDefaultLimit
 	if in.HeadLimit != nil {
-		q.limit = *in.HeadLimit
+		q.Limit = *in.HeadLimit
 	}
-	if q.limit == 0 || q.limit > grepMaxUnits {
-		q.limit = grepMaxUnits
+	if q.Limit == 0 || q.Limit > grepMaxUnits {
+		q.Limit = grepMaxUnits
 	}
-	if in.Type != "" {
-		globs, ok := lookupGrepType(in.Type)
-		if !ok {
-			return nil, fmt.Sprintf("unknown file type %q; known types: %s (or use glob)", in.Type, grepTypeNames())
-		}
-		q.typeName, q.typeGlobs = in.Type, globs
-	}
-	if q.glob != "" {
-		if _, ok := parseIgnoreLine(q.glob, true); !ok || strings.HasPrefix(q.glob, "#") {
-			return nil, fmt.Sprintf("invalid glob %q", q.glob)
-		}
-	}
-	flags := "m"
-	if q.multiline {
-		flags += "s"
-	}
-	if q.ignoreCase {
-		flags += "i"
-	}
-	re, err := regexp.Compile("(?" + flags + ")" + in.Pattern)
+	s, err := search.NewGrep(q)
 	if err != nil {
-		return nil, fmt.Sprintf("invalid regular expression: %v", err)
+		return nil, err.Error()
 	}
-	if !q.multiline && hasLiteralNewline(in.Pattern) {
-		return nil, "the pattern contains a line break, which cannot match within one line; set multiline to true"
-	}
-	q.re = re
-	return q, ""
+	return &grepCall{search: s, q: s.Query(), lineNumbers: in.LineNumbers == nil || *in.LineNumbers}, ""
 }
 
-// hasLiteralNewline reports whether a pattern spells out a "\n" character.
-func hasLiteralNewline(pattern string) bool {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return false
-	}
-	var walk func(*syntax.Regexp) bool
-	walk = func(r *syntax.Regexp) bool {
-		if r.Op == syntax.OpLiteral && strings.ContainsRune(string(r.Rune), '\n') {
-			return true
-		}
-		for _, sub := range r.Sub {
-			if walk(sub) {
-				return true
-			}
-		}
-		return false
-	}
-	return walk(re)
+// context reports whether content output has context lines and so group separators.
+func (c *grepCall) context() bool {
+	return c.q.Mode == search.Content && (c.q.Before > 0 || c.q.After > 0)
 }

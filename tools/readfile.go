@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kimi-run/kimi-run/tools/search"
 )
 
 // ReadFile limits.
@@ -30,10 +32,10 @@ const (
 const readFileDescription = `Read a text file and return its lines numbered like cat -n (line number, a tab, the text).
 
 path is absolute, or relative to the work dir (a relative path may not leave the work dir).
-line_offset is the 1-based line to start at (default 1). A negative value counts from the end: -100 reads the last 100 lines (at least -1000).
-n_lines is how many lines to read (default and maximum 1000).
+line_offset is the 1-based line to start at (default 1). A negative value counts from the end: -100 reads the last 100 lines (at least -{read_max_lines}).
+n_lines is how many lines to read (default and maximum {read_max_lines}).
 
-One call returns at most 1000 lines and 100 KiB; a numbered line longer than 2000 characters is cut and ends with "...". A last line in brackets says which lines were returned, how many lines the file has, and which limit stopped the read, so a large file can be read in pages by raising line_offset.
+One call returns at most {read_max_lines} lines and {read_max_bytes}; a numbered line longer than {read_max_line_chars} characters is cut and ends with "...". A last line in brackets says which lines were returned, how many lines the file has, and which limit stopped the read, so a large file can be read in pages by raising line_offset.
 
 Binary files, directories and files that usually hold secrets (.env, private keys, credential files) are refused.`
 
@@ -41,7 +43,7 @@ Binary files, directories and files that usually hold secrets (.env, private key
 type readFileArgs struct {
 	Path       string `json:"path" description:"file to read: absolute, or relative to the work dir"`
 	LineOffset int    `json:"line_offset,omitempty" description:"1-based first line to read (default 1); negative counts from the end, e.g. -100 for the last 100 lines"`
-	NLines     int    `json:"n_lines,omitempty" description:"number of lines to read; default and maximum 1000"`
+	NLines     int    `json:"n_lines,omitempty" description:"number of lines to read; default and maximum {read_max_lines}"`
 }
 
 // NewReadFile returns the ReadFile tool, which reads text files by line.
@@ -56,7 +58,7 @@ func readFile(ctx context.Context, env Env, in readFileArgs) (Result, error) {
 	if err != nil {
 		return Errorf("cannot read: %v", err), nil
 	}
-	if reason, ok := sensitive(path); ok {
+	if reason, ok := search.Sensitive(path); ok {
 		return Errorf("refusing to read %s: %s, and what is read is sent to the model provider", in.Path, reason), nil
 	}
 	if in.NLines < 0 {

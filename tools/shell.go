@@ -42,16 +42,16 @@ const shellDescription = `Run a shell command and return its output.
 
 The command runs with bash -c in the work dir, in a fresh shell each call (cd and exported variables do not carry over to the next call). Nothing can be typed into it: standard input is empty and there is no terminal, so use non-interactive flags (for example apt-get -y, git commit -m) and never start editors or pagers.
 
-stdout and stderr come back merged, in the order they were written, after a first line giving the exit status. Long output keeps its first and last 20000 bytes with a note of what was left out, so redirect big outputs to a file and search that instead.
+stdout and stderr come back merged, in the order they were written, after a first line giving the exit status. Long output keeps its first {shell_head_bytes} and last {shell_tail_bytes} bytes with a note of what was left out, so redirect big outputs to a file and search that instead.
 
-timeout is in seconds: default 60, at most 300. When it expires, the command and every process it started are killed. Processes a command leaves running in the background (for example a server started with &) keep running for later calls, and are stopped when the whole run ends.
+timeout is in seconds: default {shell_default_timeout}, at most {shell_max_timeout}. When it expires, the command and every process it started are killed. Processes a command leaves running in the background (for example a server started with &) keep running for later calls, and are stopped when the whole run ends.
 
 A non-zero exit status or a timeout is reported as an error.`
 
 // shellArgs are the arguments of a Shell call.
 type shellArgs struct {
 	Command string `json:"command" description:"the command line to run with bash -c"`
-	Timeout int    `json:"timeout,omitempty" description:"seconds before the command is killed; default 60, maximum 300"`
+	Timeout int    `json:"timeout,omitempty" description:"seconds before the command is killed; default {shell_default_timeout}, maximum {shell_max_timeout}"`
 }
 
 // shell runs commands for the model.

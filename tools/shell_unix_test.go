@@ -5,16 +5,15 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // testShell returns a Shell tool with a short kill grace, so tests of stubborn processes
@@ -88,7 +87,7 @@ func TestShellTimeoutKillsTheGroup(t *testing.T) {
 			if !res.IsError || !strings.HasPrefix(res.Output, "Command killed by timeout after 1s.") {
 				t.Fatalf("got %v %q", res.IsError, res.Output)
 			}
-			waitGone(t, readPid(t, filepath.Join(dir, "pid")))
+			testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, "pid")))
 		})
 	}
 }
@@ -116,18 +115,18 @@ func TestShellCancelKillsTheGroup(t *testing.T) {
 	if !res.IsError || !strings.HasPrefix(res.Output, "Command cancelled") {
 		t.Fatalf("got %v %q", res.IsError, res.Output)
 	}
-	waitGone(t, readPid(t, pidFile))
+	testkit.WaitGone(t, testkit.ReadPID(t, pidFile))
 }
 
 func TestShellLeavesBackgroundProcessesAfterNormalExit(t *testing.T) {
 	dir := t.TempDir()
 	res := mustCall(t, testShell(dir), map[string]any{"command": "sleep 30 & echo $! > pid; echo done"})
-	pid := readPid(t, filepath.Join(dir, "pid"))
+	pid := testkit.ReadPID(t, filepath.Join(dir, "pid"))
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	if res.IsError || !strings.Contains(res.Output, "kept the output open") || !strings.HasSuffix(res.Output, "\ndone") {
 		t.Fatalf("got %v %q", res.IsError, res.Output)
 	}
-	if processGone(pid) {
+	if testkit.ProcessGone(pid) {
 		t.Errorf("the background process %d was killed after a normal exit", pid)
 	}
 }
@@ -139,16 +138,16 @@ func TestShellGroupsEndWhatCommandsLeftBehind(t *testing.T) {
 	tool := New("Shell", shellDescription, s.run)
 	mustCall(t, tool, map[string]any{"command": "sleep 30 & echo $! > a; (trap '' TERM; sleep 30) & echo $! > b"})
 	mustCall(t, tool, map[string]any{"command": "echo nothing left"})
-	a, b := readPid(t, filepath.Join(dir, "a")), readPid(t, filepath.Join(dir, "b"))
+	a, b := testkit.ReadPID(t, filepath.Join(dir, "a")), testkit.ReadPID(t, filepath.Join(dir, "b"))
 	t.Cleanup(func() { syscall.Kill(a, syscall.SIGKILL); syscall.Kill(b, syscall.SIGKILL) })
-	if processGone(a) || processGone(b) {
+	if testkit.ProcessGone(a) || testkit.ProcessGone(b) {
 		t.Fatalf("background processes ended before End")
 	}
 	if n := groups.End(300 * time.Millisecond); n != 1 {
 		t.Errorf("End found %d running groups, want 1", n)
 	}
-	if !processGone(a) || !processGone(b) {
-		t.Errorf("End left %d (gone %v) or %d, which ignores SIGTERM (gone %v)", a, processGone(a), b, processGone(b))
+	if !testkit.ProcessGone(a) || !testkit.ProcessGone(b) {
+		t.Errorf("End left %d (gone %v) or %d, which ignores SIGTERM (gone %v)", a, testkit.ProcessGone(a), b, testkit.ProcessGone(b))
 	}
 	if n := groups.End(time.Second); n != 0 {
 		t.Errorf("a second End found %d groups", n)
@@ -196,47 +195,4 @@ func evalDir(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return d
-}
-
-// readPid reads the process id a test command wrote to path.
-func readPid(t *testing.T, path string) int {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("the command did not record its child: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pid
-}
-
-// waitGone fails the test unless process pid is gone (or a zombie nobody reaped yet).
-// SIGKILL is delivered asynchronously, so this polls briefly rather than checking once.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for range 500 {
-		if processGone(pid) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	syscall.Kill(pid, syscall.SIGKILL)
-	t.Fatalf("process %d outlived the command", pid)
-}
-
-// processGone reports whether pid no longer runs: it does not exist or is a zombie.
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name.
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }

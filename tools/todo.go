@@ -24,7 +24,17 @@ type todoArgs struct {
 }
 
 // todoMarks are the checklist marks of each status.
-var todoMarks = map[string]string{"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
+var todoMarks = map[string]string{"pending": "[ ]", "in_progress": "[>]", "done": "[x]"}
+
+// TodoMark returns the checklist mark of a todo status: "[ ]" pending, "[>]" in progress,
+// "[x]" done, "[?]" anything else. The plan the model reads back and the plan shown on
+// stderr use these same marks.
+func TodoMark(status string) string {
+	if m, ok := todoMarks[status]; ok {
+		return m
+	}
+	return "[?]"
+}
 
 // NewSetTodoList returns the SetTodoList tool. Every valid update is passed to env.Todos
 // when it is set.
@@ -61,7 +71,7 @@ func renderTodos(todos []Todo) string {
 	fmt.Fprintf(&b, "Todo list updated: %d done, %d in progress, %d pending.\n",
 		count["done"], count["in_progress"], count["pending"])
 	for _, t := range todos {
-		fmt.Fprintf(&b, "%s %s\n", todoMarks[t.Status], t.Title)
+		fmt.Fprintf(&b, "%s %s\n", TodoMark(t.Status), t.Title)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -21,7 +21,7 @@ func TestSetTodoList(t *testing.T) {
 		{"title": "Update the docs", "status": "pending"},
 	}})
 	want := "Todo list updated: 1 done, 1 in progress, 1 pending.\n" +
-		"[x] Read the failing test\n[~] Fix the parser\n[ ] Update the docs"
+		"[x] Read the failing test\n[>] Fix the parser\n[ ] Update the docs"
 	if res.IsError || res.Output != want {
 		t.Errorf("got %+v, want output:\n%s", res, want)
 	}

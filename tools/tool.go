@@ -50,7 +50,8 @@ type funcTool[In any] struct {
 }
 
 // New builds a Tool whose arguments decode into In. The schema is derived from In's struct
-// tags (json, description, enum, required). Arguments that do not decode become an error
+// tags (json, description, enum, required). Limit placeholders such as {glob_limit} in the
+// description and the tags are replaced by the values the code enforces (see limitText). Arguments that do not decode become an error
 // result the model can read. New panics if the schema cannot be derived: that is a
 // programming error found at start-up.
 func New[In any](name, description string, fn func(context.Context, In) (Result, error)) Tool {
@@ -63,7 +64,9 @@ func New[In any](name, description string, fn func(context.Context, In) (Result,
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema for %s: %v", name, err))
 	}
-	return &funcTool[In]{name: name, desc: description, schema: raw, required: def.Required, fn: fn}
+	fill := limitText()
+	raw = []byte(fill.Replace(string(raw)))
+	return &funcTool[In]{name: name, desc: fill.Replace(description), schema: raw, required: def.Required, fn: fn}
 }
 
 func (t *funcTool[In]) Name() string            { return t.name }

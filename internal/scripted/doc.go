@@ -16,11 +16,15 @@
 // Responses come from two places that produce the same type:
 //
 //   - the builders: Text, ToolCalls and Reply with the parts Say, Think, Call,
-//     KeepAlive, Raw, Pause, Cut, End, Hang, Usage and Finish; Status for plain error
-//     replies; Header, Forever and DelayHeaders to adjust any of them;
+//     KeepAlive, KeepAliveEvery, Raw, Pause, Cut, End, Hang, Usage and Finish;
+//     Status for plain error replies; Header, Forever and DelayHeaders to adjust
+//     any of them;
 //   - txtar scenario files (Parse, Load, Scenario), one section per response,
 //     each written as a raw HTTP response with a few "#!" directives. The format
 //     is described in testdata/scenarios/README.md at the module root.
+//
+// WaitRequests lets a test wait until the client has sent a given number of requests,
+// rather than sleep.
 //
 // Chaos builds a reproducible, random script of provider misbehaviour for
 // fuzz-like tests of retry and stream handling.

@@ -66,6 +66,10 @@ func CallID(id, name, args string) Part {
 // blank line, as proxies and providers do while a model is slow.
 func KeepAlive(n int) Part { return Raw(strings.Repeat(": keep-alive\n\n", n)) }
 
+// KeepAliveEvery writes a keep-alive comment every d, and nothing else, until the client
+// goes away: a stream that stays open but makes no progress. Later parts are ignored.
+func KeepAliveEvery(d time.Duration) Part { return addStep(step{kind: stepKeepAlive, d: d}, true) }
+
 // Raw writes s to the stream verbatim (garbage, partial lines, a mid-stream
 // "data: {\"error\":...}" line).
 func Raw(s string) Part { return func(b *replyBuilder) { b.write([]byte(s)) } }

@@ -21,11 +21,12 @@ type Response struct {
 type stepKind int
 
 const (
-	stepWrite stepKind = iota // write data (flushed at once for event streams)
-	stepSleep                 // flush, then pause for d
-	stepCut                   // flush, then drop the connection without ending the body
-	stepHang                  // flush, then send nothing until the client goes away
-	stepEnd                   // end the body cleanly right here
+	stepWrite     stepKind = iota // write data (flushed at once for event streams)
+	stepSleep                     // flush, then pause for d
+	stepCut                       // flush, then drop the connection without ending the body
+	stepHang                      // flush, then send nothing until the client goes away
+	stepEnd                       // end the body cleanly right here
+	stepKeepAlive                 // write a keep-alive every d until the client goes away
 )
 
 type step struct {

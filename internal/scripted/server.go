@@ -1,6 +1,7 @@
 package scripted
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,9 +19,10 @@ type Server struct {
 	done   chan struct{} // closed at cleanup so hanging and sleeping handlers return
 	script []Response
 
-	mu   sync.Mutex
-	next int
-	reqs []Request
+	mu      sync.Mutex
+	next    int
+	reqs    []Request
+	arrived chan struct{} // closed and replaced when a request is recorded
 }
 
 // Request is one request the server received, valid or not.
@@ -68,6 +70,29 @@ func New(t testing.TB, responses ...Response) *Server {
 // URL returns the base URL to configure a client with; it ends in /v1.
 func (s *Server) URL() string { return s.http.URL + "/v1" }
 
+// WaitRequests blocks until the server has received at least n requests and reports
+// whether it has; false means ctx ended first. A request is recorded before its response
+// starts, so whatever the client shows of response n-1 comes after this returns.
+func (s *Server) WaitRequests(ctx context.Context, n int) bool {
+	for {
+		s.mu.Lock()
+		if len(s.reqs) >= n {
+			s.mu.Unlock()
+			return true
+		}
+		if s.arrived == nil {
+			s.arrived = make(chan struct{})
+		}
+		arrived := s.arrived
+		s.mu.Unlock()
+		select {
+		case <-arrived:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
 // Requests returns a copy of the requests received so far, in arrival order.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -102,6 +127,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.reqs = append(s.reqs, req)
+	if s.arrived != nil {
+		close(s.arrived)
+		s.arrived = nil
+	}
 	s.mu.Unlock()
 
 	if code != 0 {
@@ -157,6 +186,16 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 			return
 		case stepEnd:
 			return
+		case stepKeepAlive:
+			for {
+				if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+					return
+				}
+				flush()
+				if !s.wait(r, st.d) {
+					return
+				}
+			}
 		}
 	}
 }

@@ -1,11 +1,14 @@
 package scripted_test
 
 import (
+	"bufio"
+	"context"
 	"io"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -128,5 +131,56 @@ func TestRejectsBadRequests(t *testing.T) {
 		if r.Problem == "" || r.Answer != -1 {
 			t.Errorf("bad request %s %s recorded with problem %q, answer %d", r.Method, r.Path, r.Problem, r.Answer)
 		}
+	}
+}
+
+func TestWaitRequests(t *testing.T) {
+	s := scripted.New(t, scripted.Text("one"), scripted.Text("two"))
+	c := newClient(s.URL(), 0)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.stream(t.Context())
+		c.stream(t.Context())
+	}()
+	if !s.WaitRequests(t.Context(), 2) {
+		t.Fatal("WaitRequests gave up")
+	}
+	if n := len(s.Requests()); n < 2 {
+		t.Errorf("WaitRequests returned with %d requests", n)
+	}
+	<-done
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if s.WaitRequests(ctx, 3) {
+		t.Error("WaitRequests reported a third request that never came")
+	}
+}
+
+func TestKeepAliveEveryRunsUntilTheClientLeaves(t *testing.T) {
+	s := scripted.New(t, scripted.Reply(scripted.Say("hold on"), scripted.KeepAliveEvery(time.Millisecond), scripted.Say("never sent")))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL()+"/chat/completions", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	keepAlives := 0
+	for keepAlives < 20 && lines.Scan() {
+		switch l := lines.Text(); {
+		case l == ": keep-alive":
+			keepAlives++
+		case strings.Contains(l, "never sent"):
+			t.Fatalf("a part after KeepAliveEvery was sent: %s", l)
+		}
+	}
+	if keepAlives < 20 {
+		t.Fatalf("the stream ended after %d keep-alives: %v", keepAlives, lines.Err())
 	}
 }

@@ -168,6 +168,9 @@ func (c *conn) start(ctx context.Context) error {
 
 	client := sdk.NewClient(&sdk.Implementation{Name: "kimi-run", Version: c.set.opts.Version}, nil)
 	for _, dir := range c.set.opts.Roots {
+		// Roots are deprecated from protocol 2026-07-28 on but still served for at least a
+		// year; servers of the current protocol read the work dir from them.
+		//lint:ignore SA1019 kept through the deprecation window (see above)
 		client.AddRoots(&sdk.Root{URI: fileURI(dir), Name: filepath.Base(dir)})
 	}
 	session, err := client.Connect(ctx, transport, nil)

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	serverBin = filepath.Join(dir, "mcp-test-server")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", serverBin, "../../internal/mcptest/cmd/mcp-test-server")
+	build := exec.Command("go", "build", "-o", serverBin, "../../internal/mcptest/cmd/mcp-test-server")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the test server:", err)

@@ -1,14 +1,14 @@
-package tools
+package search
 
 import (
 	"path/filepath"
 	"strings"
 )
 
-// sensitive reports whether path names a file that likely holds secrets (environment
+// Sensitive reports whether path names a file that likely holds secrets (environment
 // files, private keys, credential stores), and why. Such files are never read into the
 // model's context: what the model reads is sent to a remote provider.
-func sensitive(path string) (reason string, ok bool) {
+func Sensitive(path string) (reason string, ok bool) {
 	p := filepath.ToSlash(filepath.Clean(path))
 	base := strings.ToLower(filepath.Base(p))
 	switch base {

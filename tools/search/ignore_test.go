@@ -1,9 +1,11 @@
-package tools
+package search
 
 import (
 	"context"
 	"slices"
 	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 func TestIgnoreRules(t *testing.T) {
@@ -84,7 +86,7 @@ func walkedFiles(t *testing.T, root, start string) []string {
 
 func TestTreeWalkerIgnoreFiles(t *testing.T) {
 	root := t.TempDir()
-	searchFixture(t, root, map[string]string{
+	testkit.WriteTree(t, root, map[string]string{
 		".gitignore":          "*.out\nvendor/\n",
 		".git/info/exclude":   "local.txt\n",
 		".git/HEAD":           "",

@@ -27,19 +27,6 @@ func searchAbs(workDir, p string) string {
 	return filepath.Clean(p)
 }
 
-// displayPath returns how a found path is shown to the model: relative to the work
-// directory when it lies inside it, absolute otherwise, with forward slashes.
-func displayPath(workDir, abs string) string {
-	abs = filepath.FromSlash(abs)
-	if workDir != "" {
-		if rel, err := filepath.Rel(workDir, abs); err == nil && rel != ".." &&
-			!strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(rel)
-		}
-	}
-	return filepath.ToSlash(abs)
-}
-
 // searchStopped turns the end of a search context into a result for the model.
 func searchStopped(tool string, err error) Result {
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -1,17 +1,17 @@
 //go:build linux || darwin
 
-package tools
+package search
 
 import (
 	"io"
 	"syscall"
 )
 
-// openGrepFile opens a file for searching with plain system calls. os.Open would also
+// openFile opens a file for searching with plain system calls. os.Open would also
 // try to register each file with the network poller and attach a finalizer, which costs
 // a system call and an allocation per file in a search of thousands of files.
 // O_NONBLOCK keeps a FIFO passed as the path argument from blocking the call.
-func openGrepFile(path string) (io.ReadCloser, error) {
+func openFile(path string) (io.ReadCloser, error) {
 	for {
 		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		if err == syscall.EINTR {

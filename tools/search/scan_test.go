@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"fmt"
@@ -12,22 +12,22 @@ import (
 
 // naiveGrep is the reference the block scanner is checked against: it tests every line
 // on its own and applies context the way ripgrep does.
-func naiveGrep(lines []string, re *regexp.Regexp, before, after int) []grepLine {
-	var out []grepLine
+func naiveGrep(lines []string, re *regexp.Regexp, before, after int) []Line {
+	var out []Line
 	lastShown := 0 // number of the last line output
 	owed := 0
 	for i, l := range lines {
 		num := i + 1
 		if re.MatchString(l) {
 			for b := max(lastShown+1, num-before); b < num; b++ {
-				out = append(out, grepLine{num: b, text: lineText([]byte(lines[b-1]))})
+				out = append(out, Line{Num: b, Text: lineText([]byte(lines[b-1]))})
 			}
-			out = append(out, grepLine{num: num, text: lineText([]byte(l)), match: true})
+			out = append(out, Line{Num: num, Text: lineText([]byte(l)), Match: true})
 			lastShown, owed = num, after
 			continue
 		}
 		if owed > 0 {
-			out = append(out, grepLine{num: num, text: lineText([]byte(l))})
+			out = append(out, Line{Num: num, Text: lineText([]byte(l))})
 			lastShown = num
 			owed--
 		}
@@ -78,12 +78,11 @@ func TestGrepScannerMatchesLineByLineReference(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s_B%d_A%d", c.pattern, c.before, c.after), func(t *testing.T) {
-			q, msg := newGrepQuery(grepArgs{Pattern: c.pattern, OutputMode: "content",
-				Before: &c.before, After: &c.after, HeadLimit: new(int)})
-			if msg != "" {
-				t.Fatal(msg)
+			g, err := NewGrep(Query{Pattern: c.pattern, Mode: Content, Before: c.before, After: c.after, Limit: 10000})
+			if err != nil {
+				t.Fatal(err)
 			}
-			f, err := newGrepScanner(q).scanFile(path)
+			f, err := newScanner(g).scanFile(path)
 			if err != nil || f == nil {
 				t.Fatalf("scanFile: %v, %v", f, err)
 			}
@@ -94,9 +93,9 @@ func TestGrepScannerMatchesLineByLineReference(t *testing.T) {
 			if f.units != len(want) {
 				t.Errorf("units = %d, want %d", f.units, len(want))
 			}
-			for i := range min(len(want), len(f.lines)) {
-				if f.lines[i] != want[i] {
-					t.Fatalf("line %d: got %+v, want %+v", i, f.lines[i], want[i])
+			for i := range min(len(want), len(f.Lines)) {
+				if f.Lines[i] != want[i] {
+					t.Fatalf("line %d: got %+v, want %+v", i, f.Lines[i], want[i])
 				}
 			}
 		})
@@ -110,13 +109,13 @@ func TestGrepScannerCountsAndStopsEarly(t *testing.T) {
 	for _, l := range lines {
 		wantCount += len(re.FindAllStringIndex(l, -1))
 	}
-	q, _ := newGrepQuery(grepArgs{Pattern: re.String(), OutputMode: "count_matches"})
-	f, _ := newGrepScanner(q).scanFile(path)
-	if f == nil || f.matches != wantCount {
+	g, _ := NewGrep(Query{Pattern: re.String(), Mode: CountMatches, Limit: 250})
+	f, _ := newScanner(g).scanFile(path)
+	if f == nil || f.Matches != wantCount {
 		t.Errorf("count: got %+v, want %d matches", f, wantCount)
 	}
-	q, _ = newGrepQuery(grepArgs{Pattern: re.String()})
-	f, _ = newGrepScanner(q).scanFile(path)
+	g, _ = NewGrep(Query{Pattern: re.String(), Limit: 250})
+	f, _ = newScanner(g).scanFile(path)
 	if f == nil || f.units != 1 {
 		t.Errorf("files mode: got %+v, want one unit", f)
 	}
@@ -128,9 +127,9 @@ func TestGrepScannerRejectsMatchesAcrossLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	// \s can match the line break between "a" and "b"; without multiline it must not.
-	q, _ := newGrepQuery(grepArgs{Pattern: `a\s*b`, OutputMode: "content"})
-	f, _ := newGrepScanner(q).scanFile(path)
-	if f == nil || len(f.lines) != 1 || f.lines[0].num != 3 {
+	g, _ := NewGrep(Query{Pattern: `a\s*b`, Mode: Content, Limit: 250})
+	f, _ := newScanner(g).scanFile(path)
+	if f == nil || len(f.Lines) != 1 || f.Lines[0].Num != 3 {
 		t.Errorf("got %+v, want only line 3", f)
 	}
 }

@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"bufio"
@@ -15,15 +15,15 @@ import (
 
 // listRipgrep lists the files below start with `rg --files` (which applies the ignore
 // rules) and matches them against the pattern here, so both engines share one glob
-// syntax. rg lists no directories: with includeDirs, the parents of listed files are
+// syntax. rg lists no directories: with IncludeDirs, the parents of listed files are
 // matched too, which misses only directories with no files in them.
-func (g *globber) listRipgrep(ctx context.Context, root, start, pattern string, includeDirs bool, top *globTop) error {
+func listRipgrep(ctx context.Context, opts Options, root, start string, q GlobQuery, top *topEntries) error {
 	args := append([]string{"--files", "--null"}, rgCommonArgs...)
 	args = append(args, "--glob", "!node_modules", ".")
 	baseRel := relSlash(root, start)
 	seenDirs := map[string]bool{}
 	consider := func(rel string, dir bool) {
-		if !doublestar.MatchUnvalidated(pattern, rel) {
+		if !doublestar.MatchUnvalidated(q.Pattern, rel) {
 			return
 		}
 		abs := filepath.Join(root, filepath.FromSlash(rel))
@@ -31,9 +31,9 @@ func (g *globber) listRipgrep(ctx context.Context, root, start, pattern string, 
 		if err != nil {
 			return
 		}
-		top.add(globMatch{path: displayPath(g.env.WorkDir, abs), mtime: info.ModTime(), dir: dir})
+		top.add(Entry{Path: DisplayPath(opts.WorkDir, abs), ModTime: info.ModTime(), IsDir: dir})
 	}
-	err := runRipgrep(ctx, g.env.Ripgrep, start, args, func(r *bufio.Reader) error {
+	err := runRipgrep(ctx, opts.Ripgrep, start, args, func(r *bufio.Reader) error {
 		for {
 			entry, err := r.ReadString(0)
 			if errors.Is(err, io.EOF) {
@@ -44,7 +44,7 @@ func (g *globber) listRipgrep(ctx context.Context, root, start, pattern string, 
 			}
 			sub := strings.TrimPrefix(filepath.ToSlash(strings.TrimSuffix(entry, "\x00")), "./")
 			consider(joinRel(baseRel, sub), false)
-			if !includeDirs {
+			if !q.IncludeDirs {
 				continue
 			}
 			for d := path.Dir(sub); d != "." && !seenDirs[d]; d = path.Dir(d) {

@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"bufio"
@@ -14,9 +14,9 @@ import (
 	"strconv"
 )
 
-// rgSecretGlobs keep rg away from the files sensitive() flags, so their contents are
+// rgSecretGlobs keep rg away from the files Sensitive flags, so their contents are
 // never read. rg's --glob cannot re-include, so ".env.*" also excludes the harmless
-// ".env.example" that the pure-Go engine searches; results are filtered with sensitive()
+// ".env.example" that the pure-Go engine searches; results are filtered with Sensitive
 // as well in case the two lists drift apart.
 var rgSecretGlobs = []string{
 	".env", ".env.*", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519",
@@ -25,37 +25,38 @@ var rgSecretGlobs = []string{
 	".git-credentials", "**/.docker/config.json",
 }
 
-// rgTypeName is the private rg type that carries the type argument's globs.
+// rgTypeName is the private rg type that carries the query's type globs.
 const rgTypeName = "kimirunsel"
 
 // ripgrepArgs builds the rg command line for a query searching target.
-func ripgrepArgs(q *grepQuery, target string) []string {
+func (g *Grep) ripgrepArgs(target string) []string {
+	q := &g.q
 	args := append([]string{"--json"}, rgCommonArgs...)
 	for _, g := range rgSecretGlobs {
 		args = append(args, "--iglob", "!"+g)
 	}
-	if q.ignoreCase {
+	if q.IgnoreCase {
 		args = append(args, "--ignore-case")
 	}
-	if q.multiline {
+	if q.Multiline {
 		args = append(args, "--multiline", "--multiline-dotall")
 	}
-	if q.mode == grepContent {
-		args = append(args, "--before-context", strconv.Itoa(q.before), "--after-context", strconv.Itoa(q.after))
+	if q.Mode == Content {
+		args = append(args, "--before-context", strconv.Itoa(q.Before), "--after-context", strconv.Itoa(q.After))
 	}
-	if q.mode == grepFiles {
+	if q.Mode == FilesWithMatches {
 		args = append(args, "--max-count", "1")
 	}
-	if q.glob != "" {
-		args = append(args, "--glob", q.glob)
+	if q.Glob != "" {
+		args = append(args, "--glob", q.Glob)
 	}
-	if len(q.typeGlobs) > 0 {
-		for _, g := range q.typeGlobs {
-			args = append(args, "--type-add", rgTypeName+":"+g)
+	if len(g.typeGlobs) > 0 {
+		for _, tg := range g.typeGlobs {
+			args = append(args, "--type-add", rgTypeName+":"+tg)
 		}
 		args = append(args, "--type", rgTypeName)
 	}
-	return append(args, "--regexp", q.pattern, "--", target)
+	return append(args, "--regexp", q.Pattern, "--", target)
 }
 
 // rgMessage is one line of `rg --json` output; only the fields used here are decoded.
@@ -89,28 +90,28 @@ func (d rgData) value() []byte {
 
 // searchRipgrep runs the query with rg and feeds its results to the collector. The
 // output is parsed and shaped here so that both engines print the same thing.
-func (g *grepper) searchRipgrep(ctx context.Context, q *grepQuery, root string, isDir bool, col *grepCollector) (*grepSkips, error) {
-	skips := &grepSkips{}
+func (g *Grep) searchRipgrep(ctx context.Context, opts Options, root string, isDir bool, col *collector) (*skips, error) {
+	sk := &skips{}
 	dir, target := root, "."
 	if !isDir {
 		dir, target = filepath.Dir(root), filepath.Base(root)
 	}
-	keep := q.keep()
-	var cur *grepFile
+	keep := g.keep()
+	var cur *File
 	var curPath string
 	emit := func(num int, text []byte, match bool) {
-		if q.mode != grepContent {
+		if g.q.Mode != Content {
 			cur.units = 1
 			return
 		}
 		for i, line := range splitRgLines(text) {
 			cur.units++
-			if len(cur.lines) < keep {
-				cur.lines = append(cur.lines, grepLine{num: num + i, text: lineText(line), match: match})
+			if len(cur.Lines) < keep {
+				cur.Lines = append(cur.Lines, Line{Num: num + i, Text: lineText(line), Match: match})
 			}
 		}
 	}
-	err := runRipgrep(ctx, g.env.Ripgrep, dir, ripgrepArgs(q, target), func(r *bufio.Reader) error {
+	err := runRipgrep(ctx, opts.Ripgrep, dir, g.ripgrepArgs(target), func(r *bufio.Reader) error {
 		for {
 			raw, err := r.ReadBytes('\n')
 			if len(raw) > 0 {
@@ -121,14 +122,16 @@ func (g *grepper) searchRipgrep(ctx context.Context, q *grepQuery, root string, 
 				switch m.Type {
 				case "begin":
 					curPath = filepath.Join(dir, filepath.FromSlash(string(m.Data.Path.value())))
-					cur = &grepFile{path: displayPath(g.env.WorkDir, curPath)}
+					cur = &File{Path: DisplayPath(opts.WorkDir, curPath)}
 				case "match":
-					cur.matches += len(m.Data.Submatches)
+					if g.q.Mode == CountMatches {
+						cur.Matches += len(m.Data.Submatches)
+					}
 					emit(m.Data.LineNumber, m.Data.Lines.value(), true)
 				case "context":
 					emit(m.Data.LineNumber, m.Data.Lines.value(), false)
 				case "end":
-					g.finishRgFile(cur, curPath, col, skips)
+					finishRgFile(cur, curPath, col, sk)
 					cur = nil
 				}
 			}
@@ -144,21 +147,21 @@ func (g *grepper) searchRipgrep(ctx context.Context, q *grepQuery, root string, 
 	if errors.As(err, &exitErr) && col.totalFiles > 0 {
 		err = nil // some files could not be read; the others were searched
 	}
-	return skips, err
+	return sk, err
 }
 
 // finishRgFile hands a file rg has finished to the collector, unless it matched nothing
 // or looks like it holds secrets.
-func (g *grepper) finishRgFile(f *grepFile, path string, col *grepCollector, skips *grepSkips) {
+func finishRgFile(f *File, path string, col *collector, sk *skips) {
 	if f == nil || f.units == 0 {
 		return
 	}
-	if reason, secret := sensitive(path); secret {
-		skips.secrets = append(skips.secrets, grepSkip{path: f.path, reason: reason})
+	if reason, secret := Sensitive(path); secret {
+		sk.secrets = append(sk.secrets, Skip{Path: f.Path, Reason: reason})
 		return
 	}
 	if info, err := os.Stat(path); err == nil {
-		f.mtime = info.ModTime()
+		f.ModTime = info.ModTime()
 	}
 	col.add(f)
 }

@@ -1,4 +1,4 @@
-package tools
+package search
 
 import (
 	"bytes"
@@ -7,49 +7,52 @@ import (
 	"os"
 )
 
+// MultilineMaxBytes bounds the files a Multiline search reads whole; larger ones are
+// listed in Matches.TooLarge.
+const MultilineMaxBytes = 64 << 20
+
 const (
-	grepReadSize   = 64 << 10 // first read; also the buffer kept between files
-	grepMaxLineLen = 16 << 20 // a line longer than this is searched in pieces
-	grepBinaryScan = 8 << 10  // a NUL byte this early marks a binary file
-	// grepMultilineMax bounds the files multiline mode reads whole.
-	grepMultilineMax = 64 << 20
+	readSize   = 64 << 10 // first read; also the buffer kept between files
+	maxLineLen = 16 << 20 // a line longer than this is searched in pieces
+	binaryScan = 8 << 10  // a NUL byte this early marks a binary file
 )
 
-// errGrepTooLarge marks a file too large to read whole for a multiline search.
-var errGrepTooLarge = errors.New("file too large for a multiline search")
+// errTooLarge marks a file too large to read whole for a multiline search.
+var errTooLarge = errors.New("file too large for a multiline search")
 
-// grepScanner searches one file at a time; each worker owns one, so its buffer is reused
+// scanner searches one file at a time; each worker owns one, so its buffer is reused
 // without locking. A file is read in blocks of whole lines, so memory stays bounded by
 // the longest line, not the file size (multiline mode, which must see the whole file,
-// is the exception and is capped by grepMultilineMax).
-type grepScanner struct {
-	q    *grepQuery
+// is the exception and is capped by MultilineMaxBytes).
+type scanner struct {
+	g    *Grep
+	q    *Query
 	keep int // lines of one file to retain
 	buf  []byte
 
 	// per-file state
-	file   *grepFile
+	file   *File
 	lineNo int // number of the first line of the next block
 	after  int // context lines still owed after the last match
 	ring   lineRing
 	done   bool // files mode: a match was found, stop reading
 }
 
-func newGrepScanner(q *grepQuery) *grepScanner {
-	s := &grepScanner{q: q, keep: q.keep(), buf: make([]byte, grepReadSize)}
-	s.ring.items = make([]grepLineRef, q.before)
+func newScanner(g *Grep) *scanner {
+	s := &scanner{g: g, q: &g.q, keep: g.keep(), buf: make([]byte, readSize)}
+	s.ring.items = make([]lineRef, g.q.Before)
 	return s
 }
 
 // scanFile searches the file at path and returns its result (without its display path),
 // or nil when the file has no match, is binary, or cannot be read.
-func (s *grepScanner) scanFile(path string) (*grepFile, error) {
-	f, err := openGrepFile(path)
+func (s *scanner) scanFile(path string) (*File, error) {
+	f, err := openFile(path)
 	if err != nil {
 		return nil, nil
 	}
 	defer f.Close()
-	s.file = &grepFile{}
+	s.file = &File{}
 	s.lineNo, s.after, s.done = 1, 0, false
 	s.ring.reset()
 	defer s.shrink()
@@ -58,13 +61,13 @@ func (s *grepScanner) scanFile(path string) (*grepFile, error) {
 	if err != nil {
 		return nil, nil
 	}
-	if bytes.IndexByte(s.buf[:min(n, grepBinaryScan)], 0) >= 0 {
+	if bytes.IndexByte(s.buf[:min(n, binaryScan)], 0) >= 0 {
 		return nil, nil
 	}
-	if s.q.multiline {
+	if s.q.Multiline {
 		if !eof {
 			if n, err = s.readAll(f, n); err != nil {
-				if errors.Is(err, errGrepTooLarge) {
+				if errors.Is(err, errTooLarge) {
 					return nil, err
 				}
 				return nil, nil
@@ -78,19 +81,19 @@ func (s *grepScanner) scanFile(path string) (*grepFile, error) {
 		return nil, nil
 	}
 	if info, err := os.Stat(path); err == nil {
-		s.file.mtime = info.ModTime()
+		s.file.ModTime = info.ModTime()
 	}
 	return s.file, nil
 }
 
 // scanBlocks searches a file block by block; the buffer holds n bytes already read.
-func (s *grepScanner) scanBlocks(f io.Reader, n int, eof bool) error {
+func (s *scanner) scanBlocks(f io.Reader, n int, eof bool) error {
 	for {
 		data := s.buf[:n]
 		end := n
 		if !eof {
 			end = bytes.LastIndexByte(data, '\n') + 1
-			if end == 0 && len(s.buf) < grepMaxLineLen {
+			if end == 0 && len(s.buf) < maxLineLen {
 				// No complete line yet: grow the buffer and read on.
 				grown := make([]byte, 2*len(s.buf))
 				copy(grown, data)
@@ -122,11 +125,11 @@ func (s *grepScanner) scanBlocks(f io.Reader, n int, eof bool) error {
 }
 
 // readAll reads the rest of a file into the buffer for a multiline search.
-func (s *grepScanner) readAll(f io.Reader, n int) (int, error) {
+func (s *scanner) readAll(f io.Reader, n int) (int, error) {
 	for {
 		if n == len(s.buf) {
-			if len(s.buf) >= grepMultilineMax {
-				return n, errGrepTooLarge
+			if len(s.buf) >= MultilineMaxBytes {
+				return n, errTooLarge
 			}
 			grown := make([]byte, 2*len(s.buf))
 			copy(grown, s.buf[:n])
@@ -141,9 +144,9 @@ func (s *grepScanner) readAll(f io.Reader, n int) (int, error) {
 }
 
 // shrink drops a buffer that grew for one large file so idle workers stay small.
-func (s *grepScanner) shrink() {
+func (s *scanner) shrink() {
 	if len(s.buf) > 1<<20 {
-		s.buf = make([]byte, grepReadSize)
+		s.buf = make([]byte, readSize)
 	}
 }
 
@@ -167,9 +170,9 @@ func fill(r io.Reader, buf []byte) (n int, eof bool, err error) {
 // line on its own only when a match ran across a line break. Slicing at a line start is
 // safe because the expression uses (?m): "^" and "\b" behave there as after a newline.
 // In count mode it also adds the matches of each matching line to the file's count.
-func (s *grepScanner) lineStarts(block []byte) []int {
+func (s *scanner) lineStarts(block []byte) []int {
 	var starts []int
-	re := s.q.re
+	re := s.g.re
 	for pos := 0; pos < len(block); {
 		loc := re.FindIndex(block[pos:])
 		if loc == nil {
@@ -186,11 +189,11 @@ func (s *grepScanner) lineStarts(block []byte) []int {
 		line := block[ls:le]
 		if me <= le || re.Match(line) {
 			starts = append(starts, ls)
-			switch s.q.mode {
-			case grepFiles:
+			switch s.q.Mode {
+			case FilesWithMatches:
 				return starts
-			case grepCount:
-				s.file.matches += len(re.FindAllIndex(line, -1))
+			case CountMatches:
+				s.file.Matches += len(re.FindAllIndex(line, -1))
 			}
 		}
 		pos = le + 1
@@ -200,14 +203,16 @@ func (s *grepScanner) lineStarts(block []byte) []int {
 
 // multilineStarts returns the offsets of every line touched by a match in a whole file,
 // counting matches in count mode.
-func (s *grepScanner) multilineStarts(data []byte) []int {
+func (s *scanner) multilineStarts(data []byte) []int {
 	n := -1
-	if s.q.mode == grepFiles {
+	if s.q.Mode == FilesWithMatches {
 		n = 1
 	}
 	var starts []int
-	for _, loc := range s.q.re.FindAllIndex(data, n) {
-		s.file.matches++
+	for _, loc := range s.g.re.FindAllIndex(data, n) {
+		if s.q.Mode == CountMatches {
+			s.file.Matches++
+		}
 		last := max(loc[0], loc[1]-1)
 		ls := bytes.LastIndexByte(data[:loc[0]], '\n') + 1
 		for ls <= last && ls < len(data) {
@@ -226,15 +231,14 @@ func (s *grepScanner) multilineStarts(data []byte) []int {
 
 // block records the lines of one block of whole lines, given the starts of its matching
 // lines, and advances the line count.
-func (s *grepScanner) block(block []byte, starts []int) {
-	q := s.q
+func (s *scanner) block(block []byte, starts []int) {
 	switch {
-	case q.mode != grepContent:
+	case s.q.Mode != Content:
 		if len(starts) > 0 {
 			s.file.units = 1
-			s.done = q.mode == grepFiles
+			s.done = s.q.Mode == FilesWithMatches
 		}
-	case !q.context():
+	case !s.g.context():
 		num, from := s.lineNo, 0
 		for _, ls := range starts {
 			num += bytes.Count(block[from:ls], []byte{'\n'})
@@ -253,20 +257,20 @@ func (s *grepScanner) block(block []byte, starts []int) {
 }
 
 // withContext walks a block line by line, emitting matches and the context around them.
-func (s *grepScanner) withContext(block []byte, starts []int) {
+func (s *scanner) withContext(block []byte, starts []int) {
 	num := s.lineNo
 	for pos := 0; pos < len(block); num++ {
 		line := lineAt(block, pos)
 		if len(starts) > 0 && starts[0] == pos {
 			starts = starts[1:]
-			s.ring.drain(func(r grepLineRef) { s.emit(r.num, r.text, false) })
+			s.ring.drain(func(r lineRef) { s.emit(r.num, r.text, false) })
 			s.emit(num, line, true)
-			s.after = s.q.after
+			s.after = s.q.After
 		} else if s.after > 0 {
 			s.emit(num, line, false)
 			s.after--
 		} else {
-			s.ring.push(grepLineRef{num: num, text: line})
+			s.ring.push(lineRef{num: num, text: line})
 		}
 		pos += len(line) + 1
 	}
@@ -274,7 +278,7 @@ func (s *grepScanner) withContext(block []byte, starts []int) {
 
 // contextOnly handles a block without matches: it may owe after-context to a match in
 // an earlier block, and its last lines may be before-context for the next block.
-func (s *grepScanner) contextOnly(block []byte) {
+func (s *scanner) contextOnly(block []byte) {
 	num, pos := s.lineNo, 0
 	for ; s.after > 0 && pos < len(block); num++ {
 		line := lineAt(block, pos)
@@ -282,7 +286,7 @@ func (s *grepScanner) contextOnly(block []byte) {
 		s.after--
 		pos += len(line) + 1
 	}
-	if s.q.before == 0 || pos >= len(block) {
+	if s.q.Before == 0 || pos >= len(block) {
 		return
 	}
 	// Only the last few lines can become before-context: find them from the end.
@@ -292,7 +296,7 @@ func (s *grepScanner) contextOnly(block []byte) {
 		cut--
 	}
 	start := cut
-	for k := 0; k < s.q.before; k++ {
+	for k := 0; k < s.q.Before; k++ {
 		i := bytes.LastIndexByte(tail[:cut], '\n')
 		start = i + 1
 		if i < 0 {
@@ -303,16 +307,16 @@ func (s *grepScanner) contextOnly(block []byte) {
 	num += bytes.Count(tail[:start], []byte{'\n'})
 	for p := start; p < len(tail); num++ {
 		line := lineAt(tail, p)
-		s.ring.push(grepLineRef{num: num, text: line})
+		s.ring.push(lineRef{num: num, text: line})
 		p += len(line) + 1
 	}
 }
 
 // emit records one output line of the current file.
-func (s *grepScanner) emit(num int, text []byte, match bool) {
+func (s *scanner) emit(num int, text []byte, match bool) {
 	s.file.units++
-	if len(s.file.lines) < s.keep {
-		s.file.lines = append(s.file.lines, grepLine{num: num, text: lineText(text), match: match})
+	if len(s.file.Lines) < s.keep {
+		s.file.Lines = append(s.file.Lines, Line{Num: num, Text: lineText(text), Match: match})
 	}
 }
 
@@ -324,8 +328,8 @@ func lineAt(block []byte, start int) []byte {
 	return block[start:]
 }
 
-// grepLineRef is a line held as possible before-context.
-type grepLineRef struct {
+// lineRef is a line held as possible before-context.
+type lineRef struct {
 	num   int
 	text  []byte
 	owned bool // text is a copy, no longer in the read buffer
@@ -333,13 +337,13 @@ type grepLineRef struct {
 
 // lineRing keeps the last len(items) lines seen; with no room it keeps nothing.
 type lineRing struct {
-	items    []grepLineRef
+	items    []lineRef
 	start, n int
 }
 
 func (r *lineRing) reset() { r.start, r.n = 0, 0 }
 
-func (r *lineRing) push(l grepLineRef) {
+func (r *lineRing) push(l lineRef) {
 	size := len(r.items)
 	if size == 0 {
 		return
@@ -353,7 +357,7 @@ func (r *lineRing) push(l grepLineRef) {
 	r.start = (r.start + 1) % size
 }
 
-func (r *lineRing) drain(fn func(grepLineRef)) {
+func (r *lineRing) drain(fn func(lineRef)) {
 	for i := 0; i < r.n; i++ {
 		fn(r.items[(r.start+i)%len(r.items)])
 	}

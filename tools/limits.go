@@ -1,0 +1,28 @@
+package tools
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// limitText fills the {placeholders} in tool and argument descriptions with the limits
+// the code enforces, so the text the model reads cannot drift from what the tools do.
+// New applies it to every description and schema; it is built on first use, not at start-up.
+var limitText = sync.OnceValue(func() *strings.Replacer {
+	itoa := strconv.Itoa
+	return strings.NewReplacer(
+		"{fetch_timeout}", itoa(int(fetchTimeout.Seconds()))+" seconds",
+		"{fetch_max}", itoa(fetchMaxBytes>>20)+" MiB",
+		"{glob_limit}", itoa(globLimit),
+		"{grep_default_limit}", itoa(grepDefaultLimit),
+		"{grep_max_lines}", itoa(grepMaxUnits),
+		"{read_max_lines}", itoa(ReadMaxLines),
+		"{read_max_bytes}", itoa(ReadMaxBytes>>10)+" KiB",
+		"{read_max_line_chars}", itoa(ReadMaxLineChars),
+		"{shell_head_bytes}", itoa(shellHeadBytes),
+		"{shell_tail_bytes}", itoa(shellTailBytes),
+		"{shell_default_timeout}", itoa(ShellDefaultTimeout),
+		"{shell_max_timeout}", itoa(ShellMaxTimeout),
+	)
+})
