@@ -47,6 +47,42 @@ type CLI struct {
 	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn and error show only failures, like --quiet."`
 	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
+	// Shared sessions and background processes (issue 9).
+	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 2."`
+	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
+	// Notices of silence (hidden: tests shorten them).
+	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
+	StallNotice time.Duration `name:"stall-notice" default:"30s" hidden:""`
+
+	// MCP servers (issue 11): Kimi CLI's mcp.json, over stdio and streamable HTTP. Grouped in --help.
+	MCPConfigFile     []string      `group:"MCP servers" name:"mcp-config-file" sep:"none" placeholder:"FILE" help:"Start the MCP servers of FILE ({\"mcpServers\": {...}}, as Kimi CLI's mcp.json); repeatable. Default: ~/.kimi/mcp.json when it exists."`
+	MCPConfig         []string      `group:"MCP servers" name:"mcp-config" sep:"none" placeholder:"JSON" help:"Start the MCP servers of this JSON text, in the same shape; repeatable, added to the files."`
+	NoMCP             bool          `group:"MCP servers" name:"no-mcp" help:"Start no MCP server at all, whatever the config files and flags say."`
+	MCPStrict         bool          `group:"MCP servers" name:"mcp-strict" help:"Exit 2 before any model call if an MCP server fails to start (default: warn and go on without it)."`
+	MCPStartupTimeout time.Duration `group:"MCP servers" name:"mcp-startup-timeout" default:"30s" help:"Time each MCP server gets to start and list its tools; servers start in parallel."`
+	MCPCallTimeout    time.Duration `group:"MCP servers" name:"mcp-call-timeout" placeholder:"DURATION" help:"Time one MCP tool call may take (default 60s, or [mcp.client] tool_call_timeout_ms of config.toml)."`
+
+	// Guardrails for unattended runs (issue 12): budgets, structured output, tool rules, sandbox.
+	MaxTokensTotal   int      `group:"Guardrails for unattended runs" name:"max-tokens-total" placeholder:"N" help:"Most input+output tokens the whole run may use (subagents, compaction and re-asks included); running out exits 6."`
+	MaxCostUSD       float64  `group:"Guardrails for unattended runs" name:"max-cost-usd" placeholder:"USD" help:"Most US dollars the whole run may cost, from the model's prices; running out exits 6."`
+	PriceInput       *float64 `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
+	PriceCachedInput *float64 `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
+	PriceOutput      *float64 `group:"Guardrails for unattended runs" name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
+	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7."`
+	Tools            []string `group:"Guardrails for unattended runs" name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`
+	AllowedTools     []string `group:"Guardrails for unattended runs" name:"allowed-tools" sep:"none" placeholder:"RULES" help:"Run only tool calls matching these rules: Name, or Shell(PATTERN) with PATTERN a glob on the command line. Tools no rule names are not offered."`
+	DisallowedTools  []string `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
+	Sandbox          string   `group:"Guardrails for unattended runs" name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Linux Landlock: read-only (write only the run's temp dir) or workspace-write (also the work dir and --add-dir dirs)."`
+	SandboxNetwork   string   `group:"Guardrails for unattended runs" name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
+
+	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).
+	Record            string  `group:"Record, replay and CI" name:"record" placeholder:"FILE" help:"Write every model exchange of the run (requests, streamed replies, timing) to the cassette FILE (JSONL), with keys and configured secrets scrubbed."`
+	Replay            string  `group:"Record, replay and CI" name:"replay" placeholder:"FILE" help:"Answer every model call from the cassette FILE instead of the network: no key, base URL or network needed (the endpoint and model come from the cassette); tools still run. A request that differs from the recording stops the run (exit 1)."`
+	ReplayMode        string  `group:"Record, replay and CI" name:"replay-mode" enum:"strict,lenient" default:"strict" help:"strict: a request that differs from the recording, or a run that does not use all of it, fails (exit 1). lenient: answer in recorded order whatever is asked."`
+	ReplaySpeed       float64 `group:"Record, replay and CI" name:"replay-speed" default:"1" placeholder:"X" help:"Play the recorded timing (chunks, pauses, retry waits) X times faster; 0 waits for nothing."`
+	OutputLastMessage string  `group:"Record, replay and CI" name:"output-last-message" short:"o" placeholder:"FILE" help:"Also write the final answer to FILE (atomically), whatever the output format. Written on failure too, with the model's last text or empty: check the exit code."`
+	PrintSchema       bool    `group:"Record, replay and CI" name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
+
 	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run
 	// unchanged (run/compat.go maps them onto the flags above). Grouped in --help.
 	Print              bool    `group:"Kimi CLI compatibility" help:"Kimi CLI's print mode; kimi-run always runs in it. With --output-format stream-json, stdout carries Kimi CLI's message lines instead of kimi-run's events."`
@@ -60,40 +96,6 @@ type CLI struct {
 	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" help:"As --session."`
 	Config             string  `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
 	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
-	// MCP servers (issue 11): Kimi CLI's mcp.json, over stdio and streamable HTTP.
-	MCPConfigFile     []string      `name:"mcp-config-file" sep:"none" placeholder:"FILE" help:"Start the MCP servers of FILE ({\"mcpServers\": {...}}, as Kimi CLI's mcp.json); repeatable. Default: ~/.kimi/mcp.json when it exists."`
-	MCPConfig         []string      `name:"mcp-config" sep:"none" placeholder:"JSON" help:"Start the MCP servers of this JSON text, in the same shape; repeatable, added to the files."`
-	NoMCP             bool          `name:"no-mcp" help:"Start no MCP server at all, whatever the config files and flags say."`
-	MCPStrict         bool          `name:"mcp-strict" help:"Exit 2 before any model call if an MCP server fails to start (default: warn and go on without it)."`
-	MCPStartupTimeout time.Duration `name:"mcp-startup-timeout" default:"30s" help:"Time each MCP server gets to start and list its tools; servers start in parallel."`
-	MCPCallTimeout    time.Duration `name:"mcp-call-timeout" placeholder:"DURATION" help:"Time one MCP tool call may take (default 60s, or [mcp.client] tool_call_timeout_ms of config.toml)."`
-	// Edges (issue 9): shared sessions, background processes, notices of silence.
-	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 2."`
-	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
-	// Notices of silence (hidden: tests shorten them).
-	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
-	StallNotice time.Duration `name:"stall-notice" default:"30s" hidden:""`
-
-	// Guardrails for unattended runs (issue 12): budgets, structured output, tool rules, sandbox.
-	MaxTokensTotal   int      `name:"max-tokens-total" placeholder:"N" help:"Most input+output tokens the whole run may use (subagents, compaction and re-asks included); running out exits 6."`
-	MaxCostUSD       float64  `name:"max-cost-usd" placeholder:"USD" help:"Most US dollars the whole run may cost, from the model's prices; running out exits 6."`
-	PriceInput       *float64 `name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
-	PriceCachedInput *float64 `name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
-	PriceOutput      *float64 `name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
-	JSONSchema       string   `name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7."`
-	Tools            []string `name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`
-	AllowedTools     []string `name:"allowed-tools" sep:"none" placeholder:"RULES" help:"Run only tool calls matching these rules: Name, or Shell(PATTERN) with PATTERN a glob on the command line. Tools no rule names are not offered."`
-	DisallowedTools  []string `name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
-	Sandbox          string   `name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Linux Landlock: read-only (write only the run's temp dir) or workspace-write (also the work dir and --add-dir dirs)."`
-	SandboxNetwork   string   `name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
-
-	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).
-	Record            string  `name:"record" placeholder:"FILE" help:"Write every model exchange of the run (requests, streamed replies, timing) to the cassette FILE (JSONL), with keys and configured secrets scrubbed."`
-	Replay            string  `name:"replay" placeholder:"FILE" help:"Answer every model call from the cassette FILE instead of the network: no key, base URL or network needed (the endpoint and model come from the cassette); tools still run. A request that differs from the recording stops the run (exit 1)."`
-	ReplayMode        string  `name:"replay-mode" enum:"strict,lenient" default:"strict" help:"strict: a request that differs from the recording, or a run that does not use all of it, fails (exit 1). lenient: answer in recorded order whatever is asked."`
-	ReplaySpeed       float64 `name:"replay-speed" default:"1" placeholder:"X" help:"Play the recorded timing (chunks, pauses, retry waits) X times faster; 0 waits for nothing."`
-	OutputLastMessage string  `name:"output-last-message" short:"o" placeholder:"FILE" help:"Also write the final answer to FILE (atomically), whatever the output format. Written on failure too, with the model's last text or empty: check the exit code."`
-	PrintSchema       bool    `name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
 
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
