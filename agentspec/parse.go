@@ -3,6 +3,7 @@ package agentspec
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -49,7 +50,7 @@ func parseFile(l loc) (*raw, string, error) {
 	var extend string
 	for _, k := range keys {
 		v := a[k]
-		if !contains(knownFields, k) {
+		if !slices.Contains(knownFields, k) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("agent file %s: unknown field agent.%s is ignored", l, k))
 			continue
 		}
@@ -220,13 +221,4 @@ func oneLine(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -8,6 +8,7 @@ import (
 	"embed"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -60,7 +61,7 @@ func (s *Spec) ToolNames() []string {
 	}
 	var out []string
 	for _, n := range names {
-		if !contains(s.ExcludeTools, n) && !contains(out, n) {
+		if !slices.Contains(s.ExcludeTools, n) && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
@@ -95,7 +96,7 @@ func (s *Spec) SystemPrompt(builtin map[string]string) (string, error) {
 
 // Builtin returns the built-in agent name ("default" or "okabe").
 func Builtin(name string) (*Spec, error) {
-	if !contains(Builtins, name) {
+	if !slices.Contains(Builtins, name) {
 		return nil, fmt.Errorf("no built-in agent %q (the built-in agents are %s)", name, strings.Join(Builtins, ", "))
 	}
 	return load(loc{builtin: true, path: "builtin/" + name + "/agent.yaml"})
@@ -162,7 +163,7 @@ func resolve(l loc, depth int) (*raw, error) {
 		return r, nil
 	}
 	var baseLoc loc
-	if contains(Builtins, extend) {
+	if slices.Contains(Builtins, extend) {
 		baseLoc = loc{builtin: true, path: "builtin/" + extend + "/agent.yaml"}
 	} else {
 		baseLoc = l.dir().join(extend)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,7 +46,7 @@ func TestBuiltinAgents(t *testing.T) {
 		if s.Description == "" || s.Spec == nil || s.Spec.Subagents != nil {
 			t.Errorf("subagent %+v", s)
 		}
-		if contains(s.Spec.ToolNames(), "Agent") || contains(s.Spec.ToolNames(), "SendDMail") {
+		if slices.Contains(s.Spec.ToolNames(), "Agent") || slices.Contains(s.Spec.ToolNames(), "SendDMail") {
 			t.Errorf("subagent %s may start subagents: %v", s.Name, s.Spec.ToolNames())
 		}
 	}
@@ -79,7 +80,7 @@ func TestBuiltinAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := okabe.ToolNames(); !contains(got, "SendDMail") || len(got) != len(want)+1 || len(okabe.Subagents) != 3 {
+	if got := okabe.ToolNames(); !slices.Contains(got, "SendDMail") || len(got) != len(want)+1 || len(okabe.Subagents) != 3 {
 		t.Errorf("okabe = %v with %d subagents", got, len(okabe.Subagents))
 	}
 	if _, err := Builtin("mayuri"); err == nil {

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,7 +34,7 @@ func loadAgent(cli *CLI, vars map[string]string) (*agentSetup, error) {
 	case cli.AgentFile != "":
 		spec, err = agentspec.Load(cli.AgentFile)
 	case cli.Agent != "":
-		if !contains(agentspec.Builtins, cli.Agent) {
+		if !slices.Contains(agentspec.Builtins, cli.Agent) {
 			return nil, usagef("--agent %q: the built-in agents are %s", cli.Agent, strings.Join(agentspec.Builtins, ", "))
 		}
 		spec, err = agentspec.Builtin(cli.Agent)
@@ -44,10 +45,10 @@ func loadAgent(cli *CLI, vars map[string]string) (*agentSetup, error) {
 		return nil, usagef("%w", err)
 	}
 	s := &agentSetup{spec: spec, tools: spec.ToolNames(), subPrompts: map[string]string{}}
-	if cli.DMail && !contains(s.tools, "SendDMail") {
+	if cli.DMail && !slices.Contains(s.tools, "SendDMail") {
 		s.tools = append(s.tools, "SendDMail")
 	}
-	s.dmail = contains(s.tools, "SendDMail")
+	s.dmail = slices.Contains(s.tools, "SendDMail")
 	if s.prompt, err = spec.SystemPrompt(vars); err != nil {
 		return nil, usagef("system prompt: %w", err)
 	}
@@ -79,7 +80,7 @@ func (s *agentSetup) subagentTypes() []tools.SubagentType {
 func (s *agentSetup) rootTools(all []tools.Tool) ([]tools.Tool, []string) {
 	kept, missing := filterTools(all, s.tools)
 	var warnings []string
-	if contains(missing, "Agent") && len(s.spec.Subagents) == 0 {
+	if slices.Contains(missing, "Agent") && len(s.spec.Subagents) == 0 {
 		missing = dropName(missing, "Agent")
 		warnings = append(warnings, fmt.Sprintf("agent %s: the Agent tool is left out because the agent has no subagents", s.spec.File))
 	}
@@ -146,13 +147,4 @@ func dropName(list []string, s string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,7 @@ package run_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,7 +155,7 @@ func TestBuiltinAgents(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if tools := offeredTools(t, srv, 0); !contains(tools, "SendDMail") || !contains(tools, "Agent") {
+	if tools := offeredTools(t, srv, 0); !slices.Contains(tools, "SendDMail") || !slices.Contains(tools, "Agent") {
 		t.Errorf("okabe tools = %v", tools)
 	}
 	markers := 0
@@ -167,7 +168,7 @@ func TestBuiltinAgents(t *testing.T) {
 		t.Errorf("okabe shows no checkpoint markers: %v", srv.Requests()[0].Messages())
 	}
 	srv = scripted.New(t, scripted.Text("ok"))
-	if r := kimi(t, srv, invocation{args: []string{"--agent", "default", "-p", "x"}}); r.code != 0 || contains(offeredTools(t, srv, 0), "SendDMail") {
+	if r := kimi(t, srv, invocation{args: []string{"--agent", "default", "-p", "x"}}); r.code != 0 || slices.Contains(offeredTools(t, srv, 0), "SendDMail") {
 		t.Errorf("--agent default: exit %d, tools %v", r.code, offeredTools(t, srv, 0))
 	}
 }

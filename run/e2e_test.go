@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -443,7 +444,7 @@ func TestStreamJSONEvents(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"turn_begin", "step_begin", "tool_call", "tool_result", "usage", "turn_end", "result"} {
-		if !contains(types, want) {
+		if !slices.Contains(types, want) {
 			t.Errorf("no %s event in %v", want, types)
 		}
 	}
@@ -457,15 +458,6 @@ func TestStreamJSONEvents(t *testing.T) {
 	if !strings.Contains(text.String(), "The directory holds") {
 		t.Errorf("text deltas = %q", text.String())
 	}
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func TestToolsChangeFiles(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -194,7 +195,7 @@ func TestMCPToolsReachTheModel(t *testing.T) {
 					t.Errorf("init server = %v", s)
 				}
 			}
-			if init := evs[0]["tools"].([]any); !containsAny(init, "local__echo") {
+			if init := evs[0]["tools"].([]any); !slices.Contains(init, "local__echo") {
 				t.Errorf("init tools = %v", init)
 			}
 			for _, e := range byType(evs, "tool_result") {
@@ -216,15 +217,6 @@ func keys(m map[string]map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-func containsAny(list []any, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // TestMCPToolNames: tools keep their own names; one that clashes with a built-in is renamed,

@@ -3,6 +3,7 @@ package run_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,7 +69,7 @@ func TestSystemPrompt(t *testing.T) {
 		names = append(names, tl.(map[string]any)["function"].(map[string]any)["name"].(string))
 	}
 	for _, want := range []string{"Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "FetchURL", "Think", "SetTodoList", "Agent"} {
-		if !contains(names, want) {
+		if !slices.Contains(names, want) {
 			t.Errorf("tool %s not offered: %v", want, names)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,7 +132,7 @@ func TestRulesApplyToSubagents(t *testing.T) {
 	if _, err := os.Stat(keep); err != nil {
 		t.Fatalf("the subagent's denied command ran")
 	}
-	if got := offeredTools(t, srv, 1); contains(got, "FetchURL") || contains(got, "Agent") || !contains(got, "Shell") {
+	if got := offeredTools(t, srv, 1); slices.Contains(got, "FetchURL") || slices.Contains(got, "Agent") || !slices.Contains(got, "Shell") {
 		t.Errorf("the subagent was offered %q", got)
 	}
 	denied := ofType(events(t, r.stdout), "tool_denied")

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ func addDirs(cli *CLI, workDir string) ([]string, error) {
 		if rel, err := filepath.Rel(workDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		if !contains(out, abs) {
+		if !slices.Contains(out, abs) {
 			out = append(out, abs)
 		}
 	}
