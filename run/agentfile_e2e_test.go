@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -80,7 +81,7 @@ Done.
 	if init := evs[0]; strings.Contains(strings.Join(toStrings(init["tools"]), " "), "Shell") {
 		t.Errorf("init lists Shell: %v", init["tools"])
 	}
-	ws := ofType(evs, "warning")
+	ws := testkit.OfType(evs, "warning")
 	if len(ws) != 0 {
 		t.Errorf("warnings = %v", ws)
 	}
@@ -143,7 +144,7 @@ agent:
 	if sys := srv.Requests()[1].Messages()[0]["content"].(string); !strings.Contains(sys, "You are the reviewer subagent.") {
 		t.Errorf("subagent prompt:\n%s", sys)
 	}
-	ws := ofType(events(t, r.stdout), "warning")
+	ws := testkit.OfType(events(t, r.stdout), "warning")
 	if len(ws) != 1 || !strings.Contains(ws[0]["message"].(string), "left out: SearchWeb") {
 		t.Errorf("warnings = %v", ws)
 	}

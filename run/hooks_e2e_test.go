@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // hookConfig writes a config.toml holding hooks and returns the --config-file arguments.
@@ -29,16 +30,6 @@ func lastToolOutput(t *testing.T, srv *scripted.Server, i int) string {
 	msgs := srv.Requests()[i].Messages()
 	c, _ := msgs[len(msgs)-1]["content"].(string)
 	return c
-}
-
-func ofType(evs []map[string]any, typ string) []map[string]any {
-	var out []map[string]any
-	for _, e := range evs {
-		if e["type"] == typ {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // The guard from Kimi CLI's hook docs: a PreToolUse hook that refuses edits of .env.
@@ -86,7 +77,7 @@ timeout = 10
 	}
 	evs := events(t, r.stdout)
 	var blocked, allowed int
-	for _, h := range ofType(evs, "hook") {
+	for _, h := range testkit.OfType(evs, "hook") {
 		if h["event"] != "PreToolUse" || h["target"] != "WriteFile" || h["command"] == "" {
 			t.Errorf("hook event = %v", h)
 		}
@@ -133,11 +124,11 @@ timeout = 1
 				return
 			}
 			evs := events(t, r.stdout)
-			hs := ofType(evs, "hook")
+			hs := testkit.OfType(evs, "hook")
 			if len(hs) != 1 || hs[0]["timed_out"] != true || hs[0]["exit_code"] != -1.0 || hs[0]["blocked"] != false {
 				t.Errorf("hook events = %v", hs)
 			}
-			ws := ofType(evs, "warning")
+			ws := testkit.OfType(evs, "warning")
 			if len(ws) != 1 || !strings.Contains(ws[0]["message"].(string), "timed out after 1s and was killed") {
 				t.Errorf("warnings = %v", ws)
 			}
@@ -202,7 +193,7 @@ command = "cat > `+logf("end.json")+`"
 	if b, _ := os.ReadFile(logf("end.json")); !strings.Contains(string(b), `"reason":"exit"`) || !strings.Contains(string(b), `"terminal_reason":"completed"`) {
 		t.Errorf("SessionEnd input = %q", b)
 	}
-	if n := len(ofType(events(t, r.stdout), "hook")); n != 4 {
+	if n := len(testkit.OfType(events(t, r.stdout), "hook")); n != 4 {
 		t.Errorf("%d hook events, want 4", n)
 	}
 }

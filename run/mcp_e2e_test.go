@@ -14,6 +14,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/internal/mcptest"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 var (
@@ -92,17 +93,6 @@ func toolResults(req scripted.Request) map[string]string {
 			id, _ := m["tool_call_id"].(string)
 			content, _ := m["content"].(string)
 			out[id] = content
-		}
-	}
-	return out
-}
-
-// byType returns the events of one type.
-func byType(evs []map[string]any, typ string) []map[string]any {
-	var out []map[string]any
-	for _, e := range evs {
-		if e["type"] == typ {
-			out = append(out, e)
 		}
 	}
 	return out
@@ -198,12 +188,12 @@ func TestMCPToolsReachTheModel(t *testing.T) {
 			if init := evs[0]["tools"].([]any); !slices.Contains(init, "local__echo") {
 				t.Errorf("init tools = %v", init)
 			}
-			for _, e := range byType(evs, "tool_result") {
+			for _, e := range testkit.OfType(evs, "tool_result") {
 				if isErr := e["is_error"] == true; isErr != (e["id"] == "c4") {
 					t.Errorf("tool_result %v: is_error = %v", e["id"], e["is_error"])
 				}
 			}
-			if w := byType(evs, "warning"); len(w) != 0 {
+			if w := testkit.OfType(evs, "warning"); len(w) != 0 {
 				t.Errorf("warnings: %v", w)
 			}
 			lastResult(t, r)
@@ -281,7 +271,7 @@ func TestMCPFailuresDoNotStopTheRun(t *testing.T) {
 			}
 			evs := events(t, r.stdout)
 			var warnings []string
-			for _, w := range byType(evs, "warning") {
+			for _, w := range testkit.OfType(evs, "warning") {
 				warnings = append(warnings, w["message"].(string))
 			}
 			for name, want := range wantIn {
@@ -370,7 +360,7 @@ func TestMCPCallTimeoutAndCrash(t *testing.T) {
 				return
 			}
 			found := false
-			for _, w := range byType(events(t, r.stdout), "warning") {
+			for _, w := range testkit.OfType(events(t, r.stdout), "warning") {
 				found = found || strings.Contains(w["message"].(string), want)
 			}
 			if !found {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 func TestDeniedShellCommand(t *testing.T) {
@@ -27,11 +28,11 @@ func TestDeniedShellCommand(t *testing.T) {
 		t.Fatalf("the denied command ran: %v", err)
 	}
 	evs := events(t, r.stdout)
-	denied := ofType(evs, "tool_denied")
+	denied := testkit.OfType(evs, "tool_denied")
 	if len(denied) != 1 || denied[0]["id"] != "call_rm" || denied[0]["name"] != "Shell" || denied[0]["rule"] != "Shell(rm *)" {
 		t.Fatalf("tool_denied events = %v", denied)
 	}
-	for _, e := range ofType(evs, "tool_result") {
+	for _, e := range testkit.OfType(evs, "tool_result") {
 		if wantErr := e["id"] == "call_rm"; e["is_error"] != wantErr {
 			t.Errorf("tool_result = %v", e)
 		}
@@ -109,7 +110,7 @@ func TestAllowedToolsRefuseTheRest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err == nil {
 		t.Errorf("a command with a part no rule allows ran")
 	}
-	denied := ofType(events(t, r.stdout), "tool_denied")
+	denied := testkit.OfType(events(t, r.stdout), "tool_denied")
 	if len(denied) != 1 || denied[0]["rule"] != nil {
 		t.Errorf("tool_denied = %v, want one without a rule (none allowed it)", denied)
 	}
@@ -135,7 +136,7 @@ func TestRulesApplyToSubagents(t *testing.T) {
 	if got := offeredTools(t, srv, 1); slices.Contains(got, "FetchURL") || slices.Contains(got, "Agent") || !slices.Contains(got, "Shell") {
 		t.Errorf("the subagent was offered %q", got)
 	}
-	denied := ofType(events(t, r.stdout), "tool_denied")
+	denied := testkit.OfType(events(t, r.stdout), "tool_denied")
 	if len(denied) != 1 {
 		t.Errorf("tool_denied = %v", denied)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
 
@@ -27,7 +28,7 @@ func needLandlock(t *testing.T, abi int) {
 // results maps each tool call id to its tool_result event.
 func results(evs []map[string]any) map[string]map[string]any {
 	out := map[string]map[string]any{}
-	for _, e := range ofType(evs, "tool_result") {
+	for _, e := range testkit.OfType(evs, "tool_result") {
 		out[e["id"].(string)] = e
 	}
 	return out
@@ -94,7 +95,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 	if out := res["sh_tmp"]["output"].(string); !strings.Contains(out, "scratch") {
 		t.Errorf("the temp dir is not writable: %q", out)
 	}
-	if denied := ofType(evs, "tool_denied"); len(denied) != 1 || denied[0]["id"] != "wf_out" || denied[0]["rule"] != "sandbox" {
+	if denied := testkit.OfType(evs, "tool_denied"); len(denied) != 1 || denied[0]["id"] != "wf_out" || denied[0]["rule"] != "sandbox" {
 		t.Errorf("tool_denied = %v, want the WriteFile outside", denied)
 	}
 	// The model was told what it may write.
@@ -170,7 +171,7 @@ func TestSandboxNetworkOff(t *testing.T) {
 				if dial["is_error"] != true || !strings.Contains(dial["output"].(string), "Permission denied") {
 					t.Errorf("the connect was not refused: %v", dial)
 				}
-				if d := ofType(evs, "tool_denied"); len(d) != 1 || d[0]["name"] != "FetchURL" {
+				if d := testkit.OfType(evs, "tool_denied"); len(d) != 1 || d[0]["name"] != "FetchURL" {
 					t.Errorf("tool_denied = %v, want FetchURL refused", d)
 				}
 				if len(accepted) != 0 {
