@@ -40,7 +40,7 @@ type CLI struct {
 	// Agents, workspace and skills, as Kimi CLI names them (docs: README "Agent files", "Skills").
 	Agent     string   `placeholder:"NAME" help:"Built-in agent: default, or okabe (default plus SendDMail). Not with --agent-file."`
 	AgentFile string   `name:"agent-file" placeholder:"FILE" help:"Kimi CLI agent file (YAML): system prompt template and arguments, tools, subagents; may extend default or okabe."`
-	AddDir    []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent may work in: listed in its system prompt, writable under --sandbox workspace-write (repeatable; must exist)."`
+	AddDir    []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent may work in: listed in its system prompt, writable under --sandbox workspace-write (repeatable; created, with a warning, when missing)."`
 	SkillsDir []string `name:"skills-dir" placeholder:"DIR" help:"Look for skills only in DIR instead of the project's and the user's skill directories (repeatable)."`
 
 	Quiet    bool             `short:"q" help:"No progress on stderr (errors still are)."`

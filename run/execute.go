@@ -129,6 +129,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	if err := createAddDirs(cli, warn); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	g, err := newGuard(cli, cfg.workDir, sio.Getenv)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
