@@ -41,7 +41,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
-	// warn and error keep only what went wrong, like --quiet.
+	// warn and error keep only what went wrong: no MCP servers' chatter either.
 	quiet := cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error"
 	var sink output.Sink
 	switch {
@@ -51,11 +51,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		sink = output.NewJSON(sio.Stdout)
 	default:
 		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
-			Quiet:   quiet,
-			Color:   colorOK(rawStderr, sio.Getenv),
-			Verbose: cli.LogLevel == "debug",
+			Quiet:    cli.Quiet,
+			MinLevel: cli.LogLevel,
+			Color:    colorOK(rawStderr, sio.Getenv),
+			Verbose:  cli.LogLevel == "debug",
 			// Under --json-schema stdout carries only the JSON that matched it.
-			JSONOnly: cli.JSONSchema != "",
+			JSONOnly:  cli.JSONSchema != "",
+			WaitScale: replayWaits(cli),
 		})
 	}
 	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
