@@ -152,6 +152,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	if len(mcpPlan.servers) == 0 {
+		// Every tool is a built-in: a rule that names none of them is refused now, before
+		// a session directory is made for a run that cannot start.
+		if err := g.check(toolNames(tools.Builtins(tools.Env{WorkDir: cfg.workDir})), nil); err != nil {
+			return r.finish(ctx, outcome{}, agent.Stats{}, err)
+		}
+	}
 	if msg, err := checkPromptSize(plan, cfg); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	} else if msg != "" {
@@ -238,7 +245,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			}
 			ts = append(ts, hooks.Wrap(cfg.hooks, mcpTools)...)
 			// The tool rules and the sandbox go last, around every tool of the run.
-			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...)); guardErr != nil {
+			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...), mcpAliases(mcpTools)); guardErr != nil {
 				return nil
 			}
 			ts = g.wrap(ts, r.emit)
