@@ -68,7 +68,7 @@ type CLI struct {
 	PriceInput       *float64 `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
 	PriceCachedInput *float64 `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
 	PriceOutput      *float64 `group:"Guardrails for unattended runs" name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
-	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7."`
+	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7. Also --output-schema."`
 	Tools            []string `group:"Guardrails for unattended runs" name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`
 	AllowedTools     []string `group:"Guardrails for unattended runs" name:"allowed-tools" sep:"none" placeholder:"RULES" help:"Run only tool calls matching these rules: Name, or Shell(PATTERN) with PATTERN a glob on the command line. Tools no rule names are not offered."`
 	DisallowedTools  []string `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
@@ -104,6 +104,9 @@ type CLI struct {
 	// given names the flags set on the command line (filled after parsing), so that an
 	// explicit value (even 0) can beat the config file and clashing synonyms can be refused.
 	given map[string]bool `kong:"-"`
+	// times counts how often each flag was given: one that takes a single value and came
+	// twice (-p x -p y) would otherwise keep the last without a word.
+	times map[string]int `kong:"-"`
 }
 
 const description = `Run a coding agent once, without a person present: every tool is approved automatically.

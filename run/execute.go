@@ -88,6 +88,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if compatErr != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, compatErr)
 	}
+	if err := checkFlagValues(cli); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	tp, err := openTape(cli) // before resolve: a replay brings its endpoint and model
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -159,7 +162,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			return r.finish(ctx, outcome{}, agent.Stats{}, err)
 		}
 	}
-	if msg, err := checkPromptSize(plan, cfg); err != nil {
+	if msg, err := checkPromptSize(plan, cfg, ws.agent.prompt); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	} else if msg != "" {
 		warn(msg)

@@ -99,6 +99,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		return exitIf(err)
 	}
 	cli.given = givenFlags(kctx)
+	cli.times = flagCounts(kctx)
 	return execute(&cli, sio, version)
 }
 
