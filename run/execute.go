@@ -44,21 +44,25 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	// warn and error keep only what went wrong: no MCP servers' chatter either.
 	quiet := cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error"
 	var sink output.Sink
+	textOpts := output.TextOptions{
+		Quiet:    cli.Quiet,
+		MinLevel: cli.LogLevel,
+		Color:    colorOK(rawStderr, sio.Getenv),
+		Verbose:  cli.LogLevel == "debug",
+		// Under --json-schema stdout carries only the JSON that matched it.
+		JSONOnly:  cli.JSONSchema != "",
+		WaitScale: replayWaits(cli),
+	}
 	switch {
 	case cli.kimiMessages():
 		sink = output.NewKimi(sio.Stdout, sio.Stderr, output.KimiOptions{FinalOnly: cli.FinalMessageOnly})
 	case jsonMode:
 		sink = output.NewJSON(sio.Stdout)
+	case cli.OutputFormat == "json":
+		// One JSON object on stdout at the end, the progress of text mode on stderr.
+		sink = output.NewFinal(sio.Stdout, output.NewText(io.Discard, sio.Stderr, textOpts))
 	default:
-		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
-			Quiet:    cli.Quiet,
-			MinLevel: cli.LogLevel,
-			Color:    colorOK(rawStderr, sio.Getenv),
-			Verbose:  cli.LogLevel == "debug",
-			// Under --json-schema stdout carries only the JSON that matched it.
-			JSONOnly:  cli.JSONSchema != "",
-			WaitScale: replayWaits(cli),
-		})
+		sink = output.NewText(sio.Stdout, sio.Stderr, textOpts)
 	}
 	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
 	if jsonMode {
