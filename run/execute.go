@@ -151,6 +151,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	if err := applySystemPrompt(cli, ws.agent); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	plan, err := planRun(cli, ws.skills, prompt)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -292,6 +295,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		r.emit(event.TypeWarning, event.Warning{Message: sess.warning})
 	}
 	if sess.restored != nil {
+		if w := systemPromptKept(cli, sess.id); w != "" {
+			r.emit(event.TypeWarning, event.Warning{Message: w})
+		}
 		for _, w := range sess.restored.Warnings {
 			r.emit(event.TypeWarning, event.Warning{Message: "session " + sess.id + ": " + w})
 		}
