@@ -12,7 +12,7 @@ type CLI struct {
 	Words        []string      `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
 	PromptFile   string        `name:"prompt-file" placeholder:"FILE" help:"Read the task from FILE."`
 	NoStdin      bool          `name:"no-stdin" help:"Never read stdin, even when it is a pipe."`
-	StdinTimeout time.Duration `name:"stdin-timeout" default:"60s" help:"With a prompt given, ignore a piped stdin that sends nothing at all for this long (0: wait for it)."`
+	StdinTimeout time.Duration `name:"stdin-timeout" default:"60s" help:"With a prompt given, ignore a piped stdin that sends nothing at all for this long (0: wait for it). 10s when CI=true and the flag is not given."`
 	OutputFormat string        `name:"output-format" enum:"text,stream-json,json" default:"text" help:"text: the final answer on stdout, progress on stderr. stream-json: NDJSON events on stdout (schema v1). json: one JSON object on stdout when the run ends (the result event), progress on stderr."`
 
 	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`

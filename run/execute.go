@@ -127,6 +127,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	for _, msg := range cfg.warnings {
 		warn(msg)
 	}
+	defaultStdinTimeout(cli, sio.Getenv)
 	var conv *conversation
 	var prompt string
 	if cli.conversing() {
