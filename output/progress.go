@@ -68,7 +68,9 @@ func (s *Text) progress(e event.Event, data any) {
 	case event.ToolResult:
 		s.toolResult(e, d, pre)
 	case event.Retry:
-		msg := fmt.Sprintf("retry %d/%d in %s", d.Attempt, d.MaxAttempts, formatMS(d.DelayMS))
+		// Retries counted as --max-retries counts them: the event's attempt is the attempt
+		// that failed, so this is retry number attempt of max_attempts-1.
+		msg := fmt.Sprintf("retry %d/%d in %s", d.Attempt, max(d.MaxAttempts-1, d.Attempt), formatMS(d.DelayMS))
 		if d.HTTPStatus != 0 && !strings.Contains(d.Error, fmt.Sprintf("HTTP %d", d.HTTPStatus)) {
 			msg += fmt.Sprintf(": HTTP %d", d.HTTPStatus)
 		}
