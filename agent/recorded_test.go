@@ -335,4 +335,3 @@ func TestWebPageIsEndpointError(t *testing.T) {
 		t.Errorf("%d requests, want 1", n)
 	}
 }
-
