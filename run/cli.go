@@ -78,7 +78,7 @@ type CLI struct {
 	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).
 	Record            string  `group:"Record, replay and CI" name:"record" placeholder:"FILE" help:"Write every model exchange of the run (requests, streamed replies, timing) to the cassette FILE (JSONL), with keys and configured secrets scrubbed."`
 	Replay            string  `group:"Record, replay and CI" name:"replay" placeholder:"FILE" help:"Answer every model call from the cassette FILE instead of the network: no key, base URL or network needed (the endpoint and model come from the cassette); tools still run. A request that differs from the recording stops the run (exit 1)."`
-	ReplayMode        string  `group:"Record, replay and CI" name:"replay-mode" enum:"strict,lenient" default:"strict" help:"strict: a request that differs from the recording, or a run that does not use all of it, fails (exit 1). lenient: answer in recorded order whatever is asked."`
+	ReplayMode        string  `group:"Record, replay and CI" name:"replay-mode" enum:"strict,exact,lenient" default:"strict" help:"strict: a request that differs from the recording (tool output aside), or a run that does not use all of it, fails (exit 1). exact: tool output is compared too. lenient: answer in recorded order whatever is asked."`
 	ReplaySpeed       float64 `group:"Record, replay and CI" name:"replay-speed" default:"1" placeholder:"X" help:"Play the recorded timing (chunks, pauses, retry waits) X times faster; 0 waits for nothing."`
 	OutputLastMessage string  `group:"Record, replay and CI" name:"output-last-message" short:"o" placeholder:"FILE" help:"Also write the final answer to FILE (atomically), whatever the output format. Written on failure too, with the model's last text or empty: check the exit code."`
 	PrintSchema       bool    `group:"Record, replay and CI" name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
@@ -95,6 +95,8 @@ type CLI struct {
 	MaxRalphIterations *int    `group:"Kimi CLI compatibility" name:"max-ralph-iterations" placeholder:"N" help:"As --ralph (-1: no limit, 0: off); beats loop_control.max_ralph_iterations."`
 	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" help:"As --session."`
 	Config             string  `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
+	Verbose            bool    `group:"Kimi CLI compatibility" help:"Accepted: progress on stderr at the default level (info); Kimi CLI declares the flag and ignores it."`
+	Debug              bool    `group:"Kimi CLI compatibility" help:"As --log-level debug."`
 	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
 
 	// Test and tuning knobs, hidden from --help.
