@@ -26,10 +26,15 @@ type sseFilter struct {
 	head    []byte
 	decided bool
 	keep    bool
+	comment bool
 	line    []byte // the line's first maxErrorBody bytes, for the error check
-	long    bool   // the line outgrew maxErrorBody: not an error document
-	found   bool   // an error document was recorded
-	err     error  // the body's read error, handed out once out is empty
+	// other collects the first maxErrorBody bytes of lines that are neither data nor
+	// comments: a JSON error document spread over several lines (a proxy that answers
+	// 200 with a pretty-printed error) is read from it at the end.
+	other []byte
+	long  bool  // the line outgrew maxErrorBody: not an error document
+	found bool  // an error document was recorded
+	err   error // the body's read error, handed out once out is empty
 }
 
 func (f *sseFilter) Close() error { return f.body.Close() }
@@ -46,6 +51,7 @@ func (f *sseFilter) Read(p []byte) (int, error) {
 		f.feed(f.scan[:n])
 		if err != nil {
 			f.endLine() // a last line without a newline still counts
+			f.checkOther()
 			f.err = err
 		}
 	}
@@ -93,7 +99,7 @@ func (f *sseFilter) take(part []byte) {
 	t := bytes.TrimLeft(f.head, " \t\r")
 	switch {
 	case len(t) > 0 && t[0] == ':':
-		f.decided, f.keep = true, false // a comment
+		f.decided, f.keep, f.comment = true, false, true
 	case len(t) >= len("data:") || bytes.IndexByte(t, '\n') >= 0:
 		f.decided, f.keep = true, bytes.HasPrefix(t, []byte("data:"))
 	default:
@@ -115,13 +121,30 @@ func (f *sseFilter) endLine() {
 		}
 	}
 	if !f.found && !f.long {
-		if doc := streamErrorLine(f.line); doc != nil {
-			f.x.mu.Lock()
-			f.x.streamErr = append([]byte(nil), doc...)
-			f.x.mu.Unlock()
-			f.found = true
+		f.record(streamErrorLine(f.line))
+		if !f.keep && !f.comment && len(f.other)+len(f.line) <= maxErrorBody {
+			f.other = append(f.other, f.line...)
 		}
 	}
 	f.line, f.long = f.line[:0], false
-	f.head, f.decided, f.keep = f.head[:0], false, false
+	f.head, f.decided, f.keep, f.comment = f.head[:0], false, false, false
+}
+
+// checkOther looks for an error document in the non-data lines taken together.
+func (f *sseFilter) checkOther() {
+	if !f.found && len(f.other) > 0 {
+		f.record(streamErrorLine(f.other))
+	}
+	f.other = nil
+}
+
+// record keeps the first error document found.
+func (f *sseFilter) record(doc []byte) {
+	if doc == nil || f.found {
+		return
+	}
+	f.x.mu.Lock()
+	f.x.streamErr = append([]byte(nil), doc...)
+	f.x.mu.Unlock()
+	f.found = true
 }

@@ -84,3 +84,16 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	}
 	return k, nil
 }
+
+// A proxy that answers 200 with a pretty-printed JSON error (no event stream at all): the
+// document spread over lines is still found at the end of the body.
+func TestSSEFilterMultiLineError(t *testing.T) {
+	x := &exchange{}
+	f := &sseFilter{body: io.NopCloser(strings.NewReader("{\n  \"error\": {\n    \"message\": \"model overloaded\",\n    \"type\": \"overloaded_error\"\n  }\n}\n")), x: x}
+	if got, _ := io.ReadAll(f); len(got) != 0 {
+		t.Errorf("passed on %q", got)
+	}
+	if b := parseErrorBody(x.streamError()); b.Message != "model overloaded" || b.Type != "overloaded_error" {
+		t.Errorf("error document = %q", x.streamError())
+	}
+}
