@@ -26,7 +26,7 @@ const (
 	ExitAuth       ExitCode = 5
 	ExitSpend      ExitCode = 6 // the token or cost budget (--max-tokens-total, --max-cost-usd)
 	ExitSchema     ExitCode = 7 // the final answer never matched --json-schema
-	ExitTransient  ExitCode = 75
+	ExitTransient  ExitCode = 75 // also a session in use by another run (busy)
 	ExitTimeout    ExitCode = 124
 	ExitInterrupt  ExitCode = 130
 	ExitTerminated ExitCode = 143
@@ -101,6 +101,12 @@ func judge(out outcome, err error, cause error) verdict {
 	if errors.As(err, &ue) {
 		info.Kind = "usage"
 		return verdict{code: ExitUsage, reason: "error", err: info}
+	}
+	var busy *busyError
+	if errors.As(err, &busy) {
+		info.Kind = "busy"
+		info.Retryable = true
+		return verdict{code: ExitTransient, reason: "busy", err: info}
 	}
 	var hb *hookBlockedError
 	if errors.As(err, &hb) {

@@ -126,8 +126,9 @@ func openSession(ctx context.Context, cli *CLI, workDir string, getenv func(stri
 	}
 	lock, err := lockSession(ctx, dir, p.id, cli.SessionWait, notice)
 	var ue *usageError
+	var be *busyError
 	switch {
-	case errors.As(err, &ue) || ctx.Err() != nil:
+	case errors.As(err, &ue) || errors.As(err, &be) || ctx.Err() != nil:
 		return p, err
 	case err != nil:
 		return p.unsaved(explicit, root, err)
