@@ -24,9 +24,9 @@ const (
 	ExitMaxSteps   ExitCode = 3
 	ExitBudget     ExitCode = 4 // the Ralph/flow budget; not the token budget
 	ExitAuth       ExitCode = 5
-	ExitSpend      ExitCode = 6  // the token or cost budget (--max-tokens-total, --max-cost-usd)
-	ExitSchema     ExitCode = 7  // the final answer never matched --json-schema
-	ExitTransient  ExitCode = 75 // also a session in use by another run (busy)
+	ExitSpend      ExitCode = 6 // the token or cost budget (--max-tokens-total, --max-cost-usd)
+	ExitSchema     ExitCode = 7 // the final answer never matched --json-schema
+	ExitTransient  ExitCode = 75
 	ExitTimeout    ExitCode = 124
 	ExitInterrupt  ExitCode = 130
 	ExitTerminated ExitCode = 143
