@@ -166,10 +166,12 @@ func TestReplayDivergence(t *testing.T) {
 		stderr []string
 	}{
 		{name: "same files", cas: cas, files: files, code: 0},
-		{name: "a tool result differs", cas: cas, files: map[string]string{"notes.txt": "goodbye\n"}, code: 1,
-			stderr: []string{"replay diverged at step 2 of turn 1", "model call 2", "the result of ReadFile", `now "`, "goodbye"}},
+		// Tool output is the world's: strict leaves it out, exact compares it (issue 21 #1).
+		{name: "a tool result differs", cas: cas, files: map[string]string{"notes.txt": "goodbye\n"}, code: 0},
+		{name: "a tool result differs, exact", cas: cas, files: map[string]string{"notes.txt": "goodbye\n"}, args: []string{"--replay-mode", "exact"}, code: 1,
+			stderr: []string{"replay diverged at step 2 of turn 1", "model call 2", "the result of ReadFile", `now "`, "goodbye", "--replay-mode strict (the default) leaves tool output out"}},
 		{name: "another prompt", cas: cas, files: files, args: []string{"-p", "read them twice"}, code: 1,
-			stderr: []string{"step 1 of turn 1", "message 2 (user)", "read them twice"}},
+			stderr: []string{"step 1 of turn 1", "message 2 (user)", "read them twice", "--replay-mode lenient answers in recorded order"}},
 		{name: "lenient", cas: cas, files: map[string]string{"notes.txt": "goodbye\n"}, args: []string{"--replay-mode", "lenient"}, code: 0},
 		{name: "more calls than recorded", cas: short, files: files, code: 1, stderr: []string{"step 2 of turn 1", "all of them were played"}},
 		{name: "fewer calls than recorded", cas: long, files: files, code: 1, stderr: []string{"1 of the cassette's 3 model calls unplayed"}},
@@ -254,14 +256,15 @@ custom_headers = { X-Team-Token = "`+headerSecret+`" }
 	}
 	// It still replays. With the key in the environment the command prints it again and
 	// the replay scrubs it the same way before comparing; without the key the command's
-	// output differs, which a strict replay reports and a lenient one lets pass.
+	// output differs, which an exact replay reports and the others let pass.
 	for _, tt := range []struct {
 		env  map[string]string
 		mode string
 		code int
 	}{
-		{map[string]string{"KIMI_MODEL_NAME": ""}, "strict", 5},
-		{replayEnv, "strict", 1},
+		{map[string]string{"KIMI_MODEL_NAME": ""}, "exact", 5},
+		{replayEnv, "exact", 1},
+		{replayEnv, "strict", 5},
 		{replayEnv, "lenient", 5},
 	} {
 		rep := kimi(t, nil, invocation{env: tt.env, args: []string{"--output-format", "stream-json", "--pass-env", "KIMI_API_KEY", "--replay", cas,

@@ -72,7 +72,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
-		answerFile: cli.OutputLastMessage, scrub: stdout.scrub}
+		answerFile: cli.OutputLastMessage, answerJSON: cli.JSONSchema != "", scrub: stdout.scrub}
 
 	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
 	sio.Exit = mcpKill.wrap(sio.Exit)
@@ -84,6 +84,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		defer cancel()
 	}
 
+	if r.answerFile != "" {
+		// Found now rather than after the run has paid for its answer.
+		if err := checkAnswerFile(r.answerFile); err != nil {
+			r.answerFile = ""
+			return r.finish(ctx, outcome{}, agent.Stats{}, err)
+		}
+	}
 	if compatErr != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, compatErr)
 	}
@@ -406,8 +413,10 @@ type runState struct {
 	keep   bool
 	budget budgetConfig
 	guard  *guard
-	// answerFile is --output-last-message; scrub cleans what is written there.
+	// answerFile is --output-last-message; scrub cleans what is written there. With
+	// answerJSON (--json-schema) it gets what stdout gets: the matching JSON or nothing.
 	answerFile string
+	answerJSON bool
 	scrub      func(string) string
 }
 
@@ -445,8 +454,14 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.Iterations = out.flowResult.Iterations
 		res.LastChoice = out.flowResult.LastChoice
 	}
-	if r.answerFile != "" && v.code != ExitUsage {
-		if err := writeAnswer(r.answerFile, out.finalText, r.scrub); err != nil && v.code == ExitOK {
+	if r.answerFile != "" {
+		// Every outcome writes it, usage errors included, so that a later step never
+		// reads the answer of an earlier run.
+		text := out.finalText
+		if r.answerJSON {
+			text = string(res.StructuredOutput)
+		}
+		if err := writeAnswer(r.answerFile, text, r.scrub); err != nil && v.code == ExitOK {
 			// The job asked for the answer in a file and it is not there: not a success.
 			v = verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "output", Message: err.Error()}}
 			res.TerminalReason, res.ExitCode, res.Error = v.reason, int(v.code), v.err

@@ -95,6 +95,7 @@ func (t *tape) client(cfg config, cli *CLI, version string) (*http.Client, error
 	case t.replaying():
 		p := cassette.NewReplayer(t.replay)
 		p.Lenient = cli.ReplayMode == "lenient"
+		p.Exact = cli.ReplayMode == "exact"
 		p.Speed = cli.ReplaySpeed
 		p.WorkDir = cfg.workDir
 		p.Secrets = secrets
@@ -160,9 +161,14 @@ func (e *replayError) Error() string {
 	}
 	d := e.div
 	if d.Recorded == 0 {
-		return fmt.Sprintf("replay diverged%s (model call %d): %s", at, d.Call, d.Detail)
+		return fmt.Sprintf("replay diverged%s (model call %d): %s; record the run again", at, d.Call, d.Detail)
 	}
-	return fmt.Sprintf("replay diverged%s (model call %d, recorded call %d): %s", at, d.Call, d.Recorded, d.Detail)
+	// Say how to relax the comparison, since a test author meets this first.
+	relax := "if the difference is expected, --replay-mode lenient answers in recorded order whatever is asked"
+	if d.ToolOutput {
+		relax = "a tool's output differs: --replay-mode strict (the default) leaves tool output out, lenient compares nothing"
+	}
+	return fmt.Sprintf("replay diverged%s (model call %d, recorded call %d): %s (%s)", at, d.Call, d.Recorded, d.Detail, relax)
 }
 
 // replayVerdict maps a stopped replay to exit 1.
