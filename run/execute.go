@@ -226,7 +226,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		}), cfg.budget),
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
-		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.contextKnown && cfg.gen.completionCap >= 0,
+		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.kimiProvider && cfg.contextKnown && cfg.gen.completionCap >= 0,
 			CompletionCap: cfg.gen.completionCap, Reserve: cfg.reserve, TriggerRatio: cfg.triggerRatio},
 		Retry:   retryPolicy,
 		Session: sess.session,
