@@ -41,6 +41,8 @@ type Kimi struct {
 	waiting []kimiMessage
 	// answered: with FinalOnly, an answer event wrote the current prompt's final message.
 	answered bool
+	// promptBlocked: a UserPromptSubmit hook's reason was written as the answer.
+	promptBlocked bool
 }
 
 // NewKimi returns a sink that writes Kimi CLI's message lines to stdout and warnings to
@@ -129,6 +131,14 @@ func (s *Kimi) Emit(e event.Event) {
 		s.flush()
 		if s.opts.FinalOnly {
 			s.final(d.FinalText)
+			s.answered = true
+		}
+	case event.Hook:
+		// Kimi CLI answers a prompt its UserPromptSubmit hook blocks with the hook's reason
+		// as the turn's text (KimiSoul.run); the message line is the same here.
+		if d.Event == "UserPromptSubmit" && d.Blocked && !s.promptBlocked {
+			s.promptBlocked = true
+			s.write(kimiMessage{Role: "assistant", Content: d.Reason})
 			s.answered = true
 		}
 	case event.Warning:

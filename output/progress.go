@@ -79,7 +79,9 @@ func (s *Text) progress(e event.Event, data any) {
 		s.toolResult(e, d, pre)
 	case event.Retry:
 		s.spoken(e.Parent) // the step's text starts again
-		msg := fmt.Sprintf("retry %d/%d", d.Attempt, d.MaxAttempts)
+		// Retries counted as --max-retries counts them: the event's attempt is the attempt
+		// that failed, so this is retry number attempt of max_attempts-1.
+		msg := fmt.Sprintf("retry %d/%d", d.Attempt, max(d.MaxAttempts-1, d.Attempt))
 		if wait := s.wait(d.DelayMS); wait > 0 {
 			msg += " in " + formatMS(wait)
 		}

@@ -214,7 +214,7 @@ func (r *Runner) execute(ctx context.Context, f *Flow, n *Node, request string, 
 				}
 			}
 		}
-		prompt = base + reaskNote(last, found)
+		prompt = base + reaskNote
 	}
 	return "", "", &ChoiceError{Node: n.ID, Iteration: res.Iterations, Attempts: MaxReasks + 1,
 		Found: found, Last: last, Labels: labels}

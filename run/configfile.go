@@ -58,13 +58,15 @@ type providerConfig struct {
 	CustomHeaders map[string]string `toml:"custom_headers" json:"custom_headers"`
 }
 
+// loopControl is [loop_control]. Pointers tell a key the file sets (which must be valid, as
+// Kimi CLI checks it) from one it leaves out (the default); run/loopcontrol.go checks them.
 type loopControl struct {
-	MaxStepsPerTurn        int     `toml:"max_steps_per_turn" json:"max_steps_per_turn"`
-	MaxStepsPerRun         int     `toml:"max_steps_per_run" json:"max_steps_per_run"` // older name
-	MaxRetriesPerStep      int     `toml:"max_retries_per_step" json:"max_retries_per_step"`
-	MaxRalphIterations     *int    `toml:"max_ralph_iterations" json:"max_ralph_iterations"`
-	ReservedContextSize    int     `toml:"reserved_context_size" json:"reserved_context_size"`
-	CompactionTriggerRatio float64 `toml:"compaction_trigger_ratio" json:"compaction_trigger_ratio"`
+	MaxStepsPerTurn        *int     `toml:"max_steps_per_turn" json:"max_steps_per_turn"`
+	MaxStepsPerRun         *int     `toml:"max_steps_per_run" json:"max_steps_per_run"` // older name
+	MaxRetriesPerStep      *int     `toml:"max_retries_per_step" json:"max_retries_per_step"`
+	MaxRalphIterations     *int     `toml:"max_ralph_iterations" json:"max_ralph_iterations"`
+	ReservedContextSize    *int     `toml:"reserved_context_size" json:"reserved_context_size"`
+	CompactionTriggerRatio *float64 `toml:"compaction_trigger_ratio" json:"compaction_trigger_ratio"`
 }
 
 // configPath is --config-file, or Kimi CLI's default file when it exists.
