@@ -148,7 +148,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 	}
 	a.emit(event.TypeTurnBegin, event.TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
 	a.checkpoint()
-	a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt})
+	a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt, Images: spec.Images})
 
 	var out event.TurnOutcome
 	guard := &repeatGuard{}

@@ -169,6 +169,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	if plan.images, err = loadImages(cli, cfg); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	// Commands, hooks and MCP servers get the environment without kimi-run's credentials.
 	childEnv := childEnviron(os.Environ(), secrets, cli.PassEnv)
 	mcpPlan, err := planMCP(cli, sio.Getenv, childEnv, cfg.workDir, cfg.mcpCallTimeout)
@@ -344,6 +347,9 @@ func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.
 	if plan.schema != nil {
 		t = schemaTurner{Turner: t, note: plan.schema.instruction(plan.flow != nil || plan.ralph != 0)}
 	}
+	if len(plan.images) > 0 {
+		t = &imageTurner{Turner: t, images: plan.images}
+	}
 	var out outcome
 	var err error
 	if plan.flow == nil && plan.ralph == 0 {
@@ -385,6 +391,8 @@ type plan struct {
 	request string
 	// schema is --json-schema, compiled; nil without one.
 	schema *outputSchema
+	// images are --image, attached to the first prompt.
+	images []event.Image
 }
 
 func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {
