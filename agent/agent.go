@@ -53,6 +53,10 @@ type Agent struct {
 	CheckpointMarkers bool
 	// Lifecycle, when set, is told of compactions and subagents.
 	Lifecycle Lifecycle
+	// Fallback, when set, is asked once a step's model call has failed transiently after
+	// every retry: it switches Model to the fallback model and names it, and the step is
+	// tried once more, with a warning saying so. ok false: no fallback (left).
+	Fallback func() (name string, ok bool)
 
 	history []Message
 	// child sums the work of subagents, added from tool goroutines.

@@ -239,17 +239,19 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
 	var mcpTools []tools.Tool
 	var guardErr error
+	model := withFallback(agent.OpenAIConfig{
+		BaseURL:       cfg.baseURL,
+		APIKey:        cfg.apiKey,
+		Model:         cfg.model,
+		IdleTimeout:   cli.StreamIdleTimeout,
+		ExtraBody:     cfg.requestFields(),
+		Headers:       headers(cfg.headers, version),
+		SendReasoning: cfg.thinking != nil && *cfg.thinking,
+		HTTPClient:    httpClient,
+	}, cli.FallbackModel)
 	a := agent.New(agent.Config{
-		Model: withBudget(agent.NewOpenAI(agent.OpenAIConfig{
-			BaseURL:       cfg.baseURL,
-			APIKey:        cfg.apiKey,
-			Model:         cfg.model,
-			IdleTimeout:   cli.StreamIdleTimeout,
-			ExtraBody:     cfg.requestFields(),
-			Headers:       headers(cfg.headers, version),
-			SendReasoning: cfg.thinking != nil && *cfg.thinking,
-			HTTPClient:    httpClient,
-		}), cfg.budget),
+		Model:    withBudget(model, cfg.budget),
+		Fallback: model.switchOver,
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
 		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.kimiProvider && cfg.contextKnown && cfg.gen.completionCap >= 0,
