@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"net/http"
+	"os"
 
 	"github.com/kimi-run/kimi-run/tools/search"
 )
@@ -35,6 +36,17 @@ type Env struct {
 	// ShellPrefix, when set, runs every Shell command under another program: the shell and
 	// its arguments follow these words (the sandbox's helper, which confines the command).
 	ShellPrefix []string
+	// WriteDirs, when set, opens the directories WriteFile and StrReplaceFile write in (the
+	// sandbox's, which keeps the writes below its writable roots); the tools then refuse to
+	// append through a file with more than one hard link, whose other name may be outside.
+	// nil opens them plainly.
+	WriteDirs DirOpener
+}
+
+// DirOpener opens a directory a write tool is about to write a file in. The tool creates,
+// renames and opens the file relative to it, so the write lands in that very directory.
+type DirOpener interface {
+	OpenDir(dir string) (*os.File, error)
 }
 
 // LookRipgrep returns the rg executable found on PATH, for Env.Ripgrep, or "" when there
