@@ -66,8 +66,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
 		answerFile: cli.OutputLastMessage, scrub: stdout.scrub}
 
-	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
-	sio.Exit = mcpKill.wrap(sio.Exit)
+	var mcpKill exitHook   // a second signal exits at once: kill the MCP servers first
+	var shellKill exitHook // ... and the Shell commands' process groups
+	sio.Exit = shellKill.wrap(mcpKill.wrap(sio.Exit))
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
 	if cli.Timeout > 0 {
@@ -154,7 +155,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	defer sess.close()
 
 	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
+	// Hooks run confined like Shell commands: a hook script in the work dir can be
+	// rewritten by a Shell call, and must not become a way out of the sandbox.
+	cfg.hooks.Prefix = g.sandbox.shellPrefix()
 	r.groups = &tools.ShellGroups{}
+	if !cli.KeepBackground {
+		shellKill.set(r.groups.Kill)
+	}
 	env := tools.Env{
 		WorkDir:       cfg.workDir,
 		AddDirs:       ws.addDirs,
@@ -162,6 +169,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		ShellGroups:   r.groups,
 		Ripgrep:       tools.LookRipgrep(),
 		ShellPrefix:   g.sandbox.shellPrefix(),
+		WriteDirs:     g.sandbox.writeDirs(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
