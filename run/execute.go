@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,6 +95,16 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	ctx = tp.bind(ctx)
 	sink = tp.track(sink)
 	cfg, err := resolve(cli, sio.Getenv)
+	// A stored Kimi login gives the key now, so that it is scrubbed like one. A missing
+	// login is a usage error; one that has expired is reported once the stream has opened.
+	var loginErr error
+	if err == nil {
+		loginErr = useLogin(ctx, &cfg, func(msg string) { fmt.Fprintf(sio.Stderr, "kimi-run: warning: %s\n", msg) })
+		var ue *usageError
+		if errors.As(loginErr, &ue) {
+			err, loginErr = loginErr, nil
+		}
+	}
 	r.secret = cfg.apiKey
 	r.budget = cfg.budget
 	stdout.add(cfg.apiKey)
@@ -194,6 +205,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	httpClient = cfg.loginClient(httpClient, cli.StreamIdleTimeout)
 	tp.adjust(&retryPolicy, sio.Stderr, !jsonMode && !cli.Quiet && (cli.LogLevel == "info" || cli.LogLevel == "debug"))
 	var names []string
 	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
@@ -271,6 +283,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	if sess.warning != "" {
 		r.emit(event.TypeWarning, event.Warning{Message: sess.warning})
+	}
+	if loginErr != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, loginErr)
 	}
 	if sess.restored != nil {
 		for _, w := range sess.restored.Warnings {
