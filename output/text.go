@@ -235,6 +235,8 @@ func reasonText(reason string, failed bool) string {
 		return "failed: the provider refused the credentials"
 	case "transient":
 		return "failed: the provider kept failing after all retries"
+	case "busy":
+		return "not started: the session is in use by another run"
 	case "budget":
 		return "stopped: the token or cost budget ran out"
 	case "schema":

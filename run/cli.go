@@ -48,7 +48,8 @@ type CLI struct {
 	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
 	// Shared sessions and background processes (issue 9).
-	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 2."`
+	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
+	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
 	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
 	// Notices of silence (hidden: tests shorten them).
 	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
@@ -123,5 +124,6 @@ A server on localhost needs no key.
 Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit, loop guard or answer
 cut at the token limit, 4 Ralph/flow budget used up, 5 authentication refused, 6 token
 or cost budget used up (--max-tokens-total, --max-cost-usd), 7 final answer never matched
---json-schema, 75 transient provider failure after retries (worth retrying later),
+--json-schema, 75 transient provider failure after retries or session in use (worth
+retrying later),
 124 --timeout, 130/143 SIGINT/SIGTERM.`

@@ -24,10 +24,13 @@ const (
 
 // config is the resolved configuration of a run.
 type config struct {
-	apiKey  string
-	baseURL string
-	model   string
-	workDir string
+	apiKey string
+	// configKeys are every provider's api_key in the config file, the one used or not: all
+	// are scrubbed and kept from commands (a key the environment overrides included).
+	configKeys []string
+	baseURL    string
+	model      string
+	workDir    string
 	// maxContext is the context window; contextKnown says the user set it.
 	maxContext   int
 	contextKnown bool
@@ -100,6 +103,9 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	fc, err := loadConfig(cli, getenv)
 	if err != nil {
 		return c, err
+	}
+	for _, p := range fc.Providers {
+		c.configKeys = append(c.configKeys, p.APIKey)
 	}
 	// --model picks a config entry (or names the model itself); without it the file's
 	// default model is used, whose model id the environment may replace, as in Kimi CLI.

@@ -33,15 +33,19 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	started := time.Now()
 	compatErr := normalizeKimi(cli)
 	jsonMode := cli.OutputFormat == "stream-json"
-	// Scrub the keys from both streams: those in the environment now, the one actually
-	// used (perhaps from the config file) once it is known, before anything else is written.
-	stdout, stderr := newRedactWriter(sio.Stdout), newRedactWriter(sio.Stderr)
-	for _, w := range []*redactWriter{stdout, stderr} {
-		w.add(sio.Getenv("KIMI_API_KEY"))
-		w.add(sio.Getenv("OPENAI_API_KEY"))
+	// Scrub the keys from both streams: those in the environment now, the config file's
+	// once it is read, before anything else is written.
+	secrets := &secretSet{}
+	for _, k := range credentialVars {
+		secrets.add(sio.Getenv(k))
 	}
+	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
+	if jsonMode {
+		// stderr has only kimi-run's plain lines here, never colour: neutralize all of it.
+		sio.Stderr = neutralWriter{stderr}
+	}
 	// warn and error keep only what went wrong, like --quiet.
 	quiet := cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error"
 	var sink output.Sink
@@ -62,6 +66,10 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
 	if jsonMode {
 		noticeTo = sio.Stderr
+	}
+	if !jsonMode {
+		// Text for a person: no terminal control from tool output or the model.
+		sink = terminalSafe{sink}
 	}
 	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
@@ -107,8 +115,10 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	r.secret = cfg.apiKey
 	r.budget = cfg.budget
-	stdout.add(cfg.apiKey)
-	stderr.add(cfg.apiKey)
+	secrets.add(cfg.apiKey)
+	for _, k := range cfg.configKeys {
+		secrets.add(k)
+	}
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
@@ -154,7 +164,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	mcpPlan, err := planMCP(cli, sio.Getenv, cfg.workDir, cfg.mcpCallTimeout)
+	// Commands, hooks and MCP servers get the environment without kimi-run's credentials.
+	childEnv := childEnviron(os.Environ(), secrets, cli.PassEnv)
+	mcpPlan, err := planMCP(cli, sio.Getenv, childEnv, cfg.workDir, cfg.mcpCallTimeout)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
@@ -172,6 +184,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	defer sess.close()
 
 	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
+	cfg.hooks.Env, cfg.hooks.Scrub = childEnv, secrets.scrubBytes
 	r.groups = &tools.ShellGroups{}
 	env := tools.Env{
 		WorkDir:       cfg.workDir,
@@ -180,6 +193,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		ShellGroups:   r.groups,
 		Ripgrep:       tools.LookRipgrep(),
 		ShellPrefix:   g.sandbox.shellPrefix(),
+		Environ:       childEnv,
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -248,7 +262,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...)); guardErr != nil {
 				return nil
 			}
-			ts = g.wrap(ts, r.emit)
+			ts = scrubTools(g.wrap(ts, r.emit), secrets)
 			names = toolNames(ts)
 			return ts
 		},
@@ -259,7 +273,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			}
 			kinds = withMCP(kinds, mcpTools, cfg.hooks)
 			for name, k := range kinds {
-				k.Tools = g.wrap(k.Tools, r.emit)
+				k.Tools = scrubTools(g.wrap(k.Tools, r.emit), secrets)
 				kinds[name] = k
 			}
 			return kinds

@@ -103,6 +103,12 @@ func judge(out outcome, err error, cause error) verdict {
 		info.Kind = "usage"
 		return verdict{code: ExitUsage, reason: "error", err: info}
 	}
+	var busy *busyError
+	if errors.As(err, &busy) {
+		info.Kind = "busy"
+		info.Retryable = true
+		return verdict{code: ExitTransient, reason: "busy", err: info}
+	}
 	var hb *hookBlockedError
 	if errors.As(err, &hb) {
 		info.Kind = "hook"

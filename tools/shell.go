@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -60,12 +61,13 @@ type shell struct {
 	grace   time.Duration
 	groups  *ShellGroups
 	prefix  []string
+	environ []string
 }
 
 // NewShell returns the Shell tool, which runs commands in env.WorkDir and records their
 // process groups in env.ShellGroups.
 func NewShell(env Env) Tool {
-	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups, prefix: env.ShellPrefix}
+	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups, prefix: env.ShellPrefix, environ: env.Environ}
 	return New("Shell", shellDescription, s.run)
 }
 
@@ -98,7 +100,11 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	}
 	cmd := exec.CommandContext(runCtx, name, args...)
 	cmd.Dir = s.workDir
-	cmd.Env = append(os.Environ(), shellEnv...)
+	base := s.environ
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(slices.Clip(base), shellEnv...)
 	cmd.Stdin = nil // reads get EOF at once
 	cmd.Stdout = out
 	cmd.Stderr = out // the same writer: exec uses one pipe, so the order is kept
