@@ -139,10 +139,10 @@ func TestKimiDocStreamJSONExamples(t *testing.T) {
 		if want := `{"role":"assistant","content":"Let me check the current directory.","tool_calls":[{"type":"function","id":"tc_1","function":{"name":"Shell","arguments":"{\"command\":\"ls\"}"}}]}`; lines[0] != want {
 			t.Errorf("line 1 = %s\nwant     %s", lines[0], want)
 		}
-		// Kimi's key order: role, content, tool_call_id; the content is what the model got.
-		if !strings.HasPrefix(lines[1], `{"role":"tool","content":"`) || !strings.HasSuffix(lines[1], `","tool_call_id":"tc_1"}`) ||
-			!strings.Contains(lines[1], `file1.py\nfile2.py`) {
-			t.Errorf("line 2 = %s", lines[1])
+		// Kimi's key order (role, content, tool_call_id) and Kimi's tool result parts, as in
+		// Kimi CLI's own example of this exchange.
+		if want := `{"role":"tool","content":[{"type":"text","text":"<system>Command executed successfully.</system>"},{"type":"text","text":"file1.py\nfile2.py\n"}],"tool_call_id":"tc_1"}`; lines[1] != want {
+			t.Errorf("line 2 = %s\nwant     %s", lines[1], want)
 		}
 		if want := `{"role":"assistant","content":"There are two Python files in the current directory."}`; lines[2] != want {
 			t.Errorf("line 3 = %s", lines[2])
