@@ -101,11 +101,14 @@ type Retry struct {
 
 // Usage reports token usage after each model call.
 type Usage struct {
-	Step          int `json:"step"`
-	InputTokens   int `json:"input_tokens"`
-	OutputTokens  int `json:"output_tokens"`
-	CachedTokens  int `json:"cached_tokens"`
-	ContextTokens int `json:"context_tokens"`
+	Step         int `json:"step"`
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	CachedTokens int `json:"cached_tokens"`
+	// ReasoningTokens is the part of OutputTokens spent thinking, when the provider
+	// reports it (completion_tokens_details.reasoning_tokens).
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	ContextTokens   int `json:"context_tokens"`
 }
 
 // CompactionBegin and CompactionEnd surround a context compaction.
@@ -222,6 +225,8 @@ type UsageTotals struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
 	CachedTokens int `json:"cached_tokens"`
+	// ReasoningTokens is the part of OutputTokens spent thinking, as providers report it.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	// CostUSD is the usage priced in US dollars; absent when the model's prices are unknown.
 	CostUSD *float64 `json:"cost_usd,omitempty"`
 }

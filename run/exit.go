@@ -27,6 +27,7 @@ const (
 	ExitAuth       ExitCode = 5
 	ExitSpend      ExitCode = 6 // the token or cost budget (--max-tokens-total, --max-cost-usd)
 	ExitSchema     ExitCode = 7 // the final answer never matched --json-schema
+	ExitFiltered   ExitCode = 8 // the provider ended the reply with a finish_reason other than stop/tool_calls/length
 	ExitTransient  ExitCode = 75
 	ExitTimeout    ExitCode = 124
 	ExitInterrupt  ExitCode = 130
@@ -132,6 +133,23 @@ func judge(out outcome, err error, cause error) verdict {
 			info.Kind = "auth"
 			return verdict{code: ExitAuth, reason: "auth", err: info}
 		}
+		if pe.Quota() {
+			// Out of credit: a retry loop in CI would only burn time (exit 5, like a key
+			// that is refused, because a person has to act).
+			info.Kind = "quota"
+			return verdict{code: ExitAuth, reason: "quota", err: info}
+		}
+	}
+	var fe *agent.FinishError
+	if errors.As(err, &fe) {
+		info.Kind = "filtered"
+		return verdict{code: ExitFiltered, reason: "filtered", err: info}
+	}
+	var ee *agent.EndpointError
+	if errors.As(err, &ee) {
+		info.Kind = "config"
+		info.Message = ee.Error()
+		return verdict{code: ExitError, reason: "error", err: info}
 	}
 	var se *SchemaError
 	if errors.As(err, &se) {
