@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -90,18 +91,35 @@ func CreateSession(path string, opts ...SessionOption) (*Session, error) {
 	return s, nil
 }
 
+// ReadSession restores the context file at path without changing it (see OpenSession for
+// what a restore repairs). It stops with ctx's cause when ctx ends.
+func ReadSession(ctx context.Context, path string) (*Restored, error) {
+	sc, err := readScan(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return &sc.restored, nil
+}
+
+func readScan(ctx context.Context, path string) (*scan, error) {
+	rf, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open session: %w", err)
+	}
+	defer rf.Close()
+	return scanRecords(ctx, rf, -1, nil)
+}
+
 // OpenSession restores the context file at path and keeps appending to it. Lines that
 // cannot be read are skipped and reported in Restored.Warnings. A torn last line (the
 // remains of a write cut short by a crash) is cut off the file, so the next record starts
 // on a fresh line and Kimi CLI can still read the file; a whole last record that only lacks
-// its newline is kept.
-func OpenSession(path string, opts ...SessionOption) (*Session, *Restored, error) {
-	rf, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open session: %w", err)
-	}
-	sc, err := scanRecords(rf, -1, nil)
-	rf.Close()
+// its newline is kept. The restored conversation is always valid for a provider: tool calls
+// left without a result at the end of the file get an "interrupted" result, appended to the
+// file too. Restoring takes time and memory in proportion to the file's size, and stops
+// with ctx's cause when ctx ends (a signal, --timeout).
+func OpenSession(ctx context.Context, path string, opts ...SessionOption) (*Session, *Restored, error) {
+	sc, err := readScan(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,6 +136,12 @@ func OpenSession(path string, opts ...SessionOption) (*Session, *Restored, error
 	s.f = f
 	s.next = len(sc.restored.Checkpoints)
 	s.fresh = sc.tail > 0 && sc.tailOK
+	for _, m := range sc.repaired {
+		// Best effort: if this write fails, the next restore repairs the file the same way.
+		if err := s.Append(m); err != nil {
+			break
+		}
+	}
 	return s, &sc.restored, nil
 }
 
@@ -303,7 +327,8 @@ func (s *Session) writePrefix(id int) (string, *scan, error) {
 		return "", nil, err
 	}
 	bw := bufio.NewWriterSize(tmp, 64<<10)
-	sc, err := scanRecords(src, id, func(line []byte) error {
+	// The file is this run's own, under its lock: no cancellation midway.
+	sc, err := scanRecords(context.Background(), src, id, func(line []byte) error {
 		bw.Write(line)
 		return bw.WriteByte('\n')
 	})

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,7 +19,8 @@ const fuzzValidFile = `{"role":"_system_prompt","content":"be brief"}
 {"role":"_usage","token_count":42}
 `
 
-// FuzzRestore checks that no input makes restore panic or fail, that garbage after a valid
+// FuzzRestore checks that no input makes restore panic or fail or yield an invalid
+// conversation (issue 17 #9), that garbage after a valid
 // file never costs a record of that file, and that a reopened file takes the next record
 // on a line of its own.
 func FuzzRestore(f *testing.F) {
@@ -29,13 +31,13 @@ func FuzzRestore(f *testing.F) {
 	f.Add([]byte(`{"role":"user","content":[{"type":"image_url"},null,{"type":"text","text":"x"}]}`))
 	f.Add([]byte{0xff, 0x00, '{', '\n', '[', ']'})
 
-	want, err := scanRecords(bytes.NewReader([]byte(fuzzValidFile)), -1, nil)
+	want, err := scanRecords(context.Background(), bytes.NewReader([]byte(fuzzValidFile)), -1, nil)
 	if err != nil || len(want.restored.Warnings) != 0 {
 		f.Fatalf("the valid file does not restore cleanly: %v %q", err, want.restored.Warnings)
 	}
 	f.Fuzz(func(t *testing.T, suffix []byte) {
 		// Arbitrary bytes alone.
-		if _, err := scanRecords(bytes.NewReader(suffix), -1, nil); err != nil {
+		if _, err := scanRecords(context.Background(), bytes.NewReader(suffix), -1, nil); err != nil {
 			t.Fatalf("scan of arbitrary bytes failed: %v", err)
 		}
 
@@ -43,9 +45,12 @@ func FuzzRestore(f *testing.F) {
 		if err := os.WriteFile(path, append([]byte(fuzzValidFile), suffix...), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		s, got, err := OpenSession(path)
+		s, got, err := OpenSession(context.Background(), path)
 		if err != nil {
 			t.Fatalf("OpenSession: %v", err)
+		}
+		if err := validConversation(got.Messages); err != nil {
+			t.Fatalf("restore gave a conversation a provider refuses: %v", err)
 		}
 		n := len(want.restored.Messages)
 		if len(got.Messages) < n || !reflect.DeepEqual(got.Messages[:n], want.restored.Messages) {
@@ -63,7 +68,7 @@ func FuzzRestore(f *testing.F) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		s, again, err := OpenSession(path)
+		s, again, err := OpenSession(context.Background(), path)
 		if err != nil {
 			t.Fatalf("second OpenSession: %v", err)
 		}

@@ -1,12 +1,10 @@
 package agent
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -56,6 +54,10 @@ type messageRecord struct {
 	ToolCalls  []toolCallRecord `json:"tool_calls,omitempty"`
 	ToolCallID string           `json:"tool_call_id,omitempty"`
 	Name       string           `json:"name,omitempty"`
+	// ReasoningField and ReasoningDetails keep where the reasoning came from (issue 16),
+	// so a resumed session sends it back the same way; Kimi CLI ignores both.
+	ReasoningField   string          `json:"reasoning_field,omitempty"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
 }
 
 type thinkPart struct {
@@ -80,7 +82,8 @@ type functionBody struct {
 }
 
 func toMessageRecord(m Message) messageRecord {
-	rec := messageRecord{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+	rec := messageRecord{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name,
+		ReasoningField: m.ReasoningField, ReasoningDetails: m.ReasoningDetails}
 	if m.Reasoning != "" {
 		parts := []any{thinkPart{Type: "think", Think: m.Reasoning}}
 		if m.Content != "" {
@@ -153,6 +156,9 @@ type rawRecord struct {
 	ToolCalls  []rawToolCall   `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
 	Name       string          `json:"name"`
+	// See messageRecord.
+	ReasoningField   string          `json:"reasoning_field"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details"`
 }
 
 type rawToolCall struct {
@@ -197,7 +203,10 @@ func decodeRecord(line []byte) (record, error) {
 		}
 		return record{kind: kindUsage, n: *raw.TokenCount}, nil
 	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
-		rec := record{kind: kindMessage, msg: Message{Role: role, ToolCallID: raw.ToolCallID, Name: raw.Name}}
+		rec := record{kind: kindMessage, msg: Message{Role: role, ToolCallID: raw.ToolCallID, Name: raw.Name, ReasoningField: raw.ReasoningField}}
+		if len(raw.ReasoningDetails) > 0 && json.Valid(raw.ReasoningDetails) && string(raw.ReasoningDetails) != "null" {
+			rec.msg.ReasoningDetails = raw.ReasoningDetails
+		}
 		var err error
 		rec.msg.Content, rec.msg.Reasoning, rec.dropped, err = decodeContent(raw.Content)
 		if err != nil {
@@ -249,156 +258,4 @@ func decodeContent(raw json.RawMessage) (text, reasoning string, dropped int, er
 		return tb.String(), rb.String(), dropped, nil
 	}
 	return "", "", 0, errors.New("content is neither text nor a list of parts")
-}
-
-// maxWarnings bounds Restored.Warnings; a file of random bytes would otherwise yield one
-// warning per line.
-const maxWarnings = 100
-
-// scan is what reading a context file found.
-type scan struct {
-	restored Restored
-	// cleanEnd is the offset just past the last newline; everything before it is whole lines.
-	cleanEnd int64
-	// tail is the number of bytes after cleanEnd; tailOK says they hold a whole record that
-	// only lacks its newline (or only blanks).
-	tail   int64
-	tailOK bool
-	// reached says reading stopped at the checkpoint asked for.
-	reached bool
-	// unlisted counts warnings beyond maxWarnings.
-	unlisted int
-}
-
-func (sc *scan) warn(format string, args ...any) {
-	if len(sc.restored.Warnings) >= maxWarnings {
-		sc.unlisted++
-		return
-	}
-	sc.restored.Warnings = append(sc.restored.Warnings, fmt.Sprintf(format, args...))
-}
-
-// scanRecords reads a context file. With stopAt >= 0 it stops at checkpoint stopAt and
-// reports whether it got there. keep, when set, receives each record line that became part
-// of the restored state (without its newline), so Revert can copy them verbatim. Unreadable
-// lines become warnings; only I/O errors and keep's errors fail the scan.
-func scanRecords(r io.Reader, stopAt int, keep func(line []byte) error) (*scan, error) {
-	sc := &scan{}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
-	for lineNo := 1; ; lineNo++ {
-		line, n, ended, tooLong, rerr := readLine(br, buf[:0])
-		buf = line
-		if rerr != nil && rerr != io.EOF {
-			return nil, fmt.Errorf("read session: %w", rerr)
-		}
-		if n == 0 {
-			break
-		}
-		if ended {
-			sc.cleanEnd += n
-		} else {
-			sc.tail = n
-		}
-		stop, err := sc.take(lineNo, line, ended, tooLong, stopAt, keep)
-		if err != nil {
-			return nil, err
-		}
-		if stop {
-			sc.reached = true
-			break
-		}
-		if rerr == io.EOF {
-			break
-		}
-	}
-	if sc.unlisted > 0 {
-		sc.restored.Warnings = append(sc.restored.Warnings, fmt.Sprintf("%d more warnings not shown", sc.unlisted))
-	}
-	return sc, nil
-}
-
-// take applies one line to the restored state; stop reports that it is checkpoint stopAt.
-func (sc *scan) take(lineNo int, line []byte, ended, tooLong bool, stopAt int, keep func([]byte) error) (stop bool, err error) {
-	line = bytes.TrimRight(line, "\r")
-	sc.tailOK = false
-	switch {
-	case tooLong:
-		sc.warn("line %d: skipped: longer than %d bytes", lineNo, maxRecordBytes)
-		return false, nil
-	case len(bytes.TrimSpace(line)) == 0:
-		sc.tailOK = !ended
-		return false, nil
-	}
-	rec, derr := decodeRecord(line)
-	if derr != nil {
-		if ended {
-			sc.warn("line %d: skipped: %v", lineNo, derr)
-		} else {
-			sc.warn("line %d: skipped torn last record (%d bytes)", lineNo, len(line))
-		}
-		return false, nil
-	}
-	sc.tailOK = !ended
-	res := &sc.restored
-	switch rec.kind {
-	case kindSystemPrompt:
-		res.SystemPrompt = rec.text
-	case kindUsage:
-		res.TokenCount = rec.n
-	case kindMessage:
-		if rec.dropped > 0 {
-			sc.warn("line %d: dropped %d content part(s) other than text and think", lineNo, rec.dropped)
-		}
-		res.Messages = append(res.Messages, rec.msg)
-	case kindCheckpoint:
-		have := len(res.Checkpoints)
-		if rec.n < have {
-			sc.warn("line %d: skipped repeated checkpoint %d", lineNo, rec.n)
-			return false, nil
-		}
-		if stopAt >= 0 && stopAt <= rec.n {
-			return true, nil
-		}
-		if rec.n > have {
-			// The records of the missing ids were lost; place them here, the nearest point
-			// known to come after them.
-			sc.warn("line %d: checkpoint %d found where %d was due; the missing ids are placed here", lineNo, rec.n, have)
-		}
-		for len(res.Checkpoints) <= rec.n {
-			res.Checkpoints = append(res.Checkpoints, len(res.Messages))
-		}
-	}
-	if keep != nil {
-		if err := keep(line); err != nil {
-			return false, fmt.Errorf("copy session record: %w", err)
-		}
-	}
-	return false, nil
-}
-
-// readLine reads up to and including the next newline, appending to dst. It returns the
-// line without its newline, the bytes consumed, whether a newline ended it, and whether it
-// passed maxRecordBytes (then its content is dropped but the line is still consumed).
-func readLine(br *bufio.Reader, dst []byte) (line []byte, n int64, ended, tooLong bool, err error) {
-	for {
-		chunk, rerr := br.ReadSlice('\n')
-		n += int64(len(chunk))
-		if !tooLong {
-			if len(dst)+len(chunk) > maxRecordBytes {
-				tooLong = true
-				dst = dst[:0]
-			} else {
-				dst = append(dst, chunk...)
-			}
-		}
-		if rerr == bufio.ErrBufferFull {
-			continue
-		}
-		ended = rerr == nil
-		if ended && !tooLong {
-			dst = dst[:len(dst)-1]
-		}
-		return dst, n, ended, tooLong, rerr
-	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -84,7 +85,7 @@ func createSession(t testing.TB, path string, opts ...SessionOption) *Session {
 // openSession restores path and registers the session for closing.
 func openSession(t testing.TB, path string) (*Session, *Restored) {
 	t.Helper()
-	s, r, err := OpenSession(path)
+	s, r, err := OpenSession(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func openSession(t testing.TB, path string) (*Session, *Restored) {
 // restoreFile restores path and closes the session again.
 func restoreFile(t testing.TB, path string) *Restored {
 	t.Helper()
-	s, r, err := OpenSession(path)
+	s, r, err := OpenSession(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestSessionRoundTrip(t *testing.T) {
 func TestSessionKeepsLargeRecords(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "context.jsonl")
 	s := createSession(t, path)
-	big := Message{Role: RoleTool, ToolCallID: "c", Name: "Shell", Content: strings.Repeat("0123456789abcdef", 1<<16)}
+	big := Message{Role: RoleUser, Content: strings.Repeat("0123456789abcdef", 1<<16)}
 	if err := s.Append(big); err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ func TestSessionOpenAndCreateErrors(t *testing.T) {
 	if _, err := CreateSession(path); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("CreateSession on an existing file: %v, want fs.ErrExist", err)
 	}
-	if _, _, err := OpenSession(filepath.Join(dir, "missing.jsonl")); !errors.Is(err, fs.ErrNotExist) {
+	if _, _, err := OpenSession(context.Background(), filepath.Join(dir, "missing.jsonl")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("OpenSession on a missing file: %v, want fs.ErrNotExist", err)
 	}
 }

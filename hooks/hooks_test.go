@@ -223,10 +223,18 @@ func TestWrap(t *testing.T) {
 	if json.Unmarshal(b, &in) != nil || in["tool_output"] != "written" || in["tool_call_id"] != "call_9" || in["hook_event_name"] != "PostToolUse" {
 		t.Errorf("PostToolUse input = %s", b)
 	}
+	// An error result is still a result: PostToolUse fires, with is_error set, and
+	// PostToolUseFailure does not (Kimi CLI's soul/toolset.py fires it only when the tool
+	// raises, and PostToolUse after every result returned).
 	inner.res = tools.Errorf("disk full")
 	res, _ = ts[0].Run(ctx, json.RawMessage(`{"path":"b.txt","content":"x"}`))
-	if !res.IsError || !strings.Contains(res.Output, "failure noted") {
-		t.Errorf("failed call: %+v", res)
+	if !res.IsError || strings.Contains(res.Output, "failure noted") {
+		t.Errorf("error result: %+v", res)
+	}
+	b, _ = os.ReadFile(post)
+	in = nil
+	if json.Unmarshal(b, &in) != nil || in["tool_output"] != "disk full" || in["is_error"] != true || in["hook_event_name"] != "PostToolUse" {
+		t.Errorf("PostToolUse input for an error result = %s", b)
 	}
 	if got := Wrap(&Engine{}, []tools.Tool{inner}); got[0] != tools.Tool(inner) {
 		t.Error("tools were wrapped without tool hooks")

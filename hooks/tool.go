@@ -12,8 +12,8 @@ import (
 const toolOutputCap = 2000
 
 // Wrap returns ts with the tool hooks of e around every call: PreToolUse before it (which
-// may block it), PostToolUse after a success and PostToolUseFailure after an error result,
-// a Go error or a panic. Without tool hooks ts comes back unchanged.
+// may block it), PostToolUse after any result, an error result included, and
+// PostToolUseFailure after a crash (a Go error or a panic). Without tool hooks ts comes back unchanged.
 func Wrap(e *Engine, ts []tools.Tool) []tools.Tool {
 	if !e.Has(PreToolUse) && !e.Has(PostToolUse) && !e.Has(PostToolUseFailure) {
 		return ts
@@ -59,14 +59,15 @@ func (h *hooked) Run(ctx context.Context, args json.RawMessage) (res tools.Resul
 	if ctx.Err() != nil {
 		return res, err // the run is ending: no hook would get to run
 	}
+	// As in Kimi CLI (soul/toolset.py), a call that returned a result fires PostToolUse,
+	// an error result (a command that exits non-zero, a missing file) included: is_error
+	// tells them apart. PostToolUseFailure is for a tool that crashed instead.
 	f, postEv := fields(), PostToolUse
-	switch {
-	case err != nil:
+	if err != nil {
 		f["error"], postEv = clip(err.Error(), toolOutputCap), PostToolUseFailure
-	case res.IsError:
-		f["error"], postEv = clip(res.Output, toolOutputCap), PostToolUseFailure
-	default:
+	} else {
 		f["tool_output"] = clip(res.Output, toolOutputCap)
+		f["is_error"] = res.IsError
 	}
 	post := h.e.Fire(ctx, postEv, name, f)
 	if err != nil {

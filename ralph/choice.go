@@ -1,7 +1,6 @@
 package ralph
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -30,27 +29,24 @@ func StripChoice(text string) string {
 	return strings.TrimSpace(choiceTag().ReplaceAllString(text, ""))
 }
 
-// decisionPrompt is what a decision node asks: its label, the branches, and how to answer.
+// decisionPrompt is what a decision node asks: its label, the branches, and how to answer,
+// laid out as Kimi CLI lays it out (KimiSoul._build_flow_prompt), since Kimi's models were
+// tuned on this exact exchange.
 func decisionPrompt(label string, branches []string) string {
 	var b strings.Builder
 	b.WriteString(label)
-	b.WriteString("\n\nBranches you can take from here:\n")
+	b.WriteString("\n\nAvailable branches:\n")
 	for _, l := range branches {
 		b.WriteString("- ")
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	b.WriteString("\nWhen you have decided, end your reply with <choice>LABEL</choice>, " +
-		"where LABEL is one of the branches above, written exactly as shown.")
+	b.WriteString("\nReply with a choice using <choice>...</choice>.")
 	return b.String()
 }
 
-// reaskNote is added to a decision prompt after a reply without a valid choice.
-func reaskNote(last string, found bool) string {
-	if !found {
-		return "\n\nNote: your previous reply had no <choice> tag, so no branch was taken. " +
-			"Answer again and include one."
-	}
-	return fmt.Sprintf("\n\nNote: your previous reply chose %q, which is not one of the branches. "+
-		"Answer again with one of the labels above, written exactly as shown.", last)
-}
+// reaskNote is added to a decision prompt after a reply without a valid choice, in Kimi
+// CLI's words. Unlike Kimi, which asks again without end, the runner asks at most MaxReasks
+// times: an unattended run must not loop forever on a model that never chooses.
+const reaskNote = "\n\nYour last response did not include a valid choice. " +
+	"Reply with one of the choices using <choice>...</choice>."

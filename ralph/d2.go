@@ -306,6 +306,15 @@ func (p *d2Parser) blockString(node string) (string, bool, error) {
 	for !p.eof() && (isASCIIAlnum(p.src[p.i]) || p.src[p.i] == '-') {
 		p.i++ // the language tag, such as md
 	}
+	// A comment after the tag (`|md # note`) belongs to the D2 source, not to the label, as
+	// Kimi CLI reads it (tests/core/test_agent_flow.py, markdown_block_with_comment).
+	rest := p.i
+	for rest < len(p.src) && (p.src[rest] == ' ' || p.src[rest] == '\t') {
+		rest++
+	}
+	if rest < len(p.src) && p.src[rest] == '#' {
+		p.i = lineEnd(p.src, rest)
+	}
 	j := strings.Index(p.src[p.i:], closer)
 	if j < 0 {
 		return "", false, p.errorf(line, node, "unterminated block string: missing closing %s", closer)

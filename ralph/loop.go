@@ -26,10 +26,12 @@ var ErrEmptyPrompt = errors.New("ralph loop needs a prompt")
 // ErrBadIterations means the iteration count is neither positive nor Unlimited.
 var ErrBadIterations = errors.New("ralph iterations must be positive or -1 (unlimited)")
 
-// loopNote tells the model, at every decision, how the loop works and when to stop it.
-const loopNote = "(This prompt is running in an automated loop: after each reply you will be " +
-	"given the same prompt again. Choose STOP only once the task is completely done, " +
-	"since STOP ends the loop for good. If anything is left to do, or you are unsure, choose CONTINUE.)"
+// loopNote tells the model, at every decision, how the loop works and when to stop it. It
+// is Kimi CLI's note word for word (KimiSoul.ralph_loop), joined to the prompt as Kimi joins
+// it: Kimi's models were tuned on this exchange, so a Kimi user's loop behaves the same.
+const loopNote = "(You are running in an automated loop where the same prompt is fed repeatedly. " +
+	"Only choose STOP when the task is fully complete. Including it will stop further iterations. " +
+	"If you are not 100% sure, choose CONTINUE.)"
 
 // RalphFlow builds the Ralph loop as a flow: BEGIN → R1 (a task: the prompt) → R2 (a
 // decision: the prompt and a note about the loop), with R2 -CONTINUE→ R2 and R2 -STOP→ END.
@@ -42,7 +44,7 @@ func RalphFlow(prompt string) (*Flow, error) {
 	f := NewFlow("ralph")
 	f.AddNode(Node{ID: RalphBegin, Label: "BEGIN", Kind: KindBegin})
 	f.AddNode(Node{ID: RalphTask, Label: p, Kind: KindTask})
-	f.AddNode(Node{ID: RalphDecision, Label: p + "\n\n" + loopNote, Kind: KindDecision})
+	f.AddNode(Node{ID: RalphDecision, Label: p + ". " + loopNote, Kind: KindDecision})
 	f.AddNode(Node{ID: RalphEnd, Label: "END", Kind: KindEnd})
 	f.AddEdge(Edge{From: RalphBegin, To: RalphTask})
 	f.AddEdge(Edge{From: RalphTask, To: RalphDecision})
@@ -86,6 +88,18 @@ func (r *Runner) Ralph(ctx context.Context, prompt string, opt RalphOptions) (Re
 		return Result{Outcome: OutcomeError}, err
 	}
 	res, err := r.Run(ctx, f, Options{MaxMoves: moves, Fresh: opt.Fresh})
+	// The loop's node ids (R1, R2) are internal: errors name the iteration instead.
+	var ne *NodeError
+	if errors.As(err, &ne) {
+		ne.Ralph = true
+		if ne.Iteration == 0 {
+			ne.Iteration = res.Iterations + 1
+		}
+	}
+	var ce *ChoiceError
+	if errors.As(err, &ce) {
+		ce.Ralph = true
+	}
 	if res.Outcome == OutcomeCompleted {
 		res.Outcome = OutcomeStop
 	}

@@ -76,12 +76,18 @@ func readSkill(file, dirName, display string) (*Skill, error) {
 	text := strings.TrimPrefix(string(b), "\ufeff")
 	meta, body, err := frontMatter(text)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", display, err)
+		return nil, fmt.Errorf("%s: %w: %w", display, ErrInvalidSkill, err)
+	}
+	var fields [3]string
+	for i, key := range []string{"name", "description", "type"} {
+		if fields[i], err = metaString(meta, key); err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", display, ErrInvalidSkill, err)
+		}
 	}
 	s := &Skill{
-		Name:        meta["name"],
-		Description: meta["description"],
-		Type:        SkillType(meta["type"]),
+		Name:        fields[0],
+		Description: fields[1],
+		Type:        SkillType(fields[2]),
 		File:        file,
 		Path:        display,
 		Text:        text,
@@ -101,36 +107,6 @@ func readSkill(file, dirName, display string) (*Skill, error) {
 		return nil, fmt.Errorf("%s: %w: type %q is neither standard nor flow", display, ErrInvalidSkill, s.Type)
 	}
 	return s, nil
-}
-
-// frontMatter splits off a leading block of `key: value` lines between two `---` lines.
-// Only simple scalars are read; other lines in the block are ignored.
-func frontMatter(text string) (map[string]string, string, error) {
-	meta := map[string]string{}
-	first, rest, _ := strings.Cut(text, "\n")
-	if strings.TrimSpace(first) != "---" {
-		return meta, text, nil
-	}
-	for {
-		var line string
-		var more bool
-		line, rest, more = strings.Cut(rest, "\n")
-		if strings.TrimSpace(line) == "---" {
-			return meta, rest, nil
-		}
-		if !more {
-			return nil, "", fmt.Errorf("%w: front matter has no closing ---", ErrInvalidSkill)
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "#") {
-			continue
-		}
-		v = strings.TrimSpace(v)
-		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-			v = v[1 : len(v)-1]
-		}
-		meta[strings.TrimSpace(k)] = v
-	}
 }
 
 // Flow parses the skill's first ```mermaid or ```d2 block. Line numbers count from the top
@@ -153,7 +129,7 @@ type Expansion struct {
 }
 
 // ExpandPrompt resolves a prompt that starts with /skill:NAME or /flow:NAME against
-// skills. `/skill:NAME request` becomes the skill's body followed by the request;
+// skills. `/skill:NAME request` becomes the whole skill file followed by the request;
 // `/flow:NAME request` becomes the skill's flow, with a budget of FlowMoves and the request
 // to show at every node. Any other
 // prompt comes back unchanged. Errors are *SkillError.
@@ -177,11 +153,16 @@ func ExpandPrompt(skills *Skills, prompt string) (Expansion, error) {
 		}
 		return Expansion{Flow: f, MaxMoves: FlowMoves, Skill: s.Name, Request: args}, nil
 	}
-	text := WithRequest(s.Body, args)
-	if strings.TrimSpace(text) == "" {
-		return Expansion{}, &SkillError{Name: name, Err: fmt.Errorf("%w: empty body", ErrInvalidSkill)}
+	// As Kimi CLI sends a skill: the whole SKILL.md, front matter included, then the
+	// request under "User request:" (KimiSoul._make_skill_runner).
+	text := strings.TrimSpace(s.Text)
+	if text == "" {
+		return Expansion{}, &SkillError{Name: name, Err: fmt.Errorf("%w: empty file", ErrInvalidSkill)}
 	}
-	return Expansion{Prompt: strings.TrimSpace(text), Skill: s.Name}, nil
+	if request := strings.TrimSpace(args); request != "" {
+		text += "\n\nUser request:\n" + request
+	}
+	return Expansion{Prompt: text, Skill: s.Name}, nil
 }
 
 // WithRequest adds the user's request to a skill's body or a flow node's prompt; an empty

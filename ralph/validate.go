@@ -7,7 +7,7 @@ import (
 
 // Validate checks that f can run: every edge joins defined nodes; there is exactly one begin
 // and one end node; the begin node has one outgoing edge and the end node none; every task
-// and decision node has a non-empty label and somewhere to go; a task node has one outgoing
+// and decision node reachable from the begin node has a non-empty label and somewhere to go; a task node has one outgoing
 // edge; a decision node's branch labels are non-empty and unique; and the end node can be
 // reached from the begin node. The first problem found is returned as a *ValidationError.
 func (f *Flow) Validate() error {
@@ -24,13 +24,20 @@ func (f *Flow) Validate() error {
 	if err := f.checkUnique(KindEnd, ErrNoEnd, ErrMultipleEnd); err != nil {
 		return err
 	}
+	// Only nodes the run can reach are checked, as Kimi CLI does (validate_flow): a stray
+	// node a diagram declares but never links, such as `not_used` in Kimi's own example
+	// (tests/core/test_agent_flow.py, d2_flowchart_typical_example), cannot stop a run.
+	reach := f.reachable(f.begin())
 	for _, id := range f.order {
+		if !reach[id] {
+			continue
+		}
 		if err := f.checkNode(f.nodes[id]); err != nil {
 			return err
 		}
 	}
 	end := f.nodes[f.find(KindEnd)[0]]
-	if !f.reachable(f.begin())[end.ID] {
+	if !reach[end.ID] {
 		return f.invalid(end.Line, end.ID, ErrEndUnreachable)
 	}
 	return nil

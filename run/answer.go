@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,18 +47,30 @@ func writeAnswer(path, text string, scrub func(string) string) error {
 	return nil
 }
 
+// checkAnswerFile finds out before any model call whether the --output-last-message file
+// can be written where it is asked for: its directory exists and takes a new file, and
+// the path is not a directory. The probe file is removed at once.
+func checkAnswerFile(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("--output-last-message %s is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usagef("--output-last-message %s: the directory %s does not exist", path, dir)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return usagef("--output-last-message %s: cannot create a file in %s: %w", path, dir, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
 // exitIf is ExitError when err is set, else ExitOK.
 func exitIf(err error) ExitCode {
 	if err != nil {
 		return ExitError
 	}
 	return ExitOK
-}
-
-// scrub removes the registered secrets from s, as Write does.
-func (r *redactWriter) scrub(s string) string {
-	for _, sec := range r.secrets {
-		s = strings.ReplaceAll(s, string(sec), redacted)
-	}
-	return s
 }

@@ -166,10 +166,12 @@ func TestReplayDivergence(t *testing.T) {
 		stderr []string
 	}{
 		{name: "same files", cas: cas, files: files, code: 0},
-		{name: "a tool result differs", cas: cas, files: map[string]string{"notes.txt": "goodbye\n"}, code: 1,
-			stderr: []string{"replay diverged at step 2 of turn 1", "model call 2", "the result of ReadFile", `now "`, "goodbye"}},
+		// Tool output is the world's: strict leaves it out, exact compares it (issue 21 #1).
+		{name: "a tool result differs", cas: cas, files: map[string]string{"notes.txt": "goodbye\n"}, code: 0},
+		{name: "a tool result differs, exact", cas: cas, files: map[string]string{"notes.txt": "goodbye\n"}, args: []string{"--replay-mode", "exact"}, code: 1,
+			stderr: []string{"replay diverged at step 2 of turn 1", "model call 2", "the result of ReadFile", `now "`, "goodbye", "--replay-mode strict (the default) leaves tool output out"}},
 		{name: "another prompt", cas: cas, files: files, args: []string{"-p", "read them twice"}, code: 1,
-			stderr: []string{"step 1 of turn 1", "message 2 (user)", "read them twice"}},
+			stderr: []string{"step 1 of turn 1", "message 2 (user)", "read them twice", "--replay-mode lenient answers in recorded order"}},
 		{name: "lenient", cas: cas, files: map[string]string{"notes.txt": "goodbye\n"}, args: []string{"--replay-mode", "lenient"}, code: 0},
 		{name: "more calls than recorded", cas: short, files: files, code: 1, stderr: []string{"step 2 of turn 1", "all of them were played"}},
 		{name: "fewer calls than recorded", cas: long, files: files, code: 1, stderr: []string{"1 of the cassette's 3 model calls unplayed"}},
@@ -179,7 +181,10 @@ func TestReplayDivergence(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			for _, format := range []string{"text", "stream-json"} {
-				args := append([]string{"--output-format", format, "--replay", tt.cas, "--replay-speed", "0", "-p", "read the notes"}, tt.args...)
+				args := append([]string{"--output-format", format, "--replay", tt.cas, "--replay-speed", "0"}, tt.args...)
+				if !slices.Contains(tt.args, "-p") {
+					args = append(args, "-p", "read the notes")
+				}
 				r := kimi(t, nil, invocation{dir: workDir(t, tt.files), env: replayEnv, args: args})
 				if r.code != tt.code {
 					t.Fatalf("%s: exit %d, want %d\n%s\n%s", format, r.code, tt.code, r.stdout, r.stderr)
@@ -231,7 +236,8 @@ base_url = "`+srv.URL()+`"
 custom_headers = { X-Team-Token = "`+headerSecret+`" }
 `)
 		rec = kimi(t, nil, invocation{env: map[string]string{"HOME": home, "KIMI_MODEL_NAME": ""},
-			args: []string{"--output-format", "stream-json", "--record", cas, "-p", "leak it"}})
+			// --pass-env: commands get no key otherwise (issue 17 #7); this one must print it.
+			args: []string{"--output-format", "stream-json", "--pass-env", "KIMI_API_KEY", "--record", cas, "-p", "leak it"}})
 		if got := srv.Requests()[0].Header.Get("X-Team-Token"); got != headerSecret {
 			t.Fatalf("the configured header was not sent: %q", got)
 		}
@@ -253,17 +259,18 @@ custom_headers = { X-Team-Token = "`+headerSecret+`" }
 	}
 	// It still replays. With the key in the environment the command prints it again and
 	// the replay scrubs it the same way before comparing; without the key the command's
-	// output differs, which a strict replay reports and a lenient one lets pass.
+	// output differs, which an exact replay reports and the others let pass.
 	for _, tt := range []struct {
 		env  map[string]string
 		mode string
 		code int
 	}{
-		{map[string]string{"KIMI_MODEL_NAME": ""}, "strict", 5},
-		{replayEnv, "strict", 1},
+		{map[string]string{"KIMI_MODEL_NAME": ""}, "exact", 5},
+		{replayEnv, "exact", 1},
+		{replayEnv, "strict", 5},
 		{replayEnv, "lenient", 5},
 	} {
-		rep := kimi(t, nil, invocation{env: tt.env, args: []string{"--output-format", "stream-json", "--replay", cas,
+		rep := kimi(t, nil, invocation{env: tt.env, args: []string{"--output-format", "stream-json", "--pass-env", "KIMI_API_KEY", "--replay", cas,
 			"--replay-speed", "0", "--replay-mode", tt.mode, "-p", "leak it"}})
 		if rep.code != tt.code {
 			t.Errorf("replay (%s, key set: %v): exit %d, want %d\n%s", tt.mode, tt.env["KIMI_API_KEY"] == "", rep.code, tt.code, rep.stderr)

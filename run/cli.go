@@ -12,8 +12,8 @@ type CLI struct {
 	Words        []string      `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
 	PromptFile   string        `name:"prompt-file" placeholder:"FILE" help:"Read the task from FILE."`
 	NoStdin      bool          `name:"no-stdin" help:"Never read stdin, even when it is a pipe."`
-	StdinTimeout time.Duration `name:"stdin-timeout" default:"60s" help:"With a prompt given, ignore a piped stdin that sends nothing at all for this long (0: wait for it)."`
-	OutputFormat string        `name:"output-format" enum:"text,stream-json" default:"text" help:"text: the final answer on stdout, progress on stderr. stream-json: NDJSON events on stdout (schema v1)."`
+	StdinTimeout time.Duration `name:"stdin-timeout" default:"60s" help:"With a prompt given, ignore a piped stdin that sends nothing at all for this long (0: wait for it). 10s when CI=true and the flag is not given."`
+	OutputFormat string        `name:"output-format" enum:"text,stream-json,json" default:"text" help:"text: the final answer on stdout, progress on stderr. stream-json: NDJSON events on stdout (schema v1). json: one JSON object on stdout when the run ends (the result event), progress on stderr."`
 
 	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`
 	BaseURL           string        `name:"base-url" placeholder:"URL" help:"OpenAI-compatible endpoint (env KIMI_BASE_URL with KIMI_API_KEY, OPENAI_BASE_URL with OPENAI_API_KEY; default https://api.moonshot.ai/v1)."`
@@ -40,15 +40,20 @@ type CLI struct {
 	// Agents, workspace and skills, as Kimi CLI names them (docs: README "Agent files", "Skills").
 	Agent     string   `placeholder:"NAME" help:"Built-in agent: default, or okabe (default plus SendDMail). Not with --agent-file."`
 	AgentFile string   `name:"agent-file" placeholder:"FILE" help:"Kimi CLI agent file (YAML): system prompt template and arguments, tools, subagents; may extend default or okabe."`
-	AddDir    []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent may work in: listed in its system prompt, writable under --sandbox workspace-write (repeatable; must exist)."`
+	AddDir    []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent may work in: listed in its system prompt, writable under --sandbox workspace-write (repeatable; created, with a warning, when missing)."`
 	SkillsDir []string `name:"skills-dir" placeholder:"DIR" help:"Look for skills only in DIR instead of the project's and the user's skill directories (repeatable)."`
 
+	// What the peers' headless modes offer a CI author (issue 21 #10-#12).
+	SystemPrompt       string `name:"system-prompt" placeholder:"TEXT|FILE" help:"Use this system prompt (the text, or the content of FILE) instead of the agent's. New sessions only."`
+	AppendSystemPrompt string `name:"append-system-prompt" placeholder:"TEXT|FILE" help:"Add this text (or the content of FILE) after the agent's system prompt. New sessions only."`
+
 	Quiet    bool             `short:"q" help:"No progress on stderr (errors still are)."`
-	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn and error show only failures, like --quiet."`
+	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn shows only warnings and errors; error only why a run failed."`
 	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
 	// Shared sessions and background processes (issue 9).
-	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 2."`
+	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
+	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
 	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
 	// Notices of silence (hidden: tests shorten them).
 	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
@@ -68,7 +73,7 @@ type CLI struct {
 	PriceInput       *float64 `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
 	PriceCachedInput *float64 `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
 	PriceOutput      *float64 `group:"Guardrails for unattended runs" name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
-	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7."`
+	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7. Also --output-schema."`
 	Tools            []string `group:"Guardrails for unattended runs" name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`
 	AllowedTools     []string `group:"Guardrails for unattended runs" name:"allowed-tools" sep:"none" placeholder:"RULES" help:"Run only tool calls matching these rules: Name, or Shell(PATTERN) with PATTERN a glob on the command line. Tools no rule names are not offered."`
 	DisallowedTools  []string `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
@@ -78,7 +83,7 @@ type CLI struct {
 	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).
 	Record            string  `group:"Record, replay and CI" name:"record" placeholder:"FILE" help:"Write every model exchange of the run (requests, streamed replies, timing) to the cassette FILE (JSONL), with keys and configured secrets scrubbed."`
 	Replay            string  `group:"Record, replay and CI" name:"replay" placeholder:"FILE" help:"Answer every model call from the cassette FILE instead of the network: no key, base URL or network needed (the endpoint and model come from the cassette); tools still run. A request that differs from the recording stops the run (exit 1)."`
-	ReplayMode        string  `group:"Record, replay and CI" name:"replay-mode" enum:"strict,lenient" default:"strict" help:"strict: a request that differs from the recording, or a run that does not use all of it, fails (exit 1). lenient: answer in recorded order whatever is asked."`
+	ReplayMode        string  `group:"Record, replay and CI" name:"replay-mode" enum:"strict,exact,lenient" default:"strict" help:"strict: a request that differs from the recording (tool output aside), or a run that does not use all of it, fails (exit 1). exact: tool output is compared too. lenient: answer in recorded order whatever is asked."`
 	ReplaySpeed       float64 `group:"Record, replay and CI" name:"replay-speed" default:"1" placeholder:"X" help:"Play the recorded timing (chunks, pauses, retry waits) X times faster; 0 waits for nothing."`
 	OutputLastMessage string  `group:"Record, replay and CI" name:"output-last-message" short:"o" placeholder:"FILE" help:"Also write the final answer to FILE (atomically), whatever the output format. Written on failure too, with the model's last text or empty: check the exit code."`
 	PrintSchema       bool    `group:"Record, replay and CI" name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
@@ -95,6 +100,8 @@ type CLI struct {
 	MaxRalphIterations *int    `group:"Kimi CLI compatibility" name:"max-ralph-iterations" placeholder:"N" help:"As --ralph (-1: no limit, 0: off); beats loop_control.max_ralph_iterations."`
 	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" help:"As --session."`
 	Config             string  `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
+	Verbose            bool    `group:"Kimi CLI compatibility" help:"Accepted: progress on stderr at the default level (info); Kimi CLI declares the flag and ignores it."`
+	Debug              bool    `group:"Kimi CLI compatibility" help:"As --log-level debug."`
 	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
 
 	// Test and tuning knobs, hidden from --help.
@@ -104,6 +111,9 @@ type CLI struct {
 	// given names the flags set on the command line (filled after parsing), so that an
 	// explicit value (even 0) can beat the config file and clashing synonyms can be refused.
 	given map[string]bool `kong:"-"`
+	// times counts how often each flag was given: one that takes a single value and came
+	// twice (-p x -p y) would otherwise keep the last without a word.
+	times map[string]int `kong:"-"`
 }
 
 const description = `Run a coding agent once, without a person present: every tool is approved automatically.
@@ -121,5 +131,6 @@ A server on localhost needs no key.
 Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit, loop guard or answer
 cut at the token limit, 4 Ralph/flow budget used up, 5 authentication refused, 6 token
 or cost budget used up (--max-tokens-total, --max-cost-usd), 7 final answer never matched
---json-schema, 75 transient provider failure after retries (worth retrying later),
+--json-schema, 75 transient provider failure after retries or session in use (worth
+retrying later),
 124 --timeout, 130/143 SIGINT/SIGTERM.`

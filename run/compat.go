@@ -88,6 +88,16 @@ func normalizeKimi(cli *CLI) error {
 	if given["max-retries-per-step"] && cli.MaxRetriesPerStep < 1 {
 		return usagef("--max-retries-per-step must be at least 1 (it counts the first attempt)")
 	}
+	// Kimi's log switches map onto --log-level; naming both would leave one ignored.
+	if (cli.Debug || cli.Verbose) && given["log-level"] {
+		return usagef("--debug and --verbose set the log level: they cannot be combined with --log-level")
+	}
+	switch {
+	case cli.Debug:
+		cli.LogLevel = "debug"
+	case cli.Verbose:
+		cli.LogLevel = "info"
+	}
 	if cli.MaxRalphIterations != nil {
 		cli.Ralph = *cli.MaxRalphIterations
 	}

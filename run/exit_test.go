@@ -41,6 +41,7 @@ func TestJudge(t *testing.T) {
 		{name: "usage", err: usagef("empty prompt"), code: ExitUsage, reason: "error", kind: "usage"},
 		{name: "skill error wrapped as usage", err: usagef("%w", &ralph.SkillError{Name: "x", Err: errors.New("no such skill")}),
 			code: ExitUsage, reason: "error", kind: "usage"},
+		{name: "session in use", err: &busyError{msg: "session s is in use by another run"}, code: ExitTransient, reason: "busy", kind: "busy", retryable: true},
 		{name: "401", err: &agent.AttemptsError{Attempts: 3, Err: &agent.ProviderError{StatusCode: 401, RetryAfter: -1}},
 			code: ExitAuth, reason: "auth", kind: "auth", status: 401},
 		{name: "403", err: &agent.ProviderError{StatusCode: 403, RetryAfter: -1}, code: ExitAuth, reason: "auth", kind: "auth", status: 403},

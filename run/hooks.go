@@ -76,7 +76,9 @@ func (h *runHooks) around(ctx context.Context, prompt string, a ralph.Turner, wo
 		if reason == "" {
 			reason = "no reason given"
 		}
-		return outcome{finalText: reason}, &hookBlockedError{reason: reason}
+		// No final text: the reason is the error's, on stderr and in the result's error,
+		// never on text-mode stdout, where `> answer.md` would take it for the answer.
+		return outcome{}, &hookBlockedError{reason: reason}
 	}
 	t := &noteTurner{Turner: a, note: joinNotes(h.note, up.Context)}
 	h.note = ""

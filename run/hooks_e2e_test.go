@@ -297,3 +297,29 @@ command = "echo never >&2; exit 2"
 		t.Errorf("%d requests: a failed run must not be re-triggered by Stop", len(srv.Requests()))
 	}
 }
+
+// TestUserPromptSubmitBlockKeepsStdoutClean: a blocked prompt is a failure (exit 1), and in
+// text mode its reason goes to stderr only: `kimi-run -p ... > answer.md` must not leave the
+// hook's reason in answer.md as if it were the answer. (Kimi CLI prints the reason as the
+// turn's text and exits 0; README "Coming from Kimi CLI" says why kimi-run differs.) With
+// --print --output-format stream-json the reason is the turn's assistant line, as in Kimi.
+func TestUserPromptSubmitBlockKeepsStdoutClean(t *testing.T) {
+	cfg := hookConfig(t, `
+[[hooks]]
+event = "UserPromptSubmit"
+command = "echo 'Deploys go through the release pipeline.' >&2; exit 2"
+`)
+	const reason = "Deploys go through the release pipeline."
+	srv := scripted.New(t)
+	r := kimi(t, srv, invocation{args: append(cfg, "-p", "Deploy to production")})
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, reason) {
+		t.Errorf("text mode: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = kimi(t, srv, invocation{args: append(cfg, "--print", "--output-format", "stream-json", "-p", "Deploy to production")})
+	if r.code != 1 || strings.TrimSpace(r.stdout) != `{"role":"assistant","content":"`+reason+`"}` {
+		t.Errorf("Kimi message lines: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d model calls after the prompt was blocked", n)
+	}
+}

@@ -22,12 +22,18 @@ const lockPoll = 50 * time.Millisecond
 // errLocked means another process holds the lock.
 var errLocked = errors.New("locked")
 
+// busyError means another run holds the session: exit 75 (terminal_reason busy), for a
+// scheduler a temporary condition worth retrying later, not a command to fix.
+type busyError struct{ msg string }
+
+func (e *busyError) Error() string { return e.msg }
+
 // sessionLock is an exclusive lock on one session, held until Unlock or the process ends
 // (the kernel releases it then, whatever way the process ended).
 type sessionLock struct{ f *os.File }
 
 // lockSession takes the lock of the session in dir. When another run holds it, it fails at
-// once with a usage error, or, with wait > 0, tries again until wait has passed, calling
+// once with a *busyError, or, with wait > 0, tries again until wait has passed, calling
 // notice once to say what it waits for.
 func lockSession(ctx context.Context, dir, id string, wait time.Duration, notice func(string)) (*sessionLock, error) {
 	path := filepath.Join(dir, lockFile)
@@ -54,9 +60,9 @@ func lockSession(ctx context.Context, dir, id string, wait time.Duration, notice
 		if wait <= 0 || !time.Now().Before(deadline) {
 			f.Close()
 			if wait > 0 {
-				return nil, usagef("session %s is still in use by another run%s after waiting %s", id, holder, wait)
+				return nil, &busyError{fmt.Sprintf("session %s is still in use by another run%s after waiting %s", id, holder, wait)}
 			}
-			return nil, usagef("session %s is in use by another run%s; wait for it to end, pass --session-wait DURATION to wait, or use another --session", id, holder)
+			return nil, &busyError{fmt.Sprintf("session %s is in use by another run%s; wait for it to end, pass --session-wait DURATION to wait, or use another --session", id, holder)}
 		}
 		if !noticed {
 			notice(fmt.Sprintf("waiting up to %s for session %s, which is in use by another run%s", wait, id, holder))

@@ -64,6 +64,9 @@ func loadSchema(spec string) (*outputSchema, error) {
 	if err != nil {
 		return nil, usagef("--json-schema %s is not a JSON Schema: %v", name, oneLineErr(err))
 	}
+	if err := checkSchemaValues(sch); err != nil {
+		return nil, usagef("--json-schema %s is not a valid JSON Schema: %v", name, err)
+	}
 	if !schemaVersions[sch.Schema] {
 		return nil, usagef("--json-schema %s: $schema %q is not supported; use draft 2020-12 or draft 7", name, sch.Schema)
 	}

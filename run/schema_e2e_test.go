@@ -153,10 +153,27 @@ func TestJSONSchemaWithRalph(t *testing.T) {
 }
 
 func TestJSONSchemaUsageErrors(t *testing.T) {
-	for _, spec := range []string{`{"type": 3}`, `{"type":`, filepath.Join(t.TempDir(), "nope.json")} {
-		r := kimi(t, nil, invocation{args: []string{"--json-schema", spec, "-p", "x"}})
-		if r.code != 2 || !strings.Contains(r.stderr, "--json-schema") {
-			t.Errorf("--json-schema %q: exit %d, stderr %q", spec, r.code, r.stderr)
+	tests := []struct{ spec, stderr string }{
+		{`{"type": 3}`, "--json-schema"},
+		{`{"type":`, "--json-schema"},
+		{filepath.Join(t.TempDir(), "nope.json"), "--json-schema"},
+		// issue 21 #3: a schema that parses but names no JSON type used to burn model
+		// calls and exit 7 with Go's map[...] in the message.
+		{`{"type":"objec"}`, `"type" is "objec"; a type is one of array, boolean`},
+		{`{"type":"object","properties":{"n":{"type":["integer","nul"]}}}`, `at /properties/n: "type" is "nul"`},
+		{`{"type":"array","items":{"type":"string","minLength":-1}}`, `at /items: "minLength" is -1`},
+	}
+	for _, tt := range tests {
+		srv := scripted.New(t, scripted.Text(`{}`))
+		r := kimi(t, srv, invocation{args: []string{"--json-schema", tt.spec, "-p", "x"}})
+		if r.code != 2 || !strings.Contains(r.stderr, tt.stderr) {
+			t.Errorf("--json-schema %q: exit %d, stderr %q; want 2 and %q", tt.spec, r.code, r.stderr, tt.stderr)
+		}
+		if strings.Contains(r.stderr, "map[") {
+			t.Errorf("--json-schema %q: Go's map syntax in the message: %s", tt.spec, r.stderr)
+		}
+		if n := len(srv.Requests()); n != 0 {
+			t.Errorf("--json-schema %q: %d model calls made before the schema was refused", tt.spec, n)
 		}
 	}
 }

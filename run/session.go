@@ -126,14 +126,15 @@ func openSession(ctx context.Context, cli *CLI, workDir string, getenv func(stri
 	}
 	lock, err := lockSession(ctx, dir, p.id, cli.SessionWait, notice)
 	var ue *usageError
+	var be *busyError
 	switch {
-	case errors.As(err, &ue) || ctx.Err() != nil:
+	case errors.As(err, &ue) || errors.As(err, &be) || ctx.Err() != nil:
 		return p, err
 	case err != nil:
 		return p.unsaved(explicit, root, err)
 	}
 	p.lock = lock
-	p, err = p.open(cli, workDir, path, secret, explicit, root)
+	p, err = p.open(ctx, cli, workDir, path, secret, explicit, root)
 	if err != nil || p.session == nil {
 		lock.Unlock()
 	}
@@ -141,10 +142,13 @@ func openSession(ctx context.Context, cli *CLI, workDir string, getenv func(stri
 }
 
 // open resumes or creates the session's context file, the lock taken.
-func (p sessionPlan) open(cli *CLI, workDir, path, secret string, explicit bool, root string) (sessionPlan, error) {
+func (p sessionPlan) open(ctx context.Context, cli *CLI, workDir, path, secret string, explicit bool, root string) (sessionPlan, error) {
 	opt := agent.WithRedact(func(line string) string { return redact(line, secret) })
 	if _, err := os.Stat(path); err == nil {
-		p.session, p.restored, err = agent.OpenSession(path, opt)
+		p.session, p.restored, err = agent.OpenSession(ctx, path, opt)
+		if err != nil && ctx.Err() != nil {
+			return p, context.Cause(ctx) // a signal or --timeout during a long restore
+		}
 		if err != nil {
 			return p.unsaved(explicit, root, fmt.Errorf("resume session %s: %w", p.id, err))
 		}

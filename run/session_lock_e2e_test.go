@@ -91,8 +91,8 @@ func (s *started) exitCode(t *testing.T) int {
 	return 0
 }
 
-// TestOneRunPerSession: a second run on a session in use fails fast with exit 2 and a clear
-// message, or with --session-wait waits for the first to end, so records never interleave.
+// TestOneRunPerSession: a second run on a session in use fails fast with exit 75 (busy: try
+// again later, issue 21 #4) and a clear message, or with --session-wait waits for the first to end, so records never interleave.
 func TestOneRunPerSession(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
@@ -105,8 +105,16 @@ func TestOneRunPerSession(t *testing.T) {
 	for _, format := range []string{"text", "stream-json"} {
 		second := scripted.New(t)
 		r := kimi(t, second, invocation{dir: work, args: sessionArgs(sessions, "--output-format", format, "--session", "shared", "-p", "second task")})
-		if r.code != 2 {
-			t.Fatalf("%s: second run exit %d, want 2\n%s\n%s", format, r.code, r.stdout, r.stderr)
+		if r.code != 75 {
+			t.Fatalf("%s: second run exit %d, want 75\n%s\n%s", format, r.code, r.stdout, r.stderr)
+		}
+		if format == "stream-json" {
+			res := lastResult(t, r)
+			if res["terminal_reason"] != "busy" || res["error"].(map[string]any)["retryable"] != true {
+				t.Errorf("result = %v, want terminal_reason busy, retryable", res)
+			}
+		} else if !strings.Contains(r.stderr, "in use by another run") {
+			t.Errorf("text summary does not say busy:\n%s", r.stderr)
 		}
 		if !strings.Contains(r.stderr, "in use") || !strings.Contains(r.stderr, "--session-wait") {
 			t.Errorf("%s: stderr does not say the session is in use and how to wait:\n%s", format, r.stderr)

@@ -53,6 +53,21 @@ func openTape(cli *CLI) (*tape, error) {
 	return t, nil
 }
 
+// replayWaits scales the retry waits text progress announces to those a replay really
+// waits (none at --replay-speed 0); nil when not replaying.
+func replayWaits(cli *CLI) func(int64) int64 {
+	if cli.Replay == "" || cli.ReplaySpeed == 1 {
+		return nil
+	}
+	speed := cli.ReplaySpeed
+	return func(ms int64) int64 {
+		if speed <= 0 {
+			return 0
+		}
+		return int64(float64(ms) / speed)
+	}
+}
+
 // replaying reports whether model calls are answered from a cassette.
 func (t *tape) replaying() bool { return t.replay != nil }
 
@@ -95,6 +110,7 @@ func (t *tape) client(cfg config, cli *CLI, version string) (*http.Client, error
 	case t.replaying():
 		p := cassette.NewReplayer(t.replay)
 		p.Lenient = cli.ReplayMode == "lenient"
+		p.Exact = cli.ReplayMode == "exact"
 		p.Speed = cli.ReplaySpeed
 		p.WorkDir = cfg.workDir
 		p.Secrets = secrets
@@ -160,9 +176,14 @@ func (e *replayError) Error() string {
 	}
 	d := e.div
 	if d.Recorded == 0 {
-		return fmt.Sprintf("replay diverged%s (model call %d): %s", at, d.Call, d.Detail)
+		return fmt.Sprintf("replay diverged%s (model call %d): %s; record the run again", at, d.Call, d.Detail)
 	}
-	return fmt.Sprintf("replay diverged%s (model call %d, recorded call %d): %s", at, d.Call, d.Recorded, d.Detail)
+	// Say how to relax the comparison, since a test author meets this first.
+	relax := "if the difference is expected, --replay-mode lenient answers in recorded order whatever is asked"
+	if d.ToolOutput {
+		relax = "a tool's output differs: --replay-mode strict (the default) leaves tool output out, lenient compares nothing"
+	}
+	return fmt.Sprintf("replay diverged%s (model call %d, recorded call %d): %s (%s)", at, d.Call, d.Recorded, d.Detail, relax)
 }
 
 // replayVerdict maps a stopped replay to exit 1.

@@ -36,6 +36,9 @@ type Env struct {
 	// ShellPrefix, when set, runs every Shell command under another program: the shell and
 	// its arguments follow these words (the sandbox's helper, which confines the command).
 	ShellPrefix []string
+	// Environ is the environment of Shell commands (before Shell's own settings); nil
+	// inherits this process's. run/ leaves kimi-run's credentials out of it.
+	Environ []string
 	// WriteDirs, when set, opens the directories WriteFile and StrReplaceFile write in (the
 	// sandbox's, which keeps the writes below its writable roots); the tools then refuse to
 	// append through a file with more than one hard link, whose other name may be outside.

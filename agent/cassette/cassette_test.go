@@ -165,31 +165,41 @@ func TestSecretsNeverReachTheCassette(t *testing.T) {
 	}
 }
 
+// toolBody is a request after a Shell call whose output was out.
+func toolBody(out string) string {
+	return strings.Replace(body("test it"), `]`, `,{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"Shell","arguments":"{\"command\":\"go test\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"`+out+`"}]`, 1)
+}
+
 func TestStrictReplayFindsDivergence(t *testing.T) {
-	srv := scripted.New(t, scripted.Text("first"), scripted.Text("second"))
-	path, _ := record(t, srv, body("alpha"), body("beta"))
+	srv := scripted.New(t, scripted.Text("first"), scripted.Text("second"), scripted.Text("third"))
+	path, _ := record(t, srv, body("alpha"), body("beta"), toolBody(`ok  example.com/w 0.012s`))
 
 	tests := []struct {
 		name    string
 		lenient bool
+		exact   bool
 		bodies  []string
 		want    string // in the divergence; "" for none
 	}{
-		{name: "same", bodies: []string{body("alpha"), body("beta")}},
+		{name: "same", bodies: []string{body("alpha"), body("beta"), toolBody(`ok  example.com/w 0.012s`)}},
+		// issue 21 #1: `go test` prints its timing; a strict replay leaves tool output out.
+		{name: "tool output differs", bodies: []string{body("alpha"), body("beta"), toolBody(`ok  example.com/w 0.009s`)}},
+		{name: "tool output differs, exact", exact: true, bodies: []string{body("alpha"), body("beta"), toolBody(`ok  example.com/w 0.009s`)},
+			want: `message 4 (the result of Shell): content: recorded`},
 		{name: "concurrent calls in another order", bodies: []string{body("beta"), body("alpha")}},
 		{name: "changed message", bodies: []string{body("alpha"), body("gamma")}, want: `message 2 (user): content: recorded "beta", now "gamma"`},
-		{name: "more calls", bodies: []string{body("alpha"), body("beta"), body("beta")}, want: "all of them were played"},
+		{name: "more calls", bodies: []string{body("alpha"), body("beta"), toolBody("x"), body("beta")}, want: "all of them were played"},
 		{name: "other tools offered", bodies: []string{strings.Replace(body("alpha"), "Glob", "Grep", 1), body("beta")}},
 		{name: "another system prompt", bodies: []string{strings.Replace(body("alpha"), "today", "tomorrow", 1), body("beta")}},
 		{name: "one more message", bodies: []string{strings.Replace(body("alpha"), `]`, `,{"role":"user","content":"more"}]`, 1)},
 			want: "the request has 3 messages, the recording 2"},
 		{name: "lenient", lenient: true, bodies: []string{body("x"), body("y")}},
-		{name: "lenient runs out too", lenient: true, bodies: []string{body("x"), body("y"), body("z")}, want: "all of them were played"},
+		{name: "lenient runs out too", lenient: true, bodies: []string{body("x"), body("y"), body("z"), body("w")}, want: "all of them were played"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := NewReplayer(load(t, path))
-			p.Lenient = tt.lenient
+			p.Lenient, p.Exact = tt.lenient, tt.exact
 			var seen *Divergence
 			p.OnDivergence = func(d *Divergence) { seen = d }
 			var err error

@@ -13,12 +13,13 @@ import (
 //   - the conversation: every message's role, content and reasoning, the assistant's tool
 //     calls (name and arguments, compared as JSON) and which call a tool result answers.
 //
-// Left out: the system prompt's text (it holds the date, the work dir's listing, the OS
-// and AGENTS.md, which differ from one machine or day to the next), the tools offered (a
-// newer kimi-run may offer more; a recorded call to a tool that is gone shows up as a
-// different tool result in the next request), tool call ids (renumbered in order of
-// appearance), the model name and request options such as max_completion_tokens. The
-// recording's work dir is replaced by the replay's wherever it appears.
+// Left out: the text of tool results (the world's output, not the model's: `go test`
+// prints its timings, `date` the time; an exact replay compares it too), the system
+// prompt's text (it holds the date, the work dir's listing, the OS and AGENTS.md, which
+// differ from one machine or day to the next), the tools offered (a newer kimi-run may
+// offer more), tool call ids (renumbered in order of appearance), the model name and
+// request options such as max_completion_tokens. The recording's work dir is replaced by
+// the replay's wherever it appears.
 
 // workDirToken stands for the work directory in compared text.
 const workDirToken = "$WORK_DIR"
@@ -128,24 +129,34 @@ func canonicalJSON(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// diff describes the first way live differs from the recorded request r; "" if none.
-func (r shape) diff(live shape) string {
+// difference is the first way a request differs from a recorded one.
+type difference struct {
+	detail string
+	// toolOutput: what differs is the text of a tool result, which only an exact replay
+	// compares.
+	toolOutput bool
+}
+
+// diff describes the first way live differs from the recorded request r; detail is "" if
+// none. Tool results' text counts only when exact is set.
+func (r shape) diff(live shape, exact bool) difference {
 	switch {
 	case r.invalid != "" || live.invalid != "":
 		if r.invalid != live.invalid {
-			return fmt.Sprintf("request bodies are not comparable (recorded: %s; now: %s)", orOK(r.invalid), orOK(live.invalid))
+			return difference{detail: fmt.Sprintf("request bodies are not comparable (recorded: %s; now: %s)", orOK(r.invalid), orOK(live.invalid))}
 		}
-		return ""
+		return difference{}
 	}
 	for i := range min(len(r.msgs), len(live.msgs)) {
-		if d := r.msgs[i].diff(live.msgs[i]); d != "" {
-			return fmt.Sprintf("message %d (%s): %s", i+1, r.msgs[i].label(), d)
+		if d := r.msgs[i].diff(live.msgs[i], exact); d.detail != "" {
+			d.detail = fmt.Sprintf("message %d (%s): %s", i+1, r.msgs[i].label(), d.detail)
+			return d
 		}
 	}
 	if len(r.msgs) != len(live.msgs) {
-		return fmt.Sprintf("the request has %d messages, the recording %d", len(live.msgs), len(r.msgs))
+		return difference{detail: fmt.Sprintf("the request has %d messages, the recording %d", len(live.msgs), len(r.msgs))}
 	}
-	return ""
+	return difference{}
 }
 
 func orOK(s string) string {
@@ -165,20 +176,20 @@ func (m msgShape) label() string {
 	return m.role
 }
 
-func (m msgShape) diff(o msgShape) string {
+func (m msgShape) diff(o msgShape, exact bool) difference {
 	switch {
 	case m.role != o.role:
-		return fmt.Sprintf("role: recorded %s, now %s", m.role, o.role)
-	case m.content != o.content:
-		return "content: " + excerpt(m.content, o.content)
+		return difference{detail: fmt.Sprintf("role: recorded %s, now %s", m.role, o.role)}
+	case m.content != o.content && (m.role != "tool" || exact):
+		return difference{detail: "content: " + excerpt(m.content, o.content), toolOutput: m.role == "tool"}
 	case !slices.Equal(m.calls, o.calls):
-		return fmt.Sprintf("tool calls: recorded %q, now %q", m.calls, o.calls)
+		return difference{detail: fmt.Sprintf("tool calls: recorded %q, now %q", m.calls, o.calls)}
 	case m.callID != o.callID:
-		return fmt.Sprintf("answers tool call %s, recorded %s", o.callID, m.callID)
+		return difference{detail: fmt.Sprintf("answers tool call %s, recorded %s", o.callID, m.callID)}
 	case m.reasoning != o.reasoning:
-		return "reasoning: " + excerpt(m.reasoning, o.reasoning)
+		return difference{detail: "reasoning: " + excerpt(m.reasoning, o.reasoning)}
 	}
-	return ""
+	return difference{}
 }
 
 // excerpt shows where two texts part: a little context before the first difference and

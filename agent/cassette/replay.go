@@ -17,6 +17,9 @@ type Replayer struct {
 	c *Cassette
 	// Lenient answers requests in recorded order without comparing them.
 	Lenient bool
+	// Exact compares the text of tool results too; by default it is left out, since a
+	// command's output (timings, dates) is the world's and differs from run to run.
+	Exact bool
 	// Speed divides every recorded wait (1: as recorded, 10: ten times faster, 0: no
 	// waits). A client that gave up during the recording is still waited for.
 	Speed float64
@@ -51,6 +54,9 @@ type Divergence struct {
 	Recorded int
 	// Detail says what differed.
 	Detail string
+	// ToolOutput: what differed is the text of a tool result (only an exact replay
+	// compares it).
+	ToolOutput bool
 }
 
 func (d *Divergence) Error() string {
@@ -154,14 +160,14 @@ func (p *Replayer) pick(body []byte) (*Exchange, *Divergence) {
 		return &p.c.Exchanges[first], nil
 	}
 	live := newShape(body, p.WorkDir, newScrubber(p.Secrets))
-	var firstDiff string
+	var firstDiff difference
 	for i := first; i < len(p.c.Exchanges); i++ {
 		if p.used[i] {
 			continue
 		}
 		x := &p.c.Exchanges[i]
-		diff := newShape(x.Request.Body, p.c.Header.WorkDir, scrubber{}).diff(live)
-		if diff == "" {
+		diff := newShape(x.Request.Body, p.c.Header.WorkDir, scrubber{}).diff(live, p.Exact)
+		if diff.detail == "" {
 			p.used[i] = true
 			return x, nil
 		}
@@ -169,7 +175,7 @@ func (p *Replayer) pick(body []byte) (*Exchange, *Divergence) {
 			firstDiff = diff
 		}
 	}
-	return nil, &Divergence{Call: call, Recorded: p.c.Exchanges[first].Call, Detail: firstDiff}
+	return nil, &Divergence{Call: call, Recorded: p.c.Exchanges[first].Call, Detail: firstDiff.detail, ToolOutput: firstDiff.toolOutput}
 }
 
 // sleepUntil waits until atMS (scaled by Speed) after start, or until ctx is done.

@@ -57,7 +57,9 @@ func Validate(line []byte) error {
 	if err != nil {
 		return fmt.Errorf("not JSON: %w", err)
 	}
-	if err := sch.Validate(inst); err != nil {
+	err = sch.Validate(inst)
+	record(line, err == nil)
+	if err != nil {
 		typ := "?"
 		if m, ok := inst.(map[string]any); ok {
 			typ = fmt.Sprint(m["type"])

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -168,3 +169,51 @@ func TestGoldenStreamsMatch(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestEveryEventHasTheEnvelope: with no shared envelope $ref (ajv cannot follow one through
+// the result's if/then/else), each event's $defs entry repeats the envelope fields, and
+// additionalProperties: false would refuse a subagent's parent_tool_call_id where one is
+// missing.
+func TestEveryEventHasTheEnvelope(t *testing.T) {
+	var schema struct {
+		Properties struct {
+			Type struct {
+				Enum []string `json:"enum"`
+			} `json:"type"`
+		} `json:"properties"`
+		Defs map[string]struct {
+			Type                 string         `json:"type"`
+			Required             []string       `json:"required"`
+			Properties           map[string]any `json:"properties"`
+			AdditionalProperties *bool          `json:"additionalProperties"`
+		} `json:"$defs"`
+	}
+	if err := jsonUnmarshal([]byte(docs.EventsSchema), &schema); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range schema.Properties.Type.Enum {
+		d, ok := schema.Defs[typ]
+		if !ok {
+			continue // TestSchemaNamesTheDocumentedTypes reports it
+		}
+		if d.Type != "object" {
+			t.Errorf("%s: type %q, want object", typ, d.Type)
+		}
+		if len(d.Required) < 2 || d.Required[0] != "type" || d.Required[1] != "ts" {
+			t.Errorf("%s: required %v does not start with type, ts", typ, d.Required)
+		}
+		want := map[string]any{
+			"type":                map[string]any{"const": typ},
+			"ts":                  map[string]any{"$ref": "#/$defs/ts"},
+			"parent_tool_call_id": map[string]any{"$ref": "#/$defs/parent_tool_call_id"},
+		}
+		for k, v := range want {
+			if got := d.Properties[k]; !reflect.DeepEqual(got, v) {
+				t.Errorf("%s: properties.%s = %v, want %v", typ, k, got, v)
+			}
+		}
+		if d.AdditionalProperties == nil || *d.AdditionalProperties {
+			t.Errorf("%s: additionalProperties is not false", typ)
+		}
+	}
+}
