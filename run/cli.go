@@ -99,6 +99,10 @@ type CLI struct {
 	Debug              bool    `group:"Kimi CLI compatibility" help:"As --log-level debug."`
 	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
 
+	// Release artefacts (issue 19 #3): the man page, generated from this model for the
+	// release archives. Shell completions are `kimi-run completion SHELL` (run/completion.go).
+	ManPage bool `name:"man-page" hidden:"" help:"Print the man page (roff) and exit."`
+
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
 	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`
