@@ -13,6 +13,10 @@ import (
 // it (`kimi-run --man-page > kimi-run.1`). No date: the same version gives the same page.
 func writeManPage(w io.Writer, app *kong.Application, version string) error {
 	var b strings.Builder
+	// The release number alone: "1.2.0 (abc1234, date)" would crowd the page's footer.
+	if f := strings.Fields(version); len(f) > 0 {
+		version = f[0]
+	}
 	fmt.Fprintf(&b, ".TH KIMI\\-RUN 1 \"\" \"kimi-run %s\" \"User Commands\"\n", roff(version))
 	b.WriteString(".SH NAME\nkimi\\-run \\- run a coding agent once, without a person present\n")
 	b.WriteString(".SH SYNOPSIS\n.B kimi-run\n[\\fIflags\\fR] [\\fIprompt\\fR ...]\n.br\n")
