@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,6 +34,23 @@ func runExact(t *testing.T, srv *scripted.Server, args ...string) result {
 		t.Fatal(err)
 	}
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// enumOf lists the values the model accepts for flag, sorted.
+func enumOf(t *testing.T, flag string) []string {
+	t.Helper()
+	var cli run.CLI
+	p, err := kong.New(&cli, kong.Name("kimi-run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range p.Model.Flags {
+		if f.Name == flag {
+			return slices.Sorted(slices.Values(f.EnumSlice()))
+		}
+	}
+	t.Fatalf("no flag --%s", flag)
+	return nil
 }
 
 // visibleFlags lists the long names --help shows, from the same kong model.
@@ -160,8 +178,8 @@ func TestCompletionInTheShells(t *testing.T) {
 		bash := needShell(t, "bash")
 		script := completionFile(t, "bash")
 		for _, tc := range []struct{ words, want string }{
-			{`kimi-run --output-format ""`, "stream-json text"},
-			{`kimi-run --sandbox ""`, "off read-only workspace-write"},
+			{`kimi-run --output-format ""`, strings.Join(enumOf(t, "output-format"), " ")},
+			{`kimi-run --sandbox ""`, strings.Join(enumOf(t, "sandbox"), " ")},
 			{`kimi-run --sandbox-n`, "--sandbox-network"},
 			{`kimi-run -p fix --max-st`, "--max-steps --max-steps-per-turn"},
 		} {
@@ -185,7 +203,7 @@ func TestCompletionInTheShells(t *testing.T) {
 		fish := needShell(t, "fish")
 		script := completionFile(t, "fish")
 		for _, tc := range []struct{ line, want string }{
-			{"kimi-run --output-format ", "stream-json\ntext"},
+			{"kimi-run --output-format ", strings.Join(enumOf(t, "output-format"), "\n")},
 			{"kimi-run --sandbox-n", "--sandbox-network"},
 		} {
 			out := shellOut(t, fish, "--no-config", "-c", `source $argv[1]; complete -C $argv[2] | string replace -r '\t.*' '' | sort`, script, tc.line)
