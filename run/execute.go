@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,22 +46,28 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		// stderr has only kimi-run's plain lines here, never colour: neutralize all of it.
 		sio.Stderr = neutralWriter{stderr}
 	}
-	// warn and error keep only what went wrong, like --quiet.
+	// warn and error keep only what went wrong: no MCP servers' chatter either.
 	quiet := cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error"
 	var sink output.Sink
+	textOpts := output.TextOptions{
+		Quiet:    cli.Quiet,
+		MinLevel: cli.LogLevel,
+		Color:    colorOK(rawStderr, sio.Getenv),
+		Verbose:  cli.LogLevel == "debug",
+		// Under --json-schema stdout carries only the JSON that matched it.
+		JSONOnly:  cli.JSONSchema != "",
+		WaitScale: replayWaits(cli),
+	}
 	switch {
 	case cli.kimiMessages():
 		sink = output.NewKimi(sio.Stdout, sio.Stderr, output.KimiOptions{FinalOnly: cli.FinalMessageOnly})
 	case jsonMode:
 		sink = output.NewJSON(sio.Stdout)
+	case cli.OutputFormat == "json":
+		// One JSON object on stdout at the end, the progress of text mode on stderr.
+		sink = output.NewFinal(sio.Stdout, output.NewText(io.Discard, sio.Stderr, textOpts))
 	default:
-		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
-			Quiet:   quiet,
-			Color:   colorOK(rawStderr, sio.Getenv),
-			Verbose: cli.LogLevel == "debug",
-			// Under --json-schema stdout carries only the JSON that matched it.
-			JSONOnly: cli.JSONSchema != "",
-		})
+		sink = output.NewText(sio.Stdout, sio.Stderr, textOpts)
 	}
 	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
 	if jsonMode {
@@ -101,6 +108,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if compatErr != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, compatErr)
 	}
+	if err := checkFlagValues(cli); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	tp, err := openTape(cli) // before resolve: a replay brings its endpoint and model
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -109,6 +119,16 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	ctx = tp.bind(ctx)
 	sink = tp.track(sink)
 	cfg, err := resolve(cli, sio.Getenv)
+	// A stored Kimi login gives the key now, so that it is scrubbed like one. A missing
+	// login is a usage error; one that has expired is reported once the stream has opened.
+	var loginErr error
+	if err == nil {
+		loginErr = useLogin(ctx, &cfg, func(msg string) { fmt.Fprintf(sio.Stderr, "kimi-run: warning: %s\n", msg) })
+		var ue *usageError
+		if errors.As(loginErr, &ue) {
+			err, loginErr = loginErr, nil
+		}
+	}
 	r.secret = cfg.apiKey
 	r.budget = cfg.budget
 	secrets.add(cfg.apiKey)
@@ -135,6 +155,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	for _, msg := range append(telWarnings, cfg.warnings...) {
 		warn(msg)
 	}
+	defaultStdinTimeout(cli, sio.Getenv)
 	var conv *conversation
 	var prompt string
 	if cli.conversing() {
@@ -149,6 +170,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if tel != nil {
 		tel.SetPrompt(prompt)
 	}
+	if err := createAddDirs(cli, warn); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	g, err := newGuard(cli, cfg.workDir, sio.Getenv)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -157,6 +181,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	r.guard = g
 	ws, err := setupWorkspace(cli, cfg, sio.Getenv, g.sandbox.promptNote(), warn)
 	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	if err := applySystemPrompt(cli, ws.agent); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	plan, err := planRun(cli, ws.skills, prompt)
@@ -169,7 +196,14 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	if msg, err := checkPromptSize(plan, cfg); err != nil {
+	if len(mcpPlan.servers) == 0 {
+		// Every tool is a built-in: a rule that names none of them is refused now, before
+		// a session directory is made for a run that cannot start.
+		if err := g.check(toolNames(tools.Builtins(tools.Env{WorkDir: cfg.workDir})), nil); err != nil {
+			return r.finish(ctx, outcome{}, agent.Stats{}, err)
+		}
+	}
+	if msg, err := checkPromptSize(plan, cfg, ws.agent.prompt); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	} else if msg != "" {
 		warn(msg)
@@ -218,6 +252,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	httpClient = cfg.loginClient(httpClient, cli.StreamIdleTimeout)
 	tp.adjust(&retryPolicy, sio.Stderr, !jsonMode && !cli.Quiet && (cli.LogLevel == "info" || cli.LogLevel == "debug"))
 	var names []string
 	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
@@ -257,7 +292,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			}
 			ts = append(ts, hooks.Wrap(cfg.hooks, mcpTools)...)
 			// The tool rules and the sandbox go last, around every tool of the run.
-			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...)); guardErr != nil {
+			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...), mcpAliases(mcpTools)); guardErr != nil {
 				return nil
 			}
 			ts = scrubTools(g.wrap(ts, r.emit), secrets)
@@ -296,7 +331,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if sess.warning != "" {
 		r.emit(event.TypeWarning, event.Warning{Message: sess.warning})
 	}
+	if loginErr != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, loginErr)
+	}
 	if sess.restored != nil {
+		if w := systemPromptKept(cli, sess.id); w != "" {
+			r.emit(event.TypeWarning, event.Warning{Message: w})
+		}
 		for _, w := range sess.restored.Warnings {
 			r.emit(event.TypeWarning, event.Warning{Message: "session " + sess.id + ": " + w})
 		}
@@ -449,7 +490,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		Error:          v.err,
 		Steps:          st.Steps,
 		ToolCalls:      st.ToolCalls,
-		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens,
+		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
 			CostUSD: r.budget.costUSD(st.Usage)},
 		DurationMS: time.Since(r.started).Milliseconds(),
 		SessionID:  r.sessionID,
