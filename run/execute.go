@@ -78,6 +78,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		sink = terminalSafe{sink}
 	}
 	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
+	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
+	// export (bounded) is the last thing the run does.
+	tel, telWarnings := startTelemetry(cli, sio.Getenv, version, secrets)
+	if tel != nil {
+		sink = telemetrySink{Sink: sink, t: tel}
+		defer stopTelemetry(tel, sio.Stderr, secrets)
+	}
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
 		answerFile: cli.OutputLastMessage, answerJSON: cli.JSONSchema != "", scrub: stdout.scrub}
 
@@ -146,7 +153,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		}
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	}
-	for _, msg := range cfg.warnings {
+	for _, msg := range append(telWarnings, cfg.warnings...) {
 		warn(msg)
 	}
 	defaultStdinTimeout(cli, sio.Getenv)
@@ -160,6 +167,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	if tel != nil {
+		tel.SetPrompt(prompt)
 	}
 	if err := createAddDirs(cli, warn); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
