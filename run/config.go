@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/kimilogin"
 )
 
 // Default endpoints. A key is only ever sent to the endpoint family it came from: a CI job
@@ -50,6 +51,9 @@ type config struct {
 	ralph *int
 	// gen holds the KIMI_MODEL_* generation settings (run/modelenv.go).
 	gen generation
+	// login is the stored `kimi login` of the provider, when it names one and no
+	// KIMI_API_KEY overrides it; its token becomes apiKey when the run starts.
+	login *kimilogin.Source
 	// kimiProvider says the endpoint is a Kimi one (a `kimi` provider, or the Kimi
 	// environment): only then are requests sized with max_completion_tokens, as in Kimi CLI.
 	kimiProvider bool
@@ -141,6 +145,9 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 				entry.Capabilities = menv.capabilities
 			}
 			c.apiKey = firstSet(kimiKey, prov.APIKey)
+			if kimiKey == "" {
+				c.login = loginSource(prov, getenv)
+			}
 			c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), prov.BaseURL, defaultKimiBaseURL)
 			if cli.Thinking == nil && !alwaysThinking(c.model, entry.Capabilities) {
 				on := fc.DefaultThinking != nil && *fc.DefaultThinking
@@ -237,7 +244,7 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, usagef("invalid base URL %q: want http(s)://host[:port]/path", redactURL(c.baseURL))
 	}
-	if c.apiKey == "" && !isLoopback(u.Hostname()) && cli.Replay == "" {
+	if c.apiKey == "" && c.login == nil && !isLoopback(u.Hostname()) && cli.Replay == "" {
 		return c, usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
 	}
 	if c.model == "" {
