@@ -88,8 +88,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
 		answerFile: cli.OutputLastMessage, answerJSON: cli.JSONSchema != "", scrub: stdout.scrub}
 
-	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
-	sio.Exit = mcpKill.wrap(sio.Exit)
+	var mcpKill exitHook   // a second signal exits at once: kill the MCP servers first
+	var shellKill exitHook // ... and the Shell commands' process groups
+	sio.Exit = shellKill.wrap(mcpKill.wrap(sio.Exit))
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
 	if cli.Timeout > 0 {
@@ -218,7 +219,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 
 	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
 	cfg.hooks.Env, cfg.hooks.Scrub = childEnv, secrets.scrubBytes
+	// Hooks run confined like Shell commands: a hook script in the work dir can be
+	// rewritten by a Shell call, and must not become a way out of the sandbox.
+	cfg.hooks.Prefix = g.sandbox.shellPrefix()
 	r.groups = &tools.ShellGroups{}
+	if !cli.KeepBackground {
+		shellKill.set(r.groups.Kill)
+	}
 	env := tools.Env{
 		WorkDir:       cfg.workDir,
 		AddDirs:       ws.addDirs,
@@ -227,6 +234,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		Ripgrep:       tools.LookRipgrep(),
 		ShellPrefix:   g.sandbox.shellPrefix(),
 		Environ:       childEnv,
+		WriteDirs:     g.sandbox.writeDirs(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
