@@ -257,10 +257,12 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	servers := startMCP(ctx, mcpPlan, r, sio.Stderr, quiet, version, cfg.workDir, &mcpKill)
 	defer servers.close()
 	if err := servers.failure(); err != nil {
+		sess.dropIfNew()
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	httpClient, err := tp.client(cfg, cli, version)
 	if err != nil {
+		sess.dropIfNew()
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	httpClient = cfg.loginClient(httpClient, cli.StreamIdleTimeout)
@@ -328,6 +330,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		Lifecycle:    hookLifecycle{e: cfg.hooks},
 	})
 	if guardErr != nil {
+		sess.dropIfNew()
 		return r.finish(ctx, outcome{}, agent.Stats{}, guardErr)
 	}
 	r.emit(event.TypeInit, event.Init{
