@@ -54,6 +54,7 @@ type CLI struct {
 	// Shared sessions and background processes (issue 9).
 	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
 	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
+	OTelLogContent bool          `name:"otel-log-content" help:"With OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT set), also put the prompt, tool arguments and outputs and the final answer on the spans, scrubbed of credentials. Off: names, counts and timings only."`
 	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
 	// Notices of silence (hidden: tests shorten them).
 	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
@@ -103,6 +104,10 @@ type CLI struct {
 	Verbose            bool    `group:"Kimi CLI compatibility" help:"Accepted: progress on stderr at the default level (info); Kimi CLI declares the flag and ignores it."`
 	Debug              bool    `group:"Kimi CLI compatibility" help:"As --log-level debug."`
 	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
+
+	// Release artefacts (issue 19 #3): the man page, generated from this model for the
+	// release archives. Shell completions are `kimi-run completion SHELL` (run/completion.go).
+	ManPage bool `name:"man-page" hidden:"" help:"Print the man page (roff) and exit."`
 
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`

@@ -78,11 +78,19 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		sink = terminalSafe{sink}
 	}
 	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
+	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
+	// export (bounded) is the last thing the run does.
+	tel, telWarnings := startTelemetry(cli, sio.Getenv, version, secrets)
+	if tel != nil {
+		sink = telemetrySink{Sink: sink, t: tel}
+		defer stopTelemetry(tel, sio.Stderr, secrets)
+	}
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
 		answerFile: cli.OutputLastMessage, answerJSON: cli.JSONSchema != "", scrub: stdout.scrub}
 
-	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
-	sio.Exit = mcpKill.wrap(sio.Exit)
+	var mcpKill exitHook   // a second signal exits at once: kill the MCP servers first
+	var shellKill exitHook // ... and the Shell commands' process groups
+	sio.Exit = shellKill.wrap(mcpKill.wrap(sio.Exit))
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
 	if cli.Timeout > 0 {
@@ -145,7 +153,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		}
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	}
-	for _, msg := range cfg.warnings {
+	for _, msg := range append(telWarnings, cfg.warnings...) {
 		warn(msg)
 	}
 	defaultStdinTimeout(cli, sio.Getenv)
@@ -159,6 +167,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	if tel != nil {
+		tel.SetPrompt(prompt)
 	}
 	if err := createAddDirs(cli, warn); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -208,7 +219,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 
 	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
 	cfg.hooks.Env, cfg.hooks.Scrub = childEnv, secrets.scrubBytes
+	// Hooks run confined like Shell commands: a hook script in the work dir can be
+	// rewritten by a Shell call, and must not become a way out of the sandbox.
+	cfg.hooks.Prefix = g.sandbox.shellPrefix()
 	r.groups = &tools.ShellGroups{}
+	if !cli.KeepBackground {
+		shellKill.set(r.groups.Kill)
+	}
 	env := tools.Env{
 		WorkDir:       cfg.workDir,
 		AddDirs:       ws.addDirs,
@@ -217,6 +234,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		Ripgrep:       tools.LookRipgrep(),
 		ShellPrefix:   g.sandbox.shellPrefix(),
 		Environ:       childEnv,
+		WriteDirs:     g.sandbox.writeDirs(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
