@@ -99,6 +99,9 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		return exitIf(err)
 	}
 	cli.given = givenFlags(kctx)
+	if cli.ListSessions || cli.ShowSession != "" {
+		return housekeeping(context.Background(), &cli, sio)
+	}
 	return execute(&cli, sio, version)
 }
 
