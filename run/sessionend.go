@@ -47,7 +47,7 @@ func (r *runState) settleSession(v verdict) string {
 		}
 	}
 	if err != nil {
-		problems = append(problems, fmt.Sprintf("the session was not saved whole (%v): it ends at the last record written, and resuming it goes on from there", err))
+		problems = append(problems, fmt.Sprintf("the session was not saved whole: it ends at the last record written, and resuming it goes on from there (%v)", err))
 	}
 	if v.code == ExitOK {
 		if err := p.recordLast(); err != nil {
