@@ -1,4 +1,7 @@
 // Command kimi-run is the non-interactive print mode of a Kimi-style coding agent.
+//
+// Copyright the kimi-run authors. Licensed under the Apache License, Version 2.0 (the
+// LICENSE file at the root of the module; SPDX-License-Identifier: Apache-2.0).
 package main
 
 import (

@@ -98,6 +98,7 @@ func (a *Agent) Stats() Stats {
 	st.Usage.InputTokens += a.child.Usage.InputTokens
 	st.Usage.OutputTokens += a.child.Usage.OutputTokens
 	st.Usage.CachedTokens += a.child.Usage.CachedTokens
+	st.Usage.ReasoningTokens += a.child.Usage.ReasoningTokens
 	return st
 }
 

@@ -160,6 +160,7 @@ func (b *Budget) settle(resTok int, resUSD float64, u TokenUsage) {
 	b.spent.InputTokens += u.InputTokens
 	b.spent.OutputTokens += u.OutputTokens
 	b.spent.CachedTokens += u.CachedTokens
+	b.spent.ReasoningTokens += u.ReasoningTokens
 }
 
 // capAt lowers a completion cap (0: none) to at most n. With no cap yet, one is set only

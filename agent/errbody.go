@@ -14,6 +14,10 @@ type errorBody struct {
 	Message string
 	Code    string
 	Type    string
+	// Provider and Raw come from a gateway's error.metadata (OpenRouter): the upstream
+	// provider's name and its own message.
+	Provider string
+	Raw      string
 }
 
 // parseErrorBody reads an error document. A body that is not JSON (an HTML error page, a
@@ -36,6 +40,7 @@ func parseErrorBody(body []byte) errorBody {
 			if b.Type == "" {
 				b.Type = jsonText(inner["status"]) // Google's shape
 			}
+			b.Provider, b.Raw = gatewayDetail(inner["metadata"])
 		}
 	}
 	b.Message = firstSet(b.Message, jsonText(doc["message"]), jsonText(doc["detail"]), jsonText(doc["error_description"]))
@@ -52,6 +57,27 @@ func parseErrorBody(body []byte) errorBody {
 	}
 	b.Message = oneLine(b.Message)
 	return b
+}
+
+// gatewayDetail reads OpenRouter's error.metadata: provider_name, and raw, the upstream's
+// own error (a string, or a JSON document whose message is taken).
+func gatewayDetail(raw json.RawMessage) (provider, msg string) {
+	var meta map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &meta) != nil {
+		return "", ""
+	}
+	provider = jsonText(meta["provider_name"])
+	r := jsonText(meta["raw"])
+	if r == "" && len(meta["raw"]) > 0 && string(meta["raw"]) != "null" {
+		r = string(meta["raw"])
+	}
+	if strings.HasPrefix(strings.TrimSpace(r), "{") {
+		// Upstream JSON: its message says more than the document.
+		if inner := parseErrorBody([]byte(r)); inner.Message != "" {
+			r = inner.Message
+		}
+	}
+	return oneLine(provider), oneLine(r)
 }
 
 // jsonText reads a JSON string, number or array of strings as text; anything else is "".

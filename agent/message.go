@@ -16,9 +16,14 @@ type Message struct {
 	Content string `json:"content"`
 	// Reasoning is the model's reasoning_content. Thinking models require it back on
 	// assistant messages that carry tool calls.
-	Reasoning  string     `json:"reasoning_content,omitempty"`
-	ToolCalls  []CallSpec `json:"tool_calls,omitempty"`
-	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Reasoning string `json:"reasoning_content,omitempty"`
+	// ReasoningField is the field the provider sent the reasoning in, and the one it goes
+	// back in (ReasoningContent when empty).
+	ReasoningField string `json:"reasoning_field,omitempty"`
+	// ReasoningDetails are the provider's reasoning_details blocks, sent back as received.
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
+	ToolCalls        []CallSpec      `json:"tool_calls,omitempty"`
+	ToolCallID       string          `json:"tool_call_id,omitempty"`
 	// Name is the tool name on tool messages.
 	Name string `json:"name,omitempty"`
 }

@@ -39,6 +39,12 @@ type Reply struct {
 	// FinishReason is the provider's finish_reason (stop, tool_calls, length, …).
 	FinishReason string
 	Usage        TokenUsage
+	// ReasoningField is the field the reasoning came in (ReasoningContent, ReasoningText
+	// or ReasoningDetails); it goes back to the provider in the same one.
+	ReasoningField string
+	// ReasoningDetails are OpenRouter's reasoning blocks, merged from the stream, to be
+	// sent back unchanged.
+	ReasoningDetails []byte
 }
 
 // TokenUsage is the token accounting of one model call.
@@ -46,4 +52,7 @@ type TokenUsage struct {
 	InputTokens  int
 	OutputTokens int
 	CachedTokens int
+	// ReasoningTokens is the part of OutputTokens the model spent thinking, when the
+	// provider says (completion_tokens_details.reasoning_tokens).
+	ReasoningTokens int
 }

@@ -82,68 +82,44 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 	idle := time.AfterFunc(o.cfg.IdleTimeout, func() { cancel(ErrStreamIdle) })
 	defer idle.Stop()
 
-	stream, err := o.client.CreateChatCompletionStream(ctx, o.request(req))
+	body, extra := o.request(req)
+	x.msgExtra = extra
+	stream, err := o.client.CreateChatCompletionStream(ctx, body)
 	if err != nil {
 		return Reply{}, o.wrap(ctx, x, err)
 	}
 	defer stream.Close()
 
-	var (
-		reply    Reply
-		text     strings.Builder
-		thinking strings.Builder
-		finished bool
-	)
-	asm := newAssembler(o.newID, h.ToolCall)
+	rr := &replyReader{h: h, asm: newAssembler(o.newID, h.ToolCall)}
 	for {
-		chunk, err := stream.Recv()
+		// The raw line, not go-openai's struct: see rawChunk for what the struct drops.
+		line, err := stream.RecvRaw()
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if err == nil {
+			err = rr.add(line)
+		}
 		if err != nil {
-			reply.Text, reply.Reasoning = text.String(), thinking.String()
-			return partial(reply, asm), o.wrap(ctx, x, midStream(err))
+			return partial(rr.reply(), rr.asm), o.wrap(ctx, x, midStream(err))
 		}
 		idle.Reset(o.cfg.IdleTimeout)
-		if u := chunk.Usage; u != nil {
-			reply.Usage = TokenUsage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
-			if d := u.PromptTokensDetails; d != nil {
-				reply.Usage.CachedTokens = d.CachedTokens
-			}
-		}
-		// The usage chunk has no choices; index nothing blindly.
-		for _, c := range chunk.Choices {
-			if c.Index != 0 {
-				continue
-			}
-			if d := c.Delta.ReasoningContent; d != "" {
-				thinking.WriteString(d)
-				if h.Thinking != nil {
-					h.Thinking(d)
-				}
-			}
-			if d := c.Delta.Content; d != "" {
-				text.WriteString(d)
-				if h.Text != nil {
-					h.Text(d)
-				}
-			}
-			if len(c.Delta.ToolCalls) > 0 {
-				asm.add(c.Delta.ToolCalls)
-			}
-			if c.FinishReason != "" {
-				finished = true
-				reply.FinishReason = string(c.FinishReason)
-			}
+		if rr.errDoc != nil {
+			// An error object beside the choices (OpenRouter's mid-stream error) before
+			// the reply finished: the reply is cut, and the object says why.
+			return partial(rr.reply(), rr.asm), o.wrap(ctx, x, providerError(0, rr.errDoc, nil))
 		}
 	}
-	reply.Text = text.String()
-	reply.Reasoning = thinking.String()
-	if !finished {
+	reply := rr.reply()
+	if !rr.finished {
 		// An error object go-openai could not read ends the stream without a reply.
-		return partial(reply, asm), o.wrap(ctx, x, ErrIncompleteStream)
+		return partial(reply, rr.asm), o.wrap(ctx, x, ErrIncompleteStream)
 	}
-	reply.ToolCalls = asm.finish()
+	if !knownFinish(reply.FinishReason) {
+		// A content filter or an out-of-resources stop: what arrived is not an answer.
+		return partial(reply, rr.asm), &FinishError{Reason: reply.FinishReason}
+	}
+	reply.ToolCalls = rr.asm.finish()
 	if strings.TrimSpace(reply.Text) == "" && len(reply.ToolCalls) == 0 {
 		return reply, ErrEmptyReply
 	}
@@ -196,7 +172,7 @@ func (o *OpenAI) wrap(ctx context.Context, x *exchange, err error) error {
 // what go-openai made of it (read) fills in what the body lacks.
 func providerError(status int, body []byte, read error) *ProviderError {
 	b := parseErrorBody(body)
-	pe := &ProviderError{StatusCode: status, Message: b.Message, Code: b.Code, Type: b.Type, RetryAfter: -1}
+	pe := &ProviderError{StatusCode: status, Message: b.Message, Code: b.Code, Type: b.Type, Provider: b.Provider, Raw: b.Raw, RetryAfter: -1}
 	var prev *ProviderError
 	if errors.As(read, &prev) {
 		pe.Message = firstSet(pe.Message, prev.Message)
@@ -208,60 +184,6 @@ func providerError(status int, body []byte, read error) *ProviderError {
 
 func (o *OpenAI) newID() string {
 	return fmt.Sprintf("call_%d", o.ids.Add(1))
-}
-
-func (o *OpenAI) request(req Request) openai.ChatCompletionRequest {
-	r := openai.ChatCompletionRequest{
-		Model:               o.cfg.Model,
-		Stream:              true,
-		StreamOptions:       &openai.StreamOptions{IncludeUsage: true},
-		MaxCompletionTokens: req.MaxTokens,
-	}
-	r.Messages = make([]openai.ChatCompletionMessage, 0, len(req.Messages))
-	for _, m := range req.Messages {
-		r.Messages = append(r.Messages, o.message(m))
-	}
-	if !req.NoTools {
-		for _, t := range req.Tools {
-			r.Tools = append(r.Tools, openai.Tool{
-				Type: openai.ToolTypeFunction,
-				Function: &openai.FunctionDefinition{
-					Name:        t.Name(),
-					Description: t.Description(),
-					// json.RawMessage, not []byte: a byte slice would be sent as base64.
-					Parameters: json.RawMessage(t.Schema()),
-				},
-			})
-		}
-	}
-	return r
-}
-
-func (o *OpenAI) message(m Message) openai.ChatCompletionMessage {
-	out := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
-	switch m.Role {
-	case RoleTool:
-		if out.Content == "" {
-			// An empty content field is dropped by omitempty and some servers reject that.
-			out.Content = "(no output)"
-		}
-	case RoleAssistant:
-		for _, c := range m.ToolCalls {
-			out.ToolCalls = append(out.ToolCalls, openai.ToolCall{
-				ID:       c.ID,
-				Type:     openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments},
-			})
-		}
-		if len(m.ToolCalls) > 0 {
-			out.ReasoningContent = m.Reasoning
-			if out.ReasoningContent == "" && o.cfg.SendReasoning {
-				// omitempty would drop "", and thinking models insist on the field.
-				out.ReasoningContent = " "
-			}
-		}
-	}
-	return out
 }
 
 var _ Model = (*OpenAI)(nil)

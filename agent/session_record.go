@@ -54,6 +54,10 @@ type messageRecord struct {
 	ToolCalls  []toolCallRecord `json:"tool_calls,omitempty"`
 	ToolCallID string           `json:"tool_call_id,omitempty"`
 	Name       string           `json:"name,omitempty"`
+	// ReasoningField and ReasoningDetails keep where the reasoning came from (issue 16),
+	// so a resumed session sends it back the same way; Kimi CLI ignores both.
+	ReasoningField   string          `json:"reasoning_field,omitempty"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
 }
 
 type thinkPart struct {
@@ -78,7 +82,8 @@ type functionBody struct {
 }
 
 func toMessageRecord(m Message) messageRecord {
-	rec := messageRecord{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+	rec := messageRecord{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name,
+		ReasoningField: m.ReasoningField, ReasoningDetails: m.ReasoningDetails}
 	if m.Reasoning != "" {
 		parts := []any{thinkPart{Type: "think", Think: m.Reasoning}}
 		if m.Content != "" {
@@ -151,6 +156,9 @@ type rawRecord struct {
 	ToolCalls  []rawToolCall   `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
 	Name       string          `json:"name"`
+	// See messageRecord.
+	ReasoningField   string          `json:"reasoning_field"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details"`
 }
 
 type rawToolCall struct {
@@ -195,7 +203,10 @@ func decodeRecord(line []byte) (record, error) {
 		}
 		return record{kind: kindUsage, n: *raw.TokenCount}, nil
 	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
-		rec := record{kind: kindMessage, msg: Message{Role: role, ToolCallID: raw.ToolCallID, Name: raw.Name}}
+		rec := record{kind: kindMessage, msg: Message{Role: role, ToolCallID: raw.ToolCallID, Name: raw.Name, ReasoningField: raw.ReasoningField}}
+		if len(raw.ReasoningDetails) > 0 && json.Valid(raw.ReasoningDetails) && string(raw.ReasoningDetails) != "null" {
+			rec.msg.ReasoningDetails = raw.ReasoningDetails
+		}
 		var err error
 		rec.msg.Content, rec.msg.Reasoning, rec.dropped, err = decodeContent(raw.Content)
 		if err != nil {

@@ -60,7 +60,7 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("step %d: the reply reached the completion token limit and may be cut short", step)})
 	}
 	a.emit(event.TypeUsage, event.Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
-		CachedTokens: reply.Usage.CachedTokens, ContextTokens: a.stats.ContextTokens})
+		CachedTokens: reply.Usage.CachedTokens, ReasoningTokens: reply.Usage.ReasoningTokens, ContextTokens: a.stats.ContextTokens})
 
 	results, err := batch.results(reply.ToolCalls)
 	if err != nil {
@@ -68,7 +68,8 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	}
 	a.stats.ToolCalls += len(results)
 
-	msg := Message{Role: RoleAssistant, Content: reply.Text, Reasoning: reply.Reasoning}
+	msg := Message{Role: RoleAssistant, Content: reply.Text, Reasoning: reply.Reasoning,
+		ReasoningField: reply.ReasoningField, ReasoningDetails: reply.ReasoningDetails}
 	for _, r := range results {
 		msg.ToolCalls = append(msg.ToolCalls, r.sent)
 	}
@@ -92,7 +93,8 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 	reply, err := retry.DoWithData(
 		func() (Reply, error) {
 			r, err := a.Model.Stream(ctx, req, h)
-			if err != nil && started != nil && started() > 0 {
+			var fe *FinishError
+			if err != nil && started != nil && started() > 0 && !errors.As(err, &fe) {
 				// Calls already running cannot be taken back. Keep the reply up to the
 				// last complete call and let the model see their results; a retry would
 				// run them twice.
@@ -104,10 +106,15 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 		retry.Context(ctx),
 		retry.Attempts(uint(attempts)),
 		retry.LastErrorOnly(true),
-		retry.RetryIf(Retryable),
+		// Once the run is stopped (signal, --timeout) nothing is retried, so no retry event
+		// announces an attempt that will never be made.
+		retry.RetryIf(func(err error) bool { return ctx.Err() == nil && Retryable(err) }),
 		retry.WithTimer(timer),
 		retry.DelayType(func(n uint, err error, _ *retry.Config) time.Duration {
 			d := policy.delay(int(n), err)
+			if ctx.Err() != nil {
+				return 0
+			}
 			ev := event.Retry{Step: step, Attempt: int(n), MaxAttempts: attempts, DelayMS: d.Milliseconds(), Error: err.Error()}
 			var pe *ProviderError
 			if errors.As(err, &pe) {
@@ -130,6 +137,7 @@ func (a *Agent) addUsage(u TokenUsage) {
 	a.stats.Usage.InputTokens += u.InputTokens
 	a.stats.Usage.OutputTokens += u.OutputTokens
 	a.stats.Usage.CachedTokens += u.CachedTokens
+	a.stats.Usage.ReasoningTokens += u.ReasoningTokens
 	if n := u.InputTokens + u.OutputTokens; n > 0 {
 		a.stats.ContextTokens = n
 	}

@@ -142,6 +142,7 @@ func (a *Agent) addChild(st Stats) {
 	a.child.Usage.InputTokens += st.Usage.InputTokens
 	a.child.Usage.OutputTokens += st.Usage.OutputTokens
 	a.child.Usage.CachedTokens += st.Usage.CachedTokens
+	a.child.Usage.ReasoningTokens += st.Usage.ReasoningTokens
 }
 
 var _ tools.Subagent = (*Subagents)(nil)

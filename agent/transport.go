@@ -46,6 +46,9 @@ type exchange struct {
 	body   []byte
 	// streamErr is the first error document found inside a successful stream.
 	streamErr []byte
+	// msgExtra are fields to add to messages of the request body, by index (see
+	// OpenAI.request); set before the request is sent.
+	msgExtra map[int]map[string]json.RawMessage
 }
 
 func withExchange(ctx context.Context) (context.Context, *exchange) {
@@ -75,8 +78,13 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	for k, v := range t.headers {
 		req.Header.Set(k, v)
 	}
-	if len(t.extra) > 0 && req.Method == http.MethodPost && req.Body != nil {
-		if err := t.mergeBody(req); err != nil {
+	x, ok := req.Context().Value(exchangeKey{}).(*exchange)
+	var msgExtra map[int]map[string]json.RawMessage
+	if ok {
+		msgExtra = x.msgExtra
+	}
+	if (len(t.extra) > 0 || len(msgExtra) > 0) && req.Method == http.MethodPost && req.Body != nil {
+		if err := t.mergeBody(req, msgExtra); err != nil {
 			return nil, err
 		}
 	}
@@ -84,7 +92,6 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, ok := req.Context().Value(exchangeKey{}).(*exchange)
 	if !ok {
 		return resp, nil
 	}
@@ -100,8 +107,22 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 		resp.Body = readCloser{Reader: io.MultiReader(bytes.NewReader(body), resp.Body), Closer: resp.Body}
 		return resp, nil
 	}
-	resp.Body = &errorTap{body: resp.Body, x: x}
+	if isWebPage(resp.Header.Get("Content-Type")) {
+		// A website answered: a stream parser would wait for data lines that never come
+		// and then call it a cut stream, which is retried. Say what is wrong instead.
+		resp.Body.Close()
+		u := *req.URL
+		u.RawQuery, u.User, u.Fragment = "", nil, ""
+		return nil, &EndpointError{URL: u.String(), ContentType: resp.Header.Get("Content-Type")}
+	}
+	resp.Body = &sseFilter{body: resp.Body, x: x}
 	return resp, nil
+}
+
+// isWebPage reports whether a content type is an HTML page.
+func isWebPage(ct string) bool {
+	ct = strings.ToLower(strings.TrimSpace(ct))
+	return strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml")
 }
 
 type readCloser struct {
@@ -109,66 +130,9 @@ type readCloser struct {
 	io.Closer
 }
 
-// errorTap passes a successful response body through and looks at each line for an error
-// object (`data: {"error":...}`), which go-openai reports without its code when it can read
-// it at all.
-type errorTap struct {
-	body io.ReadCloser
-	x    *exchange
-	line []byte
-	long bool // the current line outgrew maxErrorBody: not an error document
-	done bool
-}
-
-func (e *errorTap) Read(p []byte) (int, error) {
-	n, err := e.body.Read(p)
-	if !e.done {
-		e.scan(p[:n])
-		if err != nil {
-			e.check()
-		}
-	}
-	return n, err
-}
-
-func (e *errorTap) Close() error { return e.body.Close() }
-
-func (e *errorTap) scan(p []byte) {
-	for len(p) > 0 && !e.done {
-		i := bytes.IndexByte(p, '\n')
-		part := p
-		if i >= 0 {
-			part = p[:i]
-		}
-		if !e.long {
-			if len(e.line)+len(part) > maxErrorBody {
-				e.long, e.line = true, e.line[:0]
-			} else {
-				e.line = append(e.line, part...)
-			}
-		}
-		if i < 0 {
-			return
-		}
-		e.check()
-		p = p[i+1:]
-	}
-}
-
-// check ends the current line and records it if it is an error document.
-func (e *errorTap) check() {
-	if !e.long {
-		if doc := streamErrorLine(e.line); doc != nil {
-			e.x.mu.Lock()
-			e.x.streamErr = append([]byte(nil), doc...)
-			e.x.mu.Unlock()
-			e.done = true
-		}
-	}
-	e.line, e.long = e.line[:0], false
-}
-
-func (t *transport) mergeBody(req *http.Request) error {
+// mergeBody adds the configured top-level fields and the per-message fields to a JSON
+// request body.
+func (t *transport) mergeBody(req *http.Request, msgExtra map[int]map[string]json.RawMessage) error {
 	raw, err := io.ReadAll(req.Body)
 	req.Body.Close()
 	if err != nil {
@@ -180,6 +144,25 @@ func (t *transport) mergeBody(req *http.Request) error {
 	}
 	for k, v := range t.extra {
 		fields[k] = v
+	}
+	if len(msgExtra) > 0 {
+		var msgs []map[string]json.RawMessage
+		if err := json.Unmarshal(fields["messages"], &msgs); err != nil {
+			return fmt.Errorf("decode request messages: %w", err)
+		}
+		for i, extra := range msgExtra {
+			if i < 0 || i >= len(msgs) {
+				continue
+			}
+			for k, v := range extra {
+				msgs[i][k] = v
+			}
+		}
+		raw, err := json.Marshal(msgs)
+		if err != nil {
+			return fmt.Errorf("encode request messages: %w", err)
+		}
+		fields["messages"] = raw
 	}
 	merged, err := json.Marshal(fields)
 	if err != nil {

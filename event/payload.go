@@ -78,6 +78,15 @@ type ToolResult struct {
 	IsError    bool   `json:"is_error"`
 	Output     string `json:"output"`
 	DurationMS int64  `json:"duration_ms"`
+	// Kimi is the result in Kimi CLI's wording, for Kimi's message lines only; it is not
+	// part of kimi-run's events.
+	Kimi *KimiToolText `json:"-"`
+}
+
+// KimiToolText is a tool result as Kimi CLI words it: its message and its output.
+type KimiToolText struct {
+	Message string
+	Output  string
 }
 
 // Retry is emitted before each backoff wait.
@@ -92,11 +101,14 @@ type Retry struct {
 
 // Usage reports token usage after each model call.
 type Usage struct {
-	Step          int `json:"step"`
-	InputTokens   int `json:"input_tokens"`
-	OutputTokens  int `json:"output_tokens"`
-	CachedTokens  int `json:"cached_tokens"`
-	ContextTokens int `json:"context_tokens"`
+	Step         int `json:"step"`
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	CachedTokens int `json:"cached_tokens"`
+	// ReasoningTokens is the part of OutputTokens spent thinking, when the provider
+	// reports it (completion_tokens_details.reasoning_tokens).
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	ContextTokens   int `json:"context_tokens"`
 }
 
 // CompactionBegin and CompactionEnd surround a context compaction.
@@ -216,6 +228,8 @@ type UsageTotals struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
 	CachedTokens int `json:"cached_tokens"`
+	// ReasoningTokens is the part of OutputTokens spent thinking, as providers report it.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	// CostUSD is the usage priced in US dollars; absent when the model's prices are unknown.
 	CostUSD *float64 `json:"cost_usd,omitempty"`
 }

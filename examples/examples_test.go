@@ -36,7 +36,7 @@ func decode(t *testing.T, path string, v any) {
 // Exit codes by what a retry can do about them (docs/ci.md).
 var (
 	retried = []int{75, 124}
-	fatal   = []int{1, 2, 3, 4, 5, 6, 7}
+	fatal   = []int{1, 2, 3, 4, 5, 6, 7, 8}
 )
 
 func TestEveryExampleIsYAMLAndDocumented(t *testing.T) {
@@ -79,6 +79,8 @@ type jobSpec struct {
 	BackoffLimit          *int   `yaml:"backoffLimit"`
 	BackoffLimitPerIndex  *int   `yaml:"backoffLimitPerIndex"`
 	CompletionMode        string `yaml:"completionMode"`
+	Completions           *int   `yaml:"completions"`
+	Parallelism           *int   `yaml:"parallelism"`
 	ActiveDeadlineSeconds int    `yaml:"activeDeadlineSeconds"`
 	PodFailurePolicy      struct {
 		Rules []struct {
@@ -89,7 +91,8 @@ type jobSpec struct {
 				Values        []int  `yaml:"values"`
 			} `yaml:"onExitCodes"`
 			OnPodConditions []struct {
-				Type string `yaml:"type"`
+				Type   string `yaml:"type"`
+				Status string `yaml:"status"`
 			} `yaml:"onPodConditions"`
 		} `yaml:"rules"`
 	} `yaml:"podFailurePolicy"`
@@ -143,7 +146,8 @@ func checkJob(t *testing.T, file string, spec jobSpec, failAction string) {
 			}
 		}
 		for _, c := range r.OnPodConditions {
-			disruption = disruption || (c.Type == "DisruptionTarget" && r.Action == "Ignore")
+			// status defaults to True only in newer API servers; older ones require it.
+			disruption = disruption || (c.Type == "DisruptionTarget" && c.Status == "True" && r.Action == "Ignore")
 		}
 	}
 	for _, c := range fatal {
@@ -157,7 +161,7 @@ func checkJob(t *testing.T, file string, spec jobSpec, failAction string) {
 		}
 	}
 	if !disruption {
-		t.Errorf("%s: an evicted pod counts as a failure (Ignore DisruptionTarget)", file)
+		t.Errorf("%s: an evicted pod counts as a failure (Ignore DisruptionTarget, status True)", file)
 	}
 	timeout, err := time.ParseDuration(flag(agent.Args, "timeout"))
 	if err != nil {
@@ -166,6 +170,7 @@ func checkJob(t *testing.T, file string, spec jobSpec, failAction string) {
 	if deadline := time.Duration(spec.ActiveDeadlineSeconds) * time.Second; deadline <= timeout {
 		t.Errorf("%s: --timeout %s is not below activeDeadlineSeconds (%s)", file, timeout, deadline)
 	}
+	checkDeadline(t, file, spec, timeout)
 	dir := flag(agent.Args, "session-dir")
 	mounted := false
 	for _, m := range agent.VolumeMounts {
@@ -228,6 +233,7 @@ func TestGitLabCI(t *testing.T) {
 		Retry   struct {
 			Max       int   `yaml:"max"`
 			ExitCodes []int `yaml:"exit_codes"`
+			When      any   `yaml:"when"`
 		} `yaml:"retry"`
 		Artifacts struct {
 			When  string   `yaml:"when"`
@@ -251,6 +257,11 @@ func TestGitLabCI(t *testing.T) {
 	}
 	if base.Retry.Max < 1 || !slices.Equal(base.Retry.ExitCodes, retried) {
 		t.Errorf("retry %+v: want exit codes %v retried", base.Retry, retried)
+	}
+	// GitLab retries when the failure reason OR the exit code matches: any `when` (even
+	// script_failure) would also retry the exit codes a retry cannot fix.
+	if base.Retry.When != nil {
+		t.Errorf("retry.when %v: GitLab would retry every such failure, whatever the exit code", base.Retry.When)
 	}
 	if base.Artifacts.When != "always" || !slices.Contains(base.Artifacts.Paths, ".kimi-sessions/") {
 		t.Errorf("artifacts %+v: the sessions must be kept on failure too", base.Artifacts)

@@ -81,6 +81,9 @@ type Engine struct {
 	SessionID string
 	// Env is the commands' environment; nil inherits this process's.
 	Env []string
+	// Scrub, when set, cleans a command's input of secrets (the API key in a tool's
+	// output, say) before the command reads it.
+	Scrub func([]byte) []byte
 	// Sink receives a hook event for every command run, and warnings.
 	Sink event.Sink
 
@@ -165,6 +168,9 @@ func (e *Engine) Fire(ctx context.Context, ev, target string, fields map[string]
 	stdin, err := json.Marshal(input)
 	if err != nil {
 		stdin = []byte(`{}`) // cannot happen with the fields we give
+	}
+	if e.Scrub != nil {
+		stdin = e.Scrub(stdin)
 	}
 	stdin = append(stdin, '\n') // one line, so that a shell's `read` takes it whole
 	results := make([]result, len(matched))

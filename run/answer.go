@@ -74,11 +74,3 @@ func exitIf(err error) ExitCode {
 	}
 	return ExitOK
 }
-
-// scrub removes the registered secrets from s, as Write does.
-func (r *redactWriter) scrub(s string) string {
-	for _, sec := range r.secrets {
-		s = strings.ReplaceAll(s, string(sec), redacted)
-	}
-	return s
-}

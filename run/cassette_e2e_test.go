@@ -181,7 +181,10 @@ func TestReplayDivergence(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			for _, format := range []string{"text", "stream-json"} {
-				args := append([]string{"--output-format", format, "--replay", tt.cas, "--replay-speed", "0", "-p", "read the notes"}, tt.args...)
+				args := append([]string{"--output-format", format, "--replay", tt.cas, "--replay-speed", "0"}, tt.args...)
+				if !slices.Contains(tt.args, "-p") {
+					args = append(args, "-p", "read the notes")
+				}
 				r := kimi(t, nil, invocation{dir: workDir(t, tt.files), env: replayEnv, args: args})
 				if r.code != tt.code {
 					t.Fatalf("%s: exit %d, want %d\n%s\n%s", format, r.code, tt.code, r.stdout, r.stderr)
@@ -233,7 +236,8 @@ base_url = "`+srv.URL()+`"
 custom_headers = { X-Team-Token = "`+headerSecret+`" }
 `)
 		rec = kimi(t, nil, invocation{env: map[string]string{"HOME": home, "KIMI_MODEL_NAME": ""},
-			args: []string{"--output-format", "stream-json", "--record", cas, "-p", "leak it"}})
+			// --pass-env: commands get no key otherwise (issue 17 #7); this one must print it.
+			args: []string{"--output-format", "stream-json", "--pass-env", "KIMI_API_KEY", "--record", cas, "-p", "leak it"}})
 		if got := srv.Requests()[0].Header.Get("X-Team-Token"); got != headerSecret {
 			t.Fatalf("the configured header was not sent: %q", got)
 		}
@@ -266,7 +270,7 @@ custom_headers = { X-Team-Token = "`+headerSecret+`" }
 		{replayEnv, "strict", 5},
 		{replayEnv, "lenient", 5},
 	} {
-		rep := kimi(t, nil, invocation{env: tt.env, args: []string{"--output-format", "stream-json", "--replay", cas,
+		rep := kimi(t, nil, invocation{env: tt.env, args: []string{"--output-format", "stream-json", "--pass-env", "KIMI_API_KEY", "--replay", cas,
 			"--replay-speed", "0", "--replay-mode", tt.mode, "-p", "leak it"}})
 		if rep.code != tt.code {
 			t.Errorf("replay (%s, key set: %v): exit %d, want %d\n%s", tt.mode, tt.env["KIMI_API_KEY"] == "", rep.code, tt.code, rep.stderr)

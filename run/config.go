@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/kimilogin"
 )
 
 // Default endpoints. A key is only ever sent to the endpoint family it came from: a CI job
@@ -23,10 +24,13 @@ const (
 
 // config is the resolved configuration of a run.
 type config struct {
-	apiKey  string
-	baseURL string
-	model   string
-	workDir string
+	apiKey string
+	// configKeys are every provider's api_key in the config file, the one used or not: all
+	// are scrubbed and kept from commands (a key the environment overrides included).
+	configKeys []string
+	baseURL    string
+	model      string
+	workDir    string
 	// maxContext is the context window; contextKnown says the user set it.
 	maxContext   int
 	contextKnown bool
@@ -44,6 +48,9 @@ type config struct {
 	ralph *int
 	// gen holds the KIMI_MODEL_* generation settings (run/modelenv.go).
 	gen generation
+	// login is the stored `kimi login` of the provider, when it names one and no
+	// KIMI_API_KEY overrides it; its token becomes apiKey when the run starts.
+	login *kimilogin.Source
 	// kimiProvider says the endpoint is a Kimi one (a `kimi` provider, or the Kimi
 	// environment): only then are requests sized with max_completion_tokens, as in Kimi CLI.
 	kimiProvider bool
@@ -97,6 +104,9 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	if err != nil {
 		return c, err
 	}
+	for _, p := range fc.Providers {
+		c.configKeys = append(c.configKeys, p.APIKey)
+	}
 	// --model picks a config entry (or names the model itself); without it the file's
 	// default model is used, whose model id the environment may replace, as in Kimi CLI.
 	name := firstSet(cli.Model, fc.DefaultModel)
@@ -132,6 +142,9 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 				entry.Capabilities = menv.capabilities
 			}
 			c.apiKey = firstSet(kimiKey, prov.APIKey)
+			if kimiKey == "" {
+				c.login = loginSource(prov, getenv)
+			}
 			c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), prov.BaseURL, defaultKimiBaseURL)
 			if cli.Thinking == nil && !alwaysThinking(c.model, entry.Capabilities) {
 				on := fc.DefaultThinking != nil && *fc.DefaultThinking
@@ -224,7 +237,7 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, usagef("invalid base URL %q: want http(s)://host[:port]/path", redactURL(c.baseURL))
 	}
-	if c.apiKey == "" && !isLoopback(u.Hostname()) && cli.Replay == "" {
+	if c.apiKey == "" && c.login == nil && !isLoopback(u.Hostname()) && cli.Replay == "" {
 		return c, usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
 	}
 	if c.model == "" {

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,35 +33,49 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	started := time.Now()
 	compatErr := normalizeKimi(cli)
 	jsonMode := cli.OutputFormat == "stream-json"
-	// Scrub the keys from both streams: those in the environment now, the one actually
-	// used (perhaps from the config file) once it is known, before anything else is written.
-	stdout, stderr := newRedactWriter(sio.Stdout), newRedactWriter(sio.Stderr)
-	for _, w := range []*redactWriter{stdout, stderr} {
-		w.add(sio.Getenv("KIMI_API_KEY"))
-		w.add(sio.Getenv("OPENAI_API_KEY"))
+	// Scrub the keys from both streams: those in the environment now, the config file's
+	// once it is read, before anything else is written.
+	secrets := &secretSet{}
+	for _, k := range credentialVars {
+		secrets.add(sio.Getenv(k))
 	}
+	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
-	// warn and error keep only what went wrong, like --quiet.
+	if jsonMode {
+		// stderr has only kimi-run's plain lines here, never colour: neutralize all of it.
+		sio.Stderr = neutralWriter{stderr}
+	}
+	// warn and error keep only what went wrong: no MCP servers' chatter either.
 	quiet := cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error"
 	var sink output.Sink
+	textOpts := output.TextOptions{
+		Quiet:    cli.Quiet,
+		MinLevel: cli.LogLevel,
+		Color:    colorOK(rawStderr, sio.Getenv),
+		Verbose:  cli.LogLevel == "debug",
+		// Under --json-schema stdout carries only the JSON that matched it.
+		JSONOnly:  cli.JSONSchema != "",
+		WaitScale: replayWaits(cli),
+	}
 	switch {
 	case cli.kimiMessages():
 		sink = output.NewKimi(sio.Stdout, sio.Stderr, output.KimiOptions{FinalOnly: cli.FinalMessageOnly})
 	case jsonMode:
 		sink = output.NewJSON(sio.Stdout)
+	case cli.OutputFormat == "json":
+		// One JSON object on stdout at the end, the progress of text mode on stderr.
+		sink = output.NewFinal(sio.Stdout, output.NewText(io.Discard, sio.Stderr, textOpts))
 	default:
-		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
-			Quiet:   quiet,
-			Color:   colorOK(rawStderr, sio.Getenv),
-			Verbose: cli.LogLevel == "debug",
-			// Under --json-schema stdout carries only the JSON that matched it.
-			JSONOnly: cli.JSONSchema != "",
-		})
+		sink = output.NewText(sio.Stdout, sio.Stderr, textOpts)
 	}
 	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
 	if jsonMode {
 		noticeTo = sio.Stderr
+	}
+	if !jsonMode {
+		// Text for a person: no terminal control from tool output or the model.
+		sink = terminalSafe{sink}
 	}
 	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
@@ -86,6 +101,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if compatErr != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, compatErr)
 	}
+	if err := checkFlagValues(cli); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	tp, err := openTape(cli) // before resolve: a replay brings its endpoint and model
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -94,10 +112,22 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	ctx = tp.bind(ctx)
 	sink = tp.track(sink)
 	cfg, err := resolve(cli, sio.Getenv)
+	// A stored Kimi login gives the key now, so that it is scrubbed like one. A missing
+	// login is a usage error; one that has expired is reported once the stream has opened.
+	var loginErr error
+	if err == nil {
+		loginErr = useLogin(ctx, &cfg, func(msg string) { fmt.Fprintf(sio.Stderr, "kimi-run: warning: %s\n", msg) })
+		var ue *usageError
+		if errors.As(loginErr, &ue) {
+			err, loginErr = loginErr, nil
+		}
+	}
 	r.secret = cfg.apiKey
 	r.budget = cfg.budget
-	stdout.add(cfg.apiKey)
-	stderr.add(cfg.apiKey)
+	secrets.add(cfg.apiKey)
+	for _, k := range cfg.configKeys {
+		secrets.add(k)
+	}
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
@@ -118,6 +148,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	for _, msg := range cfg.warnings {
 		warn(msg)
 	}
+	defaultStdinTimeout(cli, sio.Getenv)
 	var conv *conversation
 	var prompt string
 	if cli.conversing() {
@@ -127,6 +158,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		prompt, err = readPrompt(ctx, cli, sio.Stdin, cli.Flow != "", warn)
 	}
 	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	if err := createAddDirs(cli, warn); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	g, err := newGuard(cli, cfg.workDir, sio.Getenv)
@@ -139,15 +173,27 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	if err := applySystemPrompt(cli, ws.agent); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	plan, err := planRun(cli, ws.skills, prompt)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	mcpPlan, err := planMCP(cli, sio.Getenv, cfg.workDir, cfg.mcpCallTimeout)
+	// Commands, hooks and MCP servers get the environment without kimi-run's credentials.
+	childEnv := childEnviron(os.Environ(), secrets, cli.PassEnv)
+	mcpPlan, err := planMCP(cli, sio.Getenv, childEnv, cfg.workDir, cfg.mcpCallTimeout)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	if msg, err := checkPromptSize(plan, cfg); err != nil {
+	if len(mcpPlan.servers) == 0 {
+		// Every tool is a built-in: a rule that names none of them is refused now, before
+		// a session directory is made for a run that cannot start.
+		if err := g.check(toolNames(tools.Builtins(tools.Env{WorkDir: cfg.workDir})), nil); err != nil {
+			return r.finish(ctx, outcome{}, agent.Stats{}, err)
+		}
+	}
+	if msg, err := checkPromptSize(plan, cfg, ws.agent.prompt); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	} else if msg != "" {
 		warn(msg)
@@ -165,6 +211,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 
 	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
+	cfg.hooks.Env, cfg.hooks.Scrub = childEnv, secrets.scrubBytes
 	r.groups = &tools.ShellGroups{}
 	env := tools.Env{
 		WorkDir:       cfg.workDir,
@@ -173,6 +220,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		ShellGroups:   r.groups,
 		Ripgrep:       tools.LookRipgrep(),
 		ShellPrefix:   g.sandbox.shellPrefix(),
+		Environ:       childEnv,
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -198,6 +246,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	httpClient = cfg.loginClient(httpClient, cli.StreamIdleTimeout)
 	tp.adjust(&retryPolicy, sio.Stderr, !jsonMode && !cli.Quiet && (cli.LogLevel == "info" || cli.LogLevel == "debug"))
 	var names []string
 	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
@@ -237,10 +286,10 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			}
 			ts = append(ts, hooks.Wrap(cfg.hooks, mcpTools)...)
 			// The tool rules and the sandbox go last, around every tool of the run.
-			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...)); guardErr != nil {
+			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...), mcpAliases(mcpTools)); guardErr != nil {
 				return nil
 			}
-			ts = g.wrap(ts, r.emit)
+			ts = scrubTools(g.wrap(ts, r.emit), secrets)
 			names = toolNames(ts)
 			return ts
 		},
@@ -251,7 +300,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			}
 			kinds = withMCP(kinds, mcpTools, cfg.hooks)
 			for name, k := range kinds {
-				k.Tools = g.wrap(k.Tools, r.emit)
+				k.Tools = scrubTools(g.wrap(k.Tools, r.emit), secrets)
 				kinds[name] = k
 			}
 			return kinds
@@ -280,7 +329,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if sess.warning != "" {
 		r.emit(event.TypeWarning, event.Warning{Message: sess.warning})
 	}
+	if loginErr != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, loginErr)
+	}
 	if sess.restored != nil {
+		if w := systemPromptKept(cli, sess.id); w != "" {
+			r.emit(event.TypeWarning, event.Warning{Message: w})
+		}
 		for _, w := range sess.restored.Warnings {
 			r.emit(event.TypeWarning, event.Warning{Message: "session " + sess.id + ": " + w})
 		}
@@ -435,7 +490,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		Error:          v.err,
 		Steps:          st.Steps,
 		ToolCalls:      st.ToolCalls,
-		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens,
+		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
 			CostUSD: r.budget.costUSD(st.Usage)},
 		DurationMS: time.Since(r.started).Milliseconds(),
 		SessionID:  r.sessionID,

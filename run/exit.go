@@ -10,6 +10,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/ralph"
 )
 
@@ -26,6 +27,7 @@ const (
 	ExitAuth       ExitCode = 5
 	ExitSpend      ExitCode = 6 // the token or cost budget (--max-tokens-total, --max-cost-usd)
 	ExitSchema     ExitCode = 7 // the final answer never matched --json-schema
+	ExitFiltered   ExitCode = 8 // the provider ended the reply with a finish_reason other than stop/tool_calls/length
 	ExitTransient  ExitCode = 75
 	ExitTimeout    ExitCode = 124
 	ExitInterrupt  ExitCode = 130
@@ -113,6 +115,17 @@ func judge(out outcome, err error, cause error) verdict {
 		info.Kind = "hook"
 		return verdict{code: ExitError, reason: "error", err: info}
 	}
+	// A stored Kimi login the OAuth host refused to refresh is over until `kimi login`:
+	// an authentication failure (exit 5), like a key the provider refuses. One that could
+	// not be refreshed for now is worth retrying later (75).
+	switch {
+	case errors.Is(err, kimilogin.ErrExpired):
+		info.Kind = "auth"
+		return verdict{code: ExitAuth, reason: "auth", err: info}
+	case errors.Is(err, kimilogin.ErrRefresh):
+		info.Kind, info.Retryable = "transient", true
+		return verdict{code: ExitTransient, reason: "transient", err: info}
+	}
 	var pe *agent.ProviderError
 	if errors.As(err, &pe) {
 		info.HTTPStatus = pe.StatusCode
@@ -120,6 +133,23 @@ func judge(out outcome, err error, cause error) verdict {
 			info.Kind = "auth"
 			return verdict{code: ExitAuth, reason: "auth", err: info}
 		}
+		if pe.Quota() {
+			// Out of credit: a retry loop in CI would only burn time (exit 5, like a key
+			// that is refused, because a person has to act).
+			info.Kind = "quota"
+			return verdict{code: ExitAuth, reason: "quota", err: info}
+		}
+	}
+	var fe *agent.FinishError
+	if errors.As(err, &fe) {
+		info.Kind = "filtered"
+		return verdict{code: ExitFiltered, reason: "filtered", err: info}
+	}
+	var ee *agent.EndpointError
+	if errors.As(err, &ee) {
+		info.Kind = "config"
+		info.Message = ee.Error()
+		return verdict{code: ExitError, reason: "error", err: info}
 	}
 	var se *SchemaError
 	if errors.As(err, &se) {

@@ -54,7 +54,7 @@ func startMCP(ctx context.Context, plan mcpPlan, r *runState, stderr io.Writer, 
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprintf(stderr, "[mcp %s] %s\n", server, line)
+			fmt.Fprintf(stderr, "[mcp %s] %s\n", neutralize(server), neutralize(line))
 		}
 	}
 	m.set = mcp.NewSet(opts)

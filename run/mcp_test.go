@@ -38,7 +38,7 @@ func TestExpandVars(t *testing.T) {
 }
 
 func TestServerEnvironDropsTheKeys(t *testing.T) {
-	got := serverEnviron([]string{"PATH=/bin", "KIMI_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "KIMI_MODEL_NAME=m"})
+	got := childEnviron([]string{"PATH=/bin", "KIMI_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "KIMI_MODEL_NAME=m"}, &secretSet{}, nil)
 	if strings.Join(got, " ") != "PATH=/bin KIMI_MODEL_NAME=m" {
 		t.Errorf("environment = %q", got)
 	}

@@ -57,7 +57,9 @@ var mcpKnownKeys = []string{"command", "args", "env", "cwd", "url", "headers", "
 // planMCP reads the MCP configuration: --mcp-config-file files (or Kimi CLI's mcp.json when
 // none is given and it exists), then each --mcp-config text. A later server of the same name
 // replaces an earlier one. A source that does not parse is a usage error naming it.
-func planMCP(cli *CLI, getenv func(string) string, workDir string, configTimeout time.Duration) (mcpPlan, error) {
+// base is the environment a stdio server inherits (childEnviron): a server sees kimi-run's
+// key only when its own "env" entry puts it there.
+func planMCP(cli *CLI, getenv func(string) string, base []string, workDir string, configTimeout time.Duration) (mcpPlan, error) {
 	p := mcpPlan{startup: cli.MCPStartupTimeout, call: cli.MCPCallTimeout, strict: cli.MCPStrict}
 	if p.startup < 0 || p.call < 0 {
 		return p, usagef("MCP timeouts must not be negative")
@@ -116,7 +118,6 @@ func planMCP(cli *CLI, getenv func(string) string, workDir string, configTimeout
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	base := serverEnviron(os.Environ())
 	for _, name := range names {
 		e := entries[name]
 		if e.Disabled || (e.Enabled != nil && !*e.Enabled) {
@@ -262,22 +263,6 @@ func (e mcpEntry) server(name, workDir string, base []string, getenv func(string
 	}
 	sort.Strings(warnings)
 	return s, warnings
-}
-
-// mcpKeyVars are never inherited by a server: a server sees the model's API key only when its
-// own "env" entry puts it there.
-var mcpKeyVars = []string{"KIMI_API_KEY", "OPENAI_API_KEY"}
-
-// serverEnviron is the environment a stdio server inherits: ours without the API keys.
-func serverEnviron(environ []string) []string {
-	out := make([]string, 0, len(environ))
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(mcpKeyVars, k) {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // setEnv returns env with key set to value, replacing an earlier setting.

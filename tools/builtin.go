@@ -35,6 +35,9 @@ type Env struct {
 	// ShellPrefix, when set, runs every Shell command under another program: the shell and
 	// its arguments follow these words (the sandbox's helper, which confines the command).
 	ShellPrefix []string
+	// Environ is the environment of Shell commands (before Shell's own settings); nil
+	// inherits this process's. run/ leaves kimi-run's credentials out of it.
+	Environ []string
 }
 
 // LookRipgrep returns the rg executable found on PATH, for Env.Ripgrep, or "" when there

@@ -184,7 +184,8 @@ func strReplace(env Env, in strReplaceArgs) Result {
 		n := strings.Count(content, e.Old)
 		if n == 0 {
 			return Errorf("edit %d of %d: old text not found in %s%s. No edit was applied; the file is unchanged.",
-				i+1, len(in.Edit), in.Path, missHint(original, content, e.Old, i))
+				i+1, len(in.Edit), in.Path, missHint(original, content, e.Old, i)).
+				WithKimi("No replacements were made. The old string was not found in the file.", "")
 		}
 		if e.ReplaceAll {
 			content = strings.ReplaceAll(content, e.Old, e.New)
@@ -208,7 +209,7 @@ func strReplace(env Env, in strReplaceArgs) Result {
 	if len(notes) > 0 {
 		msg += " Note: " + strings.Join(notes, "; ") + "."
 	}
-	return Text(msg)
+	return Text(msg).WithKimi(fmt.Sprintf("File successfully edited. Applied %d edit(s) with %d total replacement(s).", len(in.Edit), replacements), "")
 }
 
 // missHint suggests why an edit's old text was not found. It never quotes the file.

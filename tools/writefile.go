@@ -70,7 +70,8 @@ func writeFile(env Env, in writeFileArgs) Result {
 		if err != nil {
 			return Errorf("cannot append to %s: %v", in.Path, err)
 		}
-		return Text(fmt.Sprintf("Appended %d bytes to %s. File size: %d bytes.", len(in.Content), in.Path, size))
+		return Text(fmt.Sprintf("Appended %d bytes to %s. File size: %d bytes.", len(in.Content), in.Path, size)).
+			WithKimi(fmt.Sprintf("File successfully appended to. Current size: %d bytes.", size), "")
 	}
 	perm := newFileMode
 	if existed {
@@ -83,7 +84,8 @@ func writeFile(env Env, in writeFileArgs) Result {
 	if existed {
 		verb = "Overwrote"
 	}
-	return Text(fmt.Sprintf("%s %s with %d bytes. File size: %d bytes.", verb, in.Path, len(in.Content), len(in.Content)))
+	return Text(fmt.Sprintf("%s %s with %d bytes. File size: %d bytes.", verb, in.Path, len(in.Content), len(in.Content))).
+		WithKimi(fmt.Sprintf("File successfully overwritten. Current size: %d bytes.", len(in.Content)), "")
 }
 
 // followLink returns the file a symbolic link at path points to, so that replacing the

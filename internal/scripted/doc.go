@@ -19,6 +19,10 @@
 //     KeepAlive, KeepAliveEvery, Raw, Pause, Cut, End, Hang, Usage and Finish;
 //     Status for plain error replies; Header, Forever and DelayHeaders to adjust
 //     any of them;
+//   - provider shapes (shapes.go): UsageInChoice (Moonshot), UsageXGroq (Groq),
+//     NoUsage, ReasoningTokens, Reason and ReasonPlain (OpenRouter's reasoning and
+//     reasoning_details), Signature, CommentBytes (a flood of comment lines), Stream
+//     (a recorded body verbatim) and Page (an HTML page answering with 200);
 //   - txtar scenario files (Parse, Load, Scenario), one section per response,
 //     each written as a raw HTTP response with a few "#!" directives. The format
 //     is described in testdata/scenarios/README.md at the module root.

@@ -80,7 +80,12 @@ func Pause(d time.Duration) Part { return addStep(step{kind: stepSleep, d: d}, f
 // Usage replaces the default token counts of the final usage chunk.
 func Usage(prompt, completion, cached int) Part {
 	return func(b *replyBuilder) {
-		b.usage = usage{Prompt: prompt, Completion: completion, Total: prompt + completion, Details: usageDetails{Cached: cached}}
+		b.usage.Prompt, b.usage.Completion, b.usage.Total = prompt, completion, prompt+completion
+		if b.usage.CachedTop != nil {
+			b.usage.CachedTop = &cached
+		} else {
+			b.usage.Details = &usageDetails{Cached: cached}
+		}
 	}
 }
 
@@ -118,7 +123,7 @@ func ToolCalls(calls ...Part) Response { return Reply(calls...) }
 // parts, a chunk with finish_reason (as set by Finish, else "tool_calls" if any
 // Call was given, else "stop"), a usage chunk with empty choices, and data: [DONE].
 func Reply(parts ...Part) Response {
-	b := replyBuilder{usage: usage{Prompt: 100, Completion: 20, Total: 120}}
+	b := replyBuilder{usage: usage{Prompt: 100, Completion: 20, Total: 120, Details: &usageDetails{}}}
 	b.chunk(delta{Role: "assistant", Content: ptr("")}, nil)
 	for _, p := range parts {
 		if p(&b); b.stopped {
@@ -132,8 +137,7 @@ func Reply(parts ...Part) Response {
 	if b.finish != "" {
 		finish = b.finish
 	}
-	b.chunk(delta{}, &finish)
-	b.data(chunk{ID: chunkID, Object: "chat.completion.chunk", Created: createdAt, Model: Model, Choices: []choice{}, Usage: &b.usage})
+	b.finishChunk(finish)
 	b.write([]byte("data: [DONE]\n\n"))
 	return b.response()
 }
@@ -146,19 +150,28 @@ type chunk struct {
 	Model   string   `json:"model"`
 	Choices []choice `json:"choices"`
 	Usage   *usage   `json:"usage,omitempty"`
+	XGroq   *xGroq   `json:"x_groq,omitempty"`
+}
+
+type xGroq struct {
+	ID    string `json:"id"`
+	Usage *usage `json:"usage,omitempty"`
 }
 
 type choice struct {
 	Index        int     `json:"index"`
 	Delta        delta   `json:"delta"`
 	FinishReason *string `json:"finish_reason"`
+	Usage        *usage  `json:"usage,omitempty"`
 }
 
 type delta struct {
-	Role      string      `json:"role,omitempty"`
-	Content   *string     `json:"content,omitempty"`
-	Reasoning string      `json:"reasoning_content,omitempty"`
-	ToolCalls []toolDelta `json:"tool_calls,omitempty"`
+	Role             string           `json:"role,omitempty"`
+	Content          *string          `json:"content,omitempty"`
+	Reasoning        string           `json:"reasoning_content,omitempty"`
+	ReasoningText    *string          `json:"reasoning,omitempty"`
+	ReasoningDetails []map[string]any `json:"reasoning_details,omitempty"`
+	ToolCalls        []toolDelta      `json:"tool_calls,omitempty"`
 }
 
 type toolDelta struct {
@@ -174,10 +187,16 @@ type fnPayload struct {
 }
 
 type usage struct {
-	Prompt     int          `json:"prompt_tokens"`
-	Completion int          `json:"completion_tokens"`
-	Total      int          `json:"total_tokens"`
-	Details    usageDetails `json:"prompt_tokens_details"`
+	Prompt     int           `json:"prompt_tokens"`
+	Completion int           `json:"completion_tokens"`
+	Total      int           `json:"total_tokens"`
+	CachedTop  *int          `json:"cached_tokens,omitempty"`
+	Details    *usageDetails `json:"prompt_tokens_details,omitempty"`
+	Completed  *outDetails   `json:"completion_tokens_details,omitempty"`
+}
+
+type outDetails struct {
+	Reasoning int `json:"reasoning_tokens"`
 }
 
 type usageDetails struct {
@@ -185,11 +204,12 @@ type usageDetails struct {
 }
 
 type replyBuilder struct {
-	steps   []step
-	calls   int // tool calls so far, the index of the next one
-	usage   usage
-	stopped bool   // a Cut, End or Hang ended the body
-	finish  string // a finish_reason set by Finish
+	steps      []step
+	usageWhere usageWhere
+	calls      int // tool calls so far, the index of the next one
+	usage      usage
+	stopped    bool   // a Cut, End or Hang ended the body
+	finish     string // a finish_reason set by Finish
 }
 
 func (b *replyBuilder) write(p []byte) {

@@ -27,12 +27,14 @@ const (
 	stepHang                      // flush, then send nothing until the client goes away
 	stepEnd                       // end the body cleanly right here
 	stepKeepAlive                 // write a keep-alive every d until the client goes away
+	stepComments                  // write n bytes of comment lines as fast as the client reads
 )
 
 type step struct {
 	kind stepKind
 	data []byte
 	d    time.Duration
+	n    int64
 }
 
 // Status returns a non-streamed response with the given status code and body.

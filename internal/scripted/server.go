@@ -186,6 +186,17 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 			return
 		case stepEnd:
 			return
+		case stepComments:
+			// Whole lines only, so the next event starts on a line of its own.
+			line := int64(len(": keep-alive\n\n"))
+			for left := (st.n + line - 1) / line * line; left > 0; {
+				piece := commentLine[:min(int64(len(commentLine)), left)]
+				if _, err := io.WriteString(w, piece); err != nil {
+					return
+				}
+				left -= int64(len(piece))
+			}
+			flush()
 		case stepKeepAlive:
 			for {
 				if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
