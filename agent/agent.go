@@ -58,6 +58,10 @@ type Agent struct {
 	// prompt is that turn's prompt, instead of asking the same thing again: a retried CI job
 	// then picks up at the step where the last attempt stopped.
 	ResumeTurn bool
+	// Fallback, when set, is asked once a step's model call has failed transiently after
+	// every retry: it switches Model to the fallback model and names it, and the step is
+	// tried once more, with a warning saying so. ok false: no fallback (left).
+	Fallback func() (name string, ok bool)
 
 	history []Message
 	// child sums the work of subagents, added from tool goroutines.
@@ -154,12 +158,13 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 		maxSteps = DefaultMaxSteps
 	}
 	a.emit(event.TypeTurnBegin, event.TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
-	if steps, ok := a.unfinishedTurn(turn, spec.Prompt); ok {
+	// A prompt with images is always asked again: the session keeps only its text.
+	if steps, ok := a.unfinishedTurn(turn, spec.Prompt); ok && len(spec.Images) == 0 {
 		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf(
 			"continuing the session's unfinished turn: its prompt is this one and %d step(s) of it are saved, so it is not asked again", steps)})
 	} else {
 		a.checkpoint()
-		a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt})
+		a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt, Images: spec.Images})
 	}
 
 	var out event.TurnOutcome

@@ -78,11 +78,19 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		sink = terminalSafe{sink}
 	}
 	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
+	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
+	// export (bounded) is the last thing the run does.
+	tel, telWarnings := startTelemetry(cli, sio.Getenv, version, secrets)
+	if tel != nil {
+		sink = telemetrySink{Sink: sink, t: tel}
+		defer stopTelemetry(tel, sio.Stderr, secrets)
+	}
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
 		answerFile: cli.OutputLastMessage, answerJSON: cli.JSONSchema != "", scrub: stdout.scrub}
 
-	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
-	sio.Exit = mcpKill.wrap(sio.Exit)
+	var mcpKill exitHook   // a second signal exits at once: kill the MCP servers first
+	var shellKill exitHook // ... and the Shell commands' process groups
+	sio.Exit = shellKill.wrap(mcpKill.wrap(sio.Exit))
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
 	if cli.Timeout > 0 {
@@ -145,7 +153,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		}
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	}
-	for _, msg := range cfg.warnings {
+	for _, msg := range append(telWarnings, cfg.warnings...) {
 		warn(msg)
 	}
 	defaultStdinTimeout(cli, sio.Getenv)
@@ -159,6 +167,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	if tel != nil {
+		tel.SetPrompt(prompt)
 	}
 	if err := createAddDirs(cli, warn); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -178,6 +189,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	plan, err := planRun(cli, ws.skills, prompt)
 	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	if plan.images, err = loadImages(cli, cfg); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	// Commands, hooks and MCP servers get the environment without kimi-run's credentials.
@@ -212,7 +226,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 
 	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
 	cfg.hooks.Env, cfg.hooks.Scrub = childEnv, secrets.scrubBytes
+	// Hooks run confined like Shell commands: a hook script in the work dir can be
+	// rewritten by a Shell call, and must not become a way out of the sandbox.
+	cfg.hooks.Prefix = g.sandbox.shellPrefix()
 	r.groups = &tools.ShellGroups{}
+	if !cli.KeepBackground {
+		shellKill.set(r.groups.Kill)
+	}
 	env := tools.Env{
 		WorkDir:       cfg.workDir,
 		AddDirs:       ws.addDirs,
@@ -221,6 +241,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		Ripgrep:       tools.LookRipgrep(),
 		ShellPrefix:   g.sandbox.shellPrefix(),
 		Environ:       childEnv,
+		WriteDirs:     g.sandbox.writeDirs(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -252,17 +273,19 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
 	var mcpTools []tools.Tool
 	var guardErr error
+	model := withFallback(agent.OpenAIConfig{
+		BaseURL:       cfg.baseURL,
+		APIKey:        cfg.apiKey,
+		Model:         cfg.model,
+		IdleTimeout:   cli.StreamIdleTimeout,
+		ExtraBody:     cfg.requestFields(),
+		Headers:       headers(cfg.headers, version),
+		SendReasoning: cfg.thinking != nil && *cfg.thinking,
+		HTTPClient:    httpClient,
+	}, cli.FallbackModel)
 	a := agent.New(agent.Config{
-		Model: withBudget(agent.NewOpenAI(agent.OpenAIConfig{
-			BaseURL:       cfg.baseURL,
-			APIKey:        cfg.apiKey,
-			Model:         cfg.model,
-			IdleTimeout:   cli.StreamIdleTimeout,
-			ExtraBody:     cfg.requestFields(),
-			Headers:       headers(cfg.headers, version),
-			SendReasoning: cfg.thinking != nil && *cfg.thinking,
-			HTTPClient:    httpClient,
-		}), cfg.budget),
+		Model:    withBudget(model, cfg.budget),
+		Fallback: model.switchOver,
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
 		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.kimiProvider && cfg.contextKnown && cfg.gen.completionCap >= 0,
@@ -367,6 +390,9 @@ func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.
 	if plan.schema != nil {
 		t = schemaTurner{Turner: t, note: plan.schema.instruction(plan.flow != nil || plan.ralph != 0)}
 	}
+	if len(plan.images) > 0 {
+		t = &imageTurner{Turner: t, images: plan.images}
+	}
 	var out outcome
 	var err error
 	if plan.flow == nil && plan.ralph == 0 {
@@ -408,6 +434,8 @@ type plan struct {
 	request string
 	// schema is --json-schema, compiled; nil without one.
 	schema *outputSchema
+	// images are --image, attached to the first prompt.
+	images []event.Image
 }
 
 func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {

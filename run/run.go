@@ -81,6 +81,9 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}
 		}
 	}()
+	if shell, ok := completionRequest(args); ok {
+		return exitIf(writeCompletion(sio.Stdout, parser.Model, shell))
+	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
@@ -93,6 +96,9 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}})
 		}
 		return ExitUsage
+	}
+	if cli.ManPage {
+		return exitIf(writeManPage(sio.Stdout, parser.Model, version))
 	}
 	if cli.PrintSchema {
 		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
