@@ -23,6 +23,7 @@ type running struct {
 	output  string
 	isError bool
 	err     error
+	kimi    *event.KimiToolText // the result in Kimi CLI's wording, when the tool gives it
 }
 
 // start launches a call unless it already runs. It emits tool_call before the call runs.
@@ -69,9 +70,9 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 			defer b.wg.Done()
 			defer close(r.done)
 			<-twin.done
-			r.output, r.isError, r.err = twin.output, twin.isError, twin.err
+			r.output, r.isError, r.err, r.kimi = twin.output, twin.isError, twin.err, twin.kimi
 			if r.err == nil {
-				a.emit(event.TypeToolResult, event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output})
+				a.emit(event.TypeToolResult, event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output, Kimi: r.kimi})
 			}
 		}()
 		return
@@ -97,9 +98,12 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 			r.output = "ERROR: " + r.output
 		}
 		r.output += note
+		if res.Kimi != nil {
+			r.kimi = &event.KimiToolText{Message: res.Kimi.Message, Output: tools.Cap(res.Kimi.Output)}
+		}
 		if r.err == nil {
 			a.emit(event.TypeToolResult, event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: res.IsError,
-				Output: r.output, DurationMS: time.Since(began).Milliseconds()})
+				Output: r.output, DurationMS: time.Since(began).Milliseconds(), Kimi: r.kimi})
 		}
 	}()
 }

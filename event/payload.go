@@ -78,6 +78,15 @@ type ToolResult struct {
 	IsError    bool   `json:"is_error"`
 	Output     string `json:"output"`
 	DurationMS int64  `json:"duration_ms"`
+	// Kimi is the result in Kimi CLI's wording, for Kimi's message lines only; it is not
+	// part of kimi-run's events.
+	Kimi *KimiToolText `json:"-"`
+}
+
+// KimiToolText is a tool result as Kimi CLI words it: its message and its output.
+type KimiToolText struct {
+	Message string
+	Output  string
 }
 
 // Retry is emitted before each backoff wait.

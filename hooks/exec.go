@@ -4,36 +4,55 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"os"
 	"os/exec"
 	"sync"
 	"time"
 )
 
-// waitDelay bounds the wait for a command's output pipes after it exited or was killed: a
-// background process it left behind must not hold the run.
+// waitDelay bounds the wait for a command's output after it exited and its process group
+// was killed: only a process that left the group (setsid) can still hold the pipes, and it
+// must not hold the run.
 const waitDelay = 2 * time.Second
 
 // execute runs command through the shell in dir with env, stdin as its input, in a process
-// group of its own that is killed when timeout passes or ctx ends.
-func execute(ctx context.Context, command, dir string, env []string, stdin []byte, timeout time.Duration) result {
+// group of its own that is killed when timeout passes, when ctx ends, and when the command
+// itself exits: a hook's background processes never outlive it. prefix, when set, is the
+// program the shell runs under (the sandbox's helper).
+func execute(ctx context.Context, prefix []string, command, dir string, env []string, stdin []byte, timeout time.Duration) result {
 	tctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
 	defer cancel()
 	prog, args := shellCommand(command)
+	if len(prefix) > 0 {
+		args = append(append(append([]string(nil), prefix[1:]...), prog), args...)
+		prog = prefix[0]
+	}
 	cmd := exec.CommandContext(tctx, prog, args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = bytes.NewReader(stdin)
+	// The output goes through pipes of our own rather than exec's copying: Wait then
+	// returns when the command exits, not when the last process holding the pipes does.
 	var stdout, stderr cappedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	outs, err := startReaders(cmd, &stdout, &stderr)
+	if err != nil {
+		return result{exitCode: -1, startErr: err}
+	}
 	isolate(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = waitDelay
 
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	outs.started()
+	if err != nil {
+		outs.abandon()
 		return result{exitCode: -1, startErr: err, duration: time.Since(began)}
 	}
 	_ = cmd.Wait() // the exit code and the contexts say all there is
+	_ = killGroup(cmd)
+	outs.wait(waitDelay)
 	r := result{duration: time.Since(began), stdout: stdout.String(), stderr: stderr.String()}
 	r.exitCode = cmd.ProcessState.ExitCode()
 	if errors.Is(context.Cause(tctx), errTimeout) {
@@ -42,6 +61,54 @@ func execute(ctx context.Context, command, dir string, env []string, stdin []byt
 		r.exitCode = -1
 	}
 	return r
+}
+
+// readers copies a command's stdout and stderr pipes into buffers.
+type readers struct {
+	read, write []*os.File
+	done        sync.WaitGroup
+}
+
+// startReaders gives cmd a pipe for stdout and one for stderr, read into out and errOut.
+func startReaders(cmd *exec.Cmd, out, errOut io.Writer) (*readers, error) {
+	r := &readers{}
+	for _, w := range []io.Writer{out, errOut} {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			r.abandon()
+			return nil, err
+		}
+		r.read, r.write = append(r.read, pr), append(r.write, pw)
+		r.done.Go(func() { _, _ = io.Copy(w, pr) })
+	}
+	cmd.Stdout, cmd.Stderr = r.write[0], r.write[1]
+	return r, nil
+}
+
+// started closes this process's copies of the write ends, once the command has its own.
+func (r *readers) started() {
+	for _, w := range r.write {
+		w.Close()
+	}
+}
+
+// wait waits up to d for the output to end, then stops reading.
+func (r *readers) wait(d time.Duration) {
+	done := make(chan struct{})
+	go func() { r.done.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+	r.abandon()
+	<-done
+}
+
+// abandon closes every pipe end, which ends the copying.
+func (r *readers) abandon() {
+	for _, f := range append(r.read, r.write...) {
+		f.Close()
+	}
 }
 
 // cappedBuffer keeps the first outputCap bytes written to it and drops the rest.

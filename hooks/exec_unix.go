@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os/exec"
 	"syscall"
+
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 )
 
 // shellCommand runs command with /bin/sh, as Kimi CLI does.
@@ -16,7 +18,7 @@ func shellCommand(command string) (string, []string) {
 // isolate starts cmd in a session of its own, which is also a process group, so that the
 // whole group can be killed and nothing in it can stop to read the terminal.
 func isolate(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = procgroup.Attr()
 }
 
 // killGroup kills the process group cmd leads.

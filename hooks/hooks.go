@@ -8,8 +8,9 @@
 // so does {"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason":
 // ...}} on stdout with exit 0. Any other exit, a command that cannot start and a timeout
 // let the action go on with a warning: a broken hook never stops the run. Every hook runs
-// in its own process group, which is killed at the hook's timeout, so a hook never hangs
-// the run, and every run of a hook is reported as a hook event.
+// in its own process group, which is killed at the hook's timeout, and also as soon as the
+// command itself exits, so a hook never hangs the run nor leaves a process behind; every
+// run of a hook is reported as a hook event.
 package hooks
 
 import (
@@ -86,6 +87,10 @@ type Engine struct {
 	Scrub func([]byte) []byte
 	// Sink receives a hook event for every command run, and warnings.
 	Sink event.Sink
+	// Prefix, when set, runs every command under another program, as Shell commands run:
+	// the sandbox's helper, so that a hook confined like the model's commands gains
+	// nothing when a Shell call rewrites its script.
+	Prefix []string
 
 	byEvent map[string][]compiled
 }
@@ -296,7 +301,7 @@ func (e *Engine) run(ctx context.Context, h Hook, stdin []byte) result {
 	if env == nil {
 		env = os.Environ()
 	}
-	r := execute(ctx, h.Command, e.WorkDir, env, stdin, h.Timeout)
+	r := execute(ctx, e.Prefix, h.Command, e.WorkDir, env, stdin, h.Timeout)
 	r.decide()
 	return r
 }

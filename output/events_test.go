@@ -98,9 +98,10 @@ func successRun() []event.Event {
 			ContextTokens: 3040}),
 		c.ev(event.TypeTurnEnd, event.TurnEnd{Turn: 1, Iteration: 1, Node: "R1", Steps: 3,
 			StopReason: "completed"}),
-		c.ev(event.TypeIteration, event.Iteration{Iteration: 2, Max: 2, Node: "R1", Choice: "STOP"}),
+		// The move into the end node repeats the iteration number, as ralph.Runner does.
+		c.ev(event.TypeIteration, event.Iteration{Iteration: 1, Max: 2, Node: "END", Choice: "STOP"}),
 		c.ev(event.TypeResult, event.Result{Status: "success", TerminalReason: "stop",
-			FinalText: "Fixed Parse; all tests pass.\n\n", Steps: 3, ToolCalls: 5, Iterations: 2,
+			FinalText: "Fixed Parse; all tests pass.\n\n", Steps: 3, ToolCalls: 5, Iterations: 1,
 			LastChoice: "STOP", Usage: event.UsageTotals{InputTokens: 4200, OutputTokens: 120, CachedTokens: 1024},
 			DurationMS: 65432, SessionID: "s-123"}),
 		// Nothing may follow the result.

@@ -240,22 +240,44 @@ func rawArguments(args json.RawMessage) string {
 	return string(args)
 }
 
-// toolContent renders a tool result in Kimi CLI's conventions: an error's first line as
-// <system>ERROR: …</system> followed by the rest of the output as a second part, an empty
-// output as <system>Tool output is empty.</system>, any other output as it was sent to the
-// model.
+// toolContent renders a tool result as Kimi CLI's tool message content
+// (soul/message.py, tool_result_to_message): the tool's message as <system>…</system>
+// (<system>ERROR: …</system> for an error), then its output; <system>Tool output is
+// empty.</system> when a success has neither. One part is written as a plain string, more
+// as a list of text parts. Tools with Kimi CLI's wording (event.ToolResult.Kimi) give their
+// message and output apart; for the others (MCP tools) an error's first line is the
+// message and the rest the output, and a success is all output.
 func toolContent(r event.ToolResult) any {
-	out := r.Output
-	if !r.IsError {
+	var msg, out string
+	switch {
+	case r.Kimi != nil:
+		msg, out = r.Kimi.Message, r.Kimi.Output
+	case r.IsError:
+		msg, out, _ = strings.Cut(strings.TrimLeft(strings.TrimPrefix(r.Output, "ERROR: "), "\r\n"), "\n")
 		if strings.TrimSpace(out) == "" {
-			return "<system>Tool output is empty.</system>"
+			out = ""
 		}
-		return out
+	default:
+		out = r.Output
+		if strings.TrimSpace(out) == "" {
+			out = ""
+		}
 	}
-	msg, rest, _ := strings.Cut(strings.TrimLeft(strings.TrimPrefix(out, "ERROR: "), "\r\n"), "\n")
-	head := "<system>ERROR: " + msg + "</system>"
-	if strings.TrimSpace(rest) == "" {
-		return head
+	var parts []kimiTextPart
+	switch {
+	case r.IsError:
+		parts = append(parts, kimiTextPart{Type: "text", Text: "<system>ERROR: " + msg + "</system>"})
+	case msg != "":
+		parts = append(parts, kimiTextPart{Type: "text", Text: "<system>" + msg + "</system>"})
 	}
-	return []any{kimiTextPart{Type: "text", Text: head}, kimiTextPart{Type: "text", Text: rest}}
+	if out != "" {
+		parts = append(parts, kimiTextPart{Type: "text", Text: out})
+	}
+	switch len(parts) {
+	case 0:
+		return "<system>Tool output is empty.</system>"
+	case 1:
+		return parts[0].Text
+	}
+	return parts
 }

@@ -27,10 +27,18 @@ func (s *Text) progress(e event.Event, data any) {
 	info := func(msg string) { s.entry(zerolog.InfoLevel, e.Time).Msg(pre + msg) }
 	warn := func(msg string) { s.entry(zerolog.WarnLevel, e.Time).Msg(pre + msg) }
 	debug := func(msg string) { s.entry(zerolog.DebugLevel, e.Time).Msg(pre + msg) }
+	// say shows the reply held for this parent, once it is known not to be the answer.
+	say := func() {
+		if text := s.spoken(e.Parent); text != "" {
+			info("  « " + text)
+		}
+	}
 
 	switch d := data.(type) {
 	case event.Text:
-		// Deltas stay off stderr: the answer is printed once, on stdout, at the end.
+		// Deltas stay off stderr until the reply is known not to be the final answer,
+		// which is printed once, on stdout, at the end.
+		s.hear(e.Parent, d.Step, d.Delta)
 	case event.Thinking:
 		if s.opts.Verbose && s.thought[e.Parent] != d.Step {
 			s.thought[e.Parent] = d.Step
@@ -47,6 +55,7 @@ func (s *Text) progress(e event.Event, data any) {
 		}
 		ev.Msg(pre + "start")
 	case event.TurnBegin:
+		say() // the previous turn's answer (a Ralph iteration's), not the run's
 		ev := s.entry(zerolog.DebugLevel, e.Time)
 		if d.Node != "" {
 			ev = ev.Str("node", d.Node)
@@ -62,15 +71,20 @@ func (s *Text) progress(e event.Event, data any) {
 	case event.StepBegin:
 		info(fmt.Sprintf("step %d", d.Step))
 	case event.ToolCall:
+		say()
 		sum := argsSummary(d.Name, d.Arguments)
 		s.calls[d.ID] = callRef{name: d.Name, summary: sum, depth: depth + 1}
 		info("  " + joinNonEmpty(d.Name, sum))
 	case event.ToolResult:
 		s.toolResult(e, d, pre)
 	case event.Retry:
+		s.spoken(e.Parent) // the step's text starts again
 		// Retries counted as --max-retries counts them: the event's attempt is the attempt
 		// that failed, so this is retry number attempt of max_attempts-1.
-		msg := fmt.Sprintf("retry %d/%d in %s", d.Attempt, max(d.MaxAttempts-1, d.Attempt), formatMS(d.DelayMS))
+		msg := fmt.Sprintf("retry %d/%d", d.Attempt, max(d.MaxAttempts-1, d.Attempt))
+		if wait := s.wait(d.DelayMS); wait > 0 {
+			msg += " in " + formatMS(wait)
+		}
 		if d.HTTPStatus != 0 && !strings.Contains(d.Error, fmt.Sprintf("HTTP %d", d.HTTPStatus)) {
 			msg += fmt.Sprintf(": HTTP %d", d.HTTPStatus)
 		}
@@ -86,6 +100,19 @@ func (s *Text) progress(e event.Event, data any) {
 	case event.CompactionEnd:
 		s.compactionEnd(d, info, warn)
 	case event.Iteration:
+		if s.iteration[e.Parent] == d.Iteration && d.Iteration > 0 {
+			// The move into the flow's end node: the iteration itself was announced, and
+			// the reply held is the answer, which stdout shows.
+			s.spoken(e.Parent)
+			ev := s.entry(zerolog.InfoLevel, e.Time)
+			if d.Choice != "" {
+				ev = ev.Str("choice", d.Choice)
+			}
+			ev.Msg(pre + "ended")
+			return
+		}
+		say() // the previous iteration's answer
+		s.iteration[e.Parent] = d.Iteration
 		msg := fmt.Sprintf("iteration %d", d.Iteration)
 		if d.Max > 0 {
 			msg += fmt.Sprintf("/%d", d.Max)
@@ -121,10 +148,19 @@ func (s *Text) progress(e event.Event, data any) {
 		warn(fmt.Sprintf("  %s refused: %s", d.Name, rule))
 	case event.Result:
 		// A subagent's result: its parent's tool result line reports the outcome.
+		s.spoken(e.Parent)
 		debug(fmt.Sprintf("subagent %s after %d steps", d.Status, d.Steps))
 	default:
 		debug("event " + string(e.Type))
 	}
+}
+
+// wait is the delay a retry really waits, in ms.
+func (s *Text) wait(ms int64) int64 {
+	if s.opts.WaitScale != nil {
+		return s.opts.WaitScale(ms)
+	}
+	return ms
 }
 
 // outputIndent sets a tool's output off under its result line.

@@ -29,12 +29,19 @@ type TextOptions struct {
 	// final text, and nothing when there is none: under --json-schema stdout holds JSON
 	// that matched the schema, or nothing.
 	JSONOnly bool
+	// MinLevel hides lines below it: "warn" keeps warnings and errors, "error" only
+	// errors; "" (or "info") shows progress. Verbose still adds debug lines.
+	MinLevel string
+	// WaitScale, when set, turns a retry's announced delay into the wait that really
+	// happens (a replay at --replay-speed X waits delay/X; 0 waits nothing).
+	WaitScale func(ms int64) int64
 }
 
 // Text is the plain-text sink: the final answer on stdout, progress on stderr. It is safe
 // for concurrent use.
 type Text struct {
 	stdout  io.Writer
+	stderr  io.Writer // the raw stream, for the one-line usage error
 	log     zerolog.Logger
 	opts    TextOptions
 	mu      sync.Mutex
@@ -45,6 +52,12 @@ type Text struct {
 	// answered: an answer event (--input-format stream-json) printed the current prompt's
 	// final text, so the result does not print it again.
 	answered bool
+	// said holds the text of the reply streaming now, by parent id, until it is known
+	// not to be the final answer (a tool call follows, or another turn begins).
+	said map[string]*reply
+	// iteration is the last iteration announced, by parent id: the flow's move into its
+	// end node repeats it, and is shown as the end rather than as the iteration again.
+	iteration map[string]int
 }
 
 // callRef remembers an unfinished tool call for its result line and its subagent's events.
@@ -60,8 +73,9 @@ func NewText(stdout, stderr io.Writer, opts TextOptions) *Text {
 		// Windows consoles need the escape codes translated.
 		stderr = colorable.NewColorable(f)
 	}
+	qw := &quietWriter{w: stderr}
 	cw := zerolog.ConsoleWriter{
-		Out:         &quietWriter{w: stderr},
+		Out:         qw,
 		NoColor:     !opts.Color,
 		TimeFormat:  "15:04:05",
 		FieldsOrder: fieldsOrder,
@@ -70,15 +84,23 @@ func NewText(stdout, stderr io.Writer, opts TextOptions) *Text {
 		cw.PartsExclude = []string{zerolog.TimestampFieldName}
 	}
 	level := zerolog.InfoLevel
-	if opts.Verbose {
+	switch {
+	case opts.MinLevel == "warn":
+		level = zerolog.WarnLevel
+	case opts.MinLevel == "error":
+		level = zerolog.ErrorLevel
+	case opts.Verbose:
 		level = zerolog.DebugLevel
 	}
 	return &Text{
-		stdout:  stdout,
-		log:     zerolog.New(cw).Level(level),
-		opts:    opts,
-		calls:   make(map[string]callRef),
-		thought: make(map[string]int),
+		stdout:    stdout,
+		stderr:    qw,
+		log:       zerolog.New(cw).Level(level),
+		opts:      opts,
+		calls:     make(map[string]callRef),
+		thought:   make(map[string]int),
+		said:      make(map[string]*reply),
+		iteration: make(map[string]int),
 	}
 }
 
@@ -132,7 +154,12 @@ func (s *Text) Err() error {
 // the last thing a terminal shows.
 func (s *Text) finish(e event.Event, r event.Result) {
 	failed := r.Status != "success"
-	if failed || !s.opts.Quiet {
+	switch {
+	case r.Error != nil && r.Error.Kind == "usage" && r.Steps == 0:
+		// Nothing ran: the command line is what to fix, and a summary of zero steps and
+		// tokens says nothing. The same line as a flag that does not parse.
+		fmt.Fprintf(s.stderr, "kimi-run: %s\n", errorLine(r.Error.Message, errorWidth))
+	case failed || !s.opts.Quiet:
 		s.summary(e, r, failed)
 	}
 	if s.opts.JSONOnly {

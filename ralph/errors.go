@@ -86,6 +86,8 @@ type ChoiceError struct {
 	Found  bool
 	Last   string
 	Labels []string
+	// Ralph: the node is an iteration of a Ralph loop, whose node ids are internal.
+	Ralph bool
 }
 
 // Error says which node failed, what it got and what it wanted.
@@ -94,9 +96,36 @@ func (e *ChoiceError) Error() string {
 	if e.Found {
 		got = fmt.Sprintf("last choice %q", e.Last)
 	}
-	return fmt.Sprintf("node %q: no valid choice after %d replies (%s); want one of %s",
-		e.Node, e.Attempts, got, strings.Join(quoteAll(e.Labels), ", "))
+	where := fmt.Sprintf("node %q", e.Node)
+	if e.Ralph {
+		where = fmt.Sprintf("Ralph iteration %d", e.Iteration)
+	}
+	return fmt.Sprintf("%s: no valid choice after %d replies (%s); want one of %s",
+		where, e.Attempts, got, strings.Join(quoteAll(e.Labels), ", "))
 }
+
+// NodeError is a failure while a flow ran one of its nodes. It names the place in the
+// user's words: a flow's node id, or a Ralph loop's iteration (its node ids are internal).
+type NodeError struct {
+	Node string
+	// Iteration is the node execution that failed; 0 before it started.
+	Iteration int
+	Ralph     bool
+	Err       error
+}
+
+func (e *NodeError) Error() string {
+	switch {
+	case e.Ralph:
+		return fmt.Sprintf("Ralph iteration %d: %v", e.Iteration, e.Err)
+	case e.Iteration > 0:
+		return fmt.Sprintf("flow node %q (iteration %d): %v", e.Node, e.Iteration, e.Err)
+	}
+	return fmt.Sprintf("flow node %q: %v", e.Node, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *NodeError) Unwrap() error { return e.Err }
 
 func quoteAll(ss []string) []string {
 	q := make([]string, len(ss))

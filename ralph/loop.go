@@ -88,6 +88,18 @@ func (r *Runner) Ralph(ctx context.Context, prompt string, opt RalphOptions) (Re
 		return Result{Outcome: OutcomeError}, err
 	}
 	res, err := r.Run(ctx, f, Options{MaxMoves: moves, Fresh: opt.Fresh})
+	// The loop's node ids (R1, R2) are internal: errors name the iteration instead.
+	var ne *NodeError
+	if errors.As(err, &ne) {
+		ne.Ralph = true
+		if ne.Iteration == 0 {
+			ne.Iteration = res.Iterations + 1
+		}
+	}
+	var ce *ChoiceError
+	if errors.As(err, &ce) {
+		ce.Ralph = true
+	}
 	if res.Outcome == OutcomeCompleted {
 		res.Outcome = OutcomeStop
 	}

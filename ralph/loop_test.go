@@ -94,11 +94,12 @@ func TestRalphFailsAfterFourInvalidChoices(t *testing.T) {
 		t.Fatalf("error %v, want a *ChoiceError", err)
 	}
 	want := &ChoiceError{Node: "R2", Iteration: 2, Attempts: 4, Found: true, Last: "PAUSE",
-		Labels: []string{"CONTINUE", "STOP"}}
+		Labels: []string{"CONTINUE", "STOP"}, Ralph: true}
 	if !reflect.DeepEqual(ce, want) {
 		t.Errorf("choice error %+v, want %+v", ce, want)
 	}
-	wantMsg := `node "R2": no valid choice after 4 replies (last choice "PAUSE"); want one of "CONTINUE", "STOP"`
+	// issue 21 #6: the loop's internal node ids are not named.
+	wantMsg := `Ralph iteration 2: no valid choice after 4 replies (last choice "PAUSE"); want one of "CONTINUE", "STOP"`
 	if err.Error() != wantMsg {
 		t.Errorf("message %q, want %q", err, wantMsg)
 	}

@@ -145,11 +145,11 @@ func (r *Runner) Run(ctx context.Context, f *Flow, opt Options) (Result, error) 
 			return res, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return fail(fmt.Errorf("flow node %q: %w", n.ID, err))
+			return fail(&NodeError{Node: n.ID, Err: err})
 		}
 		if opt.Fresh {
 			if err := r.freshen(ctx, res.Iterations == 0, &mark); err != nil {
-				return fail(fmt.Errorf("flow node %q: %w", n.ID, err))
+				return fail(&NodeError{Node: n.ID, Err: err})
 			}
 		}
 		res.Iterations++
@@ -227,7 +227,7 @@ func (r *Runner) turn(ctx context.Context, n *Node, prompt string, res *Result) 
 	res.Steps += out.Steps
 	res.ToolCalls += out.ToolCalls
 	if err != nil {
-		return "", fmt.Errorf("flow node %q (iteration %d): %w", n.ID, res.Iterations, err)
+		return "", &NodeError{Node: n.ID, Iteration: res.Iterations, Err: err}
 	}
 	res.FinalText = out.FinalText
 	res.StopReason = out.StopReason

@@ -190,7 +190,7 @@ func TestAgentFlagsUsageErrors(t *testing.T) {
 		{[]string{"--agent-file", filepath.Join(agents, "a.yaml")}, "undefined variable WHO"},
 		{[]string{"--agent-file", filepath.Join(agents, "v2.yaml")}, "version 2 is not supported"},
 		{[]string{"--agent-file", filepath.Join(agents, "gone.yaml")}, "gone.yaml"},
-		{[]string{"--add-dir", filepath.Join(agents, "nope")}, "--add-dir"},
+		{[]string{"--add-dir", filepath.Join(agents, "p.md")}, "--add-dir"},
 		{[]string{"--skills-dir", filepath.Join(agents, "nope")}, "--skills-dir"},
 	}
 	for _, tt := range tests {

@@ -181,7 +181,10 @@ func TestReplayDivergence(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			for _, format := range []string{"text", "stream-json"} {
-				args := append([]string{"--output-format", format, "--replay", tt.cas, "--replay-speed", "0", "-p", "read the notes"}, tt.args...)
+				args := append([]string{"--output-format", format, "--replay", tt.cas, "--replay-speed", "0"}, tt.args...)
+				if !slices.Contains(tt.args, "-p") {
+					args = append(args, "-p", "read the notes")
+				}
 				r := kimi(t, nil, invocation{dir: workDir(t, tt.files), env: replayEnv, args: args})
 				if r.code != tt.code {
 					t.Fatalf("%s: exit %d, want %d\n%s\n%s", format, r.code, tt.code, r.stdout, r.stderr)

@@ -12,8 +12,8 @@ type CLI struct {
 	Words        []string      `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
 	PromptFile   string        `name:"prompt-file" placeholder:"FILE" help:"Read the task from FILE."`
 	NoStdin      bool          `name:"no-stdin" help:"Never read stdin, even when it is a pipe."`
-	StdinTimeout time.Duration `name:"stdin-timeout" default:"60s" help:"With a prompt given, ignore a piped stdin that sends nothing at all for this long (0: wait for it)."`
-	OutputFormat string        `name:"output-format" enum:"text,stream-json" default:"text" help:"text: the final answer on stdout, progress on stderr. stream-json: NDJSON events on stdout (schema v1)."`
+	StdinTimeout time.Duration `name:"stdin-timeout" default:"60s" help:"With a prompt given, ignore a piped stdin that sends nothing at all for this long (0: wait for it). 10s when CI=true and the flag is not given."`
+	OutputFormat string        `name:"output-format" enum:"text,stream-json,json" default:"text" help:"text: the final answer on stdout, progress on stderr. stream-json: NDJSON events on stdout (schema v1). json: one JSON object on stdout when the run ends (the result event), progress on stderr."`
 
 	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`
 	BaseURL           string        `name:"base-url" placeholder:"URL" help:"OpenAI-compatible endpoint (env KIMI_BASE_URL with KIMI_API_KEY, OPENAI_BASE_URL with OPENAI_API_KEY; default https://api.moonshot.ai/v1)."`
@@ -40,16 +40,23 @@ type CLI struct {
 	// Agents, workspace and skills, as Kimi CLI names them (docs: README "Agent files", "Skills").
 	Agent     string   `placeholder:"NAME" help:"Built-in agent: default, or okabe (default plus SendDMail). Not with --agent-file."`
 	AgentFile string   `name:"agent-file" placeholder:"FILE" help:"Kimi CLI agent file (YAML): system prompt template and arguments, tools, subagents; may extend default or okabe."`
-	AddDir    []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent may work in: listed in its system prompt, writable under --sandbox workspace-write (repeatable; must exist)."`
+	AddDir    []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent may work in: listed in its system prompt, writable under --sandbox workspace-write (repeatable; created, with a warning, when missing)."`
 	SkillsDir []string `name:"skills-dir" placeholder:"DIR" help:"Look for skills only in DIR instead of the project's and the user's skill directories (repeatable)."`
 
+	// What the peers' headless modes offer a CI author (issue 21 #10-#12).
+	SystemPrompt       string   `name:"system-prompt" placeholder:"TEXT|FILE" help:"Use this system prompt (the text, or the content of FILE) instead of the agent's. New sessions only."`
+	AppendSystemPrompt string   `name:"append-system-prompt" placeholder:"TEXT|FILE" help:"Add this text (or the content of FILE) after the agent's system prompt. New sessions only."`
+	Image              []string `name:"image" short:"i" sep:"none" placeholder:"FILE" help:"Attach this image (PNG, JPEG, GIF or WebP) to the prompt; repeatable. Needs a model with the image_in capability (config entry capabilities, or KIMI_MODEL_CAPABILITIES)."`
+	FallbackModel      string   `name:"fallback-model" placeholder:"NAME" help:"When a step's model call still fails transiently after the retries (overload, 5xx, network: exit 75), try the step once more on model NAME (same endpoint and key), which the rest of the run then uses."`
+
 	Quiet    bool             `short:"q" help:"No progress on stderr (errors still are)."`
-	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn and error show only failures, like --quiet."`
+	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn shows only warnings and errors; error only why a run failed."`
 	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
 	// Shared sessions and background processes (issue 9).
 	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
 	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
+	OTelLogContent bool          `name:"otel-log-content" help:"With OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT set), also put the prompt, tool arguments and outputs and the final answer on the spans, scrubbed of credentials. Off: names, counts and timings only."`
 	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
 	// Notices of silence (hidden: tests shorten them).
 	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
@@ -69,7 +76,7 @@ type CLI struct {
 	PriceInput       *float64 `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
 	PriceCachedInput *float64 `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
 	PriceOutput      *float64 `group:"Guardrails for unattended runs" name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
-	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7."`
+	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7. Also --output-schema."`
 	Tools            []string `group:"Guardrails for unattended runs" name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`
 	AllowedTools     []string `group:"Guardrails for unattended runs" name:"allowed-tools" sep:"none" placeholder:"RULES" help:"Run only tool calls matching these rules: Name, or Shell(PATTERN) with PATTERN a glob on the command line. Tools no rule names are not offered."`
 	DisallowedTools  []string `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
@@ -100,6 +107,10 @@ type CLI struct {
 	Debug              bool    `group:"Kimi CLI compatibility" help:"As --log-level debug."`
 	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
 
+	// Release artefacts (issue 19 #3): the man page, generated from this model for the
+	// release archives. Shell completions are `kimi-run completion SHELL` (run/completion.go).
+	ManPage bool `name:"man-page" hidden:"" help:"Print the man page (roff) and exit."`
+
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
 	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`
@@ -107,6 +118,9 @@ type CLI struct {
 	// given names the flags set on the command line (filled after parsing), so that an
 	// explicit value (even 0) can beat the config file and clashing synonyms can be refused.
 	given map[string]bool `kong:"-"`
+	// times counts how often each flag was given: one that takes a single value and came
+	// twice (-p x -p y) would otherwise keep the last without a word.
+	times map[string]int `kong:"-"`
 }
 
 const description = `Run a coding agent once, without a person present: every tool is approved automatically.

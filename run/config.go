@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/kimilogin"
 )
 
 // Default endpoints. A key is only ever sent to the endpoint family it came from: a CI job
@@ -30,6 +31,9 @@ type config struct {
 	baseURL    string
 	model      string
 	workDir    string
+	// capabilities are the model's (config entry, or KIMI_MODEL_CAPABILITIES): image_in
+	// lets --image attach pictures.
+	capabilities []string
 	// maxContext is the context window; contextKnown says the user set it.
 	maxContext   int
 	contextKnown bool
@@ -47,6 +51,9 @@ type config struct {
 	ralph *int
 	// gen holds the KIMI_MODEL_* generation settings (run/modelenv.go).
 	gen generation
+	// login is the stored `kimi login` of the provider, when it names one and no
+	// KIMI_API_KEY overrides it; its token becomes apiKey when the run starts.
+	login *kimilogin.Source
 	// kimiProvider says the endpoint is a Kimi one (a `kimi` provider, or the Kimi
 	// environment): only then are requests sized with max_completion_tokens, as in Kimi CLI.
 	kimiProvider bool
@@ -138,6 +145,9 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 				entry.Capabilities = menv.capabilities
 			}
 			c.apiKey = firstSet(kimiKey, prov.APIKey)
+			if kimiKey == "" {
+				c.login = loginSource(prov, getenv)
+			}
 			c.baseURL = firstSet(cli.BaseURL, getenv("KIMI_BASE_URL"), prov.BaseURL, defaultKimiBaseURL)
 			if cli.Thinking == nil && !alwaysThinking(c.model, entry.Capabilities) {
 				on := fc.DefaultThinking != nil && *fc.DefaultThinking
@@ -155,6 +165,7 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 		if entry.MaxContextSize > 0 {
 			c.maxContext, c.contextKnown = entry.MaxContextSize, true
 		}
+		c.capabilities = entry.Capabilities
 	case kimiKey != "":
 		kimiFamily = true
 		c.apiKey = kimiKey
@@ -168,6 +179,9 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	}
 	if kimiFamily {
 		c.gen = menv.generation
+	}
+	if !found {
+		c.capabilities = menv.capabilities
 	}
 	c.kimiProvider = kimiFamily
 	if cli.Thinking != nil {
@@ -230,7 +244,7 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, usagef("invalid base URL %q: want http(s)://host[:port]/path", redactURL(c.baseURL))
 	}
-	if c.apiKey == "" && !isLoopback(u.Hostname()) && cli.Replay == "" {
+	if c.apiKey == "" && c.login == nil && !isLoopback(u.Hostname()) && cli.Replay == "" {
 		return c, usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
 	}
 	if c.model == "" {

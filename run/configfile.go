@@ -56,6 +56,14 @@ type providerConfig struct {
 	BaseURL       string            `toml:"base_url" json:"base_url"`
 	APIKey        string            `toml:"api_key" json:"api_key"`
 	CustomHeaders map[string]string `toml:"custom_headers" json:"custom_headers"`
+	// OAuth names the stored login `kimi login` wrote (run/login.go).
+	OAuth *oauthRef `toml:"oauth" json:"oauth"`
+}
+
+// oauthRef is a provider's `oauth = { storage = "file", key = "oauth/kimi-code" }`.
+type oauthRef struct {
+	Storage string `toml:"storage" json:"storage"`
+	Key     string `toml:"key" json:"key"`
 }
 
 // loopControl is [loop_control]. Pointers tell a key the file sets (which must be valid, as
@@ -74,15 +82,22 @@ func configPath(cli *CLI, getenv func(string) string) (path string, explicit boo
 	if cli.ConfigFile != "" {
 		return cli.ConfigFile, true
 	}
-	share := getenv("KIMI_SHARE_DIR")
+	share := shareDir(getenv)
 	if share == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return "", false
-		}
-		share = filepath.Join(home, ".kimi")
+		return "", false
 	}
 	return filepath.Join(share, "config.toml"), false
+}
+
+// shareDir is Kimi CLI's data folder: KIMI_SHARE_DIR, else ~/.kimi; "" without a HOME.
+func shareDir(getenv func(string) string) string {
+	if share := getenv("KIMI_SHARE_DIR"); share != "" {
+		return share
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".kimi")
+	}
+	return ""
 }
 
 // loadConfig reads the config file. A file named with --config-file must exist; the default

@@ -79,7 +79,11 @@ type invocation struct {
 	signalAfter int
 	signalOn    string
 	ready       func() bool
-	srv         *scripted.Server
+	// again, when set, sends the signal a second time once it holds (polled).
+	again func() bool
+	srv   *scripted.Server
+	// bin runs this kimi-run executable instead of the one built for the tests.
+	bin string
 }
 
 // kimi runs the binary against srv with a clean environment.
@@ -110,7 +114,11 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 		}
 	}
 	args := append([]string{"-w", inv.dir, "--retry-base-delay", "0", "--retry-max-delay", "10ms"}, inv.args...)
-	cmd := exec.Command(binary, args...)
+	bin := binary
+	if inv.bin != "" {
+		bin = inv.bin
+	}
+	cmd := exec.Command(bin, args...)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -139,6 +147,14 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 				return
 			}
 			cmd.Process.Signal(inv.signal)
+			if inv.again != nil {
+				if msg := inv.waitFor(inv.again, exited); msg != "" {
+					t.Errorf("no second %v sent: %s", inv.signal, msg)
+					cmd.Process.Kill()
+					return
+				}
+				cmd.Process.Signal(inv.signal)
+			}
 		}()
 	}
 	err := cmd.Wait()
@@ -206,6 +222,22 @@ func (inv invocation) waitToSignal(srv *scripted.Server, stdout *eventWatcher, e
 				return ""
 			}
 			return "the ready condition never held"
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return ""
+}
+
+// waitFor polls cond until it holds and returns "", or says why it never did. It returns
+// "" as well when the run ended first.
+func (inv invocation) waitFor(cond func() bool, exited <-chan struct{}) string {
+	deadline := time.After(time.Minute)
+	for !cond() {
+		select {
+		case <-exited:
+			return ""
+		case <-deadline:
+			return "the condition never held"
 		case <-time.After(10 * time.Millisecond):
 		}
 	}

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,22 +46,28 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		// stderr has only kimi-run's plain lines here, never colour: neutralize all of it.
 		sio.Stderr = neutralWriter{stderr}
 	}
-	// warn and error keep only what went wrong, like --quiet.
+	// warn and error keep only what went wrong: no MCP servers' chatter either.
 	quiet := cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error"
 	var sink output.Sink
+	textOpts := output.TextOptions{
+		Quiet:    cli.Quiet,
+		MinLevel: cli.LogLevel,
+		Color:    colorOK(rawStderr, sio.Getenv),
+		Verbose:  cli.LogLevel == "debug",
+		// Under --json-schema stdout carries only the JSON that matched it.
+		JSONOnly:  cli.JSONSchema != "",
+		WaitScale: replayWaits(cli),
+	}
 	switch {
 	case cli.kimiMessages():
 		sink = output.NewKimi(sio.Stdout, sio.Stderr, output.KimiOptions{FinalOnly: cli.FinalMessageOnly})
 	case jsonMode:
 		sink = output.NewJSON(sio.Stdout)
+	case cli.OutputFormat == "json":
+		// One JSON object on stdout at the end, the progress of text mode on stderr.
+		sink = output.NewFinal(sio.Stdout, output.NewText(io.Discard, sio.Stderr, textOpts))
 	default:
-		sink = output.NewText(sio.Stdout, sio.Stderr, output.TextOptions{
-			Quiet:   quiet,
-			Color:   colorOK(rawStderr, sio.Getenv),
-			Verbose: cli.LogLevel == "debug",
-			// Under --json-schema stdout carries only the JSON that matched it.
-			JSONOnly: cli.JSONSchema != "",
-		})
+		sink = output.NewText(sio.Stdout, sio.Stderr, textOpts)
 	}
 	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
 	if jsonMode {
@@ -71,11 +78,19 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		sink = terminalSafe{sink}
 	}
 	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
+	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
+	// export (bounded) is the last thing the run does.
+	tel, telWarnings := startTelemetry(cli, sio.Getenv, version, secrets)
+	if tel != nil {
+		sink = telemetrySink{Sink: sink, t: tel}
+		defer stopTelemetry(tel, sio.Stderr, secrets)
+	}
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
 		answerFile: cli.OutputLastMessage, answerJSON: cli.JSONSchema != "", scrub: stdout.scrub}
 
-	var mcpKill exitHook // a second signal exits at once: kill the MCP servers first
-	sio.Exit = mcpKill.wrap(sio.Exit)
+	var mcpKill exitHook   // a second signal exits at once: kill the MCP servers first
+	var shellKill exitHook // ... and the Shell commands' process groups
+	sio.Exit = shellKill.wrap(mcpKill.wrap(sio.Exit))
 	ctx, stop := withSignals(context.Background(), sio)
 	defer stop()
 	if cli.Timeout > 0 {
@@ -94,6 +109,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if compatErr != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, compatErr)
 	}
+	if err := checkFlagValues(cli); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	tp, err := openTape(cli) // before resolve: a replay brings its endpoint and model
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
@@ -102,6 +120,16 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	ctx = tp.bind(ctx)
 	sink = tp.track(sink)
 	cfg, err := resolve(cli, sio.Getenv)
+	// A stored Kimi login gives the key now, so that it is scrubbed like one. A missing
+	// login is a usage error; one that has expired is reported once the stream has opened.
+	var loginErr error
+	if err == nil {
+		loginErr = useLogin(ctx, &cfg, func(msg string) { fmt.Fprintf(sio.Stderr, "kimi-run: warning: %s\n", msg) })
+		var ue *usageError
+		if errors.As(loginErr, &ue) {
+			err, loginErr = loginErr, nil
+		}
+	}
 	r.secret = cfg.apiKey
 	r.budget = cfg.budget
 	secrets.add(cfg.apiKey)
@@ -125,9 +153,10 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		}
 		r.emit(event.TypeWarning, event.Warning{Message: msg})
 	}
-	for _, msg := range cfg.warnings {
+	for _, msg := range append(telWarnings, cfg.warnings...) {
 		warn(msg)
 	}
+	defaultStdinTimeout(cli, sio.Getenv)
 	var conv *conversation
 	var prompt string
 	if cli.conversing() {
@@ -137,6 +166,12 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		prompt, err = readPrompt(ctx, cli, sio.Stdin, cli.Flow != "", warn)
 	}
 	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	if tel != nil {
+		tel.SetPrompt(prompt)
+	}
+	if err := createAddDirs(cli, warn); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	g, err := newGuard(cli, cfg.workDir, sio.Getenv)
@@ -149,8 +184,14 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	if err := applySystemPrompt(cli, ws.agent); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	plan, err := planRun(cli, ws.skills, prompt)
 	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
+	if plan.images, err = loadImages(cli, cfg); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	// Commands, hooks and MCP servers get the environment without kimi-run's credentials.
@@ -159,7 +200,14 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	if msg, err := checkPromptSize(plan, cfg); err != nil {
+	if len(mcpPlan.servers) == 0 {
+		// Every tool is a built-in: a rule that names none of them is refused now, before
+		// a session directory is made for a run that cannot start.
+		if err := g.check(toolNames(tools.Builtins(tools.Env{WorkDir: cfg.workDir})), nil); err != nil {
+			return r.finish(ctx, outcome{}, agent.Stats{}, err)
+		}
+	}
+	if msg, err := checkPromptSize(plan, cfg, ws.agent.prompt); err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	} else if msg != "" {
 		warn(msg)
@@ -174,7 +222,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 
 	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
 	cfg.hooks.Env, cfg.hooks.Scrub = childEnv, secrets.scrubBytes
+	// Hooks run confined like Shell commands: a hook script in the work dir can be
+	// rewritten by a Shell call, and must not become a way out of the sandbox.
+	cfg.hooks.Prefix = g.sandbox.shellPrefix()
 	r.groups = &tools.ShellGroups{}
+	if !cli.KeepBackground {
+		shellKill.set(r.groups.Kill)
+	}
 	env := tools.Env{
 		WorkDir:       cfg.workDir,
 		AddDirs:       ws.addDirs,
@@ -183,6 +237,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		Ripgrep:       tools.LookRipgrep(),
 		ShellPrefix:   g.sandbox.shellPrefix(),
 		Environ:       childEnv,
+		WriteDirs:     g.sandbox.writeDirs(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -208,22 +263,25 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	httpClient = cfg.loginClient(httpClient, cli.StreamIdleTimeout)
 	tp.adjust(&retryPolicy, sio.Stderr, !jsonMode && !cli.Quiet && (cli.LogLevel == "info" || cli.LogLevel == "debug"))
 	var names []string
 	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
 	var mcpTools []tools.Tool
 	var guardErr error
+	model := withFallback(agent.OpenAIConfig{
+		BaseURL:       cfg.baseURL,
+		APIKey:        cfg.apiKey,
+		Model:         cfg.model,
+		IdleTimeout:   cli.StreamIdleTimeout,
+		ExtraBody:     cfg.requestFields(),
+		Headers:       headers(cfg.headers, version),
+		SendReasoning: cfg.thinking != nil && *cfg.thinking,
+		HTTPClient:    httpClient,
+	}, cli.FallbackModel)
 	a := agent.New(agent.Config{
-		Model: withBudget(agent.NewOpenAI(agent.OpenAIConfig{
-			BaseURL:       cfg.baseURL,
-			APIKey:        cfg.apiKey,
-			Model:         cfg.model,
-			IdleTimeout:   cli.StreamIdleTimeout,
-			ExtraBody:     cfg.requestFields(),
-			Headers:       headers(cfg.headers, version),
-			SendReasoning: cfg.thinking != nil && *cfg.thinking,
-			HTTPClient:    httpClient,
-		}), cfg.budget),
+		Model:    withBudget(model, cfg.budget),
+		Fallback: model.switchOver,
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
 		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.kimiProvider && cfg.contextKnown && cfg.gen.completionCap >= 0,
@@ -247,7 +305,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			}
 			ts = append(ts, hooks.Wrap(cfg.hooks, mcpTools)...)
 			// The tool rules and the sandbox go last, around every tool of the run.
-			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...)); guardErr != nil {
+			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...), mcpAliases(mcpTools)); guardErr != nil {
 				return nil
 			}
 			ts = scrubTools(g.wrap(ts, r.emit), secrets)
@@ -286,7 +344,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if sess.warning != "" {
 		r.emit(event.TypeWarning, event.Warning{Message: sess.warning})
 	}
+	if loginErr != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, loginErr)
+	}
 	if sess.restored != nil {
+		if w := systemPromptKept(cli, sess.id); w != "" {
+			r.emit(event.TypeWarning, event.Warning{Message: w})
+		}
 		for _, w := range sess.restored.Warnings {
 			r.emit(event.TypeWarning, event.Warning{Message: "session " + sess.id + ": " + w})
 		}
@@ -317,6 +381,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink, warn func(string)) (outcome, error) {
 	if plan.schema != nil {
 		t = schemaTurner{Turner: t, note: plan.schema.instruction(plan.flow != nil || plan.ralph != 0)}
+	}
+	if len(plan.images) > 0 {
+		t = &imageTurner{Turner: t, images: plan.images}
 	}
 	var out outcome
 	var err error
@@ -359,6 +426,8 @@ type plan struct {
 	request string
 	// schema is --json-schema, compiled; nil without one.
 	schema *outputSchema
+	// images are --image, attached to the first prompt.
+	images []event.Image
 }
 
 func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {

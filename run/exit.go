@@ -10,6 +10,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/ralph"
 )
 
@@ -113,6 +114,17 @@ func judge(out outcome, err error, cause error) verdict {
 	if errors.As(err, &hb) {
 		info.Kind = "hook"
 		return verdict{code: ExitError, reason: "error", err: info}
+	}
+	// A stored Kimi login the OAuth host refused to refresh is over until `kimi login`:
+	// an authentication failure (exit 5), like a key the provider refuses. One that could
+	// not be refreshed for now is worth retrying later (75).
+	switch {
+	case errors.Is(err, kimilogin.ErrExpired):
+		info.Kind = "auth"
+		return verdict{code: ExitAuth, reason: "auth", err: info}
+	case errors.Is(err, kimilogin.ErrRefresh):
+		info.Kind, info.Retryable = "transient", true
+		return verdict{code: ExitTransient, reason: "transient", err: info}
 	}
 	var pe *agent.ProviderError
 	if errors.As(err, &pe) {

@@ -139,10 +139,10 @@ func TestKimiDocStreamJSONExamples(t *testing.T) {
 		if want := `{"role":"assistant","content":"Let me check the current directory.","tool_calls":[{"type":"function","id":"tc_1","function":{"name":"Shell","arguments":"{\"command\":\"ls\"}"}}]}`; lines[0] != want {
 			t.Errorf("line 1 = %s\nwant     %s", lines[0], want)
 		}
-		// Kimi's key order: role, content, tool_call_id; the content is what the model got.
-		if !strings.HasPrefix(lines[1], `{"role":"tool","content":"`) || !strings.HasSuffix(lines[1], `","tool_call_id":"tc_1"}`) ||
-			!strings.Contains(lines[1], `file1.py\nfile2.py`) {
-			t.Errorf("line 2 = %s", lines[1])
+		// Kimi's key order (role, content, tool_call_id) and Kimi's tool result parts, as in
+		// Kimi CLI's own example of this exchange.
+		if want := `{"role":"tool","content":[{"type":"text","text":"<system>Command executed successfully.</system>"},{"type":"text","text":"file1.py\nfile2.py\n"}],"tool_call_id":"tc_1"}`; lines[1] != want {
+			t.Errorf("line 2 = %s\nwant     %s", lines[1], want)
 		}
 		if want := `{"role":"assistant","content":"There are two Python files in the current directory."}`; lines[2] != want {
 			t.Errorf("line 3 = %s", lines[2])
@@ -192,7 +192,8 @@ func TestKimiStreamJSONShapes(t *testing.T) {
 				`{"role":"assistant","content":[{"type":"think","think":"The user wants a listing.","encrypted":null},{"type":"text","text":"Let me look."}],"tool_calls":[{"type":"function","id":"c1","function":{"name":"Shell","arguments":"{\"command\":\"echo hi\"}"}}]}`,
 				`{"role":"assistant","content":"Done."}`,
 			},
-			tools: map[string]string{"c1": `{"role":"tool","content":"Command succeeded (exit code 0).\nhi","tool_call_id":"c1"}`}},
+			// Kimi CLI's Shell: its message as a <system> part, then the output as printed.
+			tools: map[string]string{"c1": `{"role":"tool","content":[{"type":"text","text":"<system>Command executed successfully.</system>"},{"type":"text","text":"hi\n"}],"tool_call_id":"c1"}`}},
 		{name: "tool calls alone have empty content; errors are system parts",
 			script: []scripted.Response{
 				scripted.ToolCalls(scripted.CallID("a", "Shell", `{"command":"echo boom; exit 3"}`), scripted.CallID("b", "ReadFile", `{"path":"missing.txt"}`)),
@@ -204,8 +205,32 @@ func TestKimiStreamJSONShapes(t *testing.T) {
 				`{"role":"assistant","content":"Both failed."}`,
 			},
 			tools: map[string]string{
-				"a": `{"role":"tool","content":[{"type":"text","text":"<system>ERROR: Command failed (exit code 3).</system>"},{"type":"text","text":"boom"}],"tool_call_id":"a"}`,
-				"b": `~{"role":"tool","content":"<system>ERROR: cannot read`,
+				"a": `{"role":"tool","content":[{"type":"text","text":"<system>ERROR: Command failed with exit code: 3.</system>"},{"type":"text","text":"boom\n"}],"tool_call_id":"a"}`,
+				"b": "{\"role\":\"tool\",\"content\":\"<system>ERROR: `missing.txt` does not exist.</system>\",\"tool_call_id\":\"b\"}",
+			}},
+		{name: "Kimi CLI's wording of each built-in tool's result",
+			script: []scripted.Response{
+				scripted.ToolCalls(scripted.CallID("w", "WriteFile", `{"path":"notes.txt","content":"one\ntwo\n"}`)),
+				scripted.ToolCalls(scripted.CallID("e", "StrReplaceFile", `{"path":"notes.txt","edit":{"old":"two","new":"2"}}`)),
+				scripted.ToolCalls(scripted.CallID("m", "StrReplaceFile", `{"path":"notes.txt","edit":{"old":"three","new":"3"}}`)),
+				scripted.ToolCalls(scripted.CallID("r", "ReadFile", `{"path":"notes.txt"}`)),
+				scripted.ToolCalls(scripted.CallID("g", "Glob", `{"pattern":"*.txt"}`)),
+				scripted.ToolCalls(scripted.CallID("q", "Shell", `{"command":"true"}`)),
+				scripted.ToolCalls(scripted.CallID("t", "Think", `{"thought":"plan"}`)),
+				scripted.ToolCalls(scripted.CallID("d", "SetTodoList", `{"todos":[{"title":"ship","status":"pending"}]}`)),
+				scripted.Text("Done."),
+			},
+			order: "assistant tool assistant tool assistant tool assistant tool assistant tool assistant tool assistant tool assistant tool assistant",
+			tools: map[string]string{
+				"w": `{"role":"tool","content":"<system>File successfully overwritten. Current size: 8 bytes.</system>","tool_call_id":"w"}`,
+				"e": `{"role":"tool","content":"<system>File successfully edited. Applied 1 edit(s) with 1 total replacement(s).</system>","tool_call_id":"e"}`,
+				"m": `{"role":"tool","content":"<system>ERROR: No replacements were made. The old string was not found in the file.</system>","tool_call_id":"m"}`,
+				"r": `{"role":"tool","content":[{"type":"text","text":"<system>2 lines read from file starting from line 1. Total lines in file: 2. End of file reached.</system>"},{"type":"text","text":"     1\tone\n     2\t2\n"}],"tool_call_id":"r"}`,
+				"g": "{\"role\":\"tool\",\"content\":[{\"type\":\"text\",\"text\":\"<system>Found 1 matches for pattern `*.txt`.</system>\"},{\"type\":\"text\",\"text\":\"notes.txt\"}],\"tool_call_id\":\"g\"}",
+				// An empty success is Kimi's one-line system message (issue 18 #3).
+				"q": `{"role":"tool","content":"<system>Command executed successfully.</system>","tool_call_id":"q"}`,
+				"t": `{"role":"tool","content":"<system>Thought logged</system>","tool_call_id":"t"}`,
+				"d": `{"role":"tool","content":[{"type":"text","text":"<system>Todo list updated</system>"},{"type":"text","text":"Todo list updated"}],"tool_call_id":"d"}`,
 			}},
 		{name: "a retried step is written once",
 			script: []scripted.Response{

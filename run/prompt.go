@@ -109,6 +109,11 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, optional bool, warn 
 		case err != nil:
 			return "", err
 		case strings.TrimSpace(text) == "":
+			if prompt != "" {
+				// `cmd | kimi-run -p "review this"` where cmd printed nothing (or failed):
+				// the run goes on, but the log should say the context is missing.
+				warn("stdin was empty: the prompt runs without the piped context")
+			}
 		case prompt == "":
 			prompt = strings.TrimSpace(text)
 		default:

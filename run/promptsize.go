@@ -12,8 +12,12 @@ func promptTokens(p plan) int {
 // model call: compaction cannot shrink the one message the run starts with, and the
 // provider would reject every request. When the window is only assumed (not configured),
 // a prompt over it gets a warning instead, since the real window may be larger.
-func checkPromptSize(p plan, cfg config) (warning string, err error) {
-	tokens := promptTokens(p)
+func checkPromptSize(p plan, cfg config, system string) (warning string, err error) {
+	if sys := len(system) / 4; sys >= cfg.maxContext && cfg.contextKnown {
+		// Nothing could ever be sent: every request starts with it.
+		return "", usagef("the system prompt alone is about %d tokens, at least the model's context window of %d tokens (--max-context-size, KIMI_MODEL_MAX_CONTEXT_SIZE or the config file): is the window right?", sys, cfg.maxContext)
+	}
+	tokens := promptTokens(p) + len(system)/4
 	if tokens <= cfg.maxContext {
 		return "", nil
 	}

@@ -81,11 +81,14 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}
 		}
 	}()
+	if shell, ok := completionRequest(args); ok {
+		return exitIf(writeCompletion(sio.Stdout, parser.Model, shell))
+	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
-		if wantsJSON(args) && !kimiProfile(args) {
+		if (wantsJSON(args) || wantsFinalJSON(args)) && !kimiProfile(args) {
 			// The stream's last line is a result even when the flags did not parse.
 			output.NewJSON(sio.Stdout).Emit(event.Event{Type: event.TypeResult, Time: time.Now(), Data: event.Result{
 				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
@@ -94,11 +97,15 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		}
 		return ExitUsage
 	}
+	if cli.ManPage {
+		return exitIf(writeManPage(sio.Stdout, parser.Model, version))
+	}
 	if cli.PrintSchema {
 		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
 		return exitIf(err)
 	}
 	cli.given = givenFlags(kctx)
+	cli.times = flagCounts(kctx)
 	return execute(&cli, sio, version)
 }
 
@@ -176,6 +183,20 @@ func withSignals(parent context.Context, sio IO) (context.Context, func()) {
 		}
 	}()
 	return ctx, func() { close(done); cancel(nil) }
+}
+
+// wantsFinalJSON reports whether raw arguments ask for --output-format json, whose one
+// object is the result, for errors found before the flags could be parsed.
+func wantsFinalJSON(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--output-format=json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "json") {
+			return true
+		}
+	}
+	return false
 }
 
 // wantsJSON reports whether raw arguments ask for stream-json output, for errors found

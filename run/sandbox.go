@@ -47,9 +47,13 @@ func planSandbox(cli *CLI, workDir string, getenv func(string) string) (*sandbox
 		}
 		return nil, usagef("%s: %w", flag, err)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, usagef("--sandbox: cannot find kimi-run's own executable to confine commands with: %w", err)
+	// The helper is this very executable, reached through /proc/self/exe rather than by
+	// its path: a sandboxed command may replace the file at the path (kimi-run built into
+	// the work dir, or in an --add-dir), but not the running image, which the kernel keeps
+	// and refuses to let anyone write while it runs.
+	exe := sandbox.SelfExe
+	if _, err := os.Stat(exe); err != nil {
+		return nil, usagef("--sandbox: cannot reach kimi-run's own executable to confine commands with: %w", err)
 	}
 	if mode != sandbox.Off {
 		tmp, err := os.MkdirTemp("", "kimi-run-sandbox-")
@@ -74,6 +78,15 @@ func (s *sandboxPlan) close() {
 
 // shellPrefix is tools.Env.ShellPrefix: nil without a sandbox.
 func (s *sandboxPlan) shellPrefix() []string { return s.prefix }
+
+// writeDirs is tools.Env.WriteDirs: the policy, which opens the write tools' directories
+// beneath the writable roots; nil when the file system is not restricted.
+func (s *sandboxPlan) writeDirs() tools.DirOpener {
+	if s.policy.Mode == sandbox.ReadOnly || s.policy.Mode == sandbox.WorkspaceWrite {
+		return s.policy
+	}
+	return nil
+}
 
 // pathArgs are the tools that write files, with the argument naming the file. Reading is
 // allowed everywhere in every mode, so ReadFile, Glob and Grep need no check.

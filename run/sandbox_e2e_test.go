@@ -209,8 +209,10 @@ func TestSandboxUnavailable(t *testing.T) {
 	}
 }
 
-func TestAddDirMustExist(t *testing.T) {
-	r := kimi(t, nil, invocation{args: []string{"--add-dir", filepath.Join(t.TempDir(), "missing"), "-p", "x"}})
+func TestAddDirMustBeADirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	r := kimi(t, nil, invocation{args: []string{"--add-dir", file, "-p", "x"}})
 	if r.code != 2 || !strings.Contains(r.stderr, "--add-dir") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}

@@ -184,7 +184,7 @@ func TestDMailToUnknownCheckpointIsAnErrorResult(t *testing.T) {
 func TestCompactionRotatesTheSession(t *testing.T) {
 	work, sessions := t.TempDir(), t.TempDir()
 	srv := scripted.New(t,
-		scripted.Text("The parser lives in parse.go."),
+		scripted.Reply(scripted.Say("The parser lives in parse.go."), scripted.Usage(1800, 10, 0)),
 		scripted.Text("<current_focus>Writing parser tests.</current_focus>"),
 		scripted.Text("Tests written."),
 		scripted.Text("Ran them."),
@@ -192,8 +192,9 @@ func TestCompactionRotatesTheSession(t *testing.T) {
 	if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "--session", "s1", "-p", "where is the parser?")}); r.code != 0 {
 		t.Fatalf("run 1: %d %s", r.code, r.stderr)
 	}
-	// Every scripted reply reports 120 tokens: a 130-token window compacts before the turn.
-	r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "--output-format", "stream-json", "--session", "s1", "--max-context-size", "130", "-p", "write tests")})
+	// The first reply reported 1810 tokens: a 2000-token window (above the system prompt,
+	// which must fit) compacts before the turn.
+	r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "--output-format", "stream-json", "--session", "s1", "--max-context-size", "2000", "-p", "write tests")})
 	if r.code != 0 {
 		t.Fatalf("run 2: %d %s", r.code, r.stderr)
 	}

@@ -53,6 +53,21 @@ func openTape(cli *CLI) (*tape, error) {
 	return t, nil
 }
 
+// replayWaits scales the retry waits text progress announces to those a replay really
+// waits (none at --replay-speed 0); nil when not replaying.
+func replayWaits(cli *CLI) func(int64) int64 {
+	if cli.Replay == "" || cli.ReplaySpeed == 1 {
+		return nil
+	}
+	speed := cli.ReplaySpeed
+	return func(ms int64) int64 {
+		if speed <= 0 {
+			return 0
+		}
+		return int64(float64(ms) / speed)
+	}
+}
+
 // replaying reports whether model calls are answered from a cassette.
 func (t *tape) replaying() bool { return t.replay != nil }
 

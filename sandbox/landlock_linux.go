@@ -13,6 +13,7 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // ABI returns the Landlock ABI version of the running kernel; 0 when it has none.
@@ -32,7 +33,7 @@ func check(p Policy) error {
 	if p.NoNetwork && abi < 4 {
 		return fmt.Errorf("%w: cutting the network needs Landlock ABI 4 (Linux 6.7), and this kernel has ABI %d", ErrUnsupported, abi)
 	}
-	return nil
+	return archSupport(p)
 }
 
 // presets are go-landlock's configurations by ABI version; presets[v-1] is ABI v.
@@ -78,7 +79,10 @@ func restrict(p Policy) error {
 	}
 	// Signals are not scoped: every Shell call gets a Landlock domain of its own, so a
 	// scope would stop one call from stopping the server an earlier call started.
-	return cfg.Restrict(rules...)
+	if err := cfg.Restrict(rules...); err != nil {
+		return err
+	}
+	return installFilter(p)
 }
 
 // Helper is kimi-run's helper mode: args are the policy (JSON) and the program to run with
@@ -104,8 +108,14 @@ func Helper(args []string, stderr io.Writer) int {
 	// exec replaces the process from this thread; keep the Go runtime from moving us off it
 	// between the restriction and the exec.
 	runtime.LockOSThread()
+	// kimi-run starts the helper with a parent-death signal, but the kernel keeps it per
+	// thread, and this thread may not be the one it was set on: set it here too, so the
+	// command still dies with kimi-run after the exec.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
+		return fail(fmt.Errorf("set the parent-death signal: %w", err))
+	}
 	if err := restrict(p); err != nil {
-		return fail(fmt.Errorf("applying Landlock: %w", err))
+		return fail(fmt.Errorf("applying the sandbox: %w", err))
 	}
 	err = syscall.Exec(prog, args[1:], p.commandEnv(os.Environ()))
 	return fail(fmt.Errorf("exec %s: %w", args[1], err))

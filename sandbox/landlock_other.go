@@ -5,6 +5,7 @@ package sandbox
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 )
 
@@ -20,3 +21,6 @@ func Helper(_ []string, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "kimi-run sandbox: %v\n", check(Policy{}))
 	return 126
 }
+
+// OpenDir opens dir: there is no sandbox here to confine the write tools.
+func (p Policy) OpenDir(dir string) (*os.File, error) { return os.Open(dir) }

@@ -1,11 +1,13 @@
-// Package sandbox confines the commands an agent runs, with Linux Landlock.
+// Package sandbox confines the commands an agent runs, with Linux Landlock and a seccomp
+// filter for what Landlock does not see (sockets other than TCP, extended attributes).
 //
 // kimi-run's own process is never restricted: it must keep writing its session file and
-// talking to the model. Each Shell command instead starts as kimi-run itself in a hidden
-// helper mode (HelperArg): the helper restricts its own thread with Landlock and then
+// talking to the model. Each Shell or hook command instead starts as kimi-run itself
+// (SelfExe) in a hidden helper mode (HelperArg): the helper restricts itself and then
 // replaces itself with the shell, so the command and everything it starts inherit the
 // restrictions, which cannot be lifted. The file tools run inside kimi-run, so they check
-// the same policy themselves (Policy.CanWrite).
+// the same policy themselves (Policy.CanWrite) and write through Policy.OpenDir, which
+// follows no symbolic link a racing command could swap in.
 //
 // On other systems, and on Linux kernels without Landlock, Check fails: a run that asked
 // for a sandbox never goes on without one.
@@ -37,6 +39,10 @@ const (
 // POLICY-JSON PROGRAM ARGS... applies the policy and executes PROGRAM.
 const HelperArg = "__kimi-run-sandbox-exec"
 
+// SelfExe names the running kimi-run image on Linux. Each child started through it runs
+// the executable kimi-run started from, even after the file at its path was replaced.
+const SelfExe = "/proc/self/exe"
+
 // Policy is what sandboxed commands may do.
 type Policy struct {
 	Mode Mode `json:"mode"`
@@ -46,7 +52,8 @@ type Policy struct {
 	// TempDir is the run's own temp dir, writable in every mode that restricts the file
 	// system; commands see it as TMPDIR.
 	TempDir string `json:"tmp,omitempty"`
-	// NoNetwork forbids TCP connect and bind (and UDP where the kernel can restrict it).
+	// NoNetwork forbids TCP connect and bind (Landlock) and every socket but AF_UNIX ones
+	// (seccomp).
 	NoNetwork bool `json:"no_network,omitempty"`
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"net/http"
+	"os"
 
 	"github.com/kimi-run/kimi-run/tools/search"
 )
@@ -38,6 +39,17 @@ type Env struct {
 	// Environ is the environment of Shell commands (before Shell's own settings); nil
 	// inherits this process's. run/ leaves kimi-run's credentials out of it.
 	Environ []string
+	// WriteDirs, when set, opens the directories WriteFile and StrReplaceFile write in (the
+	// sandbox's, which keeps the writes below its writable roots); the tools then refuse to
+	// append through a file with more than one hard link, whose other name may be outside.
+	// nil opens them plainly.
+	WriteDirs DirOpener
+}
+
+// DirOpener opens a directory a write tool is about to write a file in. The tool creates,
+// renames and opens the file relative to it, so the write lands in that very directory.
+type DirOpener interface {
+	OpenDir(dir string) (*os.File, error)
 }
 
 // LookRipgrep returns the rg executable found on PATH, for Env.Ripgrep, or "" when there

@@ -66,7 +66,24 @@ func (g *globber) run(ctx context.Context, in globArgs) (Result, error) {
 		}
 		return Errorf("Glob failed: %v", err), nil
 	}
-	return Text(renderGlob(l, pattern, search.DisplayPath(g.env.WorkDir, root))), nil
+	return Text(renderGlob(l, pattern, search.DisplayPath(g.env.WorkDir, root))).WithKimi(kimiGlob(l, pattern)), nil
+}
+
+// kimiGlob words a listing as Kimi CLI's Glob does (tools/file/glob.py), for its message
+// lines: how many matched, then the paths one a line.
+func kimiGlob(l *search.Listing, pattern string) (string, string) {
+	if l.Total == 0 {
+		return fmt.Sprintf("No matches found for pattern `%s`.", pattern), ""
+	}
+	msg := fmt.Sprintf("Found %d matches for pattern `%s`.", l.Total, pattern)
+	if l.Total > len(l.Entries) {
+		msg += fmt.Sprintf(" Only the first %d matches are returned. You may want to use a more specific pattern.", len(l.Entries))
+	}
+	paths := make([]string, len(l.Entries))
+	for i, e := range l.Entries {
+		paths[i] = e.Path
+	}
+	return msg, strings.Join(paths, "\n")
 }
 
 // checkGlobPattern returns why a pattern is refused, or "".

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -74,6 +75,9 @@ func readFile(ctx context.Context, env Env, in readFileArgs) (Result, error) {
 	}
 
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Errorf("cannot read %s: %v", in.Path, err).WithKimi(fmt.Sprintf("`%s` does not exist.", in.Path), ""), nil
+	}
 	if err != nil {
 		return Errorf("cannot read %s: %v", in.Path, err), nil
 	}
@@ -111,7 +115,7 @@ func readFile(ctx context.Context, env Env, in readFileArgs) (Result, error) {
 		}
 		return Errorf("cannot read %s: %v", in.Path, err), nil
 	}
-	return Text(sel.render(in.LineOffset, in.NLines)), nil
+	return Text(sel.render(in.LineOffset, in.NLines)).WithKimi(sel.kimiMessage(in.NLines)), nil
 }
 
 // looksBinary reports whether the start of a file is not text: it holds a NUL byte, or
@@ -150,6 +154,45 @@ func looksBinary(p []byte) bool {
 // render formats the picked lines like cat -n, stopping at the byte and character caps,
 // and ends with a footer that says what was read.
 func (sel lineSelection) render(offset, nLines int) string {
+	body, shown, capHit, cutLines := sel.numbered()
+	return body + sel.footer(shown, capHit, cutLines, offset, nLines)
+}
+
+// kimiMessage words what render read as Kimi CLI's ReadFile does (tools/file/read.py), for
+// Kimi's message lines: the numbered lines are its output, this its message.
+func (sel lineSelection) kimiMessage(nLines int) (message, output string) {
+	body, shown, capHit, cutLines := sel.numbered()
+	if shown > 0 {
+		message = fmt.Sprintf("%d lines read from file starting from line %d.", shown, sel.start)
+	} else {
+		message = "No lines read from file."
+	}
+	message += fmt.Sprintf(" Total lines in file: %d.", sel.total)
+	want := nLines
+	if want <= 0 || want > ReadMaxLines {
+		want = ReadMaxLines
+	}
+	switch {
+	case capHit == "" && shown == ReadMaxLines && want == ReadMaxLines:
+		message += fmt.Sprintf(" Max %d lines reached.", ReadMaxLines)
+	case capHit != "":
+		message += fmt.Sprintf(" Max %d bytes reached.", ReadMaxBytes)
+	case shown < want:
+		message += " End of file reached."
+	}
+	if len(cutLines) > 0 {
+		nums := make([]string, len(cutLines))
+		for i, n := range cutLines {
+			nums[i] = fmt.Sprint(n)
+		}
+		message += fmt.Sprintf(" Lines [%s] were truncated.", strings.Join(nums, ", "))
+	}
+	return message, body
+}
+
+// numbered formats the picked lines like cat -n up to the caps of one read: the text, how
+// many lines it holds, which cap stopped it ("" for none) and which lines were cut.
+func (sel lineSelection) numbered() (string, int, string, []int) {
 	var b strings.Builder
 	bytes, chars := 0, 0
 	var cutLines []int
@@ -176,8 +219,7 @@ func (sel lineSelection) render(offset, nLines int) string {
 			cutLines = append(cutLines, l.n)
 		}
 	}
-	b.WriteString(sel.footer(shown, capHit, cutLines, offset, nLines))
-	return b.String()
+	return b.String(), shown, capHit, cutLines
 }
 
 // footer says which lines were returned, out of how many, and how to read on.

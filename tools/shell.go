@@ -76,7 +76,7 @@ func ShellPath() string { return shellPath() }
 
 func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	if strings.TrimSpace(in.Command) == "" {
-		return Errorf("command is empty"), nil
+		return Errorf("command is empty").WithKimi("Command cannot be empty.", ""), nil
 	}
 	if in.Timeout < 0 || in.Timeout > ShellMaxTimeout {
 		return Errorf("timeout must be between 1 and %d seconds, got %d; split long work into shorter commands or run it in the background with its output sent to a file",
@@ -140,7 +140,32 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	} else {
 		b.WriteString("(no output)")
 	}
-	return Result{Output: b.String(), IsError: isErr}, nil
+	return Result{Output: b.String(), IsError: isErr}.WithKimi(kimiShellMessage(ctx, cmd.ProcessState, stoppedAt.Load() != 0, seconds), out.String()), nil
+}
+
+// kimiShellMessage is how Kimi CLI's Shell tool words the same ending (tools/shell), for
+// Kimi's message lines.
+func kimiShellMessage(ctx context.Context, ps *os.ProcessState, stopped bool, seconds int) string {
+	switch {
+	case stopped && ctx.Err() == nil:
+		return fmt.Sprintf("Command killed by timeout (%ds)", seconds)
+	case ps != nil && ps.ExitCode() == 0 && !stopped:
+		return "Command executed successfully."
+	case ps != nil && ps.ExitCode() > 0:
+		return fmt.Sprintf("Command failed with exit code: %d.", ps.ExitCode())
+	}
+	return fmt.Sprintf("Command execution failed: %s", shellEnding(ctx, ps, stopped))
+}
+
+// shellEnding names an ending that has no exit code, for kimiShellMessage.
+func shellEnding(ctx context.Context, ps *os.ProcessState, stopped bool) string {
+	switch {
+	case stopped && ctx.Err() != nil:
+		return "the run is stopping"
+	case ps == nil:
+		return "no exit status"
+	}
+	return ps.String()
 }
 
 // finishGroup gives what is left of a stopped command's process group until deadline to

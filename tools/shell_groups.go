@@ -56,6 +56,21 @@ func (g *ShellGroups) End(grace time.Duration) int {
 	return len(live)
 }
 
+// Kill sends SIGKILL to every recorded group at once, without waiting: the last act of a
+// run that exits on a second signal, so that no command it started keeps running.
+func (g *ShellGroups) Kill() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	pids := g.pids
+	g.pids = nil
+	g.mu.Unlock()
+	for _, pid := range pids {
+		_ = signalGroup(pid, true)
+	}
+}
+
 // waitGroups polls until no group of pids has a running process, or until deadline.
 func waitGroups(pids []int, deadline time.Time) {
 	for time.Now().Before(deadline) {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 )
 
 // shellPath is the shell Shell runs commands with: bash when it is on PATH, else sh.
@@ -29,11 +31,12 @@ func shellCommand(command string) (string, []string) {
 	return shellPath(), []string{"-c", command}
 }
 
-// isolate starts cmd in a new session, which is also a new process group: the whole
+// isolate starts cmd in a new session, which is also a new process group (and on Linux
+// dies with kimi-run; see procgroup): the whole
 // group can be signalled at once, and with no controlling terminal nothing in it can
 // stop to prompt on /dev/tty.
 func isolate(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = procgroup.Attr()
 }
 
 // signalGroup sends SIGTERM (or SIGKILL when kill is set) to the process group led by

@@ -184,7 +184,8 @@ func strReplace(env Env, in strReplaceArgs) Result {
 		n := strings.Count(content, e.Old)
 		if n == 0 {
 			return Errorf("edit %d of %d: old text not found in %s%s. No edit was applied; the file is unchanged.",
-				i+1, len(in.Edit), in.Path, missHint(original, content, e.Old, i))
+				i+1, len(in.Edit), in.Path, missHint(original, content, e.Old, i)).
+				WithKimi("No replacements were made. The old string was not found in the file.", "")
 		}
 		if e.ReplaceAll {
 			content = strings.ReplaceAll(content, e.Old, e.New)
@@ -200,7 +201,7 @@ func strReplace(env Env, in strReplaceArgs) Result {
 
 	if content == original {
 		notes = append(notes, "the new content equals the old, so the file was not rewritten")
-	} else if err := writeAtomic(path, []byte(content), info.Mode().Perm()); err != nil {
+	} else if err := writeAtomic(env, path, []byte(content), info.Mode().Perm()); err != nil {
 		return Errorf("cannot edit %s: %v", in.Path, err)
 	}
 	msg := fmt.Sprintf("Edited %s: applied %d %s with %d %s.", in.Path,
@@ -208,7 +209,7 @@ func strReplace(env Env, in strReplaceArgs) Result {
 	if len(notes) > 0 {
 		msg += " Note: " + strings.Join(notes, "; ") + "."
 	}
-	return Text(msg)
+	return Text(msg).WithKimi(fmt.Sprintf("File successfully edited. Applied %d edit(s) with %d total replacement(s).", len(in.Edit), replacements), "")
 }
 
 // missHint suggests why an edit's old text was not found. It never quotes the file.

@@ -22,6 +22,6 @@ func NewThink(Env) Tool {
 		if strings.TrimSpace(in.Thought) == "" {
 			return Errorf("the thought is empty"), nil
 		}
-		return Text("Thought recorded. Carry on with the task."), nil
+		return Text("Thought recorded. Carry on with the task.").WithKimi("Thought logged", ""), nil
 	})
 }

@@ -54,7 +54,7 @@ func NewSetTodoList(env Env) Tool {
 		if env.Todos != nil {
 			env.Todos(append([]Todo(nil), todos...))
 		}
-		return Text(renderTodos(todos)), nil
+		return Text(renderTodos(todos)).WithKimi("Todo list updated", "Todo list updated"), nil
 	})
 }
 

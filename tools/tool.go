@@ -31,6 +31,23 @@ type Result struct {
 	Output string
 	// IsError marks a failed call; the model sees the output as an error report.
 	IsError bool
+	// Kimi is the same result as Kimi CLI's tool words it, for Kimi's message lines
+	// (--print --output-format stream-json); nil when the tool has no Kimi counterpart.
+	// The model always reads Output.
+	Kimi *KimiText
+}
+
+// KimiText is a tool result in Kimi CLI's terms (its ToolReturnValue): a short message,
+// shown as <system>…</system> (with "ERROR: " before it on failure), and the output.
+type KimiText struct {
+	Message string
+	Output  string
+}
+
+// WithKimi returns r carrying Kimi CLI's wording of the same result.
+func (r Result) WithKimi(message, output string) Result {
+	r.Kimi = &KimiText{Message: message, Output: output}
+	return r
 }
 
 // Errorf returns an error Result with a formatted message.

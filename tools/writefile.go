@@ -66,24 +66,26 @@ func writeFile(env Env, in writeFileArgs) Result {
 	}
 
 	if mode == "append" {
-		size, err := appendFile(path, []byte(in.Content))
+		size, err := appendFile(env, path, []byte(in.Content))
 		if err != nil {
 			return Errorf("cannot append to %s: %v", in.Path, err)
 		}
-		return Text(fmt.Sprintf("Appended %d bytes to %s. File size: %d bytes.", len(in.Content), in.Path, size))
+		return Text(fmt.Sprintf("Appended %d bytes to %s. File size: %d bytes.", len(in.Content), in.Path, size)).
+			WithKimi(fmt.Sprintf("File successfully appended to. Current size: %d bytes.", size), "")
 	}
 	perm := newFileMode
 	if existed {
 		perm = info.Mode().Perm()
 	}
-	if err := writeAtomic(path, []byte(in.Content), perm); err != nil {
+	if err := writeAtomic(env, path, []byte(in.Content), perm); err != nil {
 		return Errorf("cannot write %s: %v", in.Path, err)
 	}
 	verb := "Created"
 	if existed {
 		verb = "Overwrote"
 	}
-	return Text(fmt.Sprintf("%s %s with %d bytes. File size: %d bytes.", verb, in.Path, len(in.Content), len(in.Content)))
+	return Text(fmt.Sprintf("%s %s with %d bytes. File size: %d bytes.", verb, in.Path, len(in.Content), len(in.Content))).
+		WithKimi(fmt.Sprintf("File successfully overwritten. Current size: %d bytes.", len(in.Content)), "")
 }
 
 // followLink returns the file a symbolic link at path points to, so that replacing the
@@ -124,50 +126,31 @@ func checkParent(path string) error {
 	return nil
 }
 
+// openWriteDir opens the directory path is in, through env.WriteDirs when it is set.
+func openWriteDir(env Env, path string) (*os.File, error) {
+	if env.WriteDirs != nil {
+		return env.WriteDirs.OpenDir(filepath.Dir(path))
+	}
+	return os.Open(filepath.Dir(path))
+}
+
 // appendFile adds data at the end of path, creating it if needed, and returns the new size.
-func appendFile(path string, data []byte) (int64, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, newFileMode)
+func appendFile(env Env, path string, data []byte) (int64, error) {
+	dir, err := openWriteDir(env, path)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return 0, err
-	}
-	info, err := f.Stat()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return 0, err
-	}
-	return info.Size(), nil
+	defer dir.Close()
+	return appendIn(dir, filepath.Base(path), data, env.WriteDirs != nil)
 }
 
 // writeAtomic replaces path with data: it writes a temporary file in the same directory
 // and renames it over path, so a run killed halfway never leaves a half-written file.
-func writeAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+func writeAtomic(env Env, path string, data []byte, perm fs.FileMode) error {
+	dir, err := openWriteDir(env, path)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	defer dir.Close()
+	return writeAtomicIn(dir, filepath.Base(path), data, perm)
 }

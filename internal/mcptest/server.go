@@ -94,6 +94,14 @@ func NewServer(opts Options) *mcp.Server {
 				&mcp.ImageContent{Data: PNG, MIMEType: "image/png"},
 			}}, nil, nil
 		})
+	// Like server-filesystem's read_text_file: the text, and the same as structured content
+	// in another shape ({"content": text}).
+	mcp.AddTool(s, &mcp.Tool{Name: "read_text", Description: "Return a text, also as structured content."},
+		func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			const body = "line one\nline two\n"
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: body}},
+				StructuredContent: map[string]any{"content": body}}, nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "getenv", Description: "Return the value of an environment variable of the server process, or <unset>."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in getenvIn) (*mcp.CallToolResult, any, error) {
 			v, ok := os.LookupEnv(in.Name)

@@ -8,13 +8,15 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 )
 
 // isolate starts cmd in a new session, which is also a new process group: the group can be
 // signalled as a whole, a terminal's Ctrl-C does not reach the server before kimi-run has
 // decided how to stop it, and nothing in it can open /dev/tty to prompt.
 func isolate(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = procgroup.Attr()
 }
 
 // signalGroup sends SIGTERM, or SIGKILL when kill is set, to the process group led by p.

@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,15 +12,21 @@ import (
 
 // formatResult turns a tool result into text for the model: text parts joined by newlines,
 // images, audio and binary resources as a short placeholder with their type and size,
-// structured content as JSON (unless a text part already holds the same JSON, as the spec
-// asks servers to do), and isError as an error result. The agent caps the length.
+// structured content as JSON only when no text part came with it, and isError as an error
+// result. The agent caps the length.
+//
+// The spec asks a server that returns structured content to return it as text too, and
+// real servers put the same data in the text in their own shape (server-filesystem's
+// read_text_file: the file's text, and {"content": that text}; server-memory's
+// create_entities: indented JSON): sending both gave the model everything twice.
 func formatResult(r *sdk.CallToolResult) tools.Result {
-	var parts, texts []string
+	var parts []string
+	hasText := false
 	for _, c := range r.Content {
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
-			texts = append(texts, c.Text)
+			hasText = true
 		case *sdk.ImageContent:
 			parts = append(parts, placeholder("image", c.MIMEType, len(c.Data)))
 		case *sdk.AudioContent:
@@ -34,9 +39,8 @@ func formatResult(r *sdk.CallToolResult) tools.Result {
 			parts = append(parts, fmt.Sprintf("[%T content, not shown]", c))
 		}
 	}
-	if r.StructuredContent != nil {
-		js, err := json.Marshal(r.StructuredContent)
-		if err == nil && !sameJSON(texts, js) {
+	if r.StructuredContent != nil && !hasText {
+		if js, err := json.Marshal(r.StructuredContent); err == nil {
 			parts = append(parts, string(js))
 		}
 	}
@@ -69,16 +73,4 @@ func embedded(rc *sdk.ResourceContents) string {
 		mime = "unknown type"
 	}
 	return fmt.Sprintf("[resource %s: %s, %d bytes, not shown]", rc.URI, mime, len(rc.Blob))
-}
-
-// sameJSON reports whether the only text part is the JSON value js.
-func sameJSON(texts []string, js []byte) bool {
-	if len(texts) != 1 {
-		return false
-	}
-	var a, b any
-	if json.Unmarshal([]byte(texts[0]), &a) != nil || json.Unmarshal(js, &b) != nil {
-		return false
-	}
-	return reflect.DeepEqual(a, b)
 }

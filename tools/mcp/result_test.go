@@ -25,9 +25,17 @@ func TestFormatResult(t *testing.T) {
 		{"structured content already in the text", &sdk.CallToolResult{
 			Content:           []sdk.Content{&sdk.TextContent{Text: `{ "sum": 5 }`}},
 			StructuredContent: map[string]any{"sum": 5}}, `{ "sum": 5 }`, false},
-		{"structured content beside other text", &sdk.CallToolResult{
-			Content:           []sdk.Content{&sdk.TextContent{Text: "the sum:"}},
-			StructuredContent: []any{1, 2}}, "the sum:\n[1,2]", false},
+		// issue 21 #7: server-filesystem's read_text_file sends the file as text and as
+		// {"content": …}; server-memory's create_entities indented JSON and the object.
+		{"structured content beside text in another shape", &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: "line one\nline two\n"}},
+			StructuredContent: map[string]any{"content": "line one\nline two\n"}}, "line one\nline two\n", false},
+		{"structured content beside indented JSON", &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.TextContent{Text: "[\n  {\n    \"name\": \"a\"\n  }\n]"}},
+			StructuredContent: map[string]any{"entities": []any{map[string]any{"name": "a"}}}}, "[\n  {\n    \"name\": \"a\"\n  }\n]", false},
+		{"structured content beside an image only", &sdk.CallToolResult{
+			Content:           []sdk.Content{&sdk.ImageContent{Data: []byte("x"), MIMEType: "image/png"}},
+			StructuredContent: []any{1, 2}}, "[image: image/png, 1 bytes, not shown]\n[1,2]", false},
 		{"error result", &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "no such repo"}}},
 			"no such repo", true},
 		{"error without a message", &sdk.CallToolResult{IsError: true}, "the tool reported an error without a message", true},

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/kimi-run/kimi-run/tools"
@@ -270,6 +271,70 @@ func (p Policy) Unknown(toolNames []string) []string {
 	}
 	return out
 }
+
+// Unmatched returns the names the policy uses, globs included, that match none of the tool
+// names given: a rule that names nothing allows or removes nothing, and with an allow list
+// it silently leaves the run without the tools it was meant for.
+func (p Policy) Unmatched(toolNames []string) []string {
+	var out []string
+	each := func(n string) {
+		for _, t := range toolNames {
+			if nameMatches(n, t) {
+				return
+			}
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	for _, n := range p.Only {
+		each(n)
+	}
+	for _, r := range p.Allow {
+		each(r.Tool)
+	}
+	for _, r := range p.Deny {
+		each(r.Tool)
+	}
+	return out
+}
+
+// Rename replaces each rule name (Only, and the Tool of Allow and Deny rules) for which
+// expand returns names by one copy per name, in order. It lets a caller accept another
+// spelling of tool names, such as Claude Code's mcp__SERVER__TOOL for MCP tools.
+func (p *Policy) Rename(expand func(string) []string) {
+	var only []string
+	for _, n := range p.Only {
+		if names := expand(n); names != nil {
+			only = append(only, names...)
+		} else {
+			only = append(only, n)
+		}
+	}
+	if p.Only != nil {
+		p.Only = only
+	}
+	rules := func(rs []Rule) []Rule {
+		var out []Rule
+		for _, r := range rs {
+			names := expand(r.Tool)
+			if names == nil {
+				out = append(out, r)
+				continue
+			}
+			for _, n := range names {
+				c := r
+				c.Tool = n
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	p.Allow, p.Deny = rules(p.Allow), rules(p.Deny)
+}
+
+// Matches reports whether a rule's tool name (a name or a glob) names the tool.
+func Matches(ruleName, tool string) bool { return nameMatches(ruleName, tool) }
 
 // Apply returns the tools of ts that the policy offers, in order. Those whose calls a rule
 // may refuse are wrapped: a refused call does not run, returns an error result the model

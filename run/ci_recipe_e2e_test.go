@@ -1,0 +1,118 @@
+package run_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/scripted"
+)
+
+// readmeBlock returns the first fenced sh block of README.md after the line after.
+func readmeBlock(t *testing.T, after string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), after)
+	if !ok {
+		t.Fatalf("README.md has no %q", after)
+	}
+	_, rest, _ = strings.Cut(rest, "```sh\n")
+	block, _, _ := strings.Cut(rest, "```")
+	return block
+}
+
+// TestREADMERecommendedCIInvocation runs the README's recommended CI invocation as a shell
+// script on a "fresh runner": a HOME without ~/.cache/go-build (issue 21 #5). It must run,
+// and its case statement must report the outcome and keep the exit code.
+func TestREADMERecommendedCIInvocation(t *testing.T) {
+	needLandlock(t, 4)
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("the README's script uses jq")
+	}
+	script := readmeBlock(t, "A recommended CI invocation:")
+	schema := `{"type":"object","properties":{"changed":{"type":"array","items":{"type":"string"}}},"required":["changed"]}`
+	tests := []struct {
+		name   string
+		reply  []scripted.Response
+		code   int
+		stdout string
+	}{
+		{name: "done", reply: []scripted.Response{scripted.Text(`{"changed":["a.go"]}`)}, code: 0, stdout: `{"changed":["a.go"]}`},
+		{name: "key refused", reply: scripted.Scenario(t, "unauthorized"), code: 5, stdout: "the provider refused the key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := scripted.New(t, tt.reply...)
+			dir := workDir(t, map[string]string{"report.schema.json": schema})
+			home := t.TempDir()
+			cmd := exec.Command("sh", "-c", script)
+			cmd.Dir = dir
+			cmd.Env = []string{
+				"PATH=" + filepath.Dir(binary) + string(os.PathListSeparator) + os.Getenv("PATH"),
+				"HOME=" + home, "KIMI_API_KEY=" + testKey, "KIMI_MODEL_NAME=test-model", "KIMI_BASE_URL=" + srv.URL(),
+				"KIMI_RUN_NO_ROOT_WARNING=1",
+			}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) {
+				t.Fatalf("exit %d, want %d; stdout %q, want %q\nstderr:\n%s", code, tt.code, stdout.String(), tt.stdout, stderr.String())
+			}
+			if fi, err := os.Stat(filepath.Join(home, ".cache", "go-build")); err != nil || !fi.IsDir() {
+				t.Errorf("the --add-dir cache dir was not created: %v", err)
+			}
+			if !strings.Contains(stderr.String(), "did not exist: created it") {
+				t.Errorf("no warning about the created --add-dir:\n%s", stderr.String())
+			}
+			lastResult(t, result{stdout: ciFileText(t, filepath.Join(dir, "events.ndjson")), code: code})
+		})
+	}
+}
+
+func ciFileText(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestAddDirMissingIsCreated: a missing --add-dir is created with a warning, in both
+// output formats, without the sandbox too (issue 21 #5).
+func TestAddDirMissingIsCreated(t *testing.T) {
+	for _, format := range []string{"text", "stream-json"} {
+		t.Run(format, func(t *testing.T) {
+			missing := filepath.Join(t.TempDir(), "cache", "go-build")
+			srv := scripted.New(t, scripted.Text("done"))
+			r := kimi(t, srv, invocation{args: []string{"--output-format", format, "--add-dir", missing, "-p", "x"}})
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			if fi, err := os.Stat(missing); err != nil || !fi.IsDir() {
+				t.Errorf("not created: %v", err)
+			}
+			if !strings.Contains(r.stderr+r.stdout, "--add-dir "+missing+" did not exist: created it") {
+				t.Errorf("no warning:\n%s\n%s", r.stdout, r.stderr)
+			}
+			// The agent is told about it like any other added directory.
+			if sys := srv.Requests()[0].Messages()[0]["content"].(string); !strings.Contains(sys, missing) {
+				t.Errorf("the system prompt does not list %s", missing)
+			}
+		})
+	}
+}

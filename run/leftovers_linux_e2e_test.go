@@ -1,0 +1,99 @@
+//go:build linux
+
+package run_test
+
+// What the processes kimi-run starts leave behind (issue 17 #6): nothing, however the run
+// ends, within the limits docs/sandbox.md states.
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
+)
+
+// A hook that starts a background process holding its output: the process is killed
+// when the hook's command exits (it used to run on, and to hold every hook call for the
+// 2 s pipe grace).
+func TestHookBackgroundChildIsKilled(t *testing.T) {
+	dir := t.TempDir()
+	cfg := hookConfig(t, `
+[[hooks]]
+event = "PostToolUse"
+command = "sleep 300 & echo $! > hookbg.pid"
+`)
+	srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"echo hi"}`)), scripted.Text("done"))
+	r := kimi(t, srv, invocation{dir: dir, args: append(cfg, "--output-format", "stream-json", "-p", "x")})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, "hookbg.pid")))
+}
+
+// A second SIGTERM exits at once, and takes the running Shell command with it, though it
+// ignores SIGTERM (it used to be left running).
+func TestSecondSignalKillsShellCommands(t *testing.T) {
+	dir := t.TempDir()
+	// The child records its pid once it ignores SIGTERM, so the first signal cannot end it.
+	cmd := `trap 'echo > got-term' TERM; (trap '' TERM; echo $BASHPID > child.pid; exec sleep 300) & echo $$ > shell.pid; while :; do sleep 0.1; done`
+	srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"`+cmd+`"}`)))
+	has := func(name string) func() bool {
+		return func() bool {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			return err == nil && len(b) > 0
+		}
+	}
+	inv := invocation{dir: dir, srv: srv, args: []string{"--output-format", "stream-json", "-p", "x"},
+		signal: syscall.SIGTERM, signalOn: "tool_call", ready: func() bool { return has("shell.pid")() && has("child.pid")() },
+		again: has("got-term")}
+	r := kimi(t, srv, inv)
+	if r.code != 143 {
+		t.Fatalf("exit %d, want 143\n%s", r.code, r.stderr)
+	}
+	if !has("got-term")() {
+		t.Fatalf("the command never saw the first SIGTERM, so no second one was sent")
+	}
+	for _, f := range []string{"shell.pid", "child.pid"} {
+		testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, f)))
+	}
+}
+
+// kimi-run killed with SIGKILL, which it cannot handle: the Shell command it was running
+// and its MCP servers die with it, through their parent-death signal, with the sandbox
+// (the helper passes the signal on to the command) and without.
+func TestSIGKILLTakesChildrenAlong(t *testing.T) {
+	for _, sandboxed := range []bool{false, true} {
+		name := "plain"
+		if sandboxed {
+			name = "sandboxed"
+		}
+		t.Run(name, func(t *testing.T) {
+			if sandboxed {
+				needLandlock(t, 1)
+			}
+			dir := t.TempDir()
+			server := filepath.Join(dir, "server.pid")
+			cfg := mcpConfigFile(t, map[string]any{"a": stdioServer(t, "a", "-pidfile", server)})
+			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"echo $$ > shell.pid; exec sleep 300"}`)))
+			args := []string{"--output-format", "stream-json", "--mcp-config-file", cfg, "-p", "x"}
+			if sandboxed {
+				args = append(args, "--sandbox", "workspace-write")
+			}
+			inv := invocation{dir: dir, srv: srv, args: args, signal: syscall.SIGKILL, signalOn: "tool_call", ready: func() bool {
+				_, ok := pidsIn(server, 1)
+				b, err := os.ReadFile(filepath.Join(dir, "shell.pid"))
+				return ok && err == nil && len(b) > 0
+			}}
+			r := kimi(t, srv, inv)
+			if r.code != -1 {
+				t.Fatalf("exit %d, want death by SIGKILL\n%s", r.code, r.stderr)
+			}
+			testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, "shell.pid")))
+			pids, _ := pidsIn(server, 1)
+			testkit.WaitGone(t, pids[0])
+		})
+	}
+}

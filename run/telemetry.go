@@ -1,0 +1,49 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/output"
+	"github.com/kimi-run/kimi-run/telemetry"
+)
+
+// startTelemetry starts OpenTelemetry export when the environment sets an OTLP endpoint
+// (docs/telemetry.md); otherwise it returns nil at the cost of a few getenv calls. A
+// setting it cannot follow is a warning: telemetry never changes a run's outcome.
+func startTelemetry(cli *CLI, getenv func(string) string, version string, secrets *secretSet) (*telemetry.Telemetry, []string) {
+	if !telemetry.Enabled(getenv) {
+		return nil, nil
+	}
+	t, warnings, err := telemetry.New(context.Background(), telemetry.Options{
+		Getenv:  getenv,
+		Version: version,
+		Content: cli.OTelLogContent,
+		Scrub:   secrets.scrub,
+	})
+	if err != nil {
+		return nil, append(warnings, fmt.Sprintf("%v; the run goes on without telemetry", err))
+	}
+	return t, warnings
+}
+
+// telemetrySink shows every event to the telemetry on its way to the output sink.
+type telemetrySink struct {
+	output.Sink
+	t *telemetry.Telemetry
+}
+
+func (s telemetrySink) Emit(e event.Event) {
+	s.t.Emit(e)
+	s.Sink.Emit(e)
+}
+
+// stopTelemetry flushes what is left, within the telemetry's bound, and says on stderr
+// when the collector did not get it all. The exit code stays the run's.
+func stopTelemetry(t *telemetry.Telemetry, stderr io.Writer, secrets *secretSet) {
+	if err := t.Shutdown(context.Background()); err != nil {
+		fmt.Fprintf(stderr, "kimi-run: telemetry: not everything reached the collector: %s\n", secrets.scrub(err.Error()))
+	}
+}
