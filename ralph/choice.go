@@ -45,8 +45,9 @@ func decisionPrompt(label string, branches []string) string {
 	return b.String()
 }
 
-// reaskNote is added to a decision prompt after a reply without a valid choice, in Kimi
-// CLI's words. Unlike Kimi, which asks again without end, the runner asks at most MaxReasks
+// reaskNote is added to a decision prompt after a reply without a valid choice. It says
+// what Kimi CLI's re-ask says (no valid choice; answer with one in the tag), in our own
+// words. Unlike Kimi, which asks again without end, the runner asks at most MaxReasks
 // times: an unattended run must not loop forever on a model that never chooses.
-const reaskNote = "\n\nYour last response did not include a valid choice. " +
-	"Reply with one of the choices using <choice>...</choice>."
+const reaskNote = "\n\nYour previous reply had no valid choice. " +
+	"Answer with one of the branches above inside <choice>...</choice>."

@@ -27,11 +27,12 @@ var ErrEmptyPrompt = errors.New("ralph loop needs a prompt")
 var ErrBadIterations = errors.New("ralph iterations must be positive or -1 (unlimited)")
 
 // loopNote tells the model, at every decision, how the loop works and when to stop it. It
-// is Kimi CLI's note word for word (KimiSoul.ralph_loop), joined to the prompt as Kimi joins
-// it: Kimi's models were tuned on this exchange, so a Kimi user's loop behaves the same.
-const loopNote = "(You are running in an automated loop where the same prompt is fed repeatedly. " +
-	"Only choose STOP when the task is fully complete. Including it will stop further iterations. " +
-	"If you are not 100% sure, choose CONTINUE.)"
+// follows Kimi CLI's note (KimiSoul.ralph_loop) in what it says and where it sits (joined to
+// the prompt with ". "), since Kimi's models were tuned on that exchange, but in our own
+// words: the project copies no text from other projects.
+const loopNote = "(This prompt runs in an automated loop: the same prompt comes back after every reply. " +
+	"Choose STOP only once the task is entirely done, because STOP ends the loop. " +
+	"If you are not completely certain, choose CONTINUE.)"
 
 // RalphFlow builds the Ralph loop as a flow: BEGIN → R1 (a task: the prompt) → R2 (a
 // decision: the prompt and a note about the loop), with R2 -CONTINUE→ R2 and R2 -STOP→ END.

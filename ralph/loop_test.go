@@ -34,8 +34,9 @@ func TestRalphStopsWhenTheModelSaysStop(t *testing.T) {
 		t.Errorf("first turn prompt %q, want the trimmed prompt alone", s.specs[0].Prompt)
 	}
 	for _, spec := range s.specs[1:] {
-		// Kimi CLI's wording (KimiSoul.ralph_loop and _build_flow_prompt).
-		for _, part := range []string{"fix the failing tests. (You are running in an automated loop", "same prompt is fed repeatedly",
+		// Kimi CLI's layout (KimiSoul.ralph_loop and _build_flow_prompt): the note joined
+		// to the prompt with ". ", then the branches and the choice tag.
+		for _, part := range []string{"fix the failing tests. (This prompt runs in an automated loop", "choose CONTINUE.)",
 			"Available branches:\n- CONTINUE\n- STOP\n\nReply with a choice using <choice>...</choice>."} {
 			if !strings.Contains(spec.Prompt, part) {
 				t.Errorf("decision prompt %q lacks %q", spec.Prompt, part)
@@ -79,7 +80,7 @@ func TestRalphReasksOnAMissingChoice(t *testing.T) {
 	if again.Node != "R2" || again.Iteration != 2 {
 		t.Errorf("re-ask spec %+v, want node R2 iteration 2", again)
 	}
-	if !strings.HasPrefix(again.Prompt, first.Prompt) || !strings.Contains(again.Prompt, "did not include a valid choice") {
+	if !strings.HasPrefix(again.Prompt, first.Prompt) || !strings.Contains(again.Prompt, "had no valid choice") {
 		t.Errorf("re-ask prompt %q should repeat the question and say the tag was missing", again.Prompt)
 	}
 }
@@ -106,9 +107,9 @@ func TestRalphFailsAfterFourInvalidChoices(t *testing.T) {
 	if res.Outcome != OutcomeError || res.Turns != 5 || len(s.specs) != 5 {
 		t.Errorf("result %+v after %d turns, want an error after 5", res, len(s.specs))
 	}
-	// Kimi CLI's re-ask names no choice: one sentence for a missing or an unknown one.
-	if !strings.HasSuffix(s.specs[2].Prompt, "Your last response did not include a valid choice. Reply with one of the choices using <choice>...</choice>.") {
-		t.Errorf("re-ask prompt %q does not end with Kimi's re-ask", s.specs[2].Prompt)
+	// Like Kimi CLI's re-ask, it names no choice: one note for a missing or an unknown one.
+	if !strings.HasSuffix(s.specs[2].Prompt, reaskNote) {
+		t.Errorf("re-ask prompt %q does not end with the re-ask note", s.specs[2].Prompt)
 	}
 	checkEvents(t, rec.Events(), iterations(0, "R1", "R2"))
 }

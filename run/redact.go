@@ -49,13 +49,6 @@ func (s *secretSet) add(secret string) {
 	}
 }
 
-// values returns the registered secrets.
-func (s *secretSet) values() []string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return append([]string(nil), s.vals...)
-}
-
 // has reports whether v contains a registered secret.
 func (s *secretSet) has(v string) bool {
 	s.mu.RLock()
