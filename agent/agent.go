@@ -53,6 +53,10 @@ type Agent struct {
 	CheckpointMarkers bool
 	// Lifecycle, when set, is told of compactions and subagents.
 	Lifecycle Lifecycle
+	// Fallback, when set, is asked once a step's model call has failed transiently after
+	// every retry: it switches Model to the fallback model and names it, and the step is
+	// tried once more, with a warning saying so. ok false: no fallback (left).
+	Fallback func() (name string, ok bool)
 
 	history []Message
 	// child sums the work of subagents, added from tool goroutines.
@@ -148,7 +152,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 	}
 	a.emit(event.TypeTurnBegin, event.TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
 	a.checkpoint()
-	a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt})
+	a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt, Images: spec.Images})
 
 	var out event.TurnOutcome
 	guard := &repeatGuard{}

@@ -1,6 +1,10 @@
 package agent
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/kimi-run/kimi-run/event"
+)
 
 // Role of a message in the conversation.
 const (
@@ -26,6 +30,9 @@ type Message struct {
 	ToolCallID       string          `json:"tool_call_id,omitempty"`
 	// Name is the tool name on tool messages.
 	Name string `json:"name,omitempty"`
+	// Images are attached to a user message (--image). They are sent, not kept in the
+	// session file: a resumed session has the text only.
+	Images []event.Image `json:"-"`
 }
 
 // CallSpec is a tool call as the model made it.

@@ -34,6 +34,9 @@ type Config struct {
 	// Lifecycle, when set, is told of compactions and subagents, the parent's and its
 	// subagents' alike.
 	Lifecycle Lifecycle
+	// Fallback, when set, switches Model over to a fallback model (--fallback-model) and
+	// names it; ok is false when there is none left. See Agent.Fallback.
+	Fallback func() (name string, ok bool)
 }
 
 // Delegates are the parts of an Agent that tools call back into.
@@ -58,6 +61,7 @@ func New(cfg Config) *Agent {
 		Session:           cfg.Session,
 		CheckpointMarkers: cfg.DMail,
 		Lifecycle:         cfg.Lifecycle,
+		Fallback:          cfg.Fallback,
 	}
 	subs := &Subagents{Parent: a}
 	d := Delegates{Subagent: subs}

@@ -50,6 +50,9 @@ func (o *OpenAI) request(req Request) (openai.ChatCompletionRequest, map[int]map
 // that has them: they may be signed or encrypted), or OpenRouter's plain reasoning.
 func (o *OpenAI) message(m Message) (openai.ChatCompletionMessage, map[string]json.RawMessage) {
 	out := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+	if len(m.Images) > 0 {
+		out.Content, out.MultiContent = "", imageParts(m)
+	}
 	var extra map[string]json.RawMessage
 	switch m.Role {
 	case RoleTool:

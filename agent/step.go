@@ -37,6 +37,9 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 		ToolCall: func(c CallSpec) { batch.start(ctx, c) },
 	}
 	reply, err := a.callWithRetry(ctx, step, req, handler, batch.started)
+	if err != nil && a.fallBack(parent, step, err, batch.started()) {
+		reply, err = a.callWithRetry(ctx, step, req, handler, batch.started)
+	}
 	if err != nil {
 		batch.cancelAll(cancel)
 		if cerr := context.Cause(parent); cerr != nil {

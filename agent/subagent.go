@@ -64,6 +64,7 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 		Parent:       tools.CallID(ctx),
 		Compaction:   p.Compaction,
 		Lifecycle:    p.Lifecycle,
+		Fallback:     p.Fallback,
 	}
 	if p.Lifecycle != nil {
 		p.Lifecycle.SubagentStart(ctx, kind, prompt)

@@ -8,11 +8,19 @@ package event
 type TurnSpec struct {
 	// Prompt is the user message that opens the turn.
 	Prompt string
+	// Images are attached to the prompt (--image), for a model that reads images.
+	Images []Image
 	// Iteration and Node label the turn in events when a flow runs it.
 	Iteration int
 	Node      string
 	// MaxSteps overrides the agent's per-turn step budget when positive.
 	MaxSteps int
+}
+
+// Image is a picture attached to a prompt: its media type and its bytes.
+type Image struct {
+	MIME string
+	Data []byte
 }
 
 // StopReason says why a turn ended.

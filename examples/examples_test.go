@@ -5,6 +5,7 @@
 package examples_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -401,7 +402,7 @@ func TestActionMetadata(t *testing.T) {
 		}
 	}
 	for _, m := range regexp.MustCompile(`steps\.run\.outputs\.([a-z-]+)`).FindAllStringSubmatch(raw, -1) {
-		if !strings.Contains(script, `echo "`+m[1]+`=`) {
+		if !strings.Contains(script, `echo "`+m[1]+`=`) && !strings.Contains(script, m[1]+`<<`) {
 			t.Errorf("action.yml reads steps.run.outputs.%s, which scripts/action-run.sh never writes", m[1])
 		}
 	}
@@ -418,5 +419,31 @@ func TestActionMetadata(t *testing.T) {
 	}
 	if !upload {
 		t.Errorf("no upload-artifact step that runs always() on the artifact dir")
+	}
+}
+
+// TestReviewReadsUntrustedDiffsSafely: the review example gives an untrusted diff to the
+// agent, so it runs read-only and the checkout keeps no token the agent could read.
+func TestReviewReadsUntrustedDiffsSafely(t *testing.T) {
+	var w struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string         `yaml:"uses"`
+				With map[string]any `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	decode(t, "github/review.yml", &w)
+	var checkout, sandboxed bool
+	for _, s := range w.Jobs["review"].Steps {
+		if strings.HasPrefix(s.Uses, "actions/checkout@") {
+			checkout = fmt.Sprint(s.With["persist-credentials"]) == "false"
+		}
+		if strings.HasPrefix(s.Uses, "kimi-run/kimi-run@") {
+			sandboxed = strings.Contains(fmt.Sprint(s.With["args"]), "--sandbox read-only")
+		}
+	}
+	if !checkout || !sandboxed {
+		t.Errorf("review.yml: checkout persist-credentials false %v, kimi-run --sandbox read-only %v", checkout, sandboxed)
 	}
 }

@@ -47,6 +47,10 @@ type Source struct {
 
 	mu     sync.Mutex
 	cached Token
+	// force: the provider refused the cached token; refresh even if the file says fresh.
+	// forced is the token that was refused, so that one 401 forces one refresh.
+	force  bool
+	forced string
 }
 
 func (s *Source) now() time.Time {
@@ -83,16 +87,34 @@ func (s *Source) AccessToken(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if t.fresh(now) {
+	if t.fresh(now) && !(s.force && t.AccessToken == s.forced) {
+		s.force = false
 		s.cached = t
 		return t.AccessToken, nil
 	}
+	s.force = false
 	t, err = s.refreshLocked(ctx, t)
 	if err != nil {
 		return "", err
 	}
 	s.cached = t
 	return t.AccessToken, nil
+}
+
+// Rejected is told that the provider refused token (HTTP 401): the next AccessToken
+// refreshes the login even if it looks fresh, once, as Kimi CLI forces a refresh after a 401.
+// It reports whether a refresh will be tried (false when token is not the current one, or
+// was itself just refreshed).
+func (s *Source) Rejected(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if token == "" || s.cached.AccessToken != token || s.forced == token {
+		return false
+	}
+	s.forced = token
+	s.cached = Token{}
+	s.force = true
+	return true
 }
 
 // refreshLocked refreshes t under the cross-process lock. Another process may have
@@ -105,7 +127,7 @@ func (s *Source) refreshLocked(ctx context.Context, t Token) (Token, error) {
 	}
 	defer unlock()
 	if again, err := load(s.Path); err == nil {
-		if again.RefreshToken != t.RefreshToken || again.fresh(s.now()) {
+		if again.RefreshToken != t.RefreshToken || (again.fresh(s.now()) && again.AccessToken != s.forced) {
 			return again, nil
 		}
 		t = again

@@ -149,7 +149,7 @@ func TestRunBranchingFlowFromFile(t *testing.T) {
 		t.Errorf("terminal reason %q, want completed", res.TerminalReason())
 	}
 	checkEvents(t, rec.Events(), iterations(10, "plan", "check", "fix/no", "check", "=done/yes"))
-	if got := s.specs[0]; got != (event.TurnSpec{Prompt: "Read the task and write a plan to PLAN.md", Iteration: 1, Node: "plan"}) {
+	if got := s.specs[0]; !reflect.DeepEqual(got, event.TurnSpec{Prompt: "Read the task and write a plan to PLAN.md", Iteration: 1, Node: "plan"}) {
 		t.Errorf("task turn spec %+v", got)
 	}
 	decision := s.specs[1].Prompt

@@ -72,11 +72,7 @@ func runActionScript(t *testing.T, dir string, inputs map[string]string) actionR
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(outputs)
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			r.outputs[k] = v
-		}
-	}
+	r.outputs = parseOutputs(string(b))
 	s, _ := os.ReadFile(summary)
 	r.summary = string(s)
 	return r
@@ -186,6 +182,26 @@ func TestActionRunScriptReportsAFailure(t *testing.T) {
 	}
 }
 
+// parseOutputs reads a GITHUB_OUTPUT file: name=value lines and name<<DELIM blocks.
+func parseOutputs(s string) map[string]string {
+	out := map[string]string{}
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		if k, delim, ok := strings.Cut(lines[i], "<<"); ok && !strings.Contains(k, "=") {
+			var v []string
+			for i++; i < len(lines) && lines[i] != delim; i++ {
+				v = append(v, lines[i])
+			}
+			out[k] = strings.Join(v, "\n")
+			continue
+		}
+		if k, v, ok := strings.Cut(lines[i], "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // TestActionInstallScript installs a fake release from a local server: the archive and
 // checksums.txt named as goreleaser names them.
 func TestActionInstallScript(t *testing.T) {
@@ -257,8 +273,8 @@ func TestActionInstallScript(t *testing.T) {
 				t.Fatalf("%v\n%s", err, out)
 			}
 			o, _ := os.ReadFile(outputs)
-			if string(o) != "bin="+bin+"\n" {
-				t.Errorf("outputs = %q, want bin=%s", o, bin)
+			if got := parseOutputs(string(o)); got["bin"] != bin || !strings.HasPrefix(got["version"], "dev") {
+				t.Errorf("outputs = %q, want bin=%s and version=dev", o, bin)
 			}
 			if v, err := exec.Command(bin, "--version").Output(); err != nil || !strings.HasPrefix(string(v), "kimi-run ") {
 				t.Errorf("the installed binary: %q %v", v, err)

@@ -31,6 +31,9 @@ type config struct {
 	baseURL    string
 	model      string
 	workDir    string
+	// capabilities are the model's (config entry, or KIMI_MODEL_CAPABILITIES): image_in
+	// lets --image attach pictures.
+	capabilities []string
 	// maxContext is the context window; contextKnown says the user set it.
 	maxContext   int
 	contextKnown bool
@@ -162,6 +165,7 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 		if entry.MaxContextSize > 0 {
 			c.maxContext, c.contextKnown = entry.MaxContextSize, true
 		}
+		c.capabilities = entry.Capabilities
 	case kimiKey != "":
 		kimiFamily = true
 		c.apiKey = kimiKey
@@ -175,6 +179,9 @@ func resolve(cli *CLI, getenv func(string) string) (config, error) {
 	}
 	if kimiFamily {
 		c.gen = menv.generation
+	}
+	if !found {
+		c.capabilities = menv.capabilities
 	}
 	c.kimiProvider = kimiFamily
 	if cli.Thinking != nil {

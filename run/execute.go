@@ -199,6 +199,9 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
+	if plan.images, err = loadImages(cli, cfg); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	}
 	// Commands, hooks and MCP servers get the environment without kimi-run's credentials.
 	childEnv := childEnviron(os.Environ(), secrets, cli.PassEnv)
 	mcpPlan, err := planMCP(cli, sio.Getenv, childEnv, cfg.workDir, cfg.mcpCallTimeout)
@@ -276,17 +279,19 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
 	var mcpTools []tools.Tool
 	var guardErr error
+	model := withFallback(agent.OpenAIConfig{
+		BaseURL:       cfg.baseURL,
+		APIKey:        cfg.apiKey,
+		Model:         cfg.model,
+		IdleTimeout:   cli.StreamIdleTimeout,
+		ExtraBody:     cfg.requestFields(),
+		Headers:       headers(cfg.headers, version),
+		SendReasoning: cfg.thinking != nil && *cfg.thinking,
+		HTTPClient:    httpClient,
+	}, cli.FallbackModel)
 	a := agent.New(agent.Config{
-		Model: withBudget(agent.NewOpenAI(agent.OpenAIConfig{
-			BaseURL:       cfg.baseURL,
-			APIKey:        cfg.apiKey,
-			Model:         cfg.model,
-			IdleTimeout:   cli.StreamIdleTimeout,
-			ExtraBody:     cfg.requestFields(),
-			Headers:       headers(cfg.headers, version),
-			SendReasoning: cfg.thinking != nil && *cfg.thinking,
-			HTTPClient:    httpClient,
-		}), cfg.budget),
+		Model:    withBudget(model, cfg.budget),
+		Fallback: model.switchOver,
 		Sink:     sink,
 		MaxSteps: cfg.maxSteps,
 		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.kimiProvider && cfg.contextKnown && cfg.gen.completionCap >= 0,
@@ -387,6 +392,9 @@ func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.
 	if plan.schema != nil {
 		t = schemaTurner{Turner: t, note: plan.schema.instruction(plan.flow != nil || plan.ralph != 0)}
 	}
+	if len(plan.images) > 0 {
+		t = &imageTurner{Turner: t, images: plan.images}
+	}
 	var out outcome
 	var err error
 	if plan.flow == nil && plan.ralph == 0 {
@@ -428,6 +436,8 @@ type plan struct {
 	request string
 	// schema is --json-schema, compiled; nil without one.
 	schema *outputSchema
+	// images are --image, attached to the first prompt.
+	images []event.Image
 }
 
 func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {

@@ -34,6 +34,7 @@ func checkFlagValues(cli *CLI) error {
 		{"session", "-S/--session", cli.Session},
 		{"resume", "-r/--resume", cli.Resume},
 		{"base-url", "--base-url", cli.BaseURL},
+		{"fallback-model", "--fallback-model", cli.FallbackModel},
 	} {
 		if cli.given[f.flag] && f.value == "" {
 			return usagef("%s is empty (an unset shell variable?); leave the flag out for the default", f.name)

@@ -152,3 +152,42 @@ func TestKimiLoginMissing(t *testing.T) {
 		t.Errorf("fallback to api_key: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestKimiLoginRefreshedAfter401: a token the provider refuses before its expiry (revoked,
+// rotated elsewhere) is refreshed at once and the request sent again, as Kimi CLI's
+// connection recovery does after a 401.
+func TestKimiLoginRefreshedAfter401(t *testing.T) {
+	oauth, refreshes := fakeOAuth(t, "stored-refresh-token-1")
+	srv := scripted.New(t, scripted.Status(401, scripted.ErrorBody("invalid_authentication_error", "token revoked")), scripted.Text("ok"))
+	home := kimiConfig(t, loginTOML(srv.URL(), ""))
+	storeLogin(t, home, "stored-access-token-1", "stored-refresh-token-1", time.Hour)
+	env := map[string]string{"HOME": home, "KIMI_API_KEY": "", "KIMI_MODEL_NAME": "", "KIMI_BASE_URL": "", "KIMI_CODE_OAUTH_HOST": oauth.URL}
+	r := kimi(t, nil, invocation{env: env, args: []string{"-p", "hi"}})
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "ok" {
+		t.Fatalf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].Header.Get("Authorization") != "Bearer stored-access-token-1" || reqs[1].Header.Get("Authorization") != "Bearer fresh-access-token-9" {
+		t.Errorf("%d requests; want the stored token refused, then the refreshed one", len(reqs))
+	}
+	if refreshes.Load() != 1 {
+		t.Errorf("%d refreshes, want 1", refreshes.Load())
+	}
+}
+
+// TestKimiLoginRevoked: the provider refuses the token and the OAuth host refuses to
+// refresh it: the login is over, exit 5, after one try of each.
+func TestKimiLoginRevoked(t *testing.T) {
+	oauth, refreshes := fakeOAuth(t, "")
+	srv := scripted.New(t, scripted.Status(401, scripted.ErrorBody("invalid_authentication_error", "token revoked")).Forever())
+	home := kimiConfig(t, loginTOML(srv.URL(), ""))
+	storeLogin(t, home, "stored-access-token-1", "stored-refresh-token-1", time.Hour)
+	env := map[string]string{"HOME": home, "KIMI_API_KEY": "", "KIMI_MODEL_NAME": "", "KIMI_BASE_URL": "", "KIMI_CODE_OAUTH_HOST": oauth.URL}
+	r := kimi(t, nil, invocation{env: env, args: []string{"-p", "hi"}})
+	if r.code != 5 || r.stdout != "" || strings.Contains(r.stderr, "stored-access-token-1") {
+		t.Errorf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if refreshes.Load() != 1 {
+		t.Errorf("%d refreshes, want 1", refreshes.Load())
+	}
+}

@@ -82,19 +82,33 @@ type loginTransport struct {
 	src  *kimilogin.Source
 }
 
+// RoundTrip sends req with the login's token. A 401 is answered as Kimi CLI answers it: the
+// login is refreshed at once and the request sent again, once; a login the OAuth host
+// refuses then ends the run as an authentication failure.
 func (t *loginTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	tok, err := t.src.AccessToken(req.Context())
-	if err != nil {
-		if req.Body != nil {
-			req.Body.Close()
-		}
-		return nil, err
-	}
-	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+tok)
 	base := t.base
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return base.RoundTrip(req)
+	for try := 0; ; try++ {
+		tok, err := t.src.AccessToken(req.Context())
+		if err != nil {
+			if req.Body != nil {
+				req.Body.Close()
+			}
+			return nil, err
+		}
+		out := req.Clone(req.Context())
+		out.Header.Set("Authorization", "Bearer "+tok)
+		if try > 0 {
+			if out.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+		resp, err := base.RoundTrip(out)
+		if err != nil || resp.StatusCode != http.StatusUnauthorized || try > 0 || req.GetBody == nil || !t.src.Rejected(tok) {
+			return resp, err
+		}
+		resp.Body.Close()
+	}
 }

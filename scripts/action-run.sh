@@ -6,7 +6,8 @@
 # Environment (set by action.yml from its inputs; tests set them by hand):
 #   KIMI_RUN_BIN           the binary (default: kimi-run on PATH)
 #   INPUT_PROMPT, INPUT_PROMPT_FILE, INPUT_MODEL, INPUT_BASE_URL, INPUT_API_KEY,
-#   INPUT_RALPH, INPUT_TIMEOUT, INPUT_OUTPUT_FORMAT (text|stream-json), INPUT_ARGS
+#   INPUT_RALPH, INPUT_TIMEOUT, INPUT_OUTPUT_FORMAT (text|stream-json), INPUT_ARGS (a JSON
+#   array, one argument per line, or one shell-quoted line)
 #   RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_JOB, GITHUB_RUN_ATTEMPT
 set -uo pipefail
 
@@ -27,17 +28,29 @@ if [ "$format" = stream-json ]; then
   stdout_file=$events
 fi
 
-# Extra arguments: one per line when the input has several lines, else split on spaces.
+# Extra arguments: a JSON array of strings; or one per line when the input has several
+# lines; or one line split as a shell would split it (quotes and backslashes, but no
+# expansion: xargs reads the words, nothing is evaluated).
 extra=()
-if [ -n "${INPUT_ARGS:-}" ]; then
-  if [[ $INPUT_ARGS == *$'\n'* ]]; then
+args_in=${INPUT_ARGS:-}
+args_trim="${args_in#"${args_in%%[![:space:]]*}"}"
+if [ -n "$args_trim" ]; then
+  if [[ $args_trim == \[* ]]; then
+    command -v jq >/dev/null || { echo "::error title=kimi-run args::a JSON array needs jq on the runner" >&2; exit 2; }
+    printf '%s' "$args_in" | jq -e 'type == "array" and all(.[]; type == "string")' >/dev/null 2>&1 ||
+      { echo "::error title=kimi-run args::args starts with [ but is not a JSON array of strings" >&2; exit 2; }
+    while IFS= read -r -d '' word; do extra+=("$word"); done < <(printf '%s' "$args_in" | jq -j '.[] | ., "\u0000"')
+  elif [[ $args_in == *$'\n'* ]]; then
     while IFS= read -r line; do
       line="${line#"${line%%[![:space:]]*}"}"
       line="${line%"${line##*[![:space:]]}"}"
       [ -n "$line" ] && extra+=("$line")
-    done <<<"$INPUT_ARGS"
+    done <<<"$args_in"
   else
-    read -r -a extra <<<"$INPUT_ARGS"
+    words=$(printf '%s\n' "$args_in" | xargs printf '%s\0' 2>&1 >/dev/null) &&
+      [ -z "$words" ] ||
+      { echo "::error title=kimi-run args::cannot split args as a shell would: $words" >&2; exit 2; }
+    while IFS= read -r -d '' word; do extra+=("$word"); done < <(printf '%s\n' "$args_in" | xargs printf '%s\0')
   fi
 fi
 
@@ -109,6 +122,28 @@ if [ -n "$session_id" ] && [ -n "$user_sessions" ] && [ -d "$user_sessions/$sess
 fi
 [ -f "$result" ] || result=""
 
+# Tokens and cost: the result event's in stream-json, else the closing line on stderr.
+tokens_in="" tokens_out="" tokens_cached="" cost="" structured=""
+last=""
+if [ -n "$events" ] && [ -s "$events" ]; then
+  last=$(tail -n 1 "$events")
+fi
+if [[ $last == *'"type":"result"'* ]]; then
+  num() { printf '%s' "$last" | sed -n "s/.*\"$1\":\([0-9.eE+-]*\).*/\1/p" | head -n 1; }
+  tokens_in=$(num input_tokens) tokens_out=$(num output_tokens) tokens_cached=$(num cached_tokens) cost=$(num cost_usd)
+  if command -v jq >/dev/null; then
+    structured=$(printf '%s' "$last" | jq -c 'if has("structured_output") then .structured_output else empty end' 2>/dev/null)
+  fi
+elif [ -s "$stderr_log" ]; then
+  kv() { grep -o "$1=[^ ]*" "$stderr_log" | tail -n 1 | cut -d= -f2 | tr -d '$'; }
+  tokens_in=$(kv tokens_in) tokens_out=$(kv tokens_out) tokens_cached=$(kv tokens_cached) cost=$(kv cost)
+  [ -n "$tokens_in" ] && [ -z "$tokens_cached" ] && tokens_cached=0
+  # With --json-schema the answer file holds the JSON that matched it.
+  if [ "$code" = 0 ] && [ -n "$result" ] && printf '%s\n' "${extra[@]+"${extra[@]}"}" | grep -Eq '^--(json|output)-schema'; then
+    command -v jq >/dev/null && structured=$(jq -c . "$result" 2>/dev/null)
+  fi
+fi
+
 case "$code" in
   0) meaning="completed" ;;
   1) meaning="runtime error" ;;
@@ -145,6 +180,8 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
     echo "- exit code: \`$code\`"
     [ -n "$session_id" ] && echo "- session: \`$session_id\`"
     echo "- output format: \`$format\`"
+    [ -n "$tokens_in" ] && echo "- tokens: $tokens_in in ($tokens_cached cached), $tokens_out out"
+    [ -n "$cost" ] && echo "- cost: \$$cost"
     if [ "$code" != 0 ] && [ -s "$stderr_log" ]; then
       echo
       echo '```'
@@ -166,6 +203,13 @@ name=$(printf '%s' "$name" | tr -c 'A-Za-z0-9._-' '-')
   echo "events-file=$events"
   echo "artifact-dir=$artifact"
   echo "artifact-name=$name"
+  echo "input-tokens=$tokens_in"
+  echo "output-tokens=$tokens_out"
+  echo "cached-tokens=$tokens_cached"
+  echo "cost-usd=$cost"
+  # Compact JSON is one line; the delimiter form keeps any value safe all the same.
+  delim="kimi-run-structured-$RANDOM$RANDOM"
+  printf 'structured-output<<%s\n%s\n%s\n' "$delim" "$structured" "$delim"
 } >>"${GITHUB_OUTPUT:-/dev/null}"
 
 exit "$code"

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
@@ -32,35 +29,53 @@ func protocol(getenv func(string) string, signal string) (string, []string) {
 	return "http/protobuf", []string{fmt.Sprintf("telemetry: %s=%q is not supported (grpc or http/protobuf); using http/protobuf", name, p)}
 }
 
-// The exporters read the endpoint, headers, timeout, compression and TLS settings from the
-// OTEL_EXPORTER_OTLP_* variables themselves; creating one opens no connection.
+// spanExporter and metricExporter send OTLP with the small client above. Creating one
+// opens no connection.
 
-func newTraceExporter(ctx context.Context, getenv func(string) string) (sdktrace.SpanExporter, []string, error) {
-	p, warnings := protocol(getenv, "TRACES")
-	var exp sdktrace.SpanExporter
-	var err error
-	if p == "grpc" {
-		exp, err = otlptracegrpc.New(ctx)
-	} else {
-		exp, err = otlptracehttp.New(ctx)
-	}
+type spanExporter struct{ c *client }
+
+func newTraceExporter(_ context.Context, getenv func(string) string) (sdktrace.SpanExporter, []string, error) {
+	c, warnings, err := newClient(getenv, "TRACES")
 	if err != nil {
-		return nil, warnings, fmt.Errorf("telemetry: the OTLP trace exporter (%s): %w", p, err)
+		return nil, warnings, err
 	}
-	return exp, warnings, nil
+	return spanExporter{c: c}, warnings, nil
 }
 
-func newMetricExporter(ctx context.Context, getenv func(string) string) (sdkmetric.Exporter, []string, error) {
-	p, warnings := protocol(getenv, "METRICS")
-	var exp sdkmetric.Exporter
-	var err error
-	if p == "grpc" {
-		exp, err = otlpmetricgrpc.New(ctx)
-	} else {
-		exp, err = otlpmetrichttp.New(ctx)
+func (e spanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if len(spans) == 0 {
+		return nil
 	}
-	if err != nil {
-		return nil, warnings, fmt.Errorf("telemetry: the OTLP metric exporter (%s): %w", p, err)
-	}
-	return exp, warnings, nil
+	return e.c.send(ctx, encodeSpans(spans))
 }
+
+func (e spanExporter) Shutdown(context.Context) error { e.c.close(); return nil }
+
+type metricExporter struct{ c *client }
+
+func newMetricExporter(_ context.Context, getenv func(string) string) (sdkmetric.Exporter, []string, error) {
+	c, warnings, err := newClient(getenv, "METRICS")
+	if err != nil {
+		return nil, warnings, err
+	}
+	return metricExporter{c: c}, warnings, nil
+}
+
+func (metricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
+	return sdkmetric.DefaultTemporalitySelector(k)
+}
+
+func (metricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+	return sdkmetric.DefaultAggregationSelector(k)
+}
+
+func (e metricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	if len(rm.ScopeMetrics) == 0 {
+		return nil
+	}
+	return e.c.send(ctx, encodeMetrics(rm))
+}
+
+func (metricExporter) ForceFlush(context.Context) error { return nil }
+
+func (e metricExporter) Shutdown(context.Context) error { e.c.close(); return nil }

@@ -36,10 +36,10 @@ const DefaultFlushTimeout = 2 * time.Second
 
 // Options configures New.
 type Options struct {
-	// Getenv reads the OTEL_* variables that choose the signals and protocols, TRACEPARENT
-	// and OTEL_EXPORTER_OTLP_TIMEOUT. The exporters themselves read the rest of the OTLP
-	// settings (endpoints, headers, certificates, compression) from the process's
-	// environment, as every OpenTelemetry SDK does.
+	// Getenv reads the OTEL_EXPORTER_OTLP_* settings (endpoints, protocols, headers,
+	// timeout, compression, certificates), OTEL_SDK_DISABLED, OTEL_*_EXPORTER and
+	// TRACEPARENT. The SDK's resource reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES
+	// from the process's environment itself.
 	Getenv func(string) string
 	// Version is kimi-run's version, the default service.version.
 	Version string

@@ -201,6 +201,24 @@ func TestContentIsOptIn(t *testing.T) {
 	}
 }
 
+// Headers, gzip and a per-signal endpoint, as the OTLP exporter spec reads them.
+func TestExporterSettings(t *testing.T) {
+	rcv := otlptest.New(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1") // overridden below
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", rcv.URL+"/v1/traces")
+	t.Setenv("OTEL_METRICS_EXPORTER", "none")
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20tok3n,x-tenant=ci")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "gzip")
+	run(t, start(t, false))
+	h := rcv.Header()
+	if h.Get("Authorization") != "Bearer tok3n" || h.Get("X-Tenant") != "ci" || h.Get("Content-Encoding") != "gzip" {
+		t.Errorf("request headers = %v", h)
+	}
+	if len(rcv.Named("invoke_agent kimi-run")) != 1 {
+		t.Errorf("spans: %v", names(rcv.Spans()))
+	}
+}
+
 func TestEnabled(t *testing.T) {
 	tests := []struct {
 		env  map[string]string

@@ -87,7 +87,7 @@ func readFile(ctx context.Context, env Env, in readFileArgs) (Result, error) {
 		return Errorf("cannot read %s: %v", in.Path, err), nil
 	}
 	if info.IsDir() {
-		return Errorf("%s is a directory, not a file; list it with Shell (ls) or Glob", in.Path), nil
+		return Errorf("%s is a directory, not a file; list it with Shell (ls) or Glob", in.Path).WithKimi(fmt.Sprintf("`%s` is not a file.", in.Path), ""), nil
 	}
 	if !info.Mode().IsRegular() {
 		return Errorf("%s is not a regular file (%s); only regular files can be read", in.Path, info.Mode().Type()), nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 )
@@ -161,10 +162,12 @@ func strReplace(env Env, in strReplaceArgs) Result {
 	}
 	info, err := os.Stat(path)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Errorf("cannot edit %s: %v", in.Path, err).WithKimi(fmt.Sprintf("`%s` does not exist.", in.Path), "")
 	case err != nil:
 		return Errorf("cannot edit %s: %v", in.Path, err)
 	case info.IsDir():
-		return Errorf("cannot edit %s: it is a directory", in.Path)
+		return Errorf("cannot edit %s: it is a directory", in.Path).WithKimi(fmt.Sprintf("`%s` is not a file.", in.Path), "")
 	case !info.Mode().IsRegular():
 		return Errorf("cannot edit %s: it is not a regular file", in.Path)
 	case info.Size() > strReplaceMaxBytes:

@@ -52,7 +52,11 @@ func writeFile(env Env, in writeFileArgs) Result {
 		return Errorf("cannot write %s: %v", in.Path, err)
 	}
 	if err := checkParent(path); err != nil {
-		return Errorf("cannot write %s: %v", in.Path, err)
+		res := Errorf("cannot write %s: %v", in.Path, err)
+		if _, serr := os.Stat(filepath.Dir(path)); errors.Is(serr, fs.ErrNotExist) {
+			res = res.WithKimi(fmt.Sprintf("`%s` parent directory does not exist.", in.Path), "")
+		}
+		return res
 	}
 	info, err := os.Stat(path)
 	existed := err == nil

@@ -57,6 +57,7 @@ type Receiver struct {
 	URL, Addr string
 
 	mu      sync.Mutex
+	header  http.Header  // of the last OTLP/HTTP request
 	raw     bytes.Buffer // every request body, decompressed, for "never contains" checks
 	spans   []Span
 	metrics []*metricpb.Metric
@@ -84,6 +85,9 @@ func New(t testing.TB) *Receiver {
 }
 
 func (r *Receiver) serveHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	r.header = req.Header.Clone()
+	r.mu.Unlock()
 	var body io.Reader = req.Body
 	if req.Header.Get("Content-Encoding") == "gzip" {
 		zr, err := gzip.NewReader(req.Body)
@@ -173,6 +177,13 @@ func (s metricService) Export(_ context.Context, m *colmetricpb.ExportMetricsSer
 	raw, _ := proto.Marshal(m)
 	s.r.addMetrics(raw, m)
 	return &colmetricpb.ExportMetricsServiceResponse{}, nil
+}
+
+// Header returns the headers of the last OTLP/HTTP request.
+func (r *Receiver) Header() http.Header {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.header.Clone()
 }
 
 // Spans returns the spans received so far.

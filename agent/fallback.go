@@ -1,0 +1,26 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kimi-run/kimi-run/event"
+)
+
+// fallBack reports whether a step whose model call failed with err should be tried again
+// on the fallback model, and switches to it: the failure is of the kind that outlasted the
+// retries (overload, 5xx, network: exit 75), the run was not stopped, no tool call of the
+// reply has started, and a fallback is left.
+func (a *Agent) fallBack(ctx context.Context, step int, err error, started int) bool {
+	var ae *AttemptsError
+	if a.Fallback == nil || started > 0 || context.Cause(ctx) != nil || !errors.As(err, &ae) || !Retryable(ae.Err) {
+		return false
+	}
+	name, ok := a.Fallback()
+	if !ok {
+		return false
+	}
+	a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("step %d: the model kept failing (%v); trying the step again on the fallback model %s, which the rest of the run uses", step, ae.Err, name)})
+	return true
+}

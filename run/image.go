@@ -1,0 +1,65 @@
+package run
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/ralph"
+)
+
+// maxImage bounds one --image file: providers refuse much smaller ones, but a clear
+// error here beats a 400 after the upload.
+const maxImage = 20 << 20
+
+// imageTypes are the formats the vision endpoints accept, by the type sniffed from the
+// file's first bytes (never its name).
+var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// loadImages reads the --image files before any model call. A model without the image_in
+// capability is refused rather than sent pictures it would reject or ignore.
+func loadImages(cli *CLI, cfg config) ([]event.Image, error) {
+	if len(cli.Image) == 0 {
+		return nil, nil
+	}
+	if !slices.Contains(cfg.capabilities, "image_in") {
+		return nil, usagef("--image: the model %s does not have the image_in capability; give its config entry capabilities = [\"image_in\"] or set KIMI_MODEL_CAPABILITIES=image_in if it reads images", cfg.model)
+	}
+	var out []event.Image
+	for _, path := range cli.Image {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, usagef("--image: %w", err)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, maxImage+1))
+		f.Close()
+		if err != nil {
+			return nil, usagef("--image %s: %w", path, err)
+		}
+		if len(data) > maxImage {
+			return nil, usagef("--image %s is larger than %d MiB", path, maxImage>>20)
+		}
+		mime := http.DetectContentType(data)
+		if !slices.Contains(imageTypes, mime) {
+			return nil, usagef("--image %s is %s, not a PNG, JPEG, GIF or WebP image", path, mime)
+		}
+		out = append(out, event.Image{MIME: mime, Data: data})
+	}
+	return out, nil
+}
+
+// imageTurner attaches the images to the first turn it runs: the prompt they came with.
+// Later turns (a Ralph iteration, a flow node, a schema re-ask) have them in the context.
+type imageTurner struct {
+	ralph.Turner
+	images []event.Image
+}
+
+// Turn implements ralph.Turner.
+func (t *imageTurner) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
+	spec.Images, t.images = t.images, nil
+	return t.Turner.Turn(ctx, spec)
+}
