@@ -53,6 +53,11 @@ type Agent struct {
 	CheckpointMarkers bool
 	// Lifecycle, when set, is told of compactions and subagents.
 	Lifecycle Lifecycle
+	// ResumeTurn lets the first Turn after Restore continue the restored conversation's
+	// unfinished turn (one that never got a final answer: a killed or failed run) when its
+	// prompt is that turn's prompt, instead of asking the same thing again: a retried CI job
+	// then picks up at the step where the last attempt stopped.
+	ResumeTurn bool
 	// Fallback, when set, is asked once a step's model call has failed transiently after
 	// every retry: it switches Model to the fallback model and names it, and the step is
 	// tried once more, with a warning saying so. ok false: no fallback (left).
@@ -72,8 +77,10 @@ type Agent struct {
 	dmail     *dmail
 	dmailMu   sync.Mutex
 	sessionMu sync.Mutex
-	turns     int
-	stats     Stats
+	// sessionErr is the first failure to write the session.
+	sessionErr error
+	turns      int
+	stats      Stats
 }
 
 // Stats are running totals over every turn of an Agent.
@@ -151,8 +158,14 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 		maxSteps = DefaultMaxSteps
 	}
 	a.emit(event.TypeTurnBegin, event.TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
-	a.checkpoint()
-	a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt, Images: spec.Images})
+	// A prompt with images is always asked again: the session keeps only its text.
+	if steps, ok := a.unfinishedTurn(turn, spec.Prompt); ok && len(spec.Images) == 0 {
+		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf(
+			"continuing the session's unfinished turn: its prompt is this one and %d step(s) of it are saved, so it is not asked again", steps)})
+	} else {
+		a.checkpoint()
+		a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt, Images: spec.Images})
+	}
 
 	var out event.TurnOutcome
 	guard := &repeatGuard{}

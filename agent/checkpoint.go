@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/kimi-run/kimi-run/event"
 )
@@ -20,9 +21,20 @@ func (a *Agent) persist(write func(*Session) error) {
 	if err := write(s); err != nil {
 		a.sessionMu.Lock()
 		a.Session = nil
+		if a.sessionErr == nil {
+			a.sessionErr = fmt.Errorf("session %s: %w", s.Path(), err)
+		}
 		a.sessionMu.Unlock()
 		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("session %s: %v; the rest of this run is not saved", s.Path(), err)})
 	}
+}
+
+// SessionError returns the failure that stopped the session from recording this run (a full
+// disk), or nil while every record was written.
+func (a *Agent) SessionError() error {
+	a.sessionMu.Lock()
+	defer a.sessionMu.Unlock()
+	return a.sessionErr
 }
 
 // appendMsg adds a message to the conversation and the session.
@@ -127,4 +139,29 @@ func (a *Agent) persistReset() error {
 	})
 	a.checkpoints = []int{1}
 	return nil
+}
+
+// unfinishedTurn reports whether turn may continue the restored conversation's last turn
+// (see ResumeTurn): it is the first turn, the conversation's last prompt is prompt, and no
+// final answer came after it. steps counts the assistant replies saved since that prompt.
+func (a *Agent) unfinishedTurn(turn int, prompt string) (steps int, ok bool) {
+	if !a.ResumeTurn || turn != 1 || len(a.history) < 2 {
+		return 0, false
+	}
+	last := a.history[len(a.history)-1]
+	if last.Role == RoleAssistant && len(last.ToolCalls) == 0 {
+		return 0, false // answered: a new turn asks again
+	}
+	for i := len(a.history) - 1; i > 0; i-- {
+		m := a.history[i]
+		switch {
+		case m.Role == RoleAssistant:
+			steps++
+		case m.Role == RoleUser && strings.HasPrefix(m.Content, "<system>"):
+			// A checkpoint marker or a note of the agent's own, not a prompt.
+		case m.Role == RoleUser:
+			return steps, m.Content == prompt
+		}
+	}
+	return 0, false
 }

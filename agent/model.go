@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/kimi-run/kimi-run/tools"
 )
@@ -44,7 +45,7 @@ type Reply struct {
 	ReasoningField string
 	// ReasoningDetails are OpenRouter's reasoning blocks, merged from the stream, to be
 	// sent back unchanged.
-	ReasoningDetails []byte
+	ReasoningDetails json.RawMessage
 }
 
 // TokenUsage is the token accounting of one model call.

@@ -115,6 +115,11 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 		// An error object go-openai could not read ends the stream without a reply.
 		return partial(reply, rr.asm), o.wrap(ctx, x, ErrIncompleteStream)
 	}
+	if reply.FinishReason == "error" {
+		// OpenRouter's mark of an upstream failure mid-stream: a cut reply, retried like
+		// one; the error object, when one came, says what happened.
+		return partial(reply, rr.asm), o.wrap(ctx, x, fmt.Errorf("%w: finish_reason error", ErrIncompleteStream))
+	}
 	if !knownFinish(reply.FinishReason) {
 		// A content filter or an out-of-resources stop: what arrived is not an answer.
 		return partial(reply, rr.asm), &FinishError{Reason: reply.FinishReason}

@@ -302,6 +302,19 @@ func TestUnknownFinishReason(t *testing.T) {
 	}
 }
 
+// OpenRouter's finish_reason "error" marks an upstream failure mid-stream: retried like a
+// cut stream, not taken as a filtered answer.
+func TestFinishReasonErrorIsRetried(t *testing.T) {
+	h := newHarness(t, []scripted.Response{
+		scripted.Reply(scripted.Say("par"), scripted.Finish("error")),
+		scripted.Text("whole"),
+	})
+	out, err := h.turn(t, "hi")
+	if err != nil || out.FinalText != "whole" || len(h.sink.Of(event.TypeRetry)) != 1 {
+		t.Fatalf("outcome %+v, error %v, retries %d", out, err, len(h.sink.Of(event.TypeRetry)))
+	}
+}
+
 // HTTP 501 is not retried (Kimi CLI retries 429, 500, 502, 503 and 504 only:
 // /work/shared/reference/kimi-cli.md, "Retry"); 500 still is.
 func TestStatusRetried(t *testing.T) {

@@ -210,6 +210,9 @@ type Result struct {
 	Usage       UsageTotals `json:"usage"`
 	DurationMS  int64       `json:"duration_ms"`
 	SessionID   string      `json:"session_id"`
+	// SessionWarning says why the session on disk lacks part of this run (a full disk), or
+	// why --continue will not find it; absent when the session holds the whole run.
+	SessionWarning string `json:"session_warning,omitempty"`
 }
 
 // ErrorInfo describes why a run failed.

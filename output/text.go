@@ -159,7 +159,8 @@ func (s *Text) finish(e event.Event, r event.Result) {
 		// Nothing ran: the command line is what to fix, and a summary of zero steps and
 		// tokens says nothing. The same line as a flag that does not parse.
 		fmt.Fprintf(s.stderr, "kimi-run: %s\n", errorLine(r.Error.Message, errorWidth))
-	case failed || !s.opts.Quiet:
+	// A session that was not saved whole is shown even with --quiet: the next run resumes less.
+	case failed || !s.opts.Quiet || r.SessionWarning != "":
 		s.summary(e, r, failed)
 	}
 	if s.opts.JSONOnly {
@@ -198,6 +199,11 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 			msg = closingMessage(r.TerminalReason, msg, errorLine(r.Error.Message, errorWidth))
 		}
 	}
+	if r.SessionWarning != "" && !failed {
+		// Exit 0, yet not the clean kind: say so on the closing line itself.
+		level = zerolog.WarnLevel
+		msg += ", but the session is incomplete"
+	}
 	ev := s.entry(level, e.Time).Str("reason", r.TerminalReason)
 	if failed {
 		ev = ev.Int("exit_code", r.ExitCode)
@@ -222,6 +228,9 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 	ev = ev.Str("duration", formatMS(r.DurationMS))
 	if r.SessionID != "" {
 		ev = ev.Str("session", r.SessionID)
+	}
+	if r.SessionWarning != "" {
+		ev = ev.Str("session_warning", r.SessionWarning)
 	}
 	ev.Msg(msg)
 }

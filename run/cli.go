@@ -35,7 +35,10 @@ type CLI struct {
 	Continue   bool   `short:"C" help:"Resume the last session of this work dir that exited 0."`
 	NoSession  bool   `name:"no-session" help:"Write no session file."`
 	SessionDir string `name:"session-dir" placeholder:"DIR" help:"Keep sessions in DIR (default: a folder per work dir under $XDG_STATE_HOME or ~/.local/state/kimi-run)."`
-	DMail      bool   `name:"dmail" help:"Give the agent SendDMail: it may rewind its own context to a checkpoint with a note to its past self."`
+	// Session housekeeping (issue 21 #13): modes that print and run nothing.
+	ListSessions bool   `name:"list-sessions" help:"List the sessions of the work dir, newest first (id, start, outcome, first prompt line), and exit; NDJSON with --output-format stream-json."`
+	ShowSession  string `name:"show-session" placeholder:"ID" help:"Print session ID's conversation and exit; NDJSON with --output-format stream-json."`
+	DMail        bool   `name:"dmail" help:"Give the agent SendDMail: it may rewind its own context to a checkpoint with a note to its past self."`
 
 	// Agents, workspace and skills, as Kimi CLI names them (docs: README "Agent files", "Skills").
 	Agent     string   `placeholder:"NAME" help:"Built-in agent: default, or okabe (default plus SendDMail). Not with --agent-file."`

@@ -227,6 +227,10 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	r.session = sess
 	r.sessionID = sess.id
 	defer sess.close()
+	r.announceSession(warn, quiet)
+	if err := r.session.begin(metaPrompt(cli, prompt), cfg.workDir, time.Now()); err != nil {
+		warn(err.Error())
+	}
 
 	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
 	cfg.hooks.Env, cfg.hooks.Scrub = childEnv, secrets.scrubBytes
@@ -267,10 +271,12 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	servers := startMCP(ctx, mcpPlan, r, sio.Stderr, quiet, version, cfg.workDir, &mcpKill)
 	defer servers.close()
 	if err := servers.failure(); err != nil {
+		sess.dropIfNew()
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	httpClient, err := tp.client(cfg, cli, version)
 	if err != nil {
+		sess.dropIfNew()
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	httpClient = cfg.loginClient(httpClient, cli.StreamIdleTimeout)
@@ -338,8 +344,13 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		Lifecycle:    hookLifecycle{e: cfg.hooks},
 	})
 	if guardErr != nil {
+		sess.dropIfNew()
 		return r.finish(ctx, outcome{}, agent.Stats{}, guardErr)
 	}
+	r.saveErr = a.SessionError
+	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
+	// flows start their loop again on the restored conversation.
+	a.ResumeTurn = conv == nil && plan.flow == nil && plan.ralph == 0
 	r.emit(event.TypeInit, event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
@@ -499,6 +510,8 @@ type runState struct {
 	answerFile string
 	answerJSON bool
 	scrub      func(string) string
+	// saveErr reports the agent's first failure to write the session.
+	saveErr func() error
 }
 
 // warn emits a warning event.
@@ -563,11 +576,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	if r.hooks != nil {
 		r.hooks.sessionEnd(ctx, v)
 	}
-	if v.code == ExitOK {
-		if err := r.session.recordLast(); err != nil {
-			r.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("recording the last session: %v", err)})
-		}
-	}
+	res.SessionWarning = r.settleSession(v)
 	r.emit(event.TypeResult, res)
 	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
 		// The answer did not reach stdout: that is not success.

@@ -74,7 +74,7 @@ func TestFinishReasonFiltered(t *testing.T) {
 func TestQuotaExit(t *testing.T) {
 	rs := recording(t, "quota-429")
 	t.Run("moonshot", func(t *testing.T) {
-		failure(t, []scripted.Response{rs[0].Forever()}, nil, 5, "quota", "quota", "insufficient balance", 1)
+		failure(t, []scripted.Response{rs[0].Forever()}, nil, 5, "quota", "quota", "billing details [exceeded_current_quota_error]", 1)
 	})
 	t.Run("openai", func(t *testing.T) {
 		failure(t, []scripted.Response{rs[1].Forever()}, nil, 5, "quota", "quota", "exceeded your current quota", 1)

@@ -98,3 +98,17 @@ func TestBadToolRuleLeavesNoSession(t *testing.T) {
 		t.Errorf("left in the session dir: %v", entries)
 	}
 }
+
+// TestBadMCPToolRuleLeavesNoSession: with MCP servers the rules can only be checked once
+// their tools are listed, after the session was made; the new session is removed again.
+func TestBadMCPToolRuleLeavesNoSession(t *testing.T) {
+	cfg := mcpConfigFile(t, map[string]any{"memory": stdioServer(t, "memory")})
+	sessions := t.TempDir()
+	r := kimi(t, nil, invocation{args: []string{"--session-dir", sessions, "--mcp-config-file", cfg, "--allowed-tools", "mcp__github__*", "-p", "x"}})
+	if r.code != 2 || !strings.Contains(r.stderr, "mcp__github__*") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if entries, _ := os.ReadDir(sessions); len(entries) != 0 {
+		t.Errorf("left in the session dir: %v", entries)
+	}
+}

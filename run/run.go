@@ -111,6 +111,9 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	}
 	cli.given = givenFlags(kctx)
 	cli.times = flagCounts(kctx)
+	if cli.ListSessions || cli.ShowSession != "" {
+		return housekeeping(context.Background(), &cli, sio)
+	}
 	return execute(&cli, sio, version)
 }
 

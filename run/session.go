@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/kimi-run/kimi-run/agent"
 )
@@ -64,9 +65,15 @@ var errNoStateDir = usagef("cannot find a place for sessions: set HOME or XDG_ST
 
 // sessionPlan is the session a run writes to.
 type sessionPlan struct {
-	warning  string
-	id       string
-	root     string
+	warning string
+	// notice says which session --continue resumes (for stderr); skipped warns of a newer
+	// unfinished session it passed over.
+	notice, skipped string
+	id              string
+	root            string
+	// meta is what the session's meta file says, as this run updates it.
+	meta     sessionMeta
+	started  time.Time
 	session  *agent.Session
 	restored *agent.Restored
 	lock     *sessionLock
@@ -107,9 +114,15 @@ func openSession(ctx context.Context, cli *CLI, workDir string, getenv func(stri
 	case cli.Continue:
 		b, err := os.ReadFile(filepath.Join(root, lastFile))
 		if err != nil {
-			return p, usagef("no earlier session to continue for %s (in %s)", workDir, root)
+			msg := fmt.Sprintf("no earlier session to continue for %s (in %s): --continue picks the last run that exited 0", workDir, root)
+			if u, ok := newestUnfinished(root, "", time.Time{}); ok {
+				msg += fmt.Sprintf("; the newest unfinished session is %s (%s; started %s): to resume it, run kimi-run --session %s",
+					u.ID, u.describe(), u.Started.Local().Format(time.DateTime), u.ID)
+			}
+			return p, usagef("%s", msg)
 		}
 		p.id = strings.TrimSpace(string(b))
+		p.notice, p.skipped = continueNotes(root, p.id)
 	case cli.Session != "":
 		p.id = cli.Session
 	default:
@@ -178,14 +191,82 @@ func (p sessionPlan) unsaved(explicit bool, root string, err error) (sessionPlan
 }
 
 // recordLast remembers the session for --continue; only runs that exit 0 call it, so a
-// failed night is not what the next one continues by accident.
+// failed night is not what the next one continues by accident. When it cannot (a full
+// disk), it removes last-session rather than leave it naming an older session.
 func (p sessionPlan) recordLast() error {
 	if p.session == nil {
 		return nil
 	}
-	tmp := filepath.Join(p.root, lastFile+".tmp")
-	if err := os.WriteFile(tmp, []byte(p.id+"\n"), 0o600); err != nil {
-		return err
+	last := filepath.Join(p.root, lastFile)
+	tmp := last + ".tmp"
+	err := os.WriteFile(tmp, []byte(p.id+"\n"), 0o600)
+	if err == nil {
+		err = os.Rename(tmp, last)
 	}
-	return os.Rename(tmp, filepath.Join(p.root, lastFile))
+	if err != nil {
+		os.Remove(tmp)
+		if rerr := os.Remove(last); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return fmt.Errorf("last-session could not be updated (%w) nor removed (%v): --continue would resume an older session", err, rerr)
+		}
+		return fmt.Errorf("last-session could not be updated (%w), so it was removed: --continue finds no session until a run records one", err)
+	}
+	return nil
+}
+
+// continueNotes says which session --continue resumes, and warns of a newer session whose
+// run did not finish its job, with the command that resumes that one.
+func continueNotes(root, id string) (notice, skipped string) {
+	var since time.Time
+	notice = "continuing session " + id + ", the last run of this work dir that exited 0"
+	if cur, ok := loadSession(filepath.Join(root, id)); ok && cur.State != outcomeUnknown {
+		since = cur.Started
+		notice += fmt.Sprintf(" (started %s)", cur.Started.Local().Format(time.DateTime))
+	}
+	if u, ok := newestUnfinished(root, id, since); ok {
+		skipped = fmt.Sprintf("--continue skipped the newer unfinished session %s (%s; started %s): to resume that one instead, run kimi-run --session %s",
+			u.ID, u.describe(), u.Started.Local().Format(time.DateTime), u.ID)
+	}
+	return notice, skipped
+}
+
+// begin records in the meta file that a run has started on the session.
+func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
+	if p.session == nil {
+		return nil
+	}
+	dir := filepath.Dir(p.session.Path())
+	m, err := readMeta(dir)
+	if err != nil || m.Created.IsZero() {
+		m = sessionMeta{Created: now}
+		if p.restored != nil {
+			m.Outcome = outcomeUnknown
+		}
+	}
+	if m.Prompt == "" && p.restored != nil {
+		// A session older than its meta file: its first prompt is in the conversation.
+		for _, msg := range p.restored.Messages {
+			if msg.Role == agent.RoleUser && !strings.HasPrefix(msg.Content, "<system>") {
+				m.Prompt = firstLine(msg.Content)
+				break
+			}
+		}
+	}
+	if m.Prompt == "" {
+		m.Prompt = firstLine(prompt)
+	}
+	m.ID, m.WorkDir, m.Started, m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = p.id, workDir, now, nil, outcomeRunning, nil, ""
+	m.Runs++
+	p.meta, p.started = m, now
+	return writeMeta(dir, m)
+}
+
+// end records how the run ended.
+func (p *sessionPlan) end(v verdict, warning string, now time.Time) error {
+	if p.session == nil || p.started.IsZero() {
+		return nil
+	}
+	m := p.meta
+	code := int(v.code)
+	m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = &now, v.reason, &code, warning
+	return writeMeta(filepath.Dir(p.session.Path()), m)
 }

@@ -75,8 +75,13 @@ func TestContinueResumesTheLastSuccessfulRun(t *testing.T) {
 	if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-p", "failing task", "--max-retries", "0")}); r.code != 75 {
 		t.Fatalf("run 2: %d %s", r.code, r.stderr)
 	}
-	if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-C", "-p", "third task")}); r.code != 0 {
+	r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-C", "-p", "third task")})
+	if r.code != 0 {
 		t.Fatalf("run 3: %d %s", r.code, r.stderr)
+	}
+	// The failed run is named, with how it ended (issue 17 #10).
+	if !strings.Contains(r.stderr, "skipped the newer unfinished session") || !strings.Contains(r.stderr, "transient, exit 75") {
+		t.Errorf("--continue does not say it skipped the failed run:\n%s", r.stderr)
 	}
 	got := strings.Join(contents(srv, 2), "\n")
 	if !strings.Contains(got, "first task") || strings.Contains(got, "failing task") {

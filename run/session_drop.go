@@ -1,0 +1,19 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// dropIfNew removes the session this run created when the run stops on a usage error
+// found after the session was opened (a tool rule naming no MCP tool, an MCP server down
+// under --mcp-strict, a cassette that cannot be written): the run never started, and an
+// empty session would only be noise for --continue and for whoever reads the directory.
+// A resumed session is left alone.
+func (p sessionPlan) dropIfNew() {
+	if p.session == nil || p.restored != nil {
+		return
+	}
+	p.close()
+	os.RemoveAll(filepath.Join(p.root, p.id))
+}
