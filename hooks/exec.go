@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 )
 
 // waitDelay bounds the wait for a command's output after it exited and its process group
@@ -20,7 +22,7 @@ const waitDelay = 2 * time.Second
 // group of its own that is killed when timeout passes, when ctx ends, and when the command
 // itself exits: a hook's background processes never outlive it. prefix, when set, is the
 // program the shell runs under (the sandbox's helper).
-func execute(ctx context.Context, prefix []string, command, dir string, env []string, stdin []byte, timeout time.Duration) result {
+func execute(ctx context.Context, watch *procgroup.Watcher, prefix []string, command, dir string, env []string, stdin []byte, timeout time.Duration) result {
 	tctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
 	defer cancel()
 	prog, args := shellCommand(command)
@@ -50,8 +52,10 @@ func execute(ctx context.Context, prefix []string, command, dir string, env []st
 		outs.abandon()
 		return result{exitCode: -1, startErr: err, duration: time.Since(began)}
 	}
+	watch.Add(cmd.Process.Pid)
 	_ = cmd.Wait() // the exit code and the contexts say all there is
 	_ = killGroup(cmd)
+	watch.Remove(cmd.Process.Pid)
 	outs.wait(waitDelay)
 	r := result{duration: time.Since(began), stdout: stdout.String(), stderr: stderr.String()}
 	r.exitCode = cmd.ProcessState.ExitCode()

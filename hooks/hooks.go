@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -91,6 +92,9 @@ type Engine struct {
 	// the sandbox's helper, so that a hook confined like the model's commands gains
 	// nothing when a Shell call rewrites its script.
 	Prefix []string
+	// Watch, when set, lists each command's process group with the run's watchdog while
+	// it runs.
+	Watch *procgroup.Watcher
 
 	byEvent map[string][]compiled
 }
@@ -301,7 +305,7 @@ func (e *Engine) run(ctx context.Context, h Hook, stdin []byte) result {
 	if env == nil {
 		env = os.Environ()
 	}
-	r := execute(ctx, e.Prefix, h.Command, e.WorkDir, env, stdin, h.Timeout)
+	r := execute(ctx, e.Watch, e.Prefix, h.Command, e.WorkDir, env, stdin, h.Timeout)
 	r.decide()
 	return r
 }

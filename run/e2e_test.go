@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/eventschema"
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
@@ -27,6 +28,10 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == procgroup.WatchdogArg {
+		// The same for the watchdog an in-process run starts with its first child.
+		os.Exit(procgroup.Watchdog(os.Stdin))
+	}
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		// An in-process run.Main with --sandbox starts its own executable, this test
 		// binary, as the sandbox helper: act as one rather than run every test again.

@@ -13,8 +13,10 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -87,6 +89,12 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	}
 	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
 		answerFile: cli.OutputLastMessage, answerJSON: cli.JSONSchema != "", scrub: stdout.scrub}
+
+	// The watchdog kills what the run's children left in their groups should kimi-run die
+	// without ending them (SIGKILL); it starts with the first child. Close, deferred first,
+	// runs last: after the result, the MCP servers' shutdown and the background groups'.
+	r.watch = &procgroup.Watcher{Exe: sandbox.SelfExe}
+	defer r.watch.Close()
 
 	var mcpKill exitHook   // a second signal exits at once: kill the MCP servers first
 	var shellKill exitHook // ... and the Shell commands' process groups
@@ -229,9 +237,11 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	// Hooks run confined like Shell commands: a hook script in the work dir can be
 	// rewritten by a Shell call, and must not become a way out of the sandbox.
 	cfg.hooks.Prefix = g.sandbox.shellPrefix()
+	cfg.hooks.Watch = r.watch
 	r.groups = &tools.ShellGroups{}
 	if !cli.KeepBackground {
 		shellKill.set(r.groups.Kill)
+		r.groups.Watch = r.watch // kept groups are meant to outlive kimi-run
 	}
 	env := tools.Env{
 		WorkDir:       cfg.workDir,
@@ -490,6 +500,8 @@ type runState struct {
 	hooks *runHooks
 	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
 	groups *tools.ShellGroups
+	// watch lists the groups of every child with the run's watchdog.
+	watch  *procgroup.Watcher
 	keep   bool
 	budget budgetConfig
 	guard  *guard

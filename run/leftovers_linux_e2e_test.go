@@ -63,7 +63,8 @@ func TestSecondSignalKillsShellCommands(t *testing.T) {
 
 // kimi-run killed with SIGKILL, which it cannot handle: the Shell command it was running
 // and its MCP servers die with it, through their parent-death signal, with the sandbox
-// (the helper passes the signal on to the command) and without.
+// (the helper passes the signal on to the command) and without; what they started in
+// their groups dies too, killed by the run's watchdog.
 func TestSIGKILLTakesChildrenAlong(t *testing.T) {
 	for _, sandboxed := range []bool{false, true} {
 		name := "plain"
@@ -75,25 +76,30 @@ func TestSIGKILLTakesChildrenAlong(t *testing.T) {
 				needLandlock(t, 1)
 			}
 			dir := t.TempDir()
-			server := filepath.Join(dir, "server.pid")
-			cfg := mcpConfigFile(t, map[string]any{"a": stdioServer(t, "a", "-pidfile", server)})
-			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"echo $$ > shell.pid; exec sleep 300"}`)))
+			server, serverChild := filepath.Join(dir, "server.pid"), filepath.Join(dir, "server-child.pid")
+			cfg := mcpConfigFile(t, map[string]any{"a": stdioServer(t, "a", "-pidfile", server, "-child-pidfile", serverChild)})
+			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"(sleep 300; :) & echo $! > child.pid; echo $$ > shell.pid; exec sleep 300"}`)))
 			args := []string{"--output-format", "stream-json", "--mcp-config-file", cfg, "-p", "x"}
 			if sandboxed {
 				args = append(args, "--sandbox", "workspace-write")
 			}
 			inv := invocation{dir: dir, srv: srv, args: args, signal: syscall.SIGKILL, signalOn: "tool_call", ready: func() bool {
-				_, ok := pidsIn(server, 1)
+				_, ok1 := pidsIn(server, 1)
+				_, ok2 := pidsIn(serverChild, 1)
 				b, err := os.ReadFile(filepath.Join(dir, "shell.pid"))
-				return ok && err == nil && len(b) > 0
+				return ok1 && ok2 && err == nil && len(b) > 0
 			}}
 			r := kimi(t, srv, inv)
 			if r.code != -1 {
 				t.Fatalf("exit %d, want death by SIGKILL\n%s", r.code, r.stderr)
 			}
-			testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, "shell.pid")))
-			pids, _ := pidsIn(server, 1)
-			testkit.WaitGone(t, pids[0])
+			for _, f := range []string{"shell.pid", "child.pid"} {
+				testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, f)))
+			}
+			for _, f := range []string{server, serverChild} {
+				pids, _ := pidsIn(f, 1)
+				testkit.WaitGone(t, pids[0])
+			}
 		})
 	}
 }

@@ -38,6 +38,7 @@ func startMCP(ctx context.Context, plan mcpPlan, r *runState, stderr io.Writer, 
 	}
 	var mu sync.Mutex // one line at a time from several servers
 	opts := mcp.Options{
+		Watch:          r.watch,
 		StartupTimeout: plan.startup,
 		CallTimeout:    plan.call,
 		Version:        version,

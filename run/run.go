@@ -21,6 +21,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/kimi-run/kimi-run/docs"
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
@@ -42,6 +43,10 @@ type kongExit struct{ code int }
 
 // Main runs kimi-run with args (without the program name) and returns the exit code.
 func Main(args []string, sio IO, version string) (code ExitCode) {
+	if len(args) > 0 && args[0] == procgroup.WatchdogArg {
+		// The run's watchdog (see procgroup.Watcher): it reads the list of groups on stdin.
+		return ExitCode(procgroup.Watchdog(os.Stdin))
+	}
 	if len(args) > 0 && args[0] == sandbox.HelperArg {
 		// A Shell command starting under the sandbox: confine this process, then become
 		// the shell. It returns only when that fails.

@@ -3,6 +3,8 @@ package tools
 import (
 	"sync"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 )
 
 // ShellGroups records the process group of every Shell call, so that what a command left
@@ -10,6 +12,10 @@ import (
 // ends rather than outlive it. It is safe for concurrent use. Groups are a Unix notion: on
 // Windows, End finds nothing to end.
 type ShellGroups struct {
+	// Watch, when set, also lists every group with the run's watchdog, which kills them
+	// should kimi-run die without ending them.
+	Watch *procgroup.Watcher
+
 	mu   sync.Mutex
 	pids []int
 }
@@ -19,6 +25,7 @@ func (g *ShellGroups) add(pid int) {
 	if g == nil {
 		return
 	}
+	g.Watch.Add(pid)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.pids = append(g.pids, pid)

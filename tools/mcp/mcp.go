@@ -12,6 +12,8 @@ package mcp
 import (
 	"net/http"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 )
 
 // Transport is how kimi-run talks to a server.
@@ -71,6 +73,9 @@ type Options struct {
 	Stderr func(server, line string)
 	// Exited is called once when a server that started stops on its own (a crash).
 	Exited func(server string, err error)
+	// Watch, when set, lists each stdio server's process group with the run's watchdog
+	// while it runs.
+	Watch *procgroup.Watcher
 	// HTTPClient is the base client for HTTP servers; nil uses http.DefaultTransport.
 	HTTPClient *http.Client
 }

@@ -136,7 +136,7 @@ func (c *conn) start(ctx context.Context) error {
 	var transport sdk.Transport
 	switch c.server.Transport {
 	case Stdio:
-		p, err := startProcess(c.server, c.set.opts.Stderr)
+		p, err := startProcess(c.server, c.set.opts.Stderr, c.set.opts.Watch)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 )
 
 // process is a running stdio server. kimi-run holds its own ends of three pipes; the child
@@ -28,11 +30,13 @@ type process struct {
 	tail       *tail
 
 	stopOnce sync.Once
+	watch    *procgroup.Watcher
 }
 
 // startProcess starts a stdio server in its own process group, with stderr lines going to
 // onLine (when not nil) and into a short tail kept for error messages.
-func startProcess(s Server, onLine func(server, line string)) (*process, error) {
+// watch, when set, lists the server's group with the run's watchdog.
+func startProcess(s Server, onLine func(server, line string), watch *procgroup.Watcher) (*process, error) {
 	if s.Command == "" {
 		return nil, errors.New("no command")
 	}
@@ -68,9 +72,10 @@ func startProcess(s Server, onLine func(server, line string)) (*process, error) 
 		return nil, fmt.Errorf("cannot start: %w", err)
 	}
 	closeAll(child)
+	watch.Add(cmd.Process.Pid)
 
 	p := &process{
-		cmd: cmd, stdin: inW, stdout: outR, stderr: errR,
+		cmd: cmd, stdin: inW, stdout: outR, stderr: errR, watch: watch,
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		tail:       &tail{},
@@ -154,6 +159,7 @@ func (p *process) stop(graceful bool) {
 		}
 		signalGroup(p.cmd.Process, true)
 		waitGroupGone(p.cmd.Process, killWait)
+		p.watch.Remove(p.cmd.Process.Pid)
 		p.stdout.Close()
 		p.drainStderr()
 		p.stderr.Close()
