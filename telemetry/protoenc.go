@@ -129,7 +129,7 @@ func (b *pb) anyValue(v attribute.Value) {
 			}
 		})
 	default:
-		b.str(1, v.Emit())
+		b.str(1, v.String())
 	}
 }
 
