@@ -106,26 +106,17 @@ func housekeepingWorkDir(cli *CLI) (string, error) {
 }
 
 // sessionLine is one session in --list-sessions NDJSON, and the first line of --show-session
-// NDJSON.
+// NDJSON: the session's meta record, its outcome as it stands now, and how to resume it.
 type sessionLine struct {
-	Type           string     `json:"type"`
-	ID             string     `json:"id"`
-	Created        time.Time  `json:"created"`
-	Started        time.Time  `json:"started"`
-	Ended          *time.Time `json:"ended,omitempty"`
-	Outcome        string     `json:"outcome"`
-	ExitCode       *int       `json:"exit_code,omitempty"`
-	Runs           int        `json:"runs"`
-	Prompt         string     `json:"prompt"`
-	WorkDir        string     `json:"work_dir,omitempty"`
-	SessionWarning string     `json:"session_warning,omitempty"`
-	Resume         string     `json:"resume"`
+	Type string `json:"type"`
+	sessionMeta
+	Resume string `json:"resume"`
 }
 
 func toLine(s sessionInfo) sessionLine {
-	return sessionLine{Type: "session", ID: s.ID, Created: s.Created, Started: s.Started, Ended: s.Ended,
-		Outcome: s.State, ExitCode: s.ExitCode, Runs: s.Runs, Prompt: s.Prompt, WorkDir: s.WorkDir,
-		SessionWarning: s.SessionWarning, Resume: "kimi-run --session " + s.ID}
+	l := sessionLine{Type: "session", sessionMeta: s.sessionMeta, Resume: "kimi-run --session " + s.ID}
+	l.Outcome = s.State
+	return l
 }
 
 func writeSessionsNDJSON(w io.Writer, all []sessionInfo) error {
