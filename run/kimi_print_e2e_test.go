@@ -2,6 +2,9 @@ package run_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,8 +177,28 @@ func TestKimiDocStreamJSONExamples(t *testing.T) {
 }
 
 func TestKimiStreamJSONShapes(t *testing.T) {
+	// web serves the pages FetchURL reads.
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/plain":
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, "plain words")
+		case "/page":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "<html><body><p>Page words.</p></body></html>")
+		case "/empty":
+			w.Header().Set("Content-Type", "text/html")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(web.Close)
+	fetch := func(id, p string) scripted.Part {
+		return scripted.CallID(id, "FetchURL", `{"url":"`+web.URL+p+`"}`)
+	}
 	tests := []struct {
 		name   string
+		flags  []string // before the prompt
 		script []scripted.Response
 		// order is the role of each line; tool lines come as their calls finish.
 		order      string
@@ -235,6 +258,50 @@ func TestKimiStreamJSONShapes(t *testing.T) {
 				"t": `{"role":"tool","content":"<system>Thought logged</system>","tool_call_id":"t"}`,
 				"d": `{"role":"tool","content":[{"type":"text","text":"<system>Todo list updated</system>"},{"type":"text","text":"Todo list updated"}],"tool_call_id":"d"}`,
 			}},
+		{name: "Kimi CLI's wording of Grep, FetchURL, Agent and SendDMail results",
+			flags: []string{"--dmail"},
+			script: []scripted.Response{
+				scripted.ToolCalls(scripted.CallID("w", "WriteFile", `{"path":"notes.txt","content":"one\ntwo\n"}`)),
+				// tools/file/grep_local.py: the lines as the output; notes, or "No matches found",
+				// as the message; rg's failures as "Failed to grep".
+				scripted.ToolCalls(
+					scripted.CallID("gc", "Grep", `{"pattern":"two","output_mode":"content"}`),
+					scripted.CallID("gn", "Grep", `{"pattern":"three"}`),
+					scripted.CallID("gk", "Grep", `{"pattern":"o","output_mode":"count_matches"}`),
+					scripted.CallID("gh", "Grep", `{"pattern":"o","output_mode":"content","head_limit":1}`),
+					scripted.CallID("gm", "Grep", `{"pattern":"x","path":"missing"}`)),
+				// tools/web/fetch.py: plain text in full, HTML's extracted text, an HTTP error
+				// status, an empty body.
+				scripted.ToolCalls(fetch("fp", "/plain"), fetch("fh", "/page"), fetch("f4", "/gone"), fetch("fe", "/empty")),
+				// tools/agent/__init__.py: a failed task is "Failed to run agent".
+				scripted.ToolCalls(
+					scripted.CallID("ae", "Agent", `{"description":"nothing","prompt":" "}`),
+					scripted.CallID("au", "Agent", `{"description":"odd","prompt":"go","subagent_type":"nope"}`)),
+				scripted.ToolCalls(scripted.CallID("as", "Agent", `{"description":"look","prompt":"look around"}`)),
+				scripted.Text("sub answer"), // the subagent's reply
+				// tools/dmail/__init__.py: its success message is written for the model, which
+				// reads it only when the rewind did not happen.
+				scripted.ToolCalls(scripted.CallID("du", "SendDMail", `{"message":"skip it","checkpoint_id":99}`)),
+				scripted.ToolCalls(scripted.CallID("ds", "SendDMail", `{"message":"skip it","checkpoint_id":0}`)),
+				scripted.Text("Done."),
+			},
+			order: "assistant tool assistant tool tool tool tool tool assistant tool tool tool tool assistant tool tool assistant tool assistant tool assistant tool assistant",
+			tools: map[string]string{
+				"gc": `{"role":"tool","content":"notes.txt:2:two","tool_call_id":"gc"}`,
+				"gn": `{"role":"tool","content":"<system>No matches found</system>","tool_call_id":"gn"}`,
+				"gk": `{"role":"tool","content":[{"type":"text","text":"<system>Found 2 total occurrences across 1 files.</system>"},{"type":"text","text":"notes.txt:2"}],"tool_call_id":"gk"}`,
+				"gh": `{"role":"tool","content":[{"type":"text","text":"<system>Results truncated to 1 lines (total: 2). Use offset=1 to see more.</system>"},{"type":"text","text":"notes.txt:1:one"}],"tool_call_id":"gh"}`,
+				"gm": `{"role":"tool","content":"<system>ERROR: Failed to grep. Error: missing: no such file or directory</system>","tool_call_id":"gm"}`,
+				"fp": `{"role":"tool","content":[{"type":"text","text":"<system>The returned content is the full content of the page.</system>"},{"type":"text","text":"plain words"}],"tool_call_id":"fp"}`,
+				"fh": `{"role":"tool","content":[{"type":"text","text":"<system>The returned content is the main text content extracted from the page.</system>"},{"type":"text","text":"Page words."}],"tool_call_id":"fh"}`,
+				"f4": `{"role":"tool","content":"<system>ERROR: Failed to fetch URL. Status: 404. This may indicate the page is not accessible or the server is down.</system>","tool_call_id":"f4"}`,
+				"fe": `{"role":"tool","content":"<system>The response body is empty.</system>","tool_call_id":"fe"}`,
+				"ae": `{"role":"tool","content":"<system>ERROR: Failed to run agent: prompt is empty</system>","tool_call_id":"ae"}`,
+				"au": `~{"role":"tool","content":"<system>ERROR: Failed to run agent: unknown subagent_type \"nope\"`,
+				"as": `{"role":"tool","content":"sub answer","tool_call_id":"as"}`,
+				"du": `~{"role":"tool","content":"<system>ERROR: Failed to send D-Mail. Error: checkpoint 99 does not exist`,
+				"ds": `{"role":"tool","content":"<system>If you see this message, the D-Mail was NOT sent successfully. This may be because some other tool that needs approval was rejected.</system>","tool_call_id":"ds"}`,
+			}},
 		{name: "a retried step is written once",
 			script: []scripted.Response{
 				scripted.Reply(scripted.Say("half an ans"), scripted.Cut()),
@@ -247,7 +314,8 @@ func TestKimiStreamJSONShapes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := scripted.New(t, tt.script...)
-			r := kimi(t, srv, invocation{args: []string{"--print", "--output-format", "stream-json", "-p", "go"}})
+			args := append([]string{"--print", "--output-format", "stream-json"}, tt.flags...)
+			r := kimi(t, srv, invocation{args: append(args, "-p", "go")})
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}

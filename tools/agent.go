@@ -25,22 +25,30 @@ func NewAgent(env Env) Tool {
 	return New("Agent", agentDescription(env.SubagentTypes),
 		func(ctx context.Context, a agentArgs) (Result, error) {
 			if strings.TrimSpace(a.Prompt) == "" {
-				return Errorf("prompt is empty: tell the subagent what to do"), nil
+				return Errorf("prompt is empty: tell the subagent what to do").WithKimi(kimiAgentFailed("prompt is empty"), ""), nil
 			}
 			answer, err := env.Subagent.RunSubagent(ctx, a.Description, a.Prompt, a.SubagentType)
 			switch {
 			case err != nil && ctx.Err() != nil:
 				return Errorf("task %q was cancelled", a.Description), nil
 			case err != nil && answer != "":
-				return Errorf("task %q did not finish: %v\nIts last message:\n%s", a.Description, err, answer), nil
+				return Errorf("task %q did not finish: %v\nIts last message:\n%s", a.Description, err, answer).
+					WithKimi(kimiAgentFailed(err.Error()), ""), nil
 			case err != nil:
-				return Errorf("task %q failed: %v", a.Description, err), nil
+				return Errorf("task %q failed: %v", a.Description, err).WithKimi(kimiAgentFailed(err.Error()), ""), nil
 			case strings.TrimSpace(answer) == "":
-				return Errorf("task %q ended without an answer", a.Description), nil
+				return Errorf("task %q ended without an answer", a.Description).
+					WithKimi("Agent completed but produced no output.", ""), nil
 			}
+			// A finished task's line is its answer alone: Kimi's heads it with the ids of its
+			// stored subagent instances, which kimi-run does not keep.
 			return Text(answer), nil
 		})
 }
+
+// kimiAgentFailed words a task that failed as Kimi CLI's Agent tool does
+// (tools/agent/__init__.py), for its message lines.
+func kimiAgentFailed(why string) string { return "Failed to run agent: " + why }
 
 func agentDescription(types []SubagentType) string {
 	var b strings.Builder

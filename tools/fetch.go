@@ -64,7 +64,8 @@ func (f *fetcher) run(ctx context.Context, in fetchArgs) (Result, error) {
 	raw := strings.TrimSpace(in.URL)
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Errorf("FetchURL needs an absolute http:// or https:// URL, got %q", in.URL), nil
+		return Errorf("FetchURL needs an absolute http:// or https:// URL, got %q", in.URL).
+			WithKimi(kimiFetchNetwork(fmt.Sprintf("not an absolute http(s) URL: %q", in.URL)), ""), nil
 	}
 	client := f.client
 	if client == nil {
@@ -86,7 +87,8 @@ func (f *fetcher) run(ctx context.Context, in fetchArgs) (Result, error) {
 	defer resp.Body.Close()
 
 	if resp.StatusCode >= 400 {
-		return Errorf("fetching %s failed: HTTP %s%s", raw, resp.Status, errorSnippet(resp)), nil
+		return Errorf("fetching %s failed: HTTP %s%s", raw, resp.Status, errorSnippet(resp)).
+			WithKimi(fmt.Sprintf("Failed to fetch URL. Status: %d. This may indicate the page is not accessible or the server is down.", resp.StatusCode), ""), nil
 	}
 	head := make([]byte, 512)
 	n, err := io.ReadFull(resp.Body, head)
@@ -97,7 +99,8 @@ func (f *fetcher) run(ctx context.Context, in fetchArgs) (Result, error) {
 	mediaType := contentMediaType(resp.Header.Get("Content-Type"), head)
 	isHTML, isText := fetchKind(mediaType)
 	if !isHTML && !isText {
-		return Errorf("%s has content type %s, which is not text; FetchURL returns only text pages", raw, mediaType), nil
+		return Errorf("%s has content type %s, which is not text; FetchURL returns only text pages", raw, mediaType).
+			WithKimi(kimiFetchNoText, ""), nil
 	}
 	rest, err := io.ReadAll(io.LimitReader(resp.Body, fetchMaxBytes-int64(len(head))+1))
 	if err != nil {
@@ -121,21 +124,46 @@ func (f *fetcher) run(ctx context.Context, in fetchArgs) (Result, error) {
 	}
 	if strings.TrimSpace(text) == "" {
 		fmt.Fprintf(&b, "The page at %s has no readable text.", raw)
+		if len(body) == 0 {
+			return Text(b.String()).WithKimi("The response body is empty.", ""), nil
+		}
+		// Kimi calls a page without text an error; here it is a result the model reads, so
+		// its line keeps kimi-run's text rather than an error message on a success.
 		return Text(b.String()), nil
 	}
 	b.WriteString(text)
 	if cut {
 		fmt.Fprintf(&b, "\n\n(The page was cut at %d MiB.)", fetchMaxBytes>>20)
 	}
-	return Text(b.String()), nil
+	return Text(b.String()).WithKimi(kimiFetchOK(isHTML), text), nil
+}
+
+// Kimi CLI's FetchURL wording (tools/web/fetch.py), for its message lines.
+const kimiFetchNoText = "Failed to extract meaningful content from the page. " +
+	"This may indicate the page content is not suitable for text extraction, " +
+	"or the page requires JavaScript to render its content."
+
+// kimiFetchNetwork words a request that got no answer as Kimi does.
+func kimiFetchNetwork(why string) string {
+	return "Failed to fetch URL due to network error: " + why +
+		". This may indicate the URL is invalid or the server is unreachable."
+}
+
+// kimiFetchOK is Kimi's message for a page returned: plain text as it came, or HTML's text.
+func kimiFetchOK(isHTML bool) string {
+	if isHTML {
+		return "The returned content is the main text content extracted from the page."
+	}
+	return "The returned content is the full content of the page."
 }
 
 // failed describes a transport failure, naming the timeout when that was the cause.
 func (f *fetcher) failed(ctx context.Context, raw string, err error) Result {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return Errorf("fetching %s timed out after %s", raw, f.timeout)
+		return Errorf("fetching %s timed out after %s", raw, f.timeout).
+			WithKimi("Failed to fetch URL: request timed out. The server may be slow or unreachable.", "")
 	}
-	return Errorf("fetching %s failed: %v", raw, err)
+	return Errorf("fetching %s failed: %v", raw, err).WithKimi(kimiFetchNetwork(err.Error()), "")
 }
 
 // contentMediaType returns the lower-case media type from the header, or sniffed from

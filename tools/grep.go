@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -72,15 +73,17 @@ type grepper struct{ env Env }
 func (g *grepper) run(ctx context.Context, in grepArgs) (Result, error) {
 	call, msg := newGrepCall(in)
 	if msg != "" {
-		return Errorf("%s", msg), nil
+		return Errorf("%s", msg).WithKimi(kimiGrepFailed(msg), ""), nil
 	}
 	root := searchAbs(g.env.WorkDir, in.Path)
 	info, err := os.Stat(root)
 	if err != nil {
-		return Errorf("cannot search %s: %v", search.DisplayPath(g.env.WorkDir, root), err), nil
+		return Errorf("cannot search %s: %v", search.DisplayPath(g.env.WorkDir, root), err).
+			WithKimi(kimiGrepFailed(fmt.Sprintf("%s: %v", search.DisplayPath(g.env.WorkDir, root), errors.Unwrap(err))), ""), nil
 	}
 	if !info.IsDir() && !info.Mode().IsRegular() {
-		return Errorf("%s is neither a regular file nor a directory", search.DisplayPath(g.env.WorkDir, root)), nil
+		msg := fmt.Sprintf("%s is neither a regular file nor a directory", search.DisplayPath(g.env.WorkDir, root))
+		return Errorf("%s", msg).WithKimi(kimiGrepFailed(msg), ""), nil
 	}
 	if reason, secret := search.Sensitive(root); secret && !info.IsDir() {
 		return Errorf("%s was not searched: %s", search.DisplayPath(g.env.WorkDir, root), reason), nil
@@ -91,11 +94,11 @@ func (g *grepper) run(ctx context.Context, in grepArgs) (Result, error) {
 	m, err := call.search.Run(ctx, search.Options{WorkDir: g.env.WorkDir, Ripgrep: g.env.Ripgrep}, root)
 	if err != nil {
 		if ctx.Err() != nil {
-			return searchStopped("Grep", ctx.Err()), nil
+			return kimiGrepStopped(searchStopped("Grep", ctx.Err()), ctx.Err()), nil
 		}
-		return Errorf("Grep failed: %v", err), nil
+		return Errorf("Grep failed: %v", err).WithKimi(kimiGrepFailed(err.Error()), ""), nil
 	}
-	return Text(call.render(m)), nil
+	return Text(call.render(m)).WithKimi(call.kimiGrep(m)), nil
 }
 
 // newGrepCall validates the arguments; msg explains a refusal.

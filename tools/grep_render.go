@@ -8,24 +8,30 @@ import (
 	"github.com/kimi-run/kimi-run/tools/search"
 )
 
-// render formats a page of results and the notes about what is not shown, as rg would
-// print them, within grepCharBudget.
-func (c *grepCall) render(m *search.Matches) string {
+// grepPage is one page of results as rg would print them, within grepCharBudget.
+type grepPage struct {
+	text        string // the lines, each ending in a newline; "--" between context groups
+	shown       int    // result lines shown, separators not counted
+	cutByBudget bool
+}
+
+// page lays out the page of results the call asked for.
+func (c *grepCall) page(m *search.Matches) grepPage {
 	var b strings.Builder
-	shown, cutByBudget := 0, false
+	var p grepPage
 	prevFile, prevNum := -1, 0
 	emit := func(file int, line string, num int) bool {
-		if shown > 0 && b.Len()+len(line) > grepCharBudget {
-			cutByBudget = true
+		if p.shown > 0 && b.Len()+len(line) > grepCharBudget {
+			p.cutByBudget = true
 			return false
 		}
-		if c.context() && shown > 0 && (file != prevFile || num != prevNum+1) {
+		if c.context() && p.shown > 0 && (file != prevFile || num != prevNum+1) {
 			b.WriteString("--\n")
 		}
 		b.WriteString(line)
 		b.WriteByte('\n')
 		prevFile, prevNum = file, num
-		shown++
+		p.shown++
 		return true
 	}
 outer:
@@ -47,6 +53,16 @@ outer:
 			}
 		}
 	}
+	p.text = b.String()
+	return p
+}
+
+// render formats a page of results and the notes about what is not shown.
+func (c *grepCall) render(m *search.Matches) string {
+	p := c.page(m)
+	var b strings.Builder
+	b.WriteString(p.text)
+	shown, cutByBudget := p.shown, p.cutByBudget
 
 	var notes []string
 	unit := "files"
