@@ -18,8 +18,11 @@ func startGroup(t *testing.T) int {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	go cmd.Wait() // reap it, so a killed sleeper does not linger as a zombie
+	// One Wait only (a second is a data race): it reaps the sleeper as soon as it is
+	// killed, so a killed sleeper does not linger as a zombie, and cleanup waits for it.
+	reaped := make(chan struct{})
+	go func() { cmd.Wait(); close(reaped) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-reaped })
 	return cmd.Process.Pid
 }
 
