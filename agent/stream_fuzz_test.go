@@ -61,8 +61,12 @@ func FuzzStream(f *testing.F) {
 			t.Fatalf("stream hung")
 		}
 		if err != nil && !Retryable(err) {
+			// The typed outcomes a run maps to an exit code: a provider's error, a finish
+			// reason that is not an answer (exit 8), a body that is not an event stream.
 			var pe *ProviderError
-			if !errors.As(err, &pe) {
+			var fe *FinishError
+			var ee *EndpointError
+			if !errors.As(err, &pe) && !errors.As(err, &fe) && !errors.As(err, &ee) {
 				t.Fatalf("unclassified error %T: %v", err, err)
 			}
 		}
