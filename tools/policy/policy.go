@@ -232,69 +232,45 @@ func shellCommand(name string, args json.RawMessage) (string, bool) {
 	return *a.Command, true
 }
 
+// names returns every tool name the policy uses, globs included, in rule order.
+func (p Policy) names() []string {
+	out := slices.Clone(p.Only)
+	for _, r := range p.Allow {
+		out = append(out, r.Tool)
+	}
+	for _, r := range p.Deny {
+		out = append(out, r.Tool)
+	}
+	return out
+}
+
 // Names returns the tool names the policy itself names without a glob, for checking them
 // against the toolset.
 func (p Policy) Names() []string {
-	var out []string
-	add := func(n string) {
-		if !strings.ContainsAny(n, "*?[") {
-			out = append(out, n)
-		}
-	}
-	for _, n := range p.Only {
-		add(n)
-	}
-	for _, r := range p.Allow {
-		add(r.Tool)
-	}
-	for _, r := range p.Deny {
-		add(r.Tool)
-	}
-	return out
+	return slices.DeleteFunc(p.names(), func(n string) bool { return strings.ContainsAny(n, "*?[") })
 }
 
 // Unknown returns the names the policy uses that match none of the tool names given:
 // usually a typo, which would otherwise silently allow or remove nothing.
 func (p Policy) Unknown(toolNames []string) []string {
-	var out []string
-	for _, n := range p.Names() {
-		found := false
-		for _, t := range toolNames {
-			if nameMatches(n, t) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			out = append(out, n)
-		}
-	}
-	return out
+	return unmatched(p.Names(), toolNames)
 }
 
 // Unmatched returns the names the policy uses, globs included, that match none of the tool
 // names given: a rule that names nothing allows or removes nothing, and with an allow list
 // it silently leaves the run without the tools it was meant for.
 func (p Policy) Unmatched(toolNames []string) []string {
+	return unmatched(p.names(), toolNames)
+}
+
+// unmatched returns, once each, the names that match none of toolNames.
+func unmatched(names, toolNames []string) []string {
 	var out []string
-	each := func(n string) {
-		for _, t := range toolNames {
-			if nameMatches(n, t) {
-				return
-			}
+	for _, n := range names {
+		if slices.Contains(out, n) || slices.ContainsFunc(toolNames, func(t string) bool { return nameMatches(n, t) }) {
+			continue
 		}
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	for _, n := range p.Only {
-		each(n)
-	}
-	for _, r := range p.Allow {
-		each(r.Tool)
-	}
-	for _, r := range p.Deny {
-		each(r.Tool)
+		out = append(out, n)
 	}
 	return out
 }
