@@ -42,13 +42,7 @@ func assistantSent(t *testing.T, h *harness, i int) []map[string]any {
 	if len(reqs) <= i {
 		t.Fatalf("%d requests, want more than %d", len(reqs), i)
 	}
-	var out []map[string]any
-	for _, m := range reqs[i].Messages() {
-		if m["role"] == "assistant" {
-			out = append(out, m)
-		}
-	}
-	return out
+	return reqs[i].MessagesOf("assistant")
 }
 
 // Moonshot (moonpalace's recorded moonshot-v1-128k stream, then a kimi-k2.5 reply in the

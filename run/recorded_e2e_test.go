@@ -23,13 +23,7 @@ func sentAssistant(t *testing.T, srv *scripted.Server, i int) []map[string]any {
 	if len(reqs) <= i {
 		t.Fatalf("%d requests, want more than %d", len(reqs), i)
 	}
-	var out []map[string]any
-	for _, m := range reqs[i].Messages() {
-		if m["role"] == "assistant" {
-			out = append(out, m)
-		}
-	}
-	return out
+	return reqs[i].MessagesOf("assistant")
 }
 
 func usageTotals(t *testing.T, r result) map[string]any {

@@ -54,6 +54,17 @@ func (r Request) Messages() []map[string]any {
 	return out
 }
 
+// MessagesOf returns the request's messages with the given role, in order.
+func (r Request) MessagesOf(role string) []map[string]any {
+	var out []map[string]any
+	for _, m := range r.Messages() {
+		if m["role"] == role {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // New starts a server that answers request i with responses[i]. It is closed by
 // t.Cleanup; requests that are malformed or beyond the script fail t.
 func New(t testing.TB, responses ...Response) *Server {
