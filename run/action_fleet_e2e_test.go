@@ -121,7 +121,9 @@ func TestActionInstallWithoutTheReleaseHost(t *testing.T) {
 	}
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close() // nothing listens there any more
-	offline := []string{"KIMI_RUN_GITHUB_URL=" + dead.URL, "KIMI_RUN_API_URL=" + dead.URL}
+	// curl's retries of a refused connection wait 1+2+4 s per call; what is under test is
+	// the fallback, so it gives up at once.
+	offline := []string{"KIMI_RUN_GITHUB_URL=" + dead.URL, "KIMI_RUN_API_URL=" + dead.URL, "KIMI_RUN_CURL_RETRIES=0"}
 
 	cache := t.TempDir()
 	dir := filepath.Join(cache, "kimi-run", "1.2.3", runtime.GOARCH)
