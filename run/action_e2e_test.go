@@ -62,6 +62,7 @@ func runActionScript(t *testing.T, dir string, inputs map[string]string) actionR
 	script, _ := filepath.Abs(filepath.Join("..", "scripts", "action-run.sh"))
 	cmd := exec.Command("bash", script)
 	cmd.Dir, cmd.Env = dir, env
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -258,6 +259,7 @@ func TestActionInstallScript(t *testing.T) {
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + runner, "RUNNER_TEMP=" + runner, "GITHUB_OUTPUT=" + outputs,
 				"RUNNER_OS=" + osName, "RUNNER_ARCH=" + arch, "KIMI_RUN_VERSION=" + tt.version, "KIMI_RUN_REPOSITORY=acme/kimi-run",
 				"KIMI_RUN_GITHUB_URL=" + srv.URL + "/gh", "KIMI_RUN_API_URL=" + srv.URL + "/api"}
+			cmd.Env = append(cmd.Env, coverEnv()...)
 			out, err := cmd.CombinedOutput()
 			bin := filepath.Join(runner, "kimi-run-bin", "kimi-run")
 			if tt.err != "" {

@@ -106,6 +106,7 @@ func installEnv(t *testing.T, env ...string) (string, map[string]string, error) 
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + runner, "RUNNER_TEMP=" + runner,
 		"GITHUB_OUTPUT=" + outputs, "RUNNER_OS=" + osName, "RUNNER_ARCH=" + arch,
 		"KIMI_RUN_REPOSITORY=acme/kimi-run"}, env...)
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	out, err := cmd.CombinedOutput()
 	b, _ := os.ReadFile(outputs)
 	return string(out), parseOutputs(string(b)), err
@@ -210,6 +211,7 @@ func runScript(t *testing.T, name string, env ...string) (string, map[string]str
 	cmd := exec.Command("bash", script)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GITHUB_OUTPUT=" + outputs,
 		"GITHUB_REPOSITORY=acme/app", "GITHUB_TOKEN=gh-token"}, env...)
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	out, err := cmd.CombinedOutput()
 	b, _ := os.ReadFile(outputs)
 	return string(out), parseOutputs(string(b)), err

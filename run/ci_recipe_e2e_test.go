@@ -59,6 +59,7 @@ func TestREADMERecommendedCIInvocation(t *testing.T) {
 				"HOME=" + home, "KIMI_API_KEY=" + testKey, "KIMI_MODEL_NAME=test-model", "KIMI_BASE_URL=" + srv.URL(),
 				"KIMI_RUN_NO_ROOT_WARNING=1",
 			}
+			cmd.Env = append(cmd.Env, coverEnv()...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()

@@ -23,6 +23,7 @@ func runExact(t *testing.T, srv *scripted.Server, args ...string) result {
 	cmd.Dir = t.TempDir()
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=test-model", "KIMI_BASE_URL=" + srv.URL(), "KIMI_RUN_NO_ROOT_WARNING=1"}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -164,6 +165,7 @@ func shellOut(t *testing.T, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TERM=dumb"}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
@@ -245,6 +247,7 @@ func TestManPage(t *testing.T) {
 	os.WriteFile(page, []byte(r.stdout), 0o644)
 	cmd := exec.Command("man", "--warnings", "-E", "UTF-8", "-l", page)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "MANWIDTH=80", "MAN_KEEP_FORMATTING=0", "PAGER=cat", "MANPAGER=cat"}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil || stderr.Len() > 0 {

@@ -27,6 +27,20 @@ import (
 // binary is the kimi-run executable built once for the end-to-end tests.
 var binary string
 
+// coverDir, when set (KIMI_RUN_COVERDIR, see scripts/cover.sh), is where the binary, built
+// with -cover, writes its coverage counters; every run of it gets GOCOVERDIR (coverEnv).
+var coverDir string
+
+// coverEnv is what a subprocess's environment needs for the binary to record its
+// coverage: GOCOVERDIR when coverage is collected, else nothing. Without it a binary
+// built with -cover would warn on stderr at exit.
+func coverEnv() []string {
+	if coverDir == "" {
+		return nil
+	}
+	return []string{"GOCOVERDIR=" + coverDir}
+}
+
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == procgroup.WatchdogArg {
 		// The same for the watchdog an in-process run starts with its first child.
@@ -48,6 +62,11 @@ func TestMain(m *testing.M) {
 	}
 	// go test puts its own GOROOT/bin first on PATH, so "go" is the toolchain under test.
 	build := exec.Command("go", "build", "-o", binary, "..")
+	if coverDir = os.Getenv("KIMI_RUN_COVERDIR"); coverDir != "" {
+		// scripts/cover.sh: the binary counts what it runs into coverDir as well, so the
+		// subprocess runs count towards run/'s coverage (go tool covdata merges them).
+		build = exec.Command("go", "build", "-cover", "-coverpkg=github.com/kimi-run/kimi-run/...", "-o", binary, "..")
+	}
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building kimi-run:", err)
@@ -89,6 +108,18 @@ type invocation struct {
 	srv   *scripted.Server
 	// bin runs this kimi-run executable instead of the one built for the tests.
 	bin string
+	// proc runs the built binary as a subprocess even when nothing else asks for one (see
+	// inProcess): for what only a process shows, such as its exit through os.Exit, what
+	// it leaves behind when it is gone, or process-wide state a parallel test would share.
+	proc bool
+}
+
+// inProcess reports whether kimi runs inv by calling run.Main in the test process: the
+// default, as it costs no process start. A signal, another executable, proc, or
+// KIMI_RUN_TEST_SUBPROCESS=1 (every run as a subprocess, as before; for comparing the two)
+// take the real binary instead.
+func (inv invocation) inProcess() bool {
+	return inv.signal == nil && inv.bin == "" && !inv.proc && os.Getenv("KIMI_RUN_TEST_SUBPROCESS") != "1"
 }
 
 // kimi runs the binary against srv with a clean environment.
@@ -111,6 +142,9 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 	if srv != nil {
 		env["KIMI_BASE_URL"] = srv.URL()
 	}
+	if coverDir != "" && !inv.inProcess() {
+		env["GOCOVERDIR"] = coverDir
+	}
 	for k, v := range inv.env {
 		if v == "" {
 			delete(env, k)
@@ -119,6 +153,9 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 		}
 	}
 	args := append([]string{"-w", inv.dir, "--retry-base-delay", "0", "--retry-max-delay", "10ms"}, inv.args...)
+	if inv.inProcess() {
+		return checkNoKey(t, mainInProcess(t, args, env, inv.stdin))
+	}
 	bin := binary
 	if inv.bin != "" {
 		bin = inv.bin
@@ -172,7 +209,12 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	r := result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+	return checkNoKey(t, result{stdout: stdout.String(), stderr: stderr.String(), code: code})
+}
+
+// checkNoKey fails t if the run's stdout or stderr holds the API key.
+func checkNoKey(t *testing.T, r result) result {
+	t.Helper()
 	for name, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
 		if strings.Contains(s, testKey) {
 			t.Errorf("%s contains the API key:\n%s", name, s)
@@ -410,7 +452,8 @@ func TestExitCodes(t *testing.T) {
 					srv = scripted.New(t, tt.script...)
 				}
 				args := append([]string{"--output-format", format, "-p", "do the task"}, tt.args...)
-				r := kimi(t, srv, invocation{args: args, env: tt.env, srv: srv})
+				// Every exit code once through the real binary's os.Exit, and once in process.
+				r := kimi(t, srv, invocation{args: args, env: tt.env, srv: srv, proc: format == "text"})
 				if r.code != tt.code {
 					t.Fatalf("exit = %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tt.code, r.stdout, r.stderr)
 				}

@@ -203,7 +203,11 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	// Commands, hooks and MCP servers get the environment without kimi-run's credentials.
-	childEnv := childEnviron(os.Environ(), secrets, cli.PassEnv)
+	environ := os.Environ
+	if sio.Environ != nil {
+		environ = sio.Environ
+	}
+	childEnv := childEnviron(environ(), secrets, cli.PassEnv)
 	mcpPlan, err := planMCP(cli, sio.Getenv, childEnv, cfg.workDir, cfg.mcpCallTimeout)
 	if err != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)

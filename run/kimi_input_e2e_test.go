@@ -266,6 +266,7 @@ func TestKimiInputAnswersBeforeStdinCloses(t *testing.T) {
 	cmd := exec.Command(binary, "--no-session", "--input-format", "stream-json", "--output-format", "stream-json", "-w", t.TempDir())
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL()}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ func TestStdinTimeoutOnCI(t *testing.T) {
 			cmd := exec.Command(binary, args...)
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 				"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL(), "KIMI_RUN_NO_ROOT_WARNING=1"}
+			cmd.Env = append(cmd.Env, coverEnv()...)
 			if tt.ci != "" {
 				cmd.Env = append(cmd.Env, "CI="+tt.ci)
 			}

@@ -108,6 +108,7 @@ func TestSilentStdinPipe(t *testing.T) {
 	cmd := exec.Command(binary, "--no-session", "--output-format", "stream-json", "--stdin-timeout", "300ms", "-w", t.TempDir(), "-p", "the prompt")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL()}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	stdin, err := cmd.StdinPipe() // open until Wait returns; nothing is written
 	if err != nil {
 		t.Fatal(err)

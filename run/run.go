@@ -32,6 +32,10 @@ type IO struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Environ is the whole environment as KEY=value, the base of what commands, hooks and
+	// MCP servers inherit; nil means os.Environ. In-process tests set it with Getenv so a
+	// run sees one environment, not the test process's.
+	Environ func() []string
 	// Signals delivers SIGINT and SIGTERM; nil means none (tests).
 	Signals <-chan os.Signal
 	// Exit ends the process at once; a second signal calls it. nil means os.Exit.

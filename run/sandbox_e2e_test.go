@@ -222,7 +222,9 @@ func TestSandboxTempDirIsRemoved(t *testing.T) {
 	needLandlock(t, 1)
 	tmp := t.TempDir()
 	srv := scripted.New(t, scripted.ToolCalls(scripted.CallID("sh", "Shell", `{"command":"touch $TMPDIR/x && echo $TMPDIR"}`)), scripted.Text("ok"))
-	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--sandbox", "read-only", "-p", "x"}, env: map[string]string{"TMPDIR": tmp}})
+	// A process of its own: the run makes its temporary dir with os.MkdirTemp, which reads
+	// TMPDIR from the process environment, not from the run's (IO.Getenv).
+	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--sandbox", "read-only", "-p", "x"}, env: map[string]string{"TMPDIR": tmp}, proc: true})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}

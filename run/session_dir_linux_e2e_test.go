@@ -44,6 +44,7 @@ func TestHomeIsRootForANonRootUser(t *testing.T) {
 		cmd := exec.Command(bin, append([]string{"-w", work, "--retry-base-delay", "0"}, args...)...)
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=/", "KIMI_API_KEY=" + testKey,
 			"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL()}
+		cmd.Env = append(cmd.Env, coverEnv()...)
 		cmd.Dir = work
 		if cred != nil {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}

@@ -132,6 +132,7 @@ func TestREADMEFirstCommand(t *testing.T) {
 	cmd := exec.Command(binary, args[1:]...)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
