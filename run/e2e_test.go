@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,6 +53,8 @@ func TestMain(m *testing.M) {
 		// binary, as the sandbox helper: act as one rather than run every test again.
 		os.Exit(sandbox.Helper(os.Args[2:], os.Stderr))
 	}
+	flag.Parse()
+	parallelByDefault()
 	dir, err := os.MkdirTemp("", "kimi-run-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -75,6 +79,17 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// parallelByDefault raises -parallel to four tests per CPU unless the command line set it:
+// run/'s parallel tests mostly wait (on a timeout under test, a grace period, a process to
+// start or end), so GOMAXPROCS of them at a time leaves the CPUs idle.
+func parallelByDefault() {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
 }
 
 // testKey is the API key handed to every run; no output may ever contain it.
