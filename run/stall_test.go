@@ -32,15 +32,15 @@ func notices(rec *testkit.Recorder) []string {
 	return out
 }
 
-func emitData(w interface{ Emit(event.Event) }, typ event.Type, parent string, data any) {
-	w.Emit(event.Event{Type: typ, Parent: parent, Data: data})
+func emitData(w interface{ Emit(event.Event) }, parent string, data event.Payload) {
+	w.Emit(event.Event{Parent: parent, Data: data})
 }
 
 func TestStallWatchNoticesASilentModelCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := &testkit.Recorder{}
 		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
-		emitData(w, event.TypeStepBegin, "", event.StepBegin{Turn: 1, Step: 1})
+		emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
 		wakeAfter(30*time.Second - time.Nanosecond)
 		if n := notices(rec); len(n) != 0 {
 			t.Fatalf("notice before 30s of silence: %q", n)
@@ -60,7 +60,7 @@ func TestStallWatchNoticesASilentModelCall(t *testing.T) {
 			t.Errorf("%d notices after an hour more, want still 1", len(n))
 		}
 		// A sign of life starts a new silence, which is noticed again.
-		emitData(w, event.TypeText, "", event.Text{Step: 1, Delta: "hi"})
+		emitData(w, "", event.Text{Step: 1, Delta: "hi"})
 		wakeAfter(30 * time.Second)
 		if n := notices(rec); len(n) != 2 {
 			t.Errorf("%d notices after a second silence, want 2", len(n))
@@ -74,31 +74,31 @@ func TestStallWatchQuietCases(t *testing.T) {
 		run  func(w interface{ Emit(event.Event) })
 	}{
 		{"signs of life keep coming", func(w interface{ Emit(event.Event) }) {
-			emitData(w, event.TypeStepBegin, "", event.StepBegin{Turn: 1, Step: 1})
+			emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
 			for range 10 {
 				wakeAfter(29 * time.Second)
-				emitData(w, event.TypeThinking, "", event.Thinking{Step: 1, Delta: "hm"})
+				emitData(w, "", event.Thinking{Step: 1, Delta: "hm"})
 			}
 		}},
 		{"a tool runs after the model call ended", func(w interface{ Emit(event.Event) }) {
-			emitData(w, event.TypeStepBegin, "", event.StepBegin{Turn: 1, Step: 1})
-			emitData(w, event.TypeToolCall, "", event.ToolCall{Step: 1, ID: "c", Name: "Shell"})
-			emitData(w, event.TypeUsage, "", event.Usage{Step: 1})
+			emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
+			emitData(w, "", event.ToolCall{Step: 1, ID: "c", Name: "Shell"})
+			emitData(w, "", event.Usage{Step: 1})
 			wakeAfter(time.Hour)
 		}},
 		{"the turn ended", func(w interface{ Emit(event.Event) }) {
-			emitData(w, event.TypeStepBegin, "", event.StepBegin{Turn: 1, Step: 1})
-			emitData(w, event.TypeTurnEnd, "", event.TurnEnd{Turn: 1, Steps: 1})
+			emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
+			emitData(w, "", event.TurnEnd{Turn: 1, Steps: 1})
 			wakeAfter(time.Hour)
 		}},
 		{"a retry's backoff wait", func(w interface{ Emit(event.Event) }) {
-			emitData(w, event.TypeStepBegin, "", event.StepBegin{Turn: 1, Step: 1})
-			emitData(w, event.TypeRetry, "", event.Retry{Step: 1, Attempt: 1, DelayMS: 600_000})
+			emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
+			emitData(w, "", event.Retry{Step: 1, Attempt: 1, DelayMS: 600_000})
 			wakeAfter(10*time.Minute + 29*time.Second) // the wait, then less than the notice period
 		}},
 		{"the run's result stops the watch", func(w interface{ Emit(event.Event) }) {
-			emitData(w, event.TypeStepBegin, "", event.StepBegin{Turn: 1, Step: 1})
-			emitData(w, event.TypeResult, "", event.Result{Status: "error"})
+			emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
+			emitData(w, "", event.Result{Status: "error"})
 			wakeAfter(time.Hour)
 		}},
 	} {
@@ -118,8 +118,8 @@ func TestStallWatchAfterABackoff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := &testkit.Recorder{}
 		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
-		emitData(w, event.TypeStepBegin, "", event.StepBegin{Turn: 1, Step: 1})
-		emitData(w, event.TypeRetry, "", event.Retry{Step: 1, Attempt: 1, DelayMS: 60_000})
+		emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
+		emitData(w, "", event.Retry{Step: 1, Attempt: 1, DelayMS: 60_000})
 		// The silence counts from the end of the wait: notice 60 s + 30 s after the retry.
 		wakeAfter(90*time.Second - time.Nanosecond)
 		if n := notices(rec); len(n) != 0 {
@@ -137,15 +137,15 @@ func TestStallWatchSubagentCalls(t *testing.T) {
 		rec := &testkit.Recorder{}
 		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
 		// The run's model call asked for a subagent, whose own model call now hangs.
-		emitData(w, event.TypeStepBegin, "", event.StepBegin{Turn: 1, Step: 1})
-		emitData(w, event.TypeUsage, "", event.Usage{Step: 1})
-		emitData(w, event.TypeStepBegin, "call_1", event.StepBegin{Turn: 1, Step: 1})
+		emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
+		emitData(w, "", event.Usage{Step: 1})
+		emitData(w, "call_1", event.StepBegin{Turn: 1, Step: 1})
 		wakeAfter(30 * time.Second)
 		if n := notices(rec); len(n) != 1 {
 			t.Errorf("%d notices for a silent subagent call, want 1", len(n))
 		}
 		// Its turn ends: nothing is in flight any more.
-		emitData(w, event.TypeTurnEnd, "call_1", event.TurnEnd{Turn: 1, Steps: 1})
+		emitData(w, "call_1", event.TurnEnd{Turn: 1, Steps: 1})
 		wakeAfter(time.Hour)
 		if n := notices(rec); len(n) != 1 {
 			t.Errorf("%d notices after the subagent's turn ended, want still 1", len(n))
@@ -158,17 +158,17 @@ func TestStallWatchEndsWithTheResult(t *testing.T) {
 		rec := &testkit.Recorder{}
 		var stderr strings.Builder
 		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, &stderr)
-		emitData(w, event.TypeStepBegin, "", event.StepBegin{Turn: 1, Step: 1})
+		emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
 		wakeAfter(45 * time.Second)
 		// In stream-json mode the notice also goes to stderr, for a human reading the log.
 		if got := stderr.String(); !strings.HasPrefix(got, "kimi-run: "+stallNotice+" for 30s;") || !strings.HasSuffix(got, "\n") {
 			t.Errorf("stderr = %q", got)
 		}
-		emitData(w, event.TypeResult, "", event.Result{Status: "error"})
-		emitData(w, event.TypeWarning, "", event.Warning{Message: "after the result"})
+		emitData(w, "", event.Result{Status: "error"})
+		emitData(w, "", event.Warning{Message: "after the result"})
 		evs := rec.Events()
-		if last := evs[len(evs)-1]; last.Type != event.TypeResult {
-			t.Errorf("last event = %s, want the result: nothing passes after it", last.Type)
+		if last := evs[len(evs)-1]; last.Type() != event.TypeResult {
+			t.Errorf("last event = %s, want the result: nothing passes after it", last.Type())
 		}
 	})
 }
