@@ -80,6 +80,7 @@ func runActionScript(t *testing.T, dir string, inputs map[string]string) actionR
 }
 
 func TestActionRunScriptReplaysTheTour(t *testing.T) {
+	t.Parallel()
 	// A cassette path with a space, passed one argument per line.
 	casDir := filepath.Join(t.TempDir(), "my cassettes")
 	os.MkdirAll(casDir, 0o755)
@@ -124,6 +125,7 @@ func TestActionRunScriptReplaysTheTour(t *testing.T) {
 }
 
 func TestActionRunScriptReportsAFailure(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Scenario(t, "unauthorized")...)
 	r := runActionScript(t, t.TempDir(), map[string]string{
 		"INPUT_PROMPT":        "review the diff",
@@ -206,6 +208,7 @@ func parseOutputs(s string) map[string]string {
 // TestActionInstallScript installs a fake release from a local server: the archive and
 // checksums.txt named as goreleaser names them.
 func TestActionInstallScript(t *testing.T) {
+	t.Parallel()
 	needBash(t, "curl", "tar")
 	arch := map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH]
 	osName := map[string]string{"linux": "Linux", "darwin": "macOS"}[runtime.GOOS]

@@ -78,6 +78,7 @@ func visibleFlags(t *testing.T) []string {
 // every visible flag, exits 0 and calls no model (issue 19 #3: it used to run "completion
 // bash" as a prompt).
 func TestCompletionScriptsNameEveryFlag(t *testing.T) {
+	t.Parallel()
 	flags := visibleFlags(t)
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		t.Run(shell, func(t *testing.T) {
@@ -107,6 +108,7 @@ func TestCompletionScriptsNameEveryFlag(t *testing.T) {
 // TestCompletionKeepsPromptWords: only the exact two words are the completion command;
 // every other prompt that starts with "completion" still goes to the model as written.
 func TestCompletionKeepsPromptWords(t *testing.T) {
+	t.Parallel()
 	for _, words := range [][]string{
 		{"completion", "of", "the", "parser"},
 		{"completion", "bash", "scripts", "are", "broken"},
@@ -176,6 +178,7 @@ func shellOut(t *testing.T, name string, args ...string) string {
 // TestCompletionInTheShells loads each script in its shell and asks for completions the
 // way the shell would on Tab.
 func TestCompletionInTheShells(t *testing.T) {
+	t.Parallel()
 	t.Run("bash", func(t *testing.T) {
 		bash := needShell(t, "bash")
 		script := completionFile(t, "bash")
@@ -219,6 +222,7 @@ func TestCompletionInTheShells(t *testing.T) {
 // TestManPage: `kimi-run --man-page` is a man(7) page naming every visible flag, and
 // man renders it without warnings where man is installed.
 func TestManPage(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t)
 	r := runExact(t, srv, "--man-page")
 	if r.code != 0 || r.stderr != "" {

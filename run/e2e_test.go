@@ -428,6 +428,7 @@ func lastResult(t *testing.T, r result) map[string]any {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		script   []scripted.Response
@@ -510,6 +511,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestStreamJSONEvents(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Scenario(t, "tools-sequential")...)
 	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "-p", "list files"}})
 	if r.code != 0 {
@@ -557,6 +559,7 @@ func TestStreamJSONEvents(t *testing.T) {
 }
 
 func TestToolsChangeFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "greeting.txt"), []byte("hello world\n"), 0o644)
 	srv := scripted.New(t,
@@ -594,6 +597,7 @@ func TestToolsChangeFiles(t *testing.T) {
 }
 
 func TestTimeoutAndSignals(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}
@@ -632,6 +636,7 @@ func TestTimeoutAndSignals(t *testing.T) {
 }
 
 func TestKeyNeverLeaks(t *testing.T) {
+	t.Parallel()
 	// A provider that quotes the key back in its errors, and a model that prints the
 	// environment: the key must still appear nowhere (kimi() checks stdout and stderr).
 	for _, format := range []string{"text", "stream-json"} {

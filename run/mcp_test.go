@@ -6,6 +6,7 @@ import (
 )
 
 func TestExitHookRunsBeforeTheExit(t *testing.T) {
+	t.Parallel()
 	var h exitHook
 	var order []string
 	exit := h.wrap(func(code int) { order = append(order, "exit") })
@@ -18,6 +19,7 @@ func TestExitHookRunsBeforeTheExit(t *testing.T) {
 }
 
 func TestExpandVars(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"TOKEN": "abc", "EMPTY": ""}
 	getenv := func(k string) string { return env[k] }
 	tests := []struct{ in, want, missing string }{
@@ -38,6 +40,7 @@ func TestExpandVars(t *testing.T) {
 }
 
 func TestServerEnvironDropsTheKeys(t *testing.T) {
+	t.Parallel()
 	got := childEnviron([]string{"PATH=/bin", "KIMI_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "KIMI_MODEL_NAME=m"}, &secretSet{}, nil)
 	if strings.Join(got, " ") != "PATH=/bin KIMI_MODEL_NAME=m" {
 		t.Errorf("environment = %q", got)
@@ -51,6 +54,7 @@ func TestServerEnvironDropsTheKeys(t *testing.T) {
 }
 
 func TestMCPTransport(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		entry mcpEntry
 		want  string
@@ -78,6 +82,7 @@ func TestMCPTransport(t *testing.T) {
 }
 
 func TestParseMCPConfigWarnsAboutUnknownKeys(t *testing.T) {
+	t.Parallel()
 	got, warnings, err := parseMCPConfig([]byte(`{"mcpServers": {"a": {"command": "x", "timeout": 5, "auth": "oauth"}}}`))
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %v, %v", got, err)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestStopLeavesNoOrphans(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}

@@ -14,6 +14,7 @@ import (
 // minute; a flag given still wins (issue 21 #14). The notice names the timeout in force;
 // the test closes stdin once it has seen it rather than wait the timeout out.
 func TestStdinTimeoutOnCI(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		ci   string

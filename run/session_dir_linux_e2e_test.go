@@ -20,6 +20,7 @@ import (
 // may not write there. As root, the test runs the binary as nobody; as another user, it
 // runs it as that user.
 func TestHomeIsRootForANonRootUser(t *testing.T) {
+	t.Parallel()
 	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
 		cred = &syscall.Credential{Uid: 65534, Gid: 65534}

@@ -95,6 +95,7 @@ func (s *started) exitCode(t *testing.T) int {
 // TestOneRunPerSession: a second run on a session in use fails fast with exit 75 (busy: try
 // again later, issue 21 #4) and a clear message, or with --session-wait waits for the first to end, so records never interleave.
 func TestOneRunPerSession(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}

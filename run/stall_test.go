@@ -37,6 +37,7 @@ func emitData(w interface{ Emit(event.Event) }, parent string, data event.Payloa
 }
 
 func TestStallWatchNoticesASilentModelCall(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		rec := &testkit.Recorder{}
 		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
@@ -69,6 +70,7 @@ func TestStallWatchNoticesASilentModelCall(t *testing.T) {
 }
 
 func TestStallWatchQuietCases(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		run  func(w interface{ Emit(event.Event) })
@@ -115,6 +117,7 @@ func TestStallWatchQuietCases(t *testing.T) {
 }
 
 func TestStallWatchAfterABackoff(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		rec := &testkit.Recorder{}
 		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
@@ -133,6 +136,7 @@ func TestStallWatchAfterABackoff(t *testing.T) {
 }
 
 func TestStallWatchSubagentCalls(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		rec := &testkit.Recorder{}
 		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
@@ -154,6 +158,7 @@ func TestStallWatchSubagentCalls(t *testing.T) {
 }
 
 func TestStallWatchEndsWithTheResult(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		rec := &testkit.Recorder{}
 		var stderr strings.Builder
@@ -174,6 +179,7 @@ func TestStallWatchEndsWithTheResult(t *testing.T) {
 }
 
 func TestStallWatchOff(t *testing.T) {
+	t.Parallel()
 	rec := &testkit.Recorder{}
 	if w := newStallWatch(rec, 0, time.Minute, nil); w != rec {
 		t.Errorf("--stall-notice 0 still wraps the sink")
