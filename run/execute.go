@@ -313,7 +313,7 @@ func (r *runState) toolEnv(in *inputs, ws *workspace) tools.Env {
 			for i, it := range items {
 				todo.Items[i] = event.TodoItem{Title: it.Title, Status: it.Status}
 			}
-			r.emit(event.TypeTodo, todo)
+			r.emit(todo)
 		},
 	}
 }
@@ -356,7 +356,7 @@ func (r *runState) model() (*fallbackModel, error) {
 // restores a resumed session's conversation.
 func (r *runState) begin(b *built) error {
 	s, sess := r.s, r.session
-	r.emit(event.TypeInit, event.Init{
+	r.emit(event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model,
 		BaseURLHost: hostOf(s.Endpoint.BaseURL), WorkDir: s.WorkDir, Tools: b.names, Version: r.version,
 		MCPServers: b.servers.initInfo(),

@@ -78,10 +78,10 @@ func (res *resources) close() {
 }
 
 // warn emits a warning event.
-func (r *runState) warn(msg string) { r.emit(event.TypeWarning, event.Warning{Message: msg}) }
+func (r *runState) warn(msg string) { r.emit(event.Warning{Message: msg}) }
 
-func (r *runState) emit(t event.Type, data any) {
-	r.sink.Emit(event.Event{Type: t, Time: time.Now(), Data: data})
+func (r *runState) emit(p event.Payload) {
+	r.sink.Emit(event.Event{Time: time.Now(), Data: p})
 }
 
 // finish emits the result event (always the last one) and returns the exit code.
@@ -123,7 +123,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 			v = verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "output", Message: err.Error()}}
 			res.TerminalReason, res.ExitCode, res.Error = v.reason, int(v.code), v.err
 		} else if err != nil {
-			r.emit(event.TypeWarning, event.Warning{Message: err.Error()})
+			r.emit(event.Warning{Message: err.Error()})
 		}
 	}
 	if v.code != ExitOK {
@@ -140,7 +140,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		r.hooks.sessionEnd(ctx, v)
 	}
 	res.SessionWarning = r.settleSession(v)
-	r.emit(event.TypeResult, res)
+	r.emit(res)
 	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
 		// The answer did not reach stdout: that is not success.
 		fmt.Fprintf(r.sio.Stderr, "kimi-run: writing output: %v\n", werr)
