@@ -24,28 +24,12 @@ type agentSetup struct {
 	subPrompts map[string]string
 }
 
-// loadAgent reads the agent of the run and renders its prompts with vars.
-func loadAgent(cli *CLI, vars map[string]string) (*agentSetup, error) {
-	var spec *agentspec.Spec
+// loadAgent renders the prompts of the run's agent (config.Resolve loaded it) with vars;
+// dmail (--dmail) gives the root SendDMail.
+func loadAgent(spec *agentspec.Spec, dmail bool, vars map[string]string) (*agentSetup, error) {
 	var err error
-	switch {
-	case cli.Agent != "" && cli.AgentFile != "":
-		return nil, usagef("--agent and --agent-file cannot be combined")
-	case cli.AgentFile != "":
-		spec, err = agentspec.Load(cli.AgentFile)
-	case cli.Agent != "":
-		if !slices.Contains(agentspec.Builtins, cli.Agent) {
-			return nil, usagef("--agent %q: the built-in agents are %s", cli.Agent, strings.Join(agentspec.Builtins, ", "))
-		}
-		spec, err = agentspec.Builtin(cli.Agent)
-	default:
-		spec, err = agentspec.Builtin("default")
-	}
-	if err != nil {
-		return nil, usagef("%w", err)
-	}
 	s := &agentSetup{spec: spec, tools: spec.ToolNames(), subPrompts: map[string]string{}}
-	if cli.DMail && !slices.Contains(s.tools, "SendDMail") {
+	if dmail && !slices.Contains(s.tools, "SendDMail") {
 		s.tools = append(s.tools, "SendDMail")
 	}
 	s.dmail = slices.Contains(s.tools, "SendDMail")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/policy"
@@ -20,7 +21,8 @@ type guard struct {
 }
 
 // newGuard reads the tool-rule flags and the sandbox flags. Bad rules are usage errors.
-func newGuard(cli *CLI, workDir string, getenv func(string) string) (*guard, error) {
+func newGuard(s *config.Settings) (*guard, error) {
+	cli := &s.Flags
 	g := &guard{rules: policy.Policy{Source: "--allowed-tools/--disallowed-tools"}}
 	var err error
 	if g.rules.Allow, err = policy.ParseRules(cli.AllowedTools); err != nil {
@@ -41,7 +43,7 @@ func newGuard(cli *CLI, workDir string, getenv func(string) string) (*guard, err
 			}
 		}
 	}
-	if g.sandbox, err = planSandbox(cli, workDir, getenv); err != nil {
+	if g.sandbox, err = planSandbox(s); err != nil {
 		return nil, err
 	}
 	return g, nil

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/tools"
@@ -18,7 +19,7 @@ import (
 
 // mcpRun is the MCP servers of one run, from start-up to shutdown.
 type mcpRun struct {
-	plan  mcpPlan
+	plan  config.MCP
 	set   *mcp.Set
 	tools []*mcp.Tool
 	// stopped silences server stderr once shutdown begins.
@@ -32,16 +33,16 @@ type mcpRun struct {
 // each line a server writes on stderr goes to stderr with the server's name, unless quiet;
 // in stream-json mode it is dropped, so that only events reach stdout and nothing of a
 // server ends up in the stream. A server that stops on its own later is a warning.
-func startMCP(ctx context.Context, plan mcpPlan, r *runState, stderr io.Writer, quiet bool, version, workDir string, kill *exitHook) *mcpRun {
+func startMCP(ctx context.Context, plan config.MCP, r *runState, stderr io.Writer, quiet bool, version, workDir string, kill *exitHook) *mcpRun {
 	m := &mcpRun{plan: plan}
-	if len(plan.servers) == 0 {
+	if len(plan.Servers) == 0 {
 		return m
 	}
 	var mu sync.Mutex // one line at a time from several servers
 	opts := mcp.Options{
 		Watch:          r.watch,
-		StartupTimeout: plan.startup,
-		CallTimeout:    plan.call,
+		StartupTimeout: plan.Startup,
+		CallTimeout:    plan.Call,
 		Version:        version,
 		Roots:          []string{workDir},
 		Exited: func(server string, err error) {
@@ -61,14 +62,14 @@ func startMCP(ctx context.Context, plan mcpPlan, r *runState, stderr io.Writer, 
 	}
 	m.set = mcp.NewSet(opts)
 	kill.set(m.set.Kill)
-	m.set.Start(ctx, plan.servers)
+	m.set.Start(ctx, plan.Servers)
 	m.interrupted = ctx.Err() != nil
 	return m
 }
 
 // failure is the start-up failures as one usage error for --mcp-strict, or nil.
 func (m *mcpRun) failure() error {
-	if !m.plan.strict || m.set == nil {
+	if !m.plan.Strict || m.set == nil {
 		return nil
 	}
 	for _, st := range m.set.Statuses() {
@@ -115,7 +116,7 @@ func (m *mcpRun) initInfo() []event.MCPServer {
 
 // warnings are the configuration's warnings and one per server that failed to start.
 func (m *mcpRun) warnings() []string {
-	out := append([]string(nil), m.plan.warnings...)
+	out := append([]string(nil), m.plan.Warnings...)
 	if m.set == nil || m.interrupted {
 		return out
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/policy"
@@ -26,9 +27,10 @@ type sandboxPlan struct {
 
 // planSandbox checks the flags and this system. A sandbox that was asked for and cannot be
 // had is a usage error (exit 2): never a silently unconfined run.
-func planSandbox(cli *CLI, workDir string, getenv func(string) string) (*sandboxPlan, error) {
+func planSandbox(set *config.Settings) (*sandboxPlan, error) {
+	cli, workDir := &set.Flags, set.WorkDir
 	s := &sandboxPlan{workDir: workDir}
-	dirs, err := addDirs(cli, workDir)
+	dirs, err := addDirs(set)
 	if err != nil {
 		return nil, err
 	}
