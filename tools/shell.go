@@ -71,9 +71,6 @@ func NewShell(env Env) Tool {
 	return New("Shell", shellDescription, s.run)
 }
 
-// ShellPath returns the shell program that Shell runs commands with.
-func ShellPath() string { return shellPath() }
-
 func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return Errorf("command is empty").WithKimi("Command cannot be empty.", ""), nil

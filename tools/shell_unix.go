@@ -9,27 +9,10 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/kimi-run/kimi-run/internal/procgroup"
 )
-
-// shellPath is the shell Shell runs commands with: bash when it is on PATH, else sh.
-var shellPath = sync.OnceValue(func() string {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
-	}
-	if p, err := exec.LookPath("sh"); err == nil {
-		return p
-	}
-	return "/bin/sh"
-})
-
-// shellCommand returns the program and arguments that run command in the shell.
-func shellCommand(command string) (string, []string) {
-	return shellPath(), []string{"-c", command}
-}
 
 // isolate starts cmd in a new session, which is also a new process group (and on Linux
 // dies with kimi-run; see procgroup): the whole
