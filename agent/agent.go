@@ -126,12 +126,12 @@ func (a *Agent) now() time.Time {
 	return time.Now()
 }
 
-func (a *Agent) emit(t event.Type, data any) {
+func (a *Agent) emit(p event.Payload) {
 	s := a.Sink
 	if s == nil {
 		return
 	}
-	s.Emit(event.Event{Type: t, Time: a.now(), Parent: a.Parent, Data: data})
+	s.Emit(event.Event{Time: a.now(), Parent: a.Parent, Data: p})
 }
 
 func (a *Agent) tool(name string) tools.Tool {
@@ -157,10 +157,10 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
-	a.emit(event.TypeTurnBegin, event.TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
+	a.emit(event.TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
 	// A prompt with images is always asked again: the session keeps only its text.
 	if steps, ok := a.unfinishedTurn(turn, spec.Prompt); ok && len(spec.Images) == 0 {
-		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf(
+		a.emit(event.Warning{Message: fmt.Sprintf(
 			"continuing the session's unfinished turn: its prompt is this one and %d step(s) of it are saved, so it is not asked again", steps)})
 	} else {
 		a.checkpoint()
@@ -173,7 +173,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 	answer, continued := "", 0
 	end := func(reason string) {
 		a.persist(func(s *Session) error { return s.Sync() })
-		a.emit(event.TypeTurnEnd, event.TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
+		a.emit(event.TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
 	}
 	for step := 1; ; step++ {
 		if step > maxSteps {
@@ -190,7 +190,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 			return out, err
 		}
 		a.checkpoint()
-		a.emit(event.TypeStepBegin, event.StepBegin{Turn: turn, Step: step})
+		a.emit(event.StepBegin{Turn: turn, Step: step})
 		out.Steps++
 		a.stats.Steps++
 		res, err := a.step(ctx, step, guard)
@@ -220,7 +220,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 			}
 			continued++
 			answer = out.FinalText
-			a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf(
+			a.emit(event.Warning{Message: fmt.Sprintf(
 				"step %d: the answer was cut off at the completion token limit; asking the model to continue (%d of %d)", step, continued, MaxContinuations)})
 			a.appendMsg(Message{Role: RoleUser, Content: continueNote})
 			continue

@@ -62,7 +62,7 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 	if !argsOK {
 		r.sent.Arguments = "{}"
 	}
-	a.emit(event.TypeToolCall, event.ToolCall{Step: b.step, ID: c.ID, Name: c.Name, Arguments: c.argsObject()})
+	a.emit(event.ToolCall{Step: b.step, ID: c.ID, Name: c.Name, Arguments: c.argsObject()})
 	if twin != nil {
 		// The same call twice in one reply runs once; both get its result.
 		b.wg.Add(1)
@@ -72,7 +72,7 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 			<-twin.done
 			r.output, r.isError, r.err, r.kimi = twin.output, twin.isError, twin.err, twin.kimi
 			if r.err == nil {
-				a.emit(event.TypeToolResult, event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output, Kimi: r.kimi})
+				a.emit(event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output, Kimi: r.kimi})
 			}
 		}()
 		return
@@ -102,7 +102,7 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 			r.kimi = &event.KimiToolText{Message: res.Kimi.Message, Output: tools.Cap(res.Kimi.Output)}
 		}
 		if r.err == nil {
-			a.emit(event.TypeToolResult, event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: res.IsError,
+			a.emit(event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: res.IsError,
 				Output: r.output, DurationMS: time.Since(began).Milliseconds(), Kimi: r.kimi})
 		}
 	}()

@@ -25,7 +25,7 @@ func (a *Agent) persist(write func(*Session) error) {
 			a.sessionErr = fmt.Errorf("session %s: %w", s.Path(), err)
 		}
 		a.sessionMu.Unlock()
-		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("session %s: %v; the rest of this run is not saved", s.Path(), err)})
+		a.emit(event.Warning{Message: fmt.Sprintf("session %s: %v; the rest of this run is not saved", s.Path(), err)})
 	}
 }
 

@@ -127,7 +127,7 @@ func (a *Agent) Compact(ctx context.Context) error {
 			}
 		}()
 	}
-	a.emit(event.TypeCompactionBegin, event.CompactionBegin{TokensBefore: before})
+	a.emit(event.CompactionBegin{TokensBefore: before})
 
 	old := a.history[1:keepFrom]
 	kept := append([]Message(nil), a.history[keepFrom:]...)
@@ -144,13 +144,13 @@ func (a *Agent) Compact(ctx context.Context) error {
 		a.truncate(keepFrom)
 		after := estimateTokens(a.history)
 		a.stats.ContextTokens, a.usageAt = after, len(a.history)
-		a.emit(event.TypeCompactionEnd, event.CompactionEnd{TokensBefore: before, TokensAfter: after, Fallback: true, Error: err.Error()})
+		a.emit(event.CompactionEnd{TokensBefore: before, TokensAfter: after, Fallback: true, Error: err.Error()})
 		return a.persistReset()
 	}
 	a.history = append([]Message{a.history[0], {Role: RoleUser, Content: compactedNote + summary}}, kept...)
 	after := usage.OutputTokens + estimateTokens(kept) + estimateTokens(a.history[:1])
 	a.stats.ContextTokens, a.usageAt = after, len(a.history)
-	a.emit(event.TypeCompactionEnd, event.CompactionEnd{TokensBefore: before, TokensAfter: after})
+	a.emit(event.CompactionEnd{TokensBefore: before, TokensAfter: after})
 	return a.persistReset()
 }
 

@@ -56,7 +56,7 @@ func TestToolStartsBeforeTheReplyEnds(t *testing.T) {
 		return tools.Text("probed"), nil
 	}
 	sink := event.SinkFunc(func(e event.Event) {
-		if e.Type == event.TypeUsage {
+		if e.Type() == event.TypeUsage {
 			select {
 			case <-streamDone:
 			default:

@@ -21,6 +21,6 @@ func (a *Agent) fallBack(ctx context.Context, step int, err error, started int) 
 	if !ok {
 		return false
 	}
-	a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("step %d: the model kept failing (%v); trying the step again on the fallback model %s, which the rest of the run uses", step, ae.Err, name)})
+	a.emit(event.Warning{Message: fmt.Sprintf("step %d: the model kept failing (%v); trying the step again on the fallback model %s, which the rest of the run uses", step, ae.Err, name)})
 	return true
 }

@@ -32,8 +32,8 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 
 	req := Request{Messages: a.history, Tools: a.Tools, MaxTokens: a.completionBudget()}
 	handler := Handler{
-		Text:     func(d string) { a.emit(event.TypeText, event.Text{Step: step, Delta: d}) },
-		Thinking: func(d string) { a.emit(event.TypeThinking, event.Thinking{Step: step, Delta: d}) },
+		Text:     func(d string) { a.emit(event.Text{Step: step, Delta: d}) },
+		Thinking: func(d string) { a.emit(event.Thinking{Step: step, Delta: d}) },
 		ToolCall: func(c CallSpec) { batch.start(ctx, c) },
 	}
 	reply, err := a.callWithRetry(ctx, step, req, handler, batch.started)
@@ -60,9 +60,9 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	if cut && len(reply.ToolCalls) > 0 {
 		// A final answer cut short is the turn's business (see Turn); here the last call's
 		// arguments may be incomplete, and the model will read that in its result.
-		a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("step %d: the reply reached the completion token limit and may be cut short", step)})
+		a.emit(event.Warning{Message: fmt.Sprintf("step %d: the reply reached the completion token limit and may be cut short", step)})
 	}
-	a.emit(event.TypeUsage, event.Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
+	a.emit(event.Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
 		CachedTokens: reply.Usage.CachedTokens, ReasoningTokens: reply.Usage.ReasoningTokens, ContextTokens: a.stats.ContextTokens})
 
 	results, err := batch.results(reply.ToolCalls)
@@ -101,7 +101,7 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 				// Calls already running cannot be taken back. Keep the reply up to the
 				// last complete call and let the model see their results; a retry would
 				// run them twice.
-				a.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("step %d: reply broke off after %d complete tool calls (%v); keeping them", step, started(), err)})
+				a.emit(event.Warning{Message: fmt.Sprintf("step %d: reply broke off after %d complete tool calls (%v); keeping them", step, started(), err)})
 				return r, nil
 			}
 			return r, err
@@ -123,7 +123,7 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 			if errors.As(err, &pe) {
 				ev.HTTPStatus = pe.StatusCode
 			}
-			a.emit(event.TypeRetry, ev)
+			a.emit(ev)
 			return d
 		}),
 	)

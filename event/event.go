@@ -13,41 +13,34 @@ import (
 // SchemaVersion is the version of the NDJSON event schema (docs/events.md).
 const SchemaVersion = 1
 
-// Type names an event in the NDJSON stream.
+// Type names an event in the NDJSON stream. The types and their payloads are listed in
+// payload.go (Types is the registry).
 type Type string
 
-// The event types of schema version 1.
-const (
-	TypeInit            Type = "init"
-	TypeTurnBegin       Type = "turn_begin"
-	TypeTurnEnd         Type = "turn_end"
-	TypeStepBegin       Type = "step_begin"
-	TypeText            Type = "text"
-	TypeThinking        Type = "thinking"
-	TypeToolCall        Type = "tool_call"
-	TypeToolResult      Type = "tool_result"
-	TypeRetry           Type = "retry"
-	TypeCompactionBegin Type = "compaction_begin"
-	TypeCompactionEnd   Type = "compaction_end"
-	TypeIteration       Type = "iteration"
-	TypeUsage           Type = "usage"
-	TypeTodo            Type = "todo"
-	TypeWarning         Type = "warning"
-	TypeAnswer          Type = "answer"
-	TypeHook            Type = "hook"
-	TypeToolDenied      Type = "tool_denied"
-	TypeResult          Type = "result"
-)
+// Payload is the data of one event type. Each payload struct of this package knows its
+// type, so an event cannot pair a type with another type's data.
+type Payload interface {
+	// Type is the event type this payload is the data of.
+	Type() Type
+}
 
 // Event is the one thing that flows from the agent (and the flow runner) to an output sink.
-// Data holds the payload for Type; its fields are written flat beside "type" and "ts".
+// Data is the payload, by value or by pointer; its fields are written flat beside "type"
+// and "ts", and its Type method gives the event's type.
 type Event struct {
-	Type Type
 	Time time.Time
 	// Parent is the id of the Agent tool call whose subagent produced this event; empty for
 	// the main agent.
 	Parent string
-	Data   any
+	Data   Payload
+}
+
+// Type is the type of the event's payload; empty when it has none.
+func (e Event) Type() Type {
+	if e.Data == nil {
+		return ""
+	}
+	return e.Data.Type()
 }
 
 // Sink receives events. Emit must be safe for concurrent use: tool calls run in parallel.
@@ -68,7 +61,7 @@ var Discard Sink = SinkFunc(func(Event) {})
 func (e Event) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"type":`)
-	t, _ := json.Marshal(string(e.Type))
+	t, _ := json.Marshal(string(e.Type()))
 	b.Write(t)
 	b.WriteString(`,"ts":"`)
 	b.WriteString(e.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
@@ -81,10 +74,10 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if e.Data != nil {
 		d, err := marshalNoEscape(e.Data)
 		if err != nil {
-			return nil, fmt.Errorf("marshal %s event: %w", e.Type, err)
+			return nil, fmt.Errorf("marshal %s event: %w", e.Type(), err)
 		}
 		if len(d) < 2 || d[0] != '{' {
-			return nil, fmt.Errorf("marshal %s event: payload is not an object", e.Type)
+			return nil, fmt.Errorf("marshal %s event: payload is not an object", e.Type())
 		}
 		if len(d) > 2 {
 			b.WriteByte(',')

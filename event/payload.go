@@ -1,6 +1,61 @@
 package event
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
+
+// The event types of schema version 1. Each has its payload struct below, whose Type
+// method returns it, and its line in the registry.
+const (
+	TypeInit            Type = "init"
+	TypeTurnBegin       Type = "turn_begin"
+	TypeTurnEnd         Type = "turn_end"
+	TypeStepBegin       Type = "step_begin"
+	TypeText            Type = "text"
+	TypeThinking        Type = "thinking"
+	TypeToolCall        Type = "tool_call"
+	TypeToolResult      Type = "tool_result"
+	TypeRetry           Type = "retry"
+	TypeUsage           Type = "usage"
+	TypeCompactionBegin Type = "compaction_begin"
+	TypeCompactionEnd   Type = "compaction_end"
+	TypeIteration       Type = "iteration"
+	TypeTodo            Type = "todo"
+	TypeWarning         Type = "warning"
+	TypeAnswer          Type = "answer"
+	TypeHook            Type = "hook"
+	TypeToolDenied      Type = "tool_denied"
+	TypeResult          Type = "result"
+)
+
+// registry lists every event type by one zero payload of it, in the order docs/events.md
+// lists them. The schema, the docs and the renderers are tested against it.
+var registry = []Payload{
+	Init{},
+	TurnBegin{},
+	TurnEnd{},
+	StepBegin{},
+	Text{},
+	Thinking{},
+	ToolCall{},
+	ToolResult{},
+	Retry{},
+	Usage{},
+	CompactionBegin{},
+	CompactionEnd{},
+	Iteration{},
+	Todo{},
+	Warning{},
+	Answer{},
+	Hook{},
+	ToolDenied{},
+	Result{},
+}
+
+// Registry returns one zero payload of every event type, in the order docs/events.md lists
+// them.
+func Registry() []Payload { return slices.Clone(registry) }
 
 // Init opens every stream.
 type Init struct {
@@ -14,6 +69,9 @@ type Init struct {
 	// MCPServers lists the configured MCP servers, started or not; absent when there are none.
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
 }
+
+// Type is "init".
+func (Init) Type() Type { return TypeInit }
 
 // MCPServer is one MCP server in the init event.
 type MCPServer struct {
@@ -33,6 +91,9 @@ type TurnBegin struct {
 	Node      string `json:"node,omitempty"`
 }
 
+// Type is "turn_begin".
+func (TurnBegin) Type() Type { return TypeTurnBegin }
+
 // TurnEnd ends a turn. StopReason says why the turn ended (completed, max_steps, repeat, error).
 type TurnEnd struct {
 	Turn       int    `json:"turn"`
@@ -42,11 +103,17 @@ type TurnEnd struct {
 	StopReason string `json:"stop_reason"`
 }
 
+// Type is "turn_end".
+func (TurnEnd) Type() Type { return TypeTurnEnd }
+
 // StepBegin marks one model call within a turn.
 type StepBegin struct {
 	Turn int `json:"turn"`
 	Step int `json:"step"`
 }
+
+// Type is "step_begin".
+func (StepBegin) Type() Type { return TypeStepBegin }
 
 // Text is a piece of assistant text as it streams. After a retry event for the same step,
 // the step's text starts again from the beginning.
@@ -55,11 +122,17 @@ type Text struct {
 	Delta string `json:"delta"`
 }
 
+// Type is "text".
+func (Text) Type() Type { return TypeText }
+
 // Thinking is a piece of reasoning_content as it streams.
 type Thinking struct {
 	Step  int    `json:"step"`
 	Delta string `json:"delta"`
 }
+
+// Type is "thinking".
+func (Thinking) Type() Type { return TypeThinking }
 
 // ToolCall is a complete tool call, emitted before it runs. Arguments is the JSON object the
 // model sent; when the model sent something that is not a JSON object it is kept as a string.
@@ -69,6 +142,9 @@ type ToolCall struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 }
+
+// Type is "tool_call".
+func (ToolCall) Type() Type { return TypeToolCall }
 
 // ToolResult is a finished tool call, with its output as it was sent to the model.
 type ToolResult struct {
@@ -82,6 +158,9 @@ type ToolResult struct {
 	// part of kimi-run's events.
 	Kimi *KimiToolText `json:"-"`
 }
+
+// Type is "tool_result".
+func (ToolResult) Type() Type { return TypeToolResult }
 
 // KimiToolText is a tool result as Kimi CLI words it: its message and its output.
 type KimiToolText struct {
@@ -99,6 +178,9 @@ type Retry struct {
 	HTTPStatus  int    `json:"http_status,omitempty"`
 }
 
+// Type is "retry".
+func (Retry) Type() Type { return TypeRetry }
+
 // Usage reports token usage after each model call.
 type Usage struct {
 	Step         int `json:"step"`
@@ -111,10 +193,16 @@ type Usage struct {
 	ContextTokens   int `json:"context_tokens"`
 }
 
+// Type is "usage".
+func (Usage) Type() Type { return TypeUsage }
+
 // CompactionBegin and CompactionEnd surround a context compaction.
 type CompactionBegin struct {
 	TokensBefore int `json:"tokens_before"`
 }
+
+// Type is "compaction_begin".
+func (CompactionBegin) Type() Type { return TypeCompactionBegin }
 
 // CompactionEnd reports the context size after compaction.
 type CompactionEnd struct {
@@ -124,6 +212,9 @@ type CompactionEnd struct {
 	Error        string `json:"error,omitempty"`
 }
 
+// Type is "compaction_end".
+func (CompactionEnd) Type() Type { return TypeCompactionEnd }
+
 // Iteration marks a Ralph iteration or flow node transition.
 type Iteration struct {
 	Iteration int    `json:"iteration"`
@@ -132,10 +223,16 @@ type Iteration struct {
 	Choice    string `json:"choice,omitempty"`
 }
 
+// Type is "iteration".
+func (Iteration) Type() Type { return TypeIteration }
+
 // Todo is emitted on every SetTodoList update.
 type Todo struct {
 	Items []TodoItem `json:"todos"`
 }
+
+// Type is "todo".
+func (Todo) Type() Type { return TypeTodo }
 
 // TodoItem is one entry of the agent's plan.
 type TodoItem struct {
@@ -148,6 +245,9 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
+// Type is "warning".
+func (Warning) Type() Type { return TypeWarning }
+
 // Answer is the final answer to one message of a conversation read with --input-format
 // stream-json, emitted when that message's turn (or Ralph loop) ended well, before the next
 // message is read.
@@ -158,6 +258,9 @@ type Answer struct {
 	Line      int    `json:"line,omitempty"`
 	FinalText string `json:"final_text"`
 }
+
+// Type is "answer".
+func (Answer) Type() Type { return TypeAnswer }
 
 // Hook reports one run of a user's hook command (config.toml [[hooks]]).
 type Hook struct {
@@ -181,6 +284,9 @@ type Hook struct {
 	TimedOut bool `json:"timed_out,omitempty"`
 }
 
+// Type is "hook".
+func (Hook) Type() Type { return TypeHook }
+
 // ToolDenied reports a tool call that the tool rules (--allowed-tools, --disallowed-tools)
 // or the sandbox refused; the model received an error result for it.
 type ToolDenied struct {
@@ -191,6 +297,9 @@ type ToolDenied struct {
 	Rule    string `json:"rule,omitempty"`
 	Message string `json:"message"`
 }
+
+// Type is "tool_denied".
+func (ToolDenied) Type() Type { return TypeToolDenied }
 
 // Result is always the last event of a run.
 type Result struct {
@@ -214,6 +323,9 @@ type Result struct {
 	// why --continue will not find it; absent when the session holds the whole run.
 	SessionWarning string `json:"session_warning,omitempty"`
 }
+
+// Type is "result".
+func (Result) Type() Type { return TypeResult }
 
 // ErrorInfo describes why a run failed.
 type ErrorInfo struct {

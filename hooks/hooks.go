@@ -228,7 +228,7 @@ func (e *Engine) report(ctx context.Context, h Hook, target, callID string, r re
 	}
 	now := time.Now()
 	cmd := summary(h.Command)
-	e.Sink.Emit(event.Event{Type: event.TypeHook, Time: now, Data: event.Hook{
+	e.Sink.Emit(event.Event{Time: now, Data: event.Hook{
 		Event: h.Event, Target: target, ToolCallID: callID, Command: cmd, ExitCode: r.exitCode,
 		DurationMS: r.duration.Milliseconds(), Blocked: r.blocked, Reason: clip(r.reason, 500), TimedOut: r.timedOut,
 	}})
@@ -249,7 +249,7 @@ func (e *Engine) report(ctx context.Context, h Hook, target, callID string, r re
 	default:
 		return
 	}
-	e.Sink.Emit(event.Event{Type: event.TypeWarning, Time: now, Data: event.Warning{
+	e.Sink.Emit(event.Event{Time: now, Data: event.Warning{
 		Message: fmt.Sprintf("%s hook `%s` %s; going on as if it allowed", h.Event, cmd, why),
 	}})
 }

@@ -17,26 +17,26 @@ func TestTextAnswers(t *testing.T) {
 	}{
 		{name: "every answer once", stdout: "one\ntwo\n", events: func(c *clock) []event.Event {
 			return []event.Event{
-				c.ev(event.TypeTurnBegin, event.TurnBegin{Turn: 1}),
-				c.ev(event.TypeAnswer, event.Answer{Message: 1, Line: 1, FinalText: "one"}),
-				c.ev(event.TypeTurnBegin, event.TurnBegin{Turn: 2}),
-				c.ev(event.TypeAnswer, event.Answer{Message: 2, Line: 2, FinalText: "two\n"}),
-				c.ev(event.TypeResult, event.Result{Status: "success", FinalText: "two\n"}),
+				c.ev(event.TurnBegin{Turn: 1}),
+				c.ev(event.Answer{Message: 1, Line: 1, FinalText: "one"}),
+				c.ev(event.TurnBegin{Turn: 2}),
+				c.ev(event.Answer{Message: 2, Line: 2, FinalText: "two\n"}),
+				c.ev(event.Result{Status: "success", FinalText: "two\n"}),
 			}
 		}},
 		{name: "a failed last turn", stdout: "one\npartial\n", events: func(c *clock) []event.Event {
 			return []event.Event{
-				c.ev(event.TypeTurnBegin, event.TurnBegin{Turn: 1}),
-				c.ev(event.TypeAnswer, event.Answer{Message: 1, Line: 1, FinalText: "one"}),
-				c.ev(event.TypeTurnBegin, event.TurnBegin{Turn: 2}),
-				c.ev(event.TypeResult, event.Result{Status: "error", TerminalReason: "max_steps", ExitCode: 3, FinalText: "partial"}),
+				c.ev(event.TurnBegin{Turn: 1}),
+				c.ev(event.Answer{Message: 1, Line: 1, FinalText: "one"}),
+				c.ev(event.TurnBegin{Turn: 2}),
+				c.ev(event.Result{Status: "error", TerminalReason: "max_steps", ExitCode: 3, FinalText: "partial"}),
 			}
 		}},
 		{name: "a subagent's turns change nothing", stdout: "one\n", events: func(c *clock) []event.Event {
 			return []event.Event{
-				c.ev(event.TypeAnswer, event.Answer{Message: 1, FinalText: "one"}),
-				c.sub("t1", event.TypeTurnBegin, event.TurnBegin{Turn: 1}),
-				c.ev(event.TypeResult, event.Result{Status: "success", FinalText: "one"}),
+				c.ev(event.Answer{Message: 1, FinalText: "one"}),
+				c.sub("t1", event.TurnBegin{Turn: 1}),
+				c.ev(event.Result{Status: "success", FinalText: "one"}),
 			}
 		}},
 	}

@@ -10,7 +10,6 @@ import (
 
 // deltaEvent is a typical streamed text piece: a few words.
 var deltaEvent = event.Event{
-	Type: event.TypeText,
 	Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 	Data: event.Text{Step: 3, Delta: "the parser now handles "},
 }
@@ -33,9 +32,9 @@ func BenchmarkTextEmitTextDelta(b *testing.B) {
 
 func BenchmarkTextEmitToolCall(b *testing.B) {
 	s := NewText(io.Discard, io.Discard, TextOptions{})
-	call := event.Event{Type: event.TypeToolCall, Time: deltaEvent.Time,
+	call := event.Event{Time: deltaEvent.Time,
 		Data: event.ToolCall{ID: "c1", Name: "Shell", Arguments: []byte(`{"command":"go test ./..."}`)}}
-	res := event.Event{Type: event.TypeToolResult, Time: deltaEvent.Time,
+	res := event.Event{Time: deltaEvent.Time,
 		Data: event.ToolResult{ID: "c1", Name: "Shell", Output: "ok", DurationMS: 1200}}
 	b.ReportAllocs()
 	for b.Loop() {

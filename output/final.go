@@ -23,7 +23,7 @@ func NewFinal(stdout io.Writer, progress Sink) *Final {
 // Emit passes e to the progress sink and, for the run's result, writes it to stdout.
 func (f *Final) Emit(e event.Event) {
 	f.progress.Emit(e)
-	if e.Type == event.TypeResult && e.Parent == "" {
+	if e.Type() == event.TypeResult && e.Parent == "" {
 		f.result.Emit(e)
 	}
 }

@@ -42,7 +42,7 @@ func (s *JSON) Emit(e event.Event) {
 	if s.done || s.err != nil {
 		return
 	}
-	if e.Type == event.TypeResult && e.Parent == "" {
+	if e.Type() == event.TypeResult && e.Parent == "" {
 		s.done = true
 	}
 	if line == nil {
@@ -53,7 +53,7 @@ func (s *JSON) Emit(e event.Event) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
-		s.err = fmt.Errorf("write %s event: %w", e.Type, err)
+		s.err = fmt.Errorf("write %s event: %w", e.Type(), err)
 	}
 }
 
@@ -71,7 +71,6 @@ func encodeLine(e event.Event) []byte {
 	b, err := e.MarshalJSON()
 	if err != nil {
 		w := event.Event{
-			Type:   event.TypeWarning,
 			Time:   e.Time,
 			Parent: e.Parent,
 			Data:   event.Warning{Message: fmt.Sprintf("output: dropped an event: %v", err)},

@@ -23,11 +23,11 @@ func FuzzJSONSink(f *testing.F) {
 		s := NewJSON(&out)
 		at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 		evs := []event.Event{
-			{Type: event.TypeText, Time: at, Data: event.Text{Step: 1, Delta: text}},
-			{Type: event.TypeToolCall, Time: at, Data: event.ToolCall{Step: 1, ID: text, Name: "Shell", Arguments: json.RawMessage(args)}},
-			{Type: event.TypeToolResult, Time: at, Data: event.ToolResult{Step: 1, ID: "x", Name: "Shell", Output: text}},
-			{Type: event.TypeResult, Time: at, Data: event.Result{FinalText: text}},
-			{Type: event.TypeText, Time: at, Data: event.Text{Step: 2, Delta: "after the result"}},
+			{Time: at, Data: event.Text{Step: 1, Delta: text}},
+			{Time: at, Data: event.ToolCall{Step: 1, ID: text, Name: "Shell", Arguments: json.RawMessage(args)}},
+			{Time: at, Data: event.ToolResult{Step: 1, ID: "x", Name: "Shell", Output: text}},
+			{Time: at, Data: event.Result{FinalText: text}},
+			{Time: at, Data: event.Text{Step: 2, Delta: "after the result"}},
 		}
 		for _, e := range evs {
 			s.Emit(e)

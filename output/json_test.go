@@ -67,12 +67,12 @@ func TestJSONResultIsLast(t *testing.T) {
 	var buf bytes.Buffer
 	s := NewJSON(&buf)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	s.Emit(event.Event{Type: event.TypeStepBegin, Time: at, Data: event.StepBegin{Turn: 1, Step: 1}})
+	s.Emit(event.Event{Time: at, Data: event.StepBegin{Turn: 1, Step: 1}})
 	// A subagent's result does not end the stream.
-	s.Emit(event.Event{Type: event.TypeResult, Time: at, Parent: "c1", Data: event.Result{Status: "success"}})
-	s.Emit(event.Event{Type: event.TypeResult, Time: at, Data: event.Result{Status: "success"}})
-	s.Emit(event.Event{Type: event.TypeText, Time: at, Data: event.Text{Step: 1, Delta: "late"}})
-	s.Emit(event.Event{Type: event.TypeResult, Time: at, Data: event.Result{Status: "error"}})
+	s.Emit(event.Event{Time: at, Parent: "c1", Data: event.Result{Status: "success"}})
+	s.Emit(event.Event{Time: at, Data: event.Result{Status: "success"}})
+	s.Emit(event.Event{Time: at, Data: event.Text{Step: 1, Delta: "late"}})
+	s.Emit(event.Event{Time: at, Data: event.Result{Status: "error"}})
 
 	lines := parseLines(t, buf.Bytes())
 	var types []string
@@ -105,16 +105,16 @@ func TestJSONConcurrentEmittersWriteWholeLines(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range perGoroutine {
-				var data any = event.Text{Step: i, Delta: fmt.Sprintf("g%d-%d ", g, i)}
+				var data event.Payload = event.Text{Step: i, Delta: fmt.Sprintf("g%d-%d ", g, i)}
 				if i%10 == 0 {
 					data = event.ToolResult{ID: fmt.Sprintf("c%d-%d", g, i), Name: "Shell", Output: big}
 				}
-				s.Emit(event.Event{Type: event.TypeText, Time: time.Unix(0, 0), Data: data})
+				s.Emit(event.Event{Time: time.Unix(0, 0), Data: data})
 			}
 		})
 	}
 	wg.Wait()
-	s.Emit(event.Event{Type: event.TypeResult, Time: time.Unix(0, 0), Data: event.Result{Status: "success"}})
+	s.Emit(event.Event{Time: time.Unix(0, 0), Data: event.Result{Status: "success"}})
 
 	if got, want := len(w.writes), goroutines*perGoroutine+1; got != want {
 		t.Fatalf("got %d writes, want %d (one per event)", got, want)
@@ -168,7 +168,7 @@ func TestJSONWriteErrors(t *testing.T) {
 			w := &failingWriter{ok: 2, short: tt.short}
 			s := NewJSON(w)
 			for i := range 5 {
-				s.Emit(event.Event{Type: event.TypeStepBegin, Time: time.Unix(0, 0),
+				s.Emit(event.Event{Time: time.Unix(0, 0),
 					Data: event.StepBegin{Turn: 1, Step: i + 1}})
 			}
 			if err := s.Err(); !errors.Is(err, tt.want) {
@@ -192,8 +192,8 @@ func TestJSONClosedPipe(t *testing.T) {
 	defer w.Close()
 	r.Close() // the consumer went away, as with `| head -1`
 	s := NewJSON(w)
-	s.Emit(event.Event{Type: event.TypeStepBegin, Time: time.Unix(0, 0), Data: event.StepBegin{Step: 1}})
-	s.Emit(event.Event{Type: event.TypeStepBegin, Time: time.Unix(0, 0), Data: event.StepBegin{Step: 2}})
+	s.Emit(event.Event{Time: time.Unix(0, 0), Data: event.StepBegin{Step: 1}})
+	s.Emit(event.Event{Time: time.Unix(0, 0), Data: event.StepBegin{Step: 2}})
 	err = s.Err()
 	if err == nil {
 		t.Fatal("Err() = nil after writing to a closed pipe")
@@ -206,7 +206,7 @@ func TestJSONClosedPipe(t *testing.T) {
 func TestJSONInvalidText(t *testing.T) {
 	tests := []struct {
 		name string
-		data any
+		data event.Payload
 		key  string
 		want any
 	}{
@@ -219,7 +219,7 @@ func TestJSONInvalidText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			NewJSON(&buf).Emit(event.Event{Type: event.TypeText, Time: time.Unix(0, 0), Data: tt.data})
+			NewJSON(&buf).Emit(event.Event{Time: time.Unix(0, 0), Data: tt.data})
 			lines := parseLines(t, buf.Bytes())
 			if got := lines[0][tt.key]; fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("%s = %q, want %q", tt.key, got, tt.want)
@@ -228,19 +228,24 @@ func TestJSONInvalidText(t *testing.T) {
 	}
 }
 
+// notAnObject is a tool_call payload that encodes as a JSON string, which no event may be.
+type notAnObject string
+
+func (notAnObject) Type() event.Type { return event.TypeToolCall }
+
 func TestJSONUnencodableEventBecomesWarning(t *testing.T) {
 	tests := []struct {
 		name string
-		data any
+		data event.Payload
 	}{
 		{"malformed raw arguments", event.ToolCall{ID: "c1", Name: "Shell", Arguments: json.RawMessage(`{"command":`)}},
-		{"payload that is not an object", "just a string"},
+		{"payload that is not an object", notAnObject("just a string")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			s := NewJSON(&buf)
-			s.Emit(event.Event{Type: event.TypeToolCall, Time: time.Unix(0, 0), Parent: "p1", Data: tt.data})
+			s.Emit(event.Event{Time: time.Unix(0, 0), Parent: "p1", Data: tt.data})
 			lines := parseLines(t, buf.Bytes())
 			if len(lines) != 1 || lines[0]["type"] != "warning" || lines[0]["parent_tool_call_id"] != "p1" {
 				t.Fatalf("got %v, want one warning line for the subagent", lines)
@@ -259,7 +264,7 @@ func TestJSONFillsMissingTime(t *testing.T) {
 	var buf bytes.Buffer
 	s := NewJSON(&buf)
 	s.now = func() time.Time { return time.Date(2026, 5, 6, 7, 8, 9, 10e6, time.UTC) }
-	s.Emit(event.Event{Type: event.TypeWarning, Data: event.Warning{Message: "x"}})
+	s.Emit(event.Event{Data: event.Warning{Message: "x"}})
 	if got := parseLines(t, buf.Bytes())[0]["ts"]; got != "2026-05-06T07:08:09.010Z" {
 		t.Errorf("ts = %v", got)
 	}

@@ -62,20 +62,20 @@ func TestKimiToolResultsFollowTheirAssistantMessage(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	s := NewKimi(&stdout, &stderr, KimiOptions{})
 	for _, e := range []event.Event{
-		c.ev(event.TypeStepBegin, event.StepBegin{Turn: 1, Step: 1}),
-		c.ev(event.TypeToolCall, event.ToolCall{Step: 1, ID: "a", Name: "Shell", Arguments: json.RawMessage(`{"command":"true"}`)}),
+		c.ev(event.StepBegin{Turn: 1, Step: 1}),
+		c.ev(event.ToolCall{Step: 1, ID: "a", Name: "Shell", Arguments: json.RawMessage(`{"command":"true"}`)}),
 		// The first call finishes while the reply still streams its text and a second call.
-		c.ev(event.TypeToolResult, event.ToolResult{Step: 1, ID: "a", Name: "Shell", Output: ""}),
-		c.ev(event.TypeText, event.Text{Step: 1, Delta: "Two checks."}),
-		c.ev(event.TypeToolCall, event.ToolCall{Step: 1, ID: "b", Name: "Bad", Arguments: json.RawMessage(`"{not json"`)}),
-		c.ev(event.TypeUsage, event.Usage{Step: 1}),
-		c.ev(event.TypeToolResult, event.ToolResult{Step: 1, ID: "b", Name: "Bad", IsError: true, Output: "ERROR: not run: the arguments are not a JSON object"}),
-		c.ev(event.TypeStepBegin, event.StepBegin{Turn: 1, Step: 2}),
-		c.ev(event.TypeText, event.Text{Step: 2, Delta: "half"}),
-		c.ev(event.TypeRetry, event.Retry{Step: 2, Attempt: 1}),
-		c.ev(event.TypeText, event.Text{Step: 2, Delta: "Whole."}),
-		c.ev(event.TypeUsage, event.Usage{Step: 2}),
-		c.ev(event.TypeResult, event.Result{Status: "success", FinalText: "Whole."}),
+		c.ev(event.ToolResult{Step: 1, ID: "a", Name: "Shell", Output: ""}),
+		c.ev(event.Text{Step: 1, Delta: "Two checks."}),
+		c.ev(event.ToolCall{Step: 1, ID: "b", Name: "Bad", Arguments: json.RawMessage(`"{not json"`)}),
+		c.ev(event.Usage{Step: 1}),
+		c.ev(event.ToolResult{Step: 1, ID: "b", Name: "Bad", IsError: true, Output: "ERROR: not run: the arguments are not a JSON object"}),
+		c.ev(event.StepBegin{Turn: 1, Step: 2}),
+		c.ev(event.Text{Step: 2, Delta: "half"}),
+		c.ev(event.Retry{Step: 2, Attempt: 1}),
+		c.ev(event.Text{Step: 2, Delta: "Whole."}),
+		c.ev(event.Usage{Step: 2}),
+		c.ev(event.Result{Status: "success", FinalText: "Whole."}),
 	} {
 		s.Emit(e)
 	}
@@ -100,8 +100,8 @@ func TestKimiWriteError(t *testing.T) {
 	c := newClock()
 	var stderr bytes.Buffer
 	s := NewKimi(failWriter{}, &stderr, KimiOptions{})
-	s.Emit(c.ev(event.TypeText, event.Text{Step: 1, Delta: "x"}))
-	s.Emit(c.ev(event.TypeResult, event.Result{Status: "success"}))
+	s.Emit(c.ev(event.Text{Step: 1, Delta: "x"}))
+	s.Emit(c.ev(event.Result{Status: "success"}))
 	if err := s.Err(); err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Errorf("Err() = %v", err)
 	}

@@ -151,7 +151,7 @@ func (s *Text) progress(e event.Event, data any) {
 		s.spoken(e.Parent)
 		debug(fmt.Sprintf("subagent %s after %d steps", d.Status, d.Steps))
 	default:
-		debug("event " + string(e.Type))
+		debug("event " + string(e.Type()))
 	}
 }
 

@@ -120,7 +120,7 @@ func (s *Text) Emit(e event.Event) {
 		return
 	}
 	data := deref(e.Data)
-	if e.Type == event.TypeResult && e.Parent == "" {
+	if e.Type() == event.TypeResult && e.Parent == "" {
 		s.done = true
 		r, _ := data.(event.Result) // a malformed payload still ends the run, as a failure
 		s.finish(e, r)

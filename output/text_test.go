@@ -43,7 +43,7 @@ func TestTextGolden(t *testing.T) {
 }
 
 func result(status, reason, final string) event.Event {
-	return event.Event{Type: event.TypeResult, Time: time.Unix(0, 0),
+	return event.Event{Time: time.Unix(0, 0),
 		Data: event.Result{Status: status, TerminalReason: reason, FinalText: final}}
 }
 
@@ -62,7 +62,7 @@ func TestTextFinalAnswer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			s := NewText(&stdout, &stderr, TextOptions{})
-			s.Emit(event.Event{Type: event.TypeText, Time: time.Unix(0, 0), Data: event.Text{Step: 1, Delta: "draft"}})
+			s.Emit(event.Event{Time: time.Unix(0, 0), Data: event.Text{Step: 1, Delta: "draft"}})
 			s.Emit(result(tt.status, "max_iterations", tt.final))
 			s.Emit(result("success", "completed", "second result"))
 			if got := stdout.String(); got != tt.want {
@@ -79,7 +79,7 @@ func TestTextQuiet(t *testing.T) {
 		wantStderr string // regexp; empty means stderr must be empty
 	}{
 		{"success is silent", result("success", "completed", "ok"), ""},
-		{"failure says why in one line", event.Event{Type: event.TypeResult, Time: time.Unix(0, 0),
+		{"failure says why in one line", event.Event{Time: time.Unix(0, 0),
 			Data: &event.Result{Status: "error", TerminalReason: "transient", ExitCode: 75,
 				Error: &event.ErrorInfo{Kind: "transient", Message: "HTTP 503:\nservice unavailable", HTTPStatus: 503}}},
 			`^ERR failed: the provider kept failing after all retries: HTTP 503: service unavailable reason=transient exit_code=75 http_status=503 .*\n$`},
@@ -112,7 +112,7 @@ func TestTextColor(t *testing.T) {
 	for _, color := range []bool{false, true} {
 		var stderr bytes.Buffer
 		s := NewText(&bytes.Buffer{}, &stderr, TextOptions{Color: color})
-		s.Emit(event.Event{Type: event.TypeStepBegin, Time: time.Unix(0, 0), Data: event.StepBegin{Step: 1}})
+		s.Emit(event.Event{Time: time.Unix(0, 0), Data: event.StepBegin{Step: 1}})
 		if got := bytes.Contains(stderr.Bytes(), []byte("\x1b[")); got != color {
 			t.Errorf("Color=%v: colour codes present = %v in %q", color, got, stderr.String())
 		}
@@ -122,7 +122,7 @@ func TestTextColor(t *testing.T) {
 func TestTextTimestamps(t *testing.T) {
 	var stderr bytes.Buffer
 	s := NewText(&bytes.Buffer{}, &stderr, TextOptions{Timestamps: true})
-	s.Emit(event.Event{Type: event.TypeStepBegin, Time: time.Now(), Data: event.StepBegin{Step: 4}})
+	s.Emit(event.Event{Time: time.Now(), Data: event.StepBegin{Step: 4}})
 	if !regexp.MustCompile(`^\d\d:\d\d:\d\d INF step 4\n$`).MatchString(stderr.String()) {
 		t.Errorf("stderr = %q, want a time of day before the line", stderr.String())
 	}
@@ -137,7 +137,7 @@ func (brokenWriter) Write([]byte) (int, error) { return 0, errBroken }
 func TestTextWriteErrors(t *testing.T) {
 	// A broken stdout is reported; a broken stderr is ignored.
 	s := NewText(brokenWriter{}, brokenWriter{}, TextOptions{})
-	s.Emit(event.Event{Type: event.TypeStepBegin, Time: time.Unix(0, 0), Data: event.StepBegin{Step: 1}})
+	s.Emit(event.Event{Time: time.Unix(0, 0), Data: event.StepBegin{Step: 1}})
 	if err := s.Err(); err != nil {
 		t.Fatalf("Err() = %v after a stderr failure, want nil", err)
 	}
@@ -156,10 +156,10 @@ func TestTextConcurrentToolCalls(t *testing.T) {
 		wg.Go(func() {
 			id := fmt.Sprintf("c%d", i)
 			args, _ := json.Marshal(map[string]string{"path": fmt.Sprintf("file%d.go", i)})
-			s.Emit(event.Event{Type: event.TypeToolCall, Time: time.Unix(0, 0),
+			s.Emit(event.Event{Time: time.Unix(0, 0),
 				Data: event.ToolCall{ID: id, Name: "ReadFile", Arguments: args}})
-			s.Emit(event.Event{Type: event.TypeThinking, Time: time.Unix(0, 0), Data: event.Thinking{Step: i, Delta: "x"}})
-			s.Emit(event.Event{Type: event.TypeToolResult, Time: time.Unix(0, 0),
+			s.Emit(event.Event{Time: time.Unix(0, 0), Data: event.Thinking{Step: i, Delta: "x"}})
+			s.Emit(event.Event{Time: time.Unix(0, 0),
 				Data: event.ToolResult{ID: id, Name: "ReadFile", DurationMS: 1}})
 		})
 	}
@@ -185,8 +185,8 @@ func TestTextToolOutputExcerpt(t *testing.T) {
 	emit := func(opts TextOptions, isErr bool) string {
 		var stdout, stderr bytes.Buffer
 		s := NewText(&stdout, &stderr, opts)
-		s.Emit(event.Event{Type: event.TypeToolCall, Data: event.ToolCall{ID: "c1", Name: "Shell", Arguments: json.RawMessage(`{"command":"make"}`)}})
-		s.Emit(event.Event{Type: event.TypeToolResult, Data: event.ToolResult{ID: "c1", Name: "Shell", IsError: isErr, Output: out}})
+		s.Emit(event.Event{Data: event.ToolCall{ID: "c1", Name: "Shell", Arguments: json.RawMessage(`{"command":"make"}`)}})
+		s.Emit(event.Event{Data: event.ToolResult{ID: "c1", Name: "Shell", IsError: isErr, Output: out}})
 		return stderr.String()
 	}
 	got := emit(TextOptions{}, true)

@@ -231,5 +231,5 @@ func (r *Runner) emit(it event.Iteration) {
 	if r.Now != nil {
 		now = r.Now
 	}
-	r.Sink.Emit(event.Event{Type: event.TypeIteration, Time: now(), Data: it})
+	r.Sink.Emit(event.Event{Time: now(), Data: it})
 }

@@ -106,7 +106,6 @@ func iterations(max int, steps ...string) []event.Event {
 			n++
 		}
 		evs = append(evs, event.Event{
-			Type: event.TypeIteration,
 			Time: epoch.Add(time.Duration(i+1) * time.Second),
 			Data: event.Iteration{Iteration: n, Max: max, Node: node, Choice: choice},
 		})

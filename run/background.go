@@ -24,7 +24,7 @@ func (r *runState) endBackground() {
 		if n == 1 {
 			cmds = "command"
 		}
-		r.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf(
+		r.emit(event.Warning{Message: fmt.Sprintf(
 			"stopped the processes that %d Shell %s left running in the background (--keep-background keeps them)", n, cmds)})
 	}
 }

@@ -205,7 +205,7 @@ func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m m
 			return false
 		}
 		answered++
-		r.emit(event.TypeAnswer, event.Answer{Message: answered, Line: line, FinalText: out.finalText})
+		r.emit(event.Answer{Message: answered, Line: line, FinalText: out.finalText})
 		return true
 	}
 	if c.first != "" {
@@ -235,7 +235,7 @@ func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m m
 		if err != nil {
 			reason := fmt.Sprintf("line %d: %v", in.n, err)
 			bad = append(bad, reason)
-			r.emit(event.TypeWarning, event.Warning{Message: "stdin " + reason + "; skipped"})
+			r.emit(event.Warning{Message: "stdin " + reason + "; skipped"})
 			continue
 		}
 		out, err := m.answer(ctx, p)

@@ -159,7 +159,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			}
 			return
 		}
-		r.emit(event.TypeWarning, event.Warning{Message: msg})
+		r.emit(event.Warning{Message: msg})
 	}
 	for _, msg := range append(telWarnings, cfg.warnings...) {
 		warn(msg)
@@ -257,7 +257,7 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			for i, it := range items {
 				todo.Items[i] = event.TodoItem{Title: it.Title, Status: it.Status}
 			}
-			r.emit(event.TypeTodo, todo)
+			r.emit(todo)
 		},
 	}
 	retryPolicy := agent.RetryPolicy{
@@ -351,29 +351,29 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
 	// flows start their loop again on the restored conversation.
 	a.ResumeTurn = conv == nil && plan.flow == nil && plan.ralph == 0
-	r.emit(event.TypeInit, event.Init{
+	r.emit(event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
 		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
 		MCPServers: servers.initInfo(),
 	})
 	for _, msg := range append(early, servers.warnings()...) {
-		r.emit(event.TypeWarning, event.Warning{Message: msg})
+		r.emit(event.Warning{Message: msg})
 	}
 	if w := rootWarning(cli.Sandbox, os.Geteuid(), sio.Getenv, fileExists, os.ReadFile); w != "" {
-		r.emit(event.TypeWarning, event.Warning{Message: w})
+		r.emit(event.Warning{Message: w})
 	}
 	if sess.warning != "" {
-		r.emit(event.TypeWarning, event.Warning{Message: sess.warning})
+		r.emit(event.Warning{Message: sess.warning})
 	}
 	if loginErr != nil {
 		return r.finish(ctx, outcome{}, agent.Stats{}, loginErr)
 	}
 	if sess.restored != nil {
 		if w := systemPromptKept(cli, sess.id); w != "" {
-			r.emit(event.TypeWarning, event.Warning{Message: w})
+			r.emit(event.Warning{Message: w})
 		}
 		for _, w := range sess.restored.Warnings {
-			r.emit(event.TypeWarning, event.Warning{Message: "session " + sess.id + ": " + w})
+			r.emit(event.Warning{Message: "session " + sess.id + ": " + w})
 		}
 		a.Restore(sess.restored)
 	}
@@ -515,10 +515,10 @@ type runState struct {
 }
 
 // warn emits a warning event.
-func (r *runState) warn(msg string) { r.emit(event.TypeWarning, event.Warning{Message: msg}) }
+func (r *runState) warn(msg string) { r.emit(event.Warning{Message: msg}) }
 
-func (r *runState) emit(t event.Type, data any) {
-	r.sink.Emit(event.Event{Type: t, Time: time.Now(), Data: data})
+func (r *runState) emit(p event.Payload) {
+	r.sink.Emit(event.Event{Time: time.Now(), Data: p})
 }
 
 // finish emits the result event (always the last one) and returns the exit code.
@@ -560,7 +560,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 			v = verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "output", Message: err.Error()}}
 			res.TerminalReason, res.ExitCode, res.Error = v.reason, int(v.code), v.err
 		} else if err != nil {
-			r.emit(event.TypeWarning, event.Warning{Message: err.Error()})
+			r.emit(event.Warning{Message: err.Error()})
 		}
 	}
 	if v.code != ExitOK {
@@ -577,7 +577,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		r.hooks.sessionEnd(ctx, v)
 	}
 	res.SessionWarning = r.settleSession(v)
-	r.emit(event.TypeResult, res)
+	r.emit(res)
 	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
 		// The answer did not reach stdout: that is not success.
 		fmt.Fprintf(r.sio.Stderr, "kimi-run: writing output: %v\n", werr)

@@ -129,10 +129,10 @@ func mcpNamePart(s string) string {
 
 // wrap filters and wraps a toolset: the root's, once every tool (MCP tools included) is in
 // it, and each subagent kind's.
-func (g *guard) wrap(ts []tools.Tool, emit func(event.Type, any)) []tools.Tool {
+func (g *guard) wrap(ts []tools.Tool, emit func(event.Payload)) []tools.Tool {
 	deny := func(d policy.Denial) {
 		g.denials.Add(1)
-		emit(event.TypeToolDenied, event.ToolDenied{ID: d.CallID, Name: d.Tool, Rule: d.Rule, Message: d.Reason})
+		emit(event.ToolDenied{ID: d.CallID, Name: d.Tool, Rule: d.Rule, Message: d.Reason})
 	}
 	return g.sandbox.guardTools(g.rules.Apply(ts, deny), deny)
 }

@@ -44,7 +44,7 @@ func startMCP(ctx context.Context, plan mcpPlan, r *runState, stderr io.Writer, 
 		Version:        version,
 		Roots:          []string{workDir},
 		Exited: func(server string, err error) {
-			r.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf(
+			r.emit(event.Warning{Message: fmt.Sprintf(
 				"MCP server %q stopped: %v; its tools fail for the rest of the run", server, err)})
 		},
 	}

@@ -95,7 +95,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
 		if (wantsJSON(args) || wantsFinalJSON(args)) && !kimiProfile(args) {
 			// The stream's last line is a result even when the flags did not parse.
-			output.NewJSON(sio.Stdout).Emit(event.Event{Type: event.TypeResult, Time: time.Now(), Data: event.Result{
+			output.NewJSON(sio.Stdout).Emit(event.Event{Time: time.Now(), Data: event.Result{
 				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
 				Error: &event.ErrorInfo{Kind: "usage", Message: err.Error()},
 			}})

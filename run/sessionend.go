@@ -43,7 +43,7 @@ func (r *runState) settleSession(v verdict) string {
 	}
 	if err == nil {
 		if err = p.session.Sync(); err != nil {
-			r.emit(event.TypeWarning, event.Warning{Message: err.Error()})
+			r.emit(event.Warning{Message: err.Error()})
 		}
 	}
 	if err != nil {
@@ -51,13 +51,13 @@ func (r *runState) settleSession(v verdict) string {
 	}
 	if v.code == ExitOK {
 		if err := p.recordLast(); err != nil {
-			r.emit(event.TypeWarning, event.Warning{Message: err.Error()})
+			r.emit(event.Warning{Message: err.Error()})
 			problems = append(problems, err.Error())
 		}
 	}
 	warning := redact(strings.Join(problems, "; "), r.secret)
 	if err := p.end(v, warning, time.Now()); err != nil {
-		r.emit(event.TypeWarning, event.Warning{Message: err.Error() + " (--list-sessions shows it as unknown)"})
+		r.emit(event.Warning{Message: err.Error() + " (--list-sessions shows it as unknown)"})
 	}
 	return warning
 }

@@ -63,7 +63,7 @@ func (w *stallWatch) Emit(e event.Event) {
 	case *event.Retry:
 		w.resumeAt = now.Add(time.Duration(d.DelayMS) * time.Millisecond)
 	}
-	if e.Type == event.TypeResult && e.Parent == "" {
+	if e.Type() == event.TypeResult && e.Parent == "" {
 		w.stopped = true
 		w.timer.Stop()
 	} else {
@@ -119,7 +119,7 @@ func (w *stallWatch) fire() {
 	if w.stderr != nil {
 		fmt.Fprintf(w.stderr, "kimi-run: %s\n", msg)
 	}
-	w.inner.Emit(event.Event{Type: event.TypeWarning, Time: now, Data: event.Warning{Message: msg}})
+	w.inner.Emit(event.Event{Time: now, Data: event.Warning{Message: msg}})
 }
 
 // Err reports the wrapped sink's error.

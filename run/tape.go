@@ -138,7 +138,7 @@ func (t *tape) adjust(p *agent.RetryPolicy, stderr io.Writer, progress bool) {
 func (t *tape) finish(r *runState, out outcome, err error) error {
 	if t.rec != nil {
 		if cerr := t.rec.Close(); cerr != nil {
-			r.emit(event.TypeWarning, event.Warning{Message: fmt.Sprintf("the cassette %s is incomplete: %v", t.cli.Record, cerr)})
+			r.emit(event.Warning{Message: fmt.Sprintf("the cassette %s is incomplete: %v", t.cli.Record, cerr)})
 		}
 	}
 	// Only a run that would succeed is failed for it: one that stopped early (a step

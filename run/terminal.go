@@ -65,7 +65,7 @@ func (t terminalSafe) Emit(e event.Event) {
 		t.Sink.Emit(e)
 		return
 	}
-	clean := cleanValue(reflect.ValueOf(e.Data)).Interface()
+	clean := cleanValue(reflect.ValueOf(e.Data)).Interface().(event.Payload)
 	// The final answer goes to stdout as the model wrote it: it is the run's product
 	// (answer.md), not a line on the terminal's log.
 	switch d := clean.(type) {

@@ -29,9 +29,9 @@ func TestNeutralize(t *testing.T) {
 func TestTerminalSafeSink(t *testing.T) {
 	var rec testkit.Recorder
 	s := terminalSafe{&rec}
-	s.Emit(event.Event{Type: event.TypeToolResult, Data: event.ToolResult{ID: "c1", Output: "a\x1b[31mred"}})
-	s.Emit(event.Event{Type: event.TypeToolCall, Data: &event.ToolCall{ID: "c2", Arguments: json.RawMessage(`{"command":"printf '\u001b[2J'"}`)}})
-	s.Emit(event.Event{Type: event.TypeResult, Data: event.Result{FinalText: "answer\x1b[0m", Error: &event.ErrorInfo{Message: "bad\x1bthing"}}})
+	s.Emit(event.Event{Data: event.ToolResult{ID: "c1", Output: "a\x1b[31mred"}})
+	s.Emit(event.Event{Data: &event.ToolCall{ID: "c2", Arguments: json.RawMessage(`{"command":"printf '\u001b[2J'"}`)}})
+	s.Emit(event.Event{Data: event.Result{FinalText: "answer\x1b[0m", Error: &event.ErrorInfo{Message: "bad\x1bthing"}}})
 	evs := rec.Events()
 	if got := evs[0].Data.(event.ToolResult).Output; got != `a\x1b[31mred` {
 		t.Errorf("tool output = %q", got)

@@ -31,23 +31,23 @@ func run(t *testing.T, tel *telemetry.Telemetry) {
 	cost := 0.25
 	args := json.RawMessage(`{"command":"echo ` + argMarker + ` ` + secret + `"}`)
 	evs := []event.Event{
-		{Type: event.TypeInit, Time: at(0), Data: event.Init{SessionID: "s1", Model: "kimi-k2", BaseURLHost: "api.example", Tools: []string{"Shell", "Agent"}}},
-		{Type: event.TypeTurnBegin, Time: at(1), Data: event.TurnBegin{Turn: 1}},
-		{Type: event.TypeStepBegin, Time: at(2), Data: event.StepBegin{Turn: 1, Step: 1}},
-		{Type: event.TypeRetry, Time: at(3), Data: event.Retry{Step: 1, Attempt: 1, MaxAttempts: 3, DelayMS: 10, HTTPStatus: 503, Error: "busy " + secret}},
-		{Type: event.TypeToolCall, Time: at(10), Data: event.ToolCall{Step: 1, ID: "c1", Name: "Shell", Arguments: args}},
-		{Type: event.TypeToolCall, Time: at(11), Data: event.ToolCall{Step: 1, ID: "c2", Name: "Agent", Arguments: json.RawMessage(`{"prompt":"` + argMarker + `"}`)}},
-		{Type: event.TypeUsage, Time: at(12), Data: event.Usage{Step: 1, InputTokens: 100, OutputTokens: 20, CachedTokens: 40}},
-		{Type: event.TypeToolResult, Time: at(20), Data: event.ToolResult{Step: 1, ID: "c1", Name: "Shell", IsError: true, Output: outMarker + " " + secret, DurationMS: 10}},
-		{Type: event.TypeTurnBegin, Time: at(21), Parent: "c2", Data: event.TurnBegin{Turn: 1, Node: "describe " + argMarker}},
-		{Type: event.TypeStepBegin, Time: at(22), Parent: "c2", Data: event.StepBegin{Turn: 1, Step: 1}},
-		{Type: event.TypeUsage, Time: at(30), Parent: "c2", Data: event.Usage{Step: 1, InputTokens: 50, OutputTokens: 5}},
-		{Type: event.TypeTurnEnd, Time: at(31), Parent: "c2", Data: event.TurnEnd{Turn: 1, Steps: 1, StopReason: "completed"}},
-		{Type: event.TypeToolResult, Time: at(32), Data: event.ToolResult{Step: 1, ID: "c2", Name: "Agent", Output: outMarker, DurationMS: 21}},
-		{Type: event.TypeStepBegin, Time: at(33), Data: event.StepBegin{Turn: 1, Step: 2}},
-		{Type: event.TypeUsage, Time: at(40), Data: event.Usage{Step: 2, InputTokens: 200, OutputTokens: 30}},
-		{Type: event.TypeTurnEnd, Time: at(41), Data: event.TurnEnd{Turn: 1, Steps: 2, StopReason: "completed"}},
-		{Type: event.TypeResult, Time: at(42), Data: event.Result{Status: "error", TerminalReason: "max_steps", ExitCode: 3,
+		{Time: at(0), Data: event.Init{SessionID: "s1", Model: "kimi-k2", BaseURLHost: "api.example", Tools: []string{"Shell", "Agent"}}},
+		{Time: at(1), Data: event.TurnBegin{Turn: 1}},
+		{Time: at(2), Data: event.StepBegin{Turn: 1, Step: 1}},
+		{Time: at(3), Data: event.Retry{Step: 1, Attempt: 1, MaxAttempts: 3, DelayMS: 10, HTTPStatus: 503, Error: "busy " + secret}},
+		{Time: at(10), Data: event.ToolCall{Step: 1, ID: "c1", Name: "Shell", Arguments: args}},
+		{Time: at(11), Data: event.ToolCall{Step: 1, ID: "c2", Name: "Agent", Arguments: json.RawMessage(`{"prompt":"` + argMarker + `"}`)}},
+		{Time: at(12), Data: event.Usage{Step: 1, InputTokens: 100, OutputTokens: 20, CachedTokens: 40}},
+		{Time: at(20), Data: event.ToolResult{Step: 1, ID: "c1", Name: "Shell", IsError: true, Output: outMarker + " " + secret, DurationMS: 10}},
+		{Time: at(21), Parent: "c2", Data: event.TurnBegin{Turn: 1, Node: "describe " + argMarker}},
+		{Time: at(22), Parent: "c2", Data: event.StepBegin{Turn: 1, Step: 1}},
+		{Time: at(30), Parent: "c2", Data: event.Usage{Step: 1, InputTokens: 50, OutputTokens: 5}},
+		{Time: at(31), Parent: "c2", Data: event.TurnEnd{Turn: 1, Steps: 1, StopReason: "completed"}},
+		{Time: at(32), Data: event.ToolResult{Step: 1, ID: "c2", Name: "Agent", Output: outMarker, DurationMS: 21}},
+		{Time: at(33), Data: event.StepBegin{Turn: 1, Step: 2}},
+		{Time: at(40), Data: event.Usage{Step: 2, InputTokens: 200, OutputTokens: 30}},
+		{Time: at(41), Data: event.TurnEnd{Turn: 1, Steps: 2, StopReason: "completed"}},
+		{Time: at(42), Data: event.Result{Status: "error", TerminalReason: "max_steps", ExitCode: 3,
 			FinalText: outMarker, Steps: 3, ToolCalls: 2, Usage: event.UsageTotals{InputTokens: 350, OutputTokens: 55, CachedTokens: 40, CostUSD: &cost},
 			Error: &event.ErrorInfo{Kind: "max_steps", Message: "stopped " + secret}}},
 	}
@@ -252,7 +252,7 @@ func TestUnreachableCollector(t *testing.T) {
 			if tel.FlushTimeout() != 200*time.Millisecond {
 				t.Errorf("flush bound = %v", tel.FlushTimeout())
 			}
-			tel.Emit(event.Event{Type: event.TypeResult, Time: time.Now(), Data: event.Result{ExitCode: 0, TerminalReason: "completed"}})
+			tel.Emit(event.Event{Time: time.Now(), Data: event.Result{ExitCode: 0, TerminalReason: "completed"}})
 			if err := tel.Shutdown(context.Background()); err == nil {
 				t.Errorf("Shutdown reported no error for an unreachable collector")
 			}

@@ -42,7 +42,7 @@ func (r *Recorder) Of(t event.Type) []event.Event {
 	defer r.mu.Unlock()
 	var out []event.Event
 	for _, e := range r.events {
-		if e.Type == t {
+		if e.Type() == t {
 			out = append(out, e)
 		}
 	}

@@ -9,13 +9,13 @@ import (
 
 func TestRecorderWaitFor(t *testing.T) {
 	var r Recorder
-	r.Emit(event.Event{Type: event.TypeText})
+	r.Emit(event.Event{Data: event.Text{}})
 	go func() {
-		r.Emit(event.Event{Type: event.TypeStepBegin})
-		r.Emit(event.Event{Type: event.TypeUsage})
+		r.Emit(event.Event{Data: event.StepBegin{}})
+		r.Emit(event.Event{Data: event.Usage{}})
 	}()
-	e, ok := r.WaitFor(t.Context(), func(e event.Event) bool { return e.Type == event.TypeUsage })
-	if !ok || e.Type != event.TypeUsage {
+	e, ok := r.WaitFor(t.Context(), func(e event.Event) bool { return e.Type() == event.TypeUsage })
+	if !ok || e.Type() != event.TypeUsage {
 		t.Fatalf("WaitFor = %+v, %v", e, ok)
 	}
 	if got := r.Of(event.TypeText); len(got) != 1 {
@@ -26,7 +26,7 @@ func TestRecorderWaitFor(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, ok := r.WaitFor(ctx, func(e event.Event) bool { return e.Type == event.TypeResult }); ok {
+	if _, ok := r.WaitFor(ctx, func(e event.Event) bool { return e.Type() == event.TypeResult }); ok {
 		t.Error("WaitFor found an event that was never emitted")
 	}
 }
