@@ -24,6 +24,7 @@ func main() {
 		Stdout:  os.Stdout,
 		Stderr:  os.Stderr,
 		Getenv:  os.Getenv,
+		Environ: os.Environ,
 		Signals: sig,
 	}, versionString())))
 }

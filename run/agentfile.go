@@ -24,28 +24,12 @@ type agentSetup struct {
 	subPrompts map[string]string
 }
 
-// loadAgent reads the agent of the run and renders its prompts with vars.
-func loadAgent(cli *CLI, vars map[string]string) (*agentSetup, error) {
-	var spec *agentspec.Spec
+// loadAgent renders the prompts of the run's agent (config.Resolve loaded it) with vars;
+// dmail (--dmail) gives the root SendDMail.
+func loadAgent(spec *agentspec.Spec, dmail bool, vars map[string]string) (*agentSetup, error) {
 	var err error
-	switch {
-	case cli.Agent != "" && cli.AgentFile != "":
-		return nil, usagef("--agent and --agent-file cannot be combined")
-	case cli.AgentFile != "":
-		spec, err = agentspec.Load(cli.AgentFile)
-	case cli.Agent != "":
-		if !slices.Contains(agentspec.Builtins, cli.Agent) {
-			return nil, usagef("--agent %q: the built-in agents are %s", cli.Agent, strings.Join(agentspec.Builtins, ", "))
-		}
-		spec, err = agentspec.Builtin(cli.Agent)
-	default:
-		spec, err = agentspec.Builtin("default")
-	}
-	if err != nil {
-		return nil, usagef("%w", err)
-	}
 	s := &agentSetup{spec: spec, tools: spec.ToolNames(), subPrompts: map[string]string{}}
-	if cli.DMail && !slices.Contains(s.tools, "SendDMail") {
+	if dmail && !slices.Contains(s.tools, "SendDMail") {
 		s.tools = append(s.tools, "SendDMail")
 	}
 	s.dmail = slices.Contains(s.tools, "SendDMail")
@@ -91,20 +75,14 @@ func (s *agentSetup) rootTools(all []tools.Tool) ([]tools.Tool, []string) {
 }
 
 // subagentKinds builds the subagents of the agent file from all the tools there are: each
-// gets the tools its own file names, never Agent or SendDMail, so delegation cannot nest
-// and a subagent cannot rewind its parent. As in Kimi CLI, a subagent is an agent of its
-// own: what the root's file excludes does not bind it.
+// gets the tools its own file names (never Agent or SendDMail: agentspec leaves the root's
+// own tools out of a subagent's list). As in Kimi CLI, a subagent is an agent of its own:
+// what the root's file excludes does not bind it.
 func (s *agentSetup) subagentKinds(all []tools.Tool) (map[string]agent.SubagentKind, []string) {
 	kinds := make(map[string]agent.SubagentKind, len(s.spec.Subagents))
 	var warnings []string
 	for _, sub := range s.spec.Subagents {
-		var names []string
-		for _, n := range sub.Spec.ToolNames() {
-			if n != "Agent" && n != "SendDMail" {
-				names = append(names, n)
-			}
-		}
-		kept, missing := filterTools(all, names)
+		kept, missing := filterTools(all, sub.Spec.ToolNames())
 		if len(missing) > 0 {
 			warnings = append(warnings, fmt.Sprintf("subagent %s: tools that kimi-run does not have are left out: %s", sub.Name, strings.Join(missing, ", ")))
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/ralph"
 )
@@ -37,12 +38,11 @@ type inputLine struct {
 // openConversation reads the optional first prompt and starts reading stdin's messages. It
 // never reads a terminal: there a first prompt is answered alone, and without one the run is
 // a usage error.
-func openConversation(ctx context.Context, cli *CLI, stdin Stdin, warn func(string)) (*conversation, error) {
+func openConversation(ctx context.Context, s *config.Settings, stdin Stdin, warn func(string)) (*conversation, error) {
 	c := &conversation{}
-	if cli.Prompt != "" || cli.given["prompt"] || len(cli.Words) > 0 || cli.PromptFile != "" {
-		own := *cli
-		own.NoStdin = true // stdin holds the messages, not context for the prompt
-		p, err := readPrompt(ctx, &own, nil, false, warn)
+	if s.Prompt != "" || s.PromptGiven || len(s.Flags.Words) > 0 || s.Flags.PromptFile != "" {
+		// stdin holds the messages, never context for the prompt.
+		p, err := readPrompt(ctx, s, nil, false, warn)
 		if err != nil {
 			return c, err
 		}
@@ -164,7 +164,7 @@ func userText(line []byte) (string, error) {
 // messageRunner is what answering a message needs: each is planned (a usage error there,
 // such as an unknown skill, skips the message like a bad line) and run like a prompt.
 type messageRunner struct {
-	cli    *CLI
+	s      *config.Settings
 	skills *ralph.Skills
 	agent  *agent.Agent
 	sink   event.Sink
@@ -177,7 +177,7 @@ type messageRunner struct {
 // answer runs one planned message through the hooks.
 func (m messageRunner) answer(ctx context.Context, p plan) (outcome, error) {
 	return m.hooks.around(ctx, p.prompt, m.agent, func(t ralph.Turner) (outcome, error) {
-		return runPlan(ctx, m.cli, p, t, m.agent, m.sink, m.warn)
+		return runPlan(ctx, m.s, p, t, m.agent, m.sink, m.warn)
 	})
 }
 
@@ -230,7 +230,7 @@ func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m m
 		}
 		p, err := plan{}, in.bad
 		if err == nil {
-			p, err = planRun(m.cli, m.skills, in.text)
+			p, err = planRun(m.s, m.skills, in.text)
 		}
 		if err != nil {
 			reason := fmt.Sprintf("line %d: %v", in.n, err)

@@ -5,19 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
-	"github.com/kimi-run/kimi-run/event"
-
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
-	"github.com/kimi-run/kimi-run/internal/procgroup"
-	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/ralph"
-	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
+	"github.com/kimi-run/kimi-run/tools/mcp"
 )
 
 // outcome is what the run produced, whichever way it ran (one turn, Ralph or a flow).
@@ -30,280 +27,212 @@ type outcome struct {
 	structured json.RawMessage
 }
 
-// execute runs a parsed command line and returns the exit code.
-func execute(cli *CLI, sio IO, version string) ExitCode {
+// execute runs a parsed command line and returns the exit code. It is the composition
+// root: resolve the settings, start (output, signals), open (prompt, workspace, session),
+// build (MCP, model, agent), begin (init), work, finish. Every phase that fails ends the
+// run with the result event; what the phases opened is closed once, at the end.
+func execute(f *config.Flags, sio IO, version string) ExitCode {
 	started := time.Now()
-	compatErr := normalizeKimi(cli)
-	jsonMode := cli.OutputFormat == "stream-json"
-	// Scrub the keys from both streams: those in the environment now, the config file's
-	// once it is read, before anything else is written.
-	secrets := &secretSet{}
-	for _, k := range credentialVars {
-		secrets.add(sio.Getenv(k))
+	s, resolveErr := config.Resolve(*f, sio.env())
+	r, ctx := start(s, sio, version, started)
+	defer r.res.close()
+	in, err := r.open(ctx, resolveErr)
+	if err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
-	rawStderr := sio.Stderr
-	sio.Stdout, sio.Stderr = stdout, stderr
-	if jsonMode {
-		// stderr has only kimi-run's plain lines here, never colour: neutralize all of it.
-		sio.Stderr = neutralWriter{stderr}
+	b, err := r.build(ctx, in)
+	if err != nil {
+		// The run never started: an empty new session would only be noise.
+		r.session.dropIfNew()
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	// warn and error keep only what went wrong: no MCP servers' chatter either.
-	quiet := cli.Quiet || cli.LogLevel == "warn" || cli.LogLevel == "error"
-	var sink output.Sink
-	textOpts := output.TextOptions{
-		Quiet:    cli.Quiet,
-		MinLevel: cli.LogLevel,
-		Color:    colorOK(rawStderr, sio.Getenv),
-		Verbose:  cli.LogLevel == "debug",
-		// Under --json-schema stdout carries only the JSON that matched it.
-		JSONOnly:  cli.JSONSchema != "",
-		WaitScale: replayWaits(cli),
+	if err := r.begin(b); err != nil {
+		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
-	switch {
-	case cli.kimiMessages():
-		sink = output.NewKimi(sio.Stdout, sio.Stderr, output.KimiOptions{FinalOnly: cli.FinalMessageOnly})
-	case jsonMode:
-		sink = output.NewJSON(sio.Stdout)
-	case cli.OutputFormat == "json":
-		// One JSON object on stdout at the end, the progress of text mode on stderr.
-		sink = output.NewFinal(sio.Stdout, output.NewText(io.Discard, sio.Stderr, textOpts))
-	default:
-		sink = output.NewText(sio.Stdout, sio.Stderr, textOpts)
-	}
-	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
-	if jsonMode {
-		noticeTo = sio.Stderr
-	}
-	if !jsonMode {
-		// Text for a person: no terminal control from tool output or the model.
-		sink = terminalSafe{sink}
-	}
-	sink = newStallWatch(sink, cli.StallNotice, cli.StreamIdleTimeout, noticeTo)
-	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
-	// export (bounded) is the last thing the run does.
-	tel, telWarnings := startTelemetry(cli, sio.Getenv, version, secrets)
-	if tel != nil {
-		sink = telemetrySink{Sink: sink, t: tel}
-		defer stopTelemetry(tel, sio.Stderr, secrets)
-	}
-	r := &runState{sink: sink, sio: sio, jsonMode: jsonMode, started: started, keep: cli.KeepBackground,
-		answerFile: cli.OutputLastMessage, answerJSON: cli.JSONSchema != "", scrub: stdout.scrub}
+	out, err := r.work(ctx, in, b)
+	return r.finish(ctx, out, b.agent.Stats(), err)
+}
 
-	// The watchdog kills what the run's children left in their groups should kimi-run die
-	// without ending them (SIGKILL); it starts with the first child. Close, deferred first,
-	// runs last: after the result, the MCP servers' shutdown and the background groups'.
-	r.watch = &procgroup.Watcher{Exe: sandbox.SelfExe}
-	defer r.watch.Close()
+// inputs are what the open phase found: the prompt (or the conversation on stdin), the
+// plan, the workspace and the environment of the run's children.
+type inputs struct {
+	prompt   string
+	conv     *conversation
+	plan     plan
+	ws       *workspace
+	childEnv []string
+}
 
-	var mcpKill exitHook   // a second signal exits at once: kill the MCP servers first
-	var shellKill exitHook // ... and the Shell commands' process groups
-	sio.Exit = shellKill.wrap(mcpKill.wrap(sio.Exit))
-	ctx, stop := withSignals(context.Background(), sio)
-	defer stop()
-	if cli.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, cli.Timeout, errTimeout)
-		defer cancel()
-	}
-
+// open checks what must be right before anything is built, in the order a user fixes
+// it: the answer file, the settings, the login, the prompt, the workspace and the plan;
+// then it opens the session.
+func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) {
+	s, f := r.s, &r.s.Flags
 	if r.answerFile != "" {
 		// Found now rather than after the run has paid for its answer.
 		if err := checkAnswerFile(r.answerFile); err != nil {
 			r.answerFile = ""
-			return r.finish(ctx, outcome{}, agent.Stats{}, err)
+			return nil, err
 		}
 	}
-	if compatErr != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, compatErr)
+	if resolveErr != nil {
+		return nil, resolveErr
 	}
-	if err := checkFlagValues(cli); err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	if err := r.login(ctx); err != nil {
+		return nil, err
 	}
-	tp, err := openTape(cli) // before resolve: a replay brings its endpoint and model
-	if err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	for _, msg := range append(r.telWarnings, s.Warnings...) {
+		r.warnEarly(msg)
 	}
-	defer tp.close()
-	ctx = tp.bind(ctx)
-	sink = tp.track(sink)
-	cfg, err := resolve(cli, sio.Getenv)
-	// A stored Kimi login gives the key now, so that it is scrubbed like one. A missing
-	// login is a usage error; one that has expired is reported once the stream has opened.
-	var loginErr error
-	if err == nil {
-		loginErr = useLogin(ctx, &cfg, func(msg string) { fmt.Fprintf(sio.Stderr, "kimi-run: warning: %s\n", msg) })
-		var ue *usageError
-		if errors.As(loginErr, &ue) {
-			err, loginErr = loginErr, nil
+	in := &inputs{}
+	var err error
+	if f.Conversing() {
+		in.conv, err = openConversation(ctx, s, r.sio.Stdin, r.warnEarly)
+		if in.conv != nil {
+			in.prompt = in.conv.first
 		}
-	}
-	r.secret = cfg.apiKey
-	r.budget = cfg.budget
-	secrets.add(cfg.apiKey)
-	for _, k := range cfg.configKeys {
-		secrets.add(k)
-	}
-	if err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
-	}
-	ralphFromConfig(cli, cfg)
-	// Warnings found before init: the NDJSON stream must open with init, so there they wait
-	// for it (and reach stderr at once, since one of them says what the run is waiting for).
-	var early []string
-	warn := func(msg string) {
-		if jsonMode {
-			fmt.Fprintf(sio.Stderr, "kimi-run: %s\n", msg)
-			if !cli.kimiMessages() { // that sink writes warnings to stderr itself
-				early = append(early, msg)
-			}
-			return
-		}
-		r.emit(event.Warning{Message: msg})
-	}
-	for _, msg := range append(telWarnings, cfg.warnings...) {
-		warn(msg)
-	}
-	defaultStdinTimeout(cli, sio.Getenv)
-	var conv *conversation
-	var prompt string
-	if cli.conversing() {
-		conv, err = openConversation(ctx, cli, sio.Stdin, warn)
-		prompt = conv.first
 	} else {
-		prompt, err = readPrompt(ctx, cli, sio.Stdin, cli.Flow != "", warn)
+		in.prompt, err = readPrompt(ctx, s, r.sio.Stdin, f.Flow != "", r.warnEarly)
 	}
 	if err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+		return nil, err
 	}
-	if tel != nil {
-		tel.SetPrompt(prompt)
+	if r.tel != nil {
+		r.tel.SetPrompt(in.prompt)
 	}
-	if err := createAddDirs(cli, warn); err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	if err := r.prepareWorkspace(in); err != nil {
+		return nil, err
 	}
-	g, err := newGuard(cli, cfg.workDir, sio.Getenv)
+	return in, r.openSession(ctx, in.prompt)
+}
+
+// login puts a stored Kimi login's token in place of the key, so that it is scrubbed like
+// one. A missing login is a usage error; one that has expired is reported once the
+// stream has opened.
+func (r *runState) login(ctx context.Context) error {
+	var err error
+	r.cred, err = useLogin(ctx, r.s.Endpoint, func(msg string) { fmt.Fprintf(r.sio.Stderr, "kimi-run: warning: %s\n", msg) })
+	r.secret = r.cred.apiKey
+	r.secrets.add(r.cred.apiKey)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	r.loginErr = err
+	return nil
+}
+
+// prepareWorkspace checks the extra directories, the tool rules and the sandbox, renders
+// the agent's prompts, plans the run and checks that the prompt fits the model.
+func (r *runState) prepareWorkspace(in *inputs) error {
+	s, f, warn := r.s, &r.s.Flags, r.warnEarly
+	if err := createAddDirs(f.AddDir, warn); err != nil {
+		return err
+	}
+	g, err := newGuard(s)
 	if err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+		return err
 	}
-	defer g.sandbox.close()
+	r.res.add(g.sandbox.close)
 	r.guard = g
-	ws, err := setupWorkspace(cli, cfg, sio.Getenv, g.sandbox.promptNote(), warn)
-	if err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	if in.ws, err = setupWorkspace(s, g.sandbox.promptNote(), warn); err != nil {
+		return err
 	}
-	if err := applySystemPrompt(cli, ws.agent); err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	if err := applySystemPrompt(f, in.ws.agent); err != nil {
+		return err
 	}
-	plan, err := planRun(cli, ws.skills, prompt)
-	if err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	if in.plan, err = planRun(s, in.ws.skills, in.prompt); err != nil {
+		return err
 	}
-	if plan.images, err = loadImages(cli, cfg); err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+	if in.plan.images, err = loadImages(s); err != nil {
+		return err
 	}
 	// Commands, hooks and MCP servers get the environment without kimi-run's credentials.
-	childEnv := childEnviron(os.Environ(), secrets, cli.PassEnv)
-	mcpPlan, err := planMCP(cli, sio.Getenv, childEnv, cfg.workDir, cfg.mcpCallTimeout)
-	if err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
-	}
-	if len(mcpPlan.servers) == 0 {
+	in.childEnv = childEnviron(s.Env.Environ(), r.secrets, f.PassEnv)
+	if len(s.MCP.Servers) == 0 {
 		// Every tool is a built-in: a rule that names none of them is refused now, before
 		// a session directory is made for a run that cannot start.
-		if err := g.check(toolNames(tools.Builtins(tools.Env{WorkDir: cfg.workDir})), nil); err != nil {
-			return r.finish(ctx, outcome{}, agent.Stats{}, err)
+		if err := g.check(toolNames(tools.Builtins(tools.Env{WorkDir: s.WorkDir})), nil); err != nil {
+			return err
 		}
 	}
-	if msg, err := checkPromptSize(plan, cfg, ws.agent.prompt); err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
-	} else if msg != "" {
+	msg, err := checkPromptSize(in.plan, s.Endpoint, in.ws.agent.prompt)
+	if err != nil {
+		return err
+	}
+	if msg != "" {
 		warn(msg)
 	}
-	sess, err := openSession(ctx, cli, cfg.workDir, sio.Getenv, cfg.apiKey, warn)
-	if err != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
-	}
-	r.session = sess
-	r.sessionID = sess.id
-	defer sess.close()
-	r.announceSession(warn, quiet)
-	if err := r.session.begin(metaPrompt(cli, prompt), cfg.workDir, time.Now()); err != nil {
-		warn(err.Error())
-	}
+	return nil
+}
 
-	cfg.hooks.WorkDir, cfg.hooks.SessionID, cfg.hooks.Sink = cfg.workDir, sess.id, sink
-	cfg.hooks.Env, cfg.hooks.Scrub = childEnv, secrets.scrubBytes
+// openSession creates or resumes the run's session and records the run in it.
+func (r *runState) openSession(ctx context.Context, prompt string) error {
+	sess, err := openSession(ctx, r.s, r.secret, r.warnEarly)
+	if err != nil {
+		return err
+	}
+	r.session, r.sessionID = sess, sess.id
+	r.res.add(sess.close)
+	r.announceSession(r.warnEarly, r.s.Output.Quiet)
+	if err := r.session.begin(metaPrompt(r.s.Flags.Flow, prompt), r.s.WorkDir, time.Now()); err != nil {
+		r.warnEarly(err.Error())
+	}
+	return nil
+}
+
+// built is what the build phase made: the agent, its hooks, the MCP servers and the
+// names of the root's tools.
+type built struct {
+	agent   *agent.Agent
+	hooks   *hooks.Engine
+	servers *mcpRun
+	names   []string
+}
+
+// build starts the MCP servers and makes the model client, the tools and the agent.
+func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
+	s, f := r.s, &r.s.Flags
+	g, ws := r.guard, in.ws
+	eng, err := newHookEngine(s.Hooks)
+	if err != nil {
+		return nil, err
+	}
+	eng.WorkDir, eng.SessionID, eng.Sink = s.WorkDir, r.sessionID, r.sink
+	eng.Env, eng.Scrub = in.childEnv, r.secrets.scrubBytes
 	// Hooks run confined like Shell commands: a hook script in the work dir can be
 	// rewritten by a Shell call, and must not become a way out of the sandbox.
-	cfg.hooks.Prefix = g.sandbox.shellPrefix()
-	cfg.hooks.Watch = r.watch
+	eng.Prefix = g.sandbox.shellPrefix()
+	eng.Watch = r.watch
 	r.groups = &tools.ShellGroups{}
-	if !cli.KeepBackground {
-		shellKill.set(r.groups.Kill)
+	if !f.KeepBackground {
+		r.shellKill.set(r.groups.Kill)
 		r.groups.Watch = r.watch // kept groups are meant to outlive kimi-run
 	}
-	env := tools.Env{
-		WorkDir:       cfg.workDir,
-		AddDirs:       ws.addDirs,
-		SubagentTypes: ws.agent.subagentTypes(),
-		ShellGroups:   r.groups,
-		Ripgrep:       tools.LookRipgrep(),
-		ShellPrefix:   g.sandbox.shellPrefix(),
-		Environ:       childEnv,
-		WriteDirs:     g.sandbox.writeDirs(),
-		Todos: func(items []tools.Todo) {
-			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
-			for i, it := range items {
-				todo.Items[i] = event.TodoItem{Title: it.Title, Status: it.Status}
-			}
-			r.emit(todo)
-		},
-	}
-	retryPolicy := agent.RetryPolicy{
-		Attempts:  cfg.attempts,
-		BaseDelay: cli.RetryBaseDelay,
-		MaxDelay:  cli.RetryMaxDelay,
-	}
-	if cli.RetryBaseDelay == 0 {
-		retryPolicy.BaseDelay = -1 // no backoff at all
-	}
-	servers := startMCP(ctx, mcpPlan, r, sio.Stderr, quiet, version, cfg.workDir, &mcpKill)
-	defer servers.close()
+	servers := startMCP(ctx, mcpWithEnv(s.MCP, in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.mcpKill)
+	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
-		sess.dropIfNew()
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+		return nil, err
 	}
-	httpClient, err := tp.client(cfg, cli, version)
+	model, err := r.model()
 	if err != nil {
-		sess.dropIfNew()
-		return r.finish(ctx, outcome{}, agent.Stats{}, err)
+		return nil, err
 	}
-	httpClient = cfg.loginClient(httpClient, cli.StreamIdleTimeout)
-	tp.adjust(&retryPolicy, sio.Stderr, !jsonMode && !cli.Quiet && (cli.LogLevel == "info" || cli.LogLevel == "debug"))
-	var names []string
+	b := &built{hooks: eng, servers: servers}
+	env := r.toolEnv(in, ws)
 	var all []tools.Tool // every built-in tool, hooked; the agent file picks the root's and subagents'
 	var mcpTools []tools.Tool
 	var guardErr error
-	model := withFallback(agent.OpenAIConfig{
-		BaseURL:       cfg.baseURL,
-		APIKey:        cfg.apiKey,
-		Model:         cfg.model,
-		IdleTimeout:   cli.StreamIdleTimeout,
-		ExtraBody:     cfg.requestFields(),
-		Headers:       headers(cfg.headers, version),
-		SendReasoning: cfg.thinking != nil && *cfg.thinking,
-		HTTPClient:    httpClient,
-	}, cli.FallbackModel)
-	a := agent.New(agent.Config{
-		Model:    withBudget(model, cfg.budget),
+	b.agent = agent.New(agent.Config{
+		Model:    withBudget(model, s.Budget),
 		Fallback: model.switchOver,
-		Sink:     sink,
-		MaxSteps: cfg.maxSteps,
-		Compaction: agent.Compaction{MaxContext: cfg.maxContext, CapCompletion: cfg.kimiProvider && cfg.contextKnown && cfg.gen.completionCap >= 0,
-			CompletionCap: cfg.gen.completionCap, Reserve: cfg.reserve, TriggerRatio: cfg.triggerRatio},
-		Retry:   retryPolicy,
-		Session: sess.session,
+		Sink:     r.sink,
+		MaxSteps: s.Loop.MaxSteps,
+		Compaction: agent.Compaction{MaxContext: s.Endpoint.MaxContext,
+			CapCompletion: s.Endpoint.KimiProvider && s.Endpoint.ContextKnown && s.Endpoint.Generation.CompletionCap >= 0,
+			CompletionCap: s.Endpoint.Generation.CompletionCap, Reserve: s.Loop.Reserve, TriggerRatio: s.Loop.TriggerRatio},
+		Retry:   r.retryPolicy(),
+		Session: r.session.session,
 		DMail:   ws.agent.dmail,
 		Tools: func(d agent.Delegates) []tools.Tool {
 			env.Subagent, env.DMail = d.Subagent, d.DMail
@@ -314,274 +243,166 @@ func execute(cli *CLI, sio IO, version string) ExitCode {
 			// MCP tools are named against every built-in, and come on top of what the
 			// agent file picks, as in Kimi CLI.
 			mcpTools = servers.toolset(builtins)
-			all = hooks.Wrap(cfg.hooks, builtins)
+			all = hooks.Wrap(eng, builtins)
 			ts, warnings := ws.agent.rootTools(all)
 			for _, w := range warnings {
-				warn(w)
+				r.warnEarly(w)
 			}
-			ts = append(ts, hooks.Wrap(cfg.hooks, mcpTools)...)
+			ts = append(ts, hooks.Wrap(eng, mcpTools)...)
 			// The tool rules and the sandbox go last, around every tool of the run.
 			if guardErr = g.check(append(toolNames(builtins), toolNames(mcpTools)...), mcpAliases(mcpTools)); guardErr != nil {
 				return nil
 			}
-			ts = scrubTools(g.wrap(ts, r.emit), secrets)
-			names = toolNames(ts)
+			ts = scrubTools(g.wrap(ts, r.emit), r.secrets)
+			b.names = toolNames(ts)
 			return ts
 		},
 		Subagents: func([]tools.Tool) map[string]agent.SubagentKind {
 			kinds, warnings := ws.agent.subagentKinds(all)
 			for _, w := range warnings {
-				warn(w)
+				r.warnEarly(w)
 			}
-			kinds = withMCP(kinds, mcpTools, cfg.hooks)
+			kinds = withMCP(kinds, mcpTools, eng)
 			for name, k := range kinds {
-				k.Tools = scrubTools(g.wrap(k.Tools, r.emit), secrets)
+				k.Tools = scrubTools(g.wrap(k.Tools, r.emit), r.secrets)
 				kinds[name] = k
 			}
 			return kinds
 		},
 		SystemPrompt: func([]tools.Tool) string { return ws.agent.prompt },
-		Lifecycle:    hookLifecycle{e: cfg.hooks},
+		Lifecycle:    hookLifecycle{e: eng},
 	})
 	if guardErr != nil {
-		sess.dropIfNew()
-		return r.finish(ctx, outcome{}, agent.Stats{}, guardErr)
+		return nil, guardErr
 	}
-	r.saveErr = a.SessionError
+	r.saveErr = b.agent.SessionError
 	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
 	// flows start their loop again on the restored conversation.
-	a.ResumeTurn = conv == nil && plan.flow == nil && plan.ralph == 0
-	r.emit(event.Init{
-		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: cfg.model,
-		BaseURLHost: hostOf(cfg.baseURL), WorkDir: cfg.workDir, Tools: names, Version: version,
-		MCPServers: servers.initInfo(),
-	})
-	for _, msg := range append(early, servers.warnings()...) {
-		r.emit(event.Warning{Message: msg})
+	b.agent.ResumeTurn = in.conv == nil && in.plan.flow == nil && in.plan.ralph == 0
+	return b, nil
+}
+
+// mcpWithEnv gives each stdio server the children's environment with its own "env"
+// entries on top.
+func mcpWithEnv(m config.MCP, base []string) config.MCP {
+	servers := make([]mcp.Server, len(m.Servers))
+	for i, srv := range m.Servers {
+		if srv.Transport == mcp.Stdio {
+			srv.Env = config.OverlayEnv(base, srv.Env)
+		}
+		servers[i] = srv
 	}
-	if w := rootWarning(cli.Sandbox, os.Geteuid(), sio.Getenv, fileExists, os.ReadFile); w != "" {
-		r.emit(event.Warning{Message: w})
+	m.Servers = servers
+	return m
+}
+
+// toolEnv is what the built-in tools get from the run.
+func (r *runState) toolEnv(in *inputs, ws *workspace) tools.Env {
+	g := r.guard
+	return tools.Env{
+		WorkDir:       r.s.WorkDir,
+		AddDirs:       ws.addDirs,
+		SubagentTypes: ws.agent.subagentTypes(),
+		ShellGroups:   r.groups,
+		Ripgrep:       tools.LookRipgrep(),
+		ShellPrefix:   g.sandbox.shellPrefix(),
+		Environ:       in.childEnv,
+		WriteDirs:     g.sandbox.writeDirs(),
+		Todos: func(items []tools.Todo) {
+			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
+			for i, it := range items {
+				todo.Items[i] = event.TodoItem{Title: it.Title, Status: it.Status}
+			}
+			r.emit(todo)
+		},
+	}
+}
+
+// retryPolicy is the retries of one model call: the settings' attempts, the hidden test
+// delays (0: no backoff at all), a replay's own clock.
+func (r *runState) retryPolicy() agent.RetryPolicy {
+	f := &r.s.Flags
+	p := agent.RetryPolicy{Attempts: r.s.Loop.Attempts, BaseDelay: f.RetryBaseDelay, MaxDelay: f.RetryMaxDelay}
+	if f.RetryBaseDelay == 0 {
+		p.BaseDelay = -1
+	}
+	r.tape.adjust(&p, r.sio.Stderr, !r.jsonMode && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug"))
+	return p
+}
+
+// model is the model client: the endpoint, through the tape and the login, with the
+// fallback model behind it.
+func (r *runState) model() (*fallbackModel, error) {
+	s := r.s
+	httpClient, err := r.tape.client(s, r.cred.apiKey, r.version)
+	if err != nil {
+		return nil, err
+	}
+	httpClient = r.cred.loginClient(httpClient, s.Flags.StreamIdleTimeout)
+	e := s.Endpoint
+	return withFallback(agent.OpenAIConfig{
+		BaseURL:       e.BaseURL,
+		APIKey:        r.cred.apiKey,
+		Model:         e.Model,
+		IdleTimeout:   s.Flags.StreamIdleTimeout,
+		ExtraBody:     e.RequestFields(),
+		Headers:       headers(e.Headers, r.version),
+		SendReasoning: e.Thinking != nil && *e.Thinking,
+		HTTPClient:    httpClient,
+	}, s.Flags.FallbackModel), nil
+}
+
+// begin opens the event stream with init, then the warnings that waited for it, and
+// restores a resumed session's conversation.
+func (r *runState) begin(b *built) error {
+	s, sess := r.s, r.session
+	r.emit(event.Init{
+		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model,
+		BaseURLHost: hostOf(s.Endpoint.BaseURL), WorkDir: s.WorkDir, Tools: b.names, Version: r.version,
+		MCPServers: b.servers.initInfo(),
+	})
+	for _, msg := range append(r.early, b.servers.warnings()...) {
+		r.warn(msg)
+	}
+	if w := rootWarning(s.Flags.Sandbox, os.Geteuid(), s.Env.Getenv, fileExists, os.ReadFile); w != "" {
+		r.warn(w)
 	}
 	if sess.warning != "" {
-		r.emit(event.Warning{Message: sess.warning})
+		r.warn(sess.warning)
 	}
-	if loginErr != nil {
-		return r.finish(ctx, outcome{}, agent.Stats{}, loginErr)
+	if r.loginErr != nil {
+		return r.loginErr
 	}
 	if sess.restored != nil {
-		if w := systemPromptKept(cli, sess.id); w != "" {
-			r.emit(event.Warning{Message: w})
+		if w := systemPromptKept(&s.Flags, sess.id); w != "" {
+			r.warn(w)
 		}
 		for _, w := range sess.restored.Warnings {
-			r.emit(event.Warning{Message: "session " + sess.id + ": " + w})
+			r.warn("session " + sess.id + ": " + w)
 		}
-		a.Restore(sess.restored)
+		b.agent.Restore(sess.restored)
 	}
+	return nil
+}
 
-	rh := &runHooks{e: cfg.hooks, secret: cfg.apiKey}
+// work runs the prompt (its turn, Ralph loop or flow) or the conversation on stdin,
+// between the session's hooks, and settles the tape.
+func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, error) {
+	rh := &runHooks{e: b.hooks, secret: r.cred.apiKey}
 	r.hooks = rh
 	source := "startup"
-	if sess.restored != nil {
+	if r.session.restored != nil {
 		source = "resume"
 	}
 	rh.sessionStart(ctx, source)
 	var out outcome
-	if conv != nil {
-		out, err = conv.run(ctx, r, plan, messageRunner{cli: cli, skills: ws.skills, agent: a, sink: sink, hooks: rh, warn: r.warn})
+	var err error
+	if in.conv != nil {
+		out, err = in.conv.run(ctx, r, in.plan, messageRunner{s: r.s, skills: in.ws.skills, agent: b.agent, sink: r.sink, hooks: rh, warn: r.warn})
 	} else {
-		out, err = rh.around(ctx, prompt, a, func(t ralph.Turner) (outcome, error) {
-			return runPlan(ctx, cli, plan, t, a, sink, r.warn)
+		out, err = rh.around(ctx, in.prompt, b.agent, func(t ralph.Turner) (outcome, error) {
+			return runPlan(ctx, r.s, in.plan, t, b.agent, r.sink, r.warn)
 		})
 	}
-	err = tp.finish(r, out, err)
-	return r.finish(ctx, out, a.Stats(), err)
-}
-
-// runPlan runs the plan's turn, Ralph loop or flow through t. Under --json-schema every
-// prompt carries the schema, and an answer that does not match it is asked for again.
-func runPlan(ctx context.Context, cli *CLI, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink, warn func(string)) (outcome, error) {
-	if plan.schema != nil {
-		t = schemaTurner{Turner: t, note: plan.schema.instruction(plan.flow != nil || plan.ralph != 0)}
-	}
-	if len(plan.images) > 0 {
-		t = &imageTurner{Turner: t, images: plan.images}
-	}
-	var out outcome
-	var err error
-	if plan.flow == nil && plan.ralph == 0 {
-		var res event.TurnOutcome
-		res, err = t.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
-		out = outcome{finalText: res.FinalText, stop: res.StopReason}
-	} else {
-		runner := &ralph.Runner{Turner: t, Rewinder: rw, Sink: sink}
-		var res ralph.Result
-		if plan.flow != nil {
-			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: cli.RalphFresh, Request: plan.request})
-		} else {
-			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: cli.RalphFresh})
-		}
-		out = outcome{finalText: ralph.StripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
-	}
-	if plan.schema != nil && schemaDue(out, err) {
-		out, err = plan.schema.settle(ctx, t, out, warn)
-	}
-	return out, err
-}
-
-func toolNames(ts []tools.Tool) []string {
-	names := make([]string, len(ts))
-	for i, t := range ts {
-		names[i] = t.Name()
-	}
-	return names
-}
-
-// plan is what a run will do, decided before any model call so that a bad flow file or an
-// unknown skill is a usage error.
-type plan struct {
-	prompt string
-	flow   *ralph.Flow
-	moves  int
-	ralph  int
-	// request is the user's request shown with every node of a flow.
-	request string
-	// schema is --json-schema, compiled; nil without one.
-	schema *outputSchema
-	// images are --image, attached to the first prompt.
-	images []event.Image
-}
-
-func planRun(cli *CLI, skills *ralph.Skills, prompt string) (plan, error) {
-	p := plan{prompt: prompt, ralph: cli.Ralph}
-	var err error
-	if p.schema, err = loadSchema(cli.JSONSchema); err != nil {
-		return p, err
-	}
-	if cli.Ralph < -1 {
-		return p, usagef("--ralph must be -1 (no limit), 0 (off) or a positive number of extra iterations")
-	}
-	if cli.Flow != "" {
-		if cli.Ralph != 0 {
-			return p, usagef("--flow and --ralph cannot be combined")
-		}
-		f, err := ralph.LoadFlow(cli.Flow)
-		if err != nil {
-			return p, usagef("flow: %w", err)
-		}
-		if err := f.Validate(); err != nil {
-			return p, usagef("flow: %w", err)
-		}
-		// The flow's nodes are the prompts; a prompt given with it is the user's request.
-		p.flow, p.moves, p.request, p.prompt = f, cli.MaxMoves, prompt, ""
-		return p, nil
-	}
-	exp, err := ralph.ExpandPrompt(skills, prompt)
-	if err != nil {
-		return p, usagef("%w", err)
-	}
-	if exp.Flow != nil {
-		p.flow, p.moves, p.ralph, p.request = exp.Flow, exp.MaxMoves, 0, exp.Request
-		return p, nil
-	}
-	p.prompt = exp.Prompt
-	return p, nil
-}
-
-// runState carries what finishing a run needs.
-type runState struct {
-	sink      output.Sink
-	sio       IO
-	jsonMode  bool
-	started   time.Time
-	sessionID string
-	session   sessionPlan
-	secret    string
-	// hooks, once the session started, fire SessionEnd when the run finishes.
-	hooks *runHooks
-	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
-	groups *tools.ShellGroups
-	// watch lists the groups of every child with the run's watchdog.
-	watch  *procgroup.Watcher
-	keep   bool
-	budget budgetConfig
-	guard  *guard
-	// answerFile is --output-last-message; scrub cleans what is written there. With
-	// answerJSON (--json-schema) it gets what stdout gets: the matching JSON or nothing.
-	answerFile string
-	answerJSON bool
-	scrub      func(string) string
-	// saveErr reports the agent's first failure to write the session.
-	saveErr func() error
-}
-
-// warn emits a warning event.
-func (r *runState) warn(msg string) { r.emit(event.Warning{Message: msg}) }
-
-func (r *runState) emit(p event.Payload) {
-	r.sink.Emit(event.Event{Time: time.Now(), Data: p})
-}
-
-// finish emits the result event (always the last one) and returns the exit code.
-func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
-	r.endBackground()
-	v := judge(out, err, context.Cause(ctx))
-	res := event.Result{
-		Status:         "success",
-		TerminalReason: v.reason,
-		ExitCode:       int(v.code),
-		FinalText:      out.finalText,
-		Error:          v.err,
-		Steps:          st.Steps,
-		ToolCalls:      st.ToolCalls,
-		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
-			CostUSD: r.budget.costUSD(st.Usage)},
-		DurationMS: time.Since(r.started).Milliseconds(),
-		SessionID:  r.sessionID,
-	}
-	if v.code == ExitOK {
-		res.StructuredOutput = out.structured
-	}
-	if r.guard != nil {
-		res.ToolDenials = int(r.guard.denials.Load())
-	}
-	if out.flow {
-		res.Iterations = out.flowResult.Iterations
-		res.LastChoice = out.flowResult.LastChoice
-	}
-	if r.answerFile != "" {
-		// Every outcome writes it, usage errors included, so that a later step never
-		// reads the answer of an earlier run.
-		text := out.finalText
-		if r.answerJSON {
-			text = string(res.StructuredOutput)
-		}
-		if err := writeAnswer(r.answerFile, text, r.scrub); err != nil && v.code == ExitOK {
-			// The job asked for the answer in a file and it is not there: not a success.
-			v = verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "output", Message: err.Error()}}
-			res.TerminalReason, res.ExitCode, res.Error = v.reason, int(v.code), v.err
-		} else if err != nil {
-			r.emit(event.Warning{Message: err.Error()})
-		}
-	}
-	if v.code != ExitOK {
-		res.Status = "error"
-	}
-	if res.Error != nil {
-		res.Error.Message = redact(res.Error.Message, r.secret)
-		if r.jsonMode {
-			// stdout stays pure NDJSON; a person reading the CI log still sees why.
-			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
-		}
-	}
-	if r.hooks != nil {
-		r.hooks.sessionEnd(ctx, v)
-	}
-	res.SessionWarning = r.settleSession(v)
-	r.emit(res)
-	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
-		// The answer did not reach stdout: that is not success.
-		fmt.Fprintf(r.sio.Stderr, "kimi-run: writing output: %v\n", werr)
-		return ExitError
-	}
-	return v.code
+	return out, r.tape.finish(r, out, err)
 }

@@ -9,19 +9,8 @@ import (
 	"github.com/kimi-run/kimi-run/ralph"
 )
 
-// loadHooks checks the [[hooks]] of the config file. A hook that cannot work is a usage
-// error: a guard the user relies on must not silently stop guarding.
-func loadHooks(cfgs []hookConfig) (*hooks.Engine, error) {
-	hs := make([]hooks.Hook, len(cfgs))
-	for i, c := range cfgs {
-		hs[i] = hooks.Hook{Event: c.Event, Command: c.Command, Matcher: c.Matcher}
-		if c.Timeout != nil {
-			if *c.Timeout < 1 {
-				return nil, usagef("config file: hooks[%d] (event %q): timeout must be 1 to 600 seconds", i, c.Event)
-			}
-			hs[i].Timeout = time.Duration(*c.Timeout) * time.Second
-		}
-	}
+// newHookEngine is the engine of the config file's hooks (config.Resolve checked them).
+func newHookEngine(hs []hooks.Hook) (*hooks.Engine, error) {
 	e, err := hooks.New(hs)
 	if err != nil {
 		return nil, usagef("config file: %w", err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/ralph"
 )
@@ -21,12 +22,13 @@ var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 // loadImages reads the --image files before any model call. A model without the image_in
 // capability is refused rather than sent pictures it would reject or ignore.
-func loadImages(cli *CLI, cfg config) ([]event.Image, error) {
+func loadImages(s *config.Settings) ([]event.Image, error) {
+	cli := &s.Flags
 	if len(cli.Image) == 0 {
 		return nil, nil
 	}
-	if !slices.Contains(cfg.capabilities, "image_in") {
-		return nil, usagef("--image: the model %s does not have the image_in capability; give its config entry capabilities = [\"image_in\"] or set KIMI_MODEL_CAPABILITIES=image_in if it reads images", cfg.model)
+	if !slices.Contains(s.Endpoint.Capabilities, "image_in") {
+		return nil, usagef("--image: the model %s does not have the image_in capability; give its config entry capabilities = [\"image_in\"] or set KIMI_MODEL_CAPABILITIES=image_in if it reads images", s.Endpoint.Model)
 	}
 	var out []event.Image
 	for _, path := range cli.Image {

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/tools"
@@ -17,7 +19,7 @@ import (
 
 // mcpRun is the MCP servers of one run, from start-up to shutdown.
 type mcpRun struct {
-	plan  mcpPlan
+	plan  config.MCP
 	set   *mcp.Set
 	tools []*mcp.Tool
 	// stopped silences server stderr once shutdown begins.
@@ -31,16 +33,16 @@ type mcpRun struct {
 // each line a server writes on stderr goes to stderr with the server's name, unless quiet;
 // in stream-json mode it is dropped, so that only events reach stdout and nothing of a
 // server ends up in the stream. A server that stops on its own later is a warning.
-func startMCP(ctx context.Context, plan mcpPlan, r *runState, stderr io.Writer, quiet bool, version, workDir string, kill *exitHook) *mcpRun {
+func startMCP(ctx context.Context, plan config.MCP, r *runState, stderr io.Writer, quiet bool, version, workDir string, kill *exitHook) *mcpRun {
 	m := &mcpRun{plan: plan}
-	if len(plan.servers) == 0 {
+	if len(plan.Servers) == 0 {
 		return m
 	}
 	var mu sync.Mutex // one line at a time from several servers
 	opts := mcp.Options{
 		Watch:          r.watch,
-		StartupTimeout: plan.startup,
-		CallTimeout:    plan.call,
+		StartupTimeout: plan.Startup,
+		CallTimeout:    plan.Call,
 		Version:        version,
 		Roots:          []string{workDir},
 		Exited: func(server string, err error) {
@@ -60,14 +62,14 @@ func startMCP(ctx context.Context, plan mcpPlan, r *runState, stderr io.Writer, 
 	}
 	m.set = mcp.NewSet(opts)
 	kill.set(m.set.Kill)
-	m.set.Start(ctx, plan.servers)
+	m.set.Start(ctx, plan.Servers)
 	m.interrupted = ctx.Err() != nil
 	return m
 }
 
 // failure is the start-up failures as one usage error for --mcp-strict, or nil.
 func (m *mcpRun) failure() error {
-	if !m.plan.strict || m.set == nil {
+	if !m.plan.Strict || m.set == nil {
 		return nil
 	}
 	for _, st := range m.set.Statuses() {
@@ -114,7 +116,7 @@ func (m *mcpRun) initInfo() []event.MCPServer {
 
 // warnings are the configuration's warnings and one per server that failed to start.
 func (m *mcpRun) warnings() []string {
-	out := append([]string(nil), m.plan.warnings...)
+	out := append([]string(nil), m.plan.Warnings...)
 	if m.set == nil || m.interrupted {
 		return out
 	}
@@ -135,20 +137,18 @@ func (m *mcpRun) close() {
 }
 
 // withMCP gives every subagent kind the MCP tools (the parent's sessions, hooked like the
-// parent's): all of them to a kind that may change things (it has Shell, WriteFile or
-// StrReplaceFile), only those their server marks read-only to the others (explore, plan).
+// parent's): all of them to a kind that may change files (one of its tools writes files:
+// Shell, WriteFile, StrReplaceFile), only those their server marks read-only to the others
+// (explore, plan).
 func withMCP(kinds map[string]agent.SubagentKind, mcpTools []tools.Tool, e *hooks.Engine) map[string]agent.SubagentKind {
 	if len(mcpTools) == 0 {
 		return kinds
 	}
-	all, readOnly := hooks.Wrap(e, mcpTools), hooks.Wrap(e, readOnlyMCP(mcpTools))
+	all, readOnly := hooks.Wrap(e, mcpTools), hooks.Wrap(e, readOnlyTools(mcpTools))
 	for name, k := range kinds {
 		extra := readOnly
-		for _, t := range k.Tools {
-			switch t.Name() {
-			case "Shell", "WriteFile", "StrReplaceFile":
-				extra = all
-			}
+		if slices.ContainsFunc(k.Tools, func(t tools.Tool) bool { return t.Facts().WritesFiles }) {
+			extra = all
 		}
 		k.Tools = append(append([]tools.Tool(nil), k.Tools...), extra...)
 		kinds[name] = k
@@ -156,11 +156,12 @@ func withMCP(kinds map[string]agent.SubagentKind, mcpTools []tools.Tool, e *hook
 	return kinds
 }
 
-// readOnlyMCP returns the MCP tools among ts whose server marks them read-only.
-func readOnlyMCP(ts []tools.Tool) []tools.Tool {
+// readOnlyTools returns the tools among ts that say they change nothing (for an MCP tool,
+// its server's readOnlyHint).
+func readOnlyTools(ts []tools.Tool) []tools.Tool {
 	var out []tools.Tool
 	for _, t := range ts {
-		if mt, ok := t.(*mcp.Tool); ok && mt.ReadOnly() {
+		if t.Facts().ReadOnly {
 			out = append(out, t)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/kimi-run/kimi-run/config"
 )
 
 // Stdin is the process's standard input as run sees it: readable, and stat-able so a
@@ -25,12 +27,13 @@ const maxStdin = 8 << 20
 // readPrompt assembles the task from -p, prompt words, --prompt-file and stdin, as the
 // README's "Prompt input" says. With optional set (a --flow run, whose nodes are the prompts) no prompt is
 // needed and "" may come back. warn reports what was ignored.
-func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, optional bool, warn func(string)) (string, error) {
+func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional bool, warn func(string)) (string, error) {
+	cli := &s.Flags
 	if cli.NoStdin {
 		stdin = nil
 	}
 	given := 0
-	for _, set := range []bool{cli.given["prompt"] || cli.Prompt != "", len(cli.Words) > 0, cli.given["prompt-file"] || cli.PromptFile != ""} {
+	for _, set := range []bool{s.PromptGiven || s.Prompt != "", len(cli.Words) > 0, cli.Given("prompt-file") || cli.PromptFile != ""} {
 		if set {
 			given++
 		}
@@ -44,13 +47,13 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, optional bool, warn 
 	// named is the way an instruction was given on the command line, even an empty one.
 	named := ""
 	switch {
-	case cli.Prompt == "-" || (len(cli.Words) == 1 && cli.Words[0] == "-"):
+	case s.Prompt == "-" || (len(cli.Words) == 1 && cli.Words[0] == "-"):
 		wantStdin = true
-	case cli.Prompt != "" || cli.given["prompt"]:
-		prompt, named = cli.Prompt, "-p"
+	case s.Prompt != "" || s.PromptGiven:
+		prompt, named = s.Prompt, "-p"
 	case len(cli.Words) > 0:
 		prompt, named = strings.Join(cli.Words, " "), "the prompt"
-	case cli.PromptFile != "" || cli.given["prompt-file"]:
+	case cli.PromptFile != "" || cli.Given("prompt-file"):
 		if cli.PromptFile == "" {
 			return "", usagef("empty prompt: --prompt-file names no file")
 		}
@@ -89,7 +92,7 @@ func readPrompt(ctx context.Context, cli *CLI, stdin Stdin, optional bool, warn 
 		// by then.
 		grace := time.Duration(0)
 		if (prompt != "" || optional) && kind == stdinPipe {
-			grace = cli.StdinTimeout
+			grace = s.StdinTimeout
 		}
 		notice := func() {
 			if grace > 0 {

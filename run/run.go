@@ -8,13 +8,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"time"
 
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 
 	"github.com/alecthomas/kong"
@@ -32,10 +32,19 @@ type IO struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Environ lists the environment (KEY=value) that the run's commands, hooks and MCP
+	// servers start from, less kimi-run's credentials; nil means os.Environ.
+	Environ func() []string
 	// Signals delivers SIGINT and SIGTERM; nil means none (tests).
 	Signals <-chan os.Signal
 	// Exit ends the process at once; a second signal calls it. nil means os.Exit.
 	Exit func(int)
+}
+
+// env is the environment as the run reads it: the one way configuration and children's
+// environments reach the environment of the process.
+func (sio IO) env() config.Env {
+	return config.FuncEnv{GetenvFunc: sio.Getenv, EnvironFunc: sio.Environ}
 }
 
 // kongExit carries kong's exit request (after --help or --version) out of Parse.
@@ -54,6 +63,9 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	}
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv
+	}
+	if sio.Environ == nil {
+		sio.Environ = os.Environ
 	}
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-V") {
 		// Scripts call this to probe the binary; building the flag parser would double its cost.
@@ -109,8 +121,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
 		return exitIf(err)
 	}
-	cli.given = givenFlags(kctx)
-	cli.times = flagCounts(kctx)
+	cli.NoteGiven(kctx)
 	if cli.ListSessions || cli.ShowSession != "" {
 		return housekeeping(context.Background(), &cli, sio)
 	}
@@ -126,17 +137,6 @@ func headers(custom map[string]string, version string) map[string]string {
 	return h
 }
 
-func extraBody(thinking *bool) map[string]json.RawMessage {
-	if thinking == nil {
-		return nil
-	}
-	mode := `{"type":"disabled"}`
-	if *thinking {
-		mode = `{"type":"enabled"}`
-	}
-	return map[string]json.RawMessage{"thinking": json.RawMessage(mode)}
-}
-
 func hostOf(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -145,8 +145,8 @@ func hostOf(raw string) string {
 	return u.Host
 }
 
-func colorOK(stderr io.Writer, getenv func(string) string) bool {
-	if getenv("NO_COLOR") != "" {
+func colorOK(stderr io.Writer, env config.Env) bool {
+	if env.Getenv("NO_COLOR") != "" {
 		return false
 	}
 	f, ok := stderr.(*os.File)

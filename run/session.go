@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
 )
 
 const (
@@ -41,10 +42,11 @@ func validSessionID(id string) bool {
 
 // sessionRoot is the folder holding this work dir's sessions: --session-dir, or a folder
 // per work dir under the user's state directory.
-func sessionRoot(cli *CLI, workDir string, getenv func(string) string) (string, error) {
-	if cli.SessionDir != "" {
-		return filepath.Abs(cli.SessionDir)
+func sessionRoot(sessionDir, workDir string, env config.Env) (string, error) {
+	if sessionDir != "" {
+		return filepath.Abs(sessionDir)
 	}
+	getenv := env.Getenv
 	base := getenv("XDG_STATE_HOME")
 	if base == "" {
 		switch {
@@ -89,19 +91,20 @@ func (p sessionPlan) close() {
 
 // openSession creates or resumes the run's session as the flags say, and locks it for this
 // run (see lockSession; notice reports a wait for the lock).
-func openSession(ctx context.Context, cli *CLI, workDir string, getenv func(string) string, secret string, notice func(string)) (sessionPlan, error) {
+func openSession(ctx context.Context, s *config.Settings, secret string, notice func(string)) (sessionPlan, error) {
+	cli, workDir, id := &s.Flags, s.WorkDir, s.Session
 	var p sessionPlan
 	if cli.NoSession {
-		if cli.Session != "" || cli.Continue {
+		if id != "" || cli.Continue {
 			return p, usagef("--no-session cannot be combined with --session or --continue")
 		}
 		return p, nil
 	}
-	if cli.Session != "" && cli.Continue {
+	if id != "" && cli.Continue {
 		return p, usagef("--session and --continue cannot be combined")
 	}
-	root, err := sessionRoot(cli, workDir, getenv)
-	if errors.Is(err, errNoStateDir) && cli.Session == "" && !cli.Continue {
+	root, err := sessionRoot(cli.SessionDir, workDir, s.Env)
+	if errors.Is(err, errNoStateDir) && id == "" && !cli.Continue {
 		// A cron job with a bare environment still runs; it just keeps no session.
 		p.warning = "no session is kept: neither HOME nor XDG_STATE_HOME is set (pass --session-dir DIR to keep one)"
 		return p, nil
@@ -123,15 +126,15 @@ func openSession(ctx context.Context, cli *CLI, workDir string, getenv func(stri
 		}
 		p.id = strings.TrimSpace(string(b))
 		p.notice, p.skipped = continueNotes(root, p.id)
-	case cli.Session != "":
-		p.id = cli.Session
+	case id != "":
+		p.id = id
 	default:
 		p.id = newID()
 	}
 	if !validSessionID(p.id) {
 		return p, usagef("invalid session id %q: use letters, digits, '.', '_' and '-'", p.id)
 	}
-	explicit := cli.Session != "" || cli.Continue
+	explicit := id != "" || cli.Continue
 	dir := filepath.Join(root, p.id)
 	path := filepath.Join(dir, contextFile)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -147,7 +150,7 @@ func openSession(ctx context.Context, cli *CLI, workDir string, getenv func(stri
 		return p.unsaved(explicit, root, err)
 	}
 	p.lock = lock
-	p, err = p.open(ctx, cli, workDir, path, secret, explicit, root)
+	p, err = p.open(ctx, cli.Continue, workDir, path, secret, explicit, root)
 	if err != nil || p.session == nil {
 		lock.Unlock()
 	}
@@ -155,7 +158,7 @@ func openSession(ctx context.Context, cli *CLI, workDir string, getenv func(stri
 }
 
 // open resumes or creates the session's context file, the lock taken.
-func (p sessionPlan) open(ctx context.Context, cli *CLI, workDir, path, secret string, explicit bool, root string) (sessionPlan, error) {
+func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path, secret string, explicit bool, root string) (sessionPlan, error) {
 	opt := agent.WithRedact(func(line string) string { return redact(line, secret) })
 	if _, err := os.Stat(path); err == nil {
 		p.session, p.restored, err = agent.OpenSession(ctx, path, opt)
@@ -169,7 +172,7 @@ func (p sessionPlan) open(ctx context.Context, cli *CLI, workDir, path, secret s
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return p.unsaved(explicit, root, err)
 	}
-	if cli.Continue {
+	if continued {
 		return p, usagef("the last session %s of %s has no context file", p.id, workDir)
 	}
 	s, err := agent.CreateSession(path, opt)

@@ -21,9 +21,9 @@ func (r *runState) announceSession(warn func(string), quiet bool) {
 }
 
 // metaPrompt is what the session listing shows as the run's prompt.
-func metaPrompt(cli *CLI, prompt string) string {
-	if strings.TrimSpace(prompt) == "" && cli.Flow != "" {
-		return "flow " + cli.Flow
+func metaPrompt(flow, prompt string) string {
+	if strings.TrimSpace(prompt) == "" && flow != "" {
+		return "flow " + flow
 	}
 	return prompt
 }

@@ -30,7 +30,7 @@ func housekeeping(ctx context.Context, cli *CLI, sio IO) ExitCode {
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
-	root, err := sessionRoot(cli, workDir, sio.Getenv)
+	root, err := sessionRoot(cli.SessionDir, workDir, sio.env())
 	if err != nil {
 		return fail(ExitUsage, err)
 	}

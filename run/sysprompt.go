@@ -38,14 +38,14 @@ func textOrFile(flag, v string) (string, error) {
 // built-in one or an agent file's) and adds --append-system-prompt after it, as Claude
 // Code's flags do. The text is used as given, not as a template. Subagents keep theirs.
 func applySystemPrompt(cli *CLI, a *agentSetup) error {
-	if cli.given["system-prompt"] {
+	if cli.Given("system-prompt") {
 		text, err := textOrFile("--system-prompt", cli.SystemPrompt)
 		if err != nil {
 			return err
 		}
 		a.prompt = strings.TrimRight(text, "\n")
 	}
-	if cli.given["append-system-prompt"] {
+	if cli.Given("append-system-prompt") {
 		text, err := textOrFile("--append-system-prompt", cli.AppendSystemPrompt)
 		if err != nil {
 			return err
@@ -58,7 +58,7 @@ func applySystemPrompt(cli *CLI, a *agentSetup) error {
 // systemPromptKept is the warning for a resumed session, whose stored system prompt is
 // the one sent: the flags shape new sessions only.
 func systemPromptKept(cli *CLI, id string) string {
-	if !cli.given["system-prompt"] && !cli.given["append-system-prompt"] {
+	if !cli.Given("system-prompt") && !cli.Given("append-system-prompt") {
 		return ""
 	}
 	return "session " + id + " is resumed with the system prompt it started with; --system-prompt and --append-system-prompt apply to new sessions"

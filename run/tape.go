@@ -10,13 +10,14 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/agent/cassette"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/output"
 )
 
 // tape is the run's --record or --replay: the HTTP layer under the model client.
 type tape struct {
-	cli    *CLI
+	flags  *config.Flags
 	replay *cassette.Cassette
 	rec    *cassette.Recorder
 	player *cassette.Replayer
@@ -24,42 +25,19 @@ type tape struct {
 	steps  *stepTracker
 }
 
-// openTape checks the record and replay flags and reads the replay's cassette. It runs
-// before the configuration is resolved: a replay takes its endpoint and model from the
-// cassette and needs no key.
-func openTape(cli *CLI) (*tape, error) {
-	t := &tape{cli: cli}
-	switch {
-	case cli.Record != "" && cli.Replay != "":
-		return t, usagef("--record and --replay cannot be combined")
-	case cli.ReplaySpeed < 0:
-		return t, usagef("--replay-speed must not be negative")
-	case cli.Replay == "" && (cli.ReplayMode != "strict" || cli.ReplaySpeed != 1):
-		return t, usagef("--replay-mode and --replay-speed need --replay FILE")
-	case cli.Replay == "":
-		return t, nil
-	}
-	c, err := cassette.Load(cli.Replay)
-	if err != nil {
-		return t, usagef("--replay: %w", err)
-	}
-	t.replay = c
-	// The recorded endpoint, so that error messages quoting the URL read as recorded;
-	// nothing is ever sent there.
-	cli.BaseURL = c.Header.BaseURL
-	if cli.Model == "" {
-		cli.Model = c.Header.Model
-	}
-	return t, nil
+// newTape is the run's tape; config.Resolve checked the flags and read the replay's
+// cassette.
+func newTape(s *config.Settings) *tape {
+	return &tape{flags: &s.Flags, replay: s.Replay}
 }
 
 // replayWaits scales the retry waits text progress announces to those a replay really
 // waits (none at --replay-speed 0); nil when not replaying.
-func replayWaits(cli *CLI) func(int64) int64 {
-	if cli.Replay == "" || cli.ReplaySpeed == 1 {
+func replayWaits(f *config.Flags) func(int64) int64 {
+	if f.Replay == "" || f.ReplaySpeed == 1 {
 		return nil
 	}
-	speed := cli.ReplaySpeed
+	speed := f.ReplaySpeed
 	return func(ms int64) int64 {
 		if speed <= 0 {
 			return 0
@@ -81,7 +59,7 @@ func (t *tape) bind(ctx context.Context) context.Context {
 	return ctx
 }
 
-// track wraps the sink so that a divergence can name the step it happened in.
+// track wraps the run's sink so that a divergence can name the step it happened in.
 func (t *tape) track(s output.Sink) output.Sink {
 	if !t.replaying() {
 		return s
@@ -92,16 +70,17 @@ func (t *tape) track(s output.Sink) output.Sink {
 
 // client returns the HTTP client for the model: a recorder around the network, a
 // replayer instead of it, or nil for the default.
-func (t *tape) client(cfg config, cli *CLI, version string) (*http.Client, error) {
-	secrets := []string{cfg.apiKey}
-	for _, v := range cfg.headers {
+func (t *tape) client(s *config.Settings, apiKey, version string) (*http.Client, error) {
+	e := s.Endpoint
+	secrets := []string{apiKey}
+	for _, v := range e.Headers {
 		secrets = append(secrets, v)
 	}
 	switch {
-	case cli.Record != "":
-		rec, err := cassette.Create(cli.Record, cassette.Header{
-			KimiRun: version, Model: cfg.model, BaseURL: redactURL(cfg.baseURL), WorkDir: cfg.workDir,
-		}, agent.NewTransport(cli.StreamIdleTimeout), secrets)
+	case t.flags.Record != "":
+		rec, err := cassette.Create(t.flags.Record, cassette.Header{
+			KimiRun: version, Model: e.Model, BaseURL: config.RedactURL(e.BaseURL), WorkDir: s.WorkDir,
+		}, agent.NewTransport(t.flags.StreamIdleTimeout), secrets)
 		if err != nil {
 			return nil, usagef("--record: %w", err)
 		}
@@ -109,10 +88,10 @@ func (t *tape) client(cfg config, cli *CLI, version string) (*http.Client, error
 		return &http.Client{Transport: rec}, nil
 	case t.replaying():
 		p := cassette.NewReplayer(t.replay)
-		p.Lenient = cli.ReplayMode == "lenient"
-		p.Exact = cli.ReplayMode == "exact"
-		p.Speed = cli.ReplaySpeed
-		p.WorkDir = cfg.workDir
+		p.Lenient = t.flags.ReplayMode == "lenient"
+		p.Exact = t.flags.ReplayMode == "exact"
+		p.Speed = t.flags.ReplaySpeed
+		p.WorkDir = s.WorkDir
 		p.Secrets = secrets
 		p.OnDivergence = func(d *cassette.Divergence) { t.stop(&replayError{where: t.steps.where(), div: d}) }
 		t.player = p
@@ -127,9 +106,9 @@ func (t *tape) adjust(p *agent.RetryPolicy, stderr io.Writer, progress bool) {
 	if !t.replaying() {
 		return
 	}
-	p.Timer = cassette.Timer{Speed: t.cli.ReplaySpeed}
+	p.Timer = cassette.Timer{Speed: t.flags.ReplaySpeed}
 	if progress {
-		fmt.Fprintf(stderr, "kimi-run: replaying %s: the model's replies come from the cassette, the tools run for real\n", t.cli.Replay)
+		fmt.Fprintf(stderr, "kimi-run: replaying %s: the model's replies come from the cassette, the tools run for real\n", t.flags.Replay)
 	}
 }
 
@@ -138,7 +117,7 @@ func (t *tape) adjust(p *agent.RetryPolicy, stderr io.Writer, progress bool) {
 func (t *tape) finish(r *runState, out outcome, err error) error {
 	if t.rec != nil {
 		if cerr := t.rec.Close(); cerr != nil {
-			r.emit(event.Warning{Message: fmt.Sprintf("the cassette %s is incomplete: %v", t.cli.Record, cerr)})
+			r.emit(event.Warning{Message: fmt.Sprintf("the cassette %s is incomplete: %v", t.flags.Record, cerr)})
 		}
 	}
 	// Only a run that would succeed is failed for it: one that stopped early (a step

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
@@ -13,14 +14,14 @@ import (
 // startTelemetry starts OpenTelemetry export when the environment sets an OTLP endpoint
 // (docs/telemetry.md); otherwise it returns nil at the cost of a few getenv calls. A
 // setting it cannot follow is a warning: telemetry never changes a run's outcome.
-func startTelemetry(cli *CLI, getenv func(string) string, version string, secrets *secretSet) (*telemetry.Telemetry, []string) {
-	if !telemetry.Enabled(getenv) {
+func startTelemetry(s *config.Settings, version string, secrets *secretSet) (*telemetry.Telemetry, []string) {
+	if !telemetry.Enabled(s.Env.Getenv) {
 		return nil, nil
 	}
 	t, warnings, err := telemetry.New(context.Background(), telemetry.Options{
-		Getenv:  getenv,
+		Getenv:  s.Env.Getenv,
 		Version: version,
-		Content: cli.OTelLogContent,
+		Content: s.Flags.OTelLogContent,
 		Scrub:   secrets.scrub,
 	})
 	if err != nil {

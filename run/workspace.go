@@ -11,15 +11,17 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
 // addDirs checks --add-dir: each must be a directory. They come back absolute, once each,
 // without those inside the work dir, which the agent may use anyway (as Kimi CLI does).
-func addDirs(cli *CLI, workDir string) ([]string, error) {
+func addDirs(s *config.Settings) ([]string, error) {
+	workDir := s.WorkDir
 	var out []string
-	for _, d := range cli.AddDir {
+	for _, d := range s.Flags.AddDir {
 		abs, err := filepath.Abs(d)
 		if err != nil {
 			return nil, usagef("--add-dir %s: %v", d, err)
@@ -42,8 +44,8 @@ func addDirs(cli *CLI, workDir string) ([]string, error) {
 // runner until the first build, and the README's CI invocation names one: refusing it would
 // fail the job the first time only, and ignoring it would leave the sandbox without it.
 // Something other than a directory there is left to addDirs to refuse.
-func createAddDirs(cli *CLI, warn func(string)) error {
-	for _, d := range cli.AddDir {
+func createAddDirs(dirs []string, warn func(string)) error {
+	for _, d := range dirs {
 		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -57,7 +59,8 @@ func createAddDirs(cli *CLI, warn func(string)) error {
 
 // findSkills discovers the skills of the run: --skills-dir (which must exist) or the
 // project's and the user's, then extra_skill_dirs from the config file.
-func findSkills(cli *CLI, cfg config, getenv func(string) string) (*ralph.Skills, error) {
+func findSkills(s *config.Settings) (*ralph.Skills, error) {
+	cli, getenv := &s.Flags, s.Env.Getenv
 	for _, d := range cli.SkillsDir {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			return nil, usagef("--skills-dir %s is not a directory", d)
@@ -72,12 +75,12 @@ func findSkills(cli *CLI, cfg config, getenv func(string) string) (*ralph.Skills
 		home = getenv("USERPROFILE")
 	}
 	return ralph.FindSkills(ralph.SkillOptions{
-		WorkDir:        cfg.workDir,
-		ProjectRoot:    agent.ProjectRoot(cfg.workDir),
+		WorkDir:        s.WorkDir,
+		ProjectRoot:    agent.ProjectRoot(s.WorkDir),
 		Home:           home,
 		SkillsDirs:     dirs,
-		ExtraDirs:      cfg.extraSkillDirs,
-		FirstBrandOnly: !cfg.mergeSkills,
+		ExtraDirs:      s.Skills.ExtraDirs,
+		FirstBrandOnly: !s.Skills.MergeAll,
 	}), nil
 }
 
@@ -100,19 +103,19 @@ type workspace struct {
 
 // setupWorkspace checks --add-dir, --skills-dir and the agent flags, finds the skills and
 // renders the prompts (sandbox says what --sandbox allows); warn reports what the user asked for that is left out.
-func setupWorkspace(cli *CLI, cfg config, getenv func(string) string, sandbox string, warn func(string)) (*workspace, error) {
-	dirs, err := addDirs(cli, cfg.workDir)
+func setupWorkspace(s *config.Settings, sandbox string, warn func(string)) (*workspace, error) {
+	dirs, err := addDirs(s)
 	if err != nil {
 		return nil, err
 	}
-	skills, err := findSkills(cli, cfg, getenv)
+	skills, err := findSkills(s)
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range skills.Warnings {
 		warn(w)
 	}
-	a, err := loadAgent(cli, promptVars(cfg.workDir, dirs, skills, sandbox))
+	a, err := loadAgent(s.Agent, s.Flags.DMail, promptVars(s.WorkDir, dirs, skills, sandbox))
 	if err != nil {
 		return nil, err
 	}

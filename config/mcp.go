@@ -1,4 +1,4 @@
-package run
+package config
 
 import (
 	"bytes"
@@ -27,14 +27,20 @@ type mcpSettings struct {
 	} `toml:"client" json:"client"`
 }
 
-// mcpPlan is the MCP servers a run will start, decided before any model call so that a
-// broken configuration is a usage error.
-type mcpPlan struct {
-	servers  []mcp.Server
-	warnings []string
-	startup  time.Duration
-	call     time.Duration
-	strict   bool
+// MCP is the MCP servers a run will start, decided before any model call so that a broken
+// configuration is a usage error.
+type MCP struct {
+	// Servers are the enabled servers by name. A stdio server's Env holds only its own
+	// "env" entries, expanded: the run sets them on top of the environment every child
+	// gets (OverlayEnv), so a server sees kimi-run's key only when its entry puts it there.
+	Servers []mcp.Server
+	// Warnings are about the configuration (unknown keys, replaced servers, unset
+	// variables); the run reports them after init.
+	Warnings []string
+	// Startup and Call are the timeouts of starting a server and of one tool call.
+	Startup, Call time.Duration
+	// Strict is --mcp-strict.
+	Strict bool
 }
 
 // mcpEntry is one server of an mcp.json file, in the common {"mcpServers": {NAME: …}} shape.
@@ -54,43 +60,46 @@ type mcpEntry struct {
 // mcpKnownKeys are the entry keys kimi-run reads; others draw a warning.
 var mcpKnownKeys = []string{"command", "args", "env", "cwd", "url", "headers", "transport", "type", "disabled", "enabled"}
 
-// planMCP reads the MCP configuration: --mcp-config-file files (or Kimi CLI's mcp.json when
-// none is given and it exists), then each --mcp-config text. A later server of the same name
-// replaces an earlier one. A source that does not parse is a usage error naming it.
-// base is the environment a stdio server inherits (childEnviron): a server sees kimi-run's
-// key only when its own "env" entry puts it there.
-func planMCP(cli *CLI, getenv func(string) string, base []string, workDir string, configTimeout time.Duration) (mcpPlan, error) {
-	p := mcpPlan{startup: cli.MCPStartupTimeout, call: cli.MCPCallTimeout, strict: cli.MCPStrict}
-	if p.startup < 0 || p.call < 0 {
-		return p, usagef("MCP timeouts must not be negative")
+// resolveMCP reads the MCP configuration: --mcp-config-file files (or Kimi CLI's mcp.json
+// when none is given and it exists), then each --mcp-config text. A later server of the
+// same name replaces an earlier one. A source that does not parse is a usage error naming
+// it. The call timeout is the flag's, else the config file's ([mcp.client]), else the
+// default.
+func (s *Settings) resolveMCP() error {
+	cli, getenv, workDir := &s.Flags, s.Env.Getenv, s.WorkDir
+	p := &s.MCP
+	fileCall := p.Call
+	p.Startup, p.Call, p.Strict = cli.MCPStartupTimeout, cli.MCPCallTimeout, cli.MCPStrict
+	if p.Startup < 0 || p.Call < 0 {
+		return Usagef("MCP timeouts must not be negative")
 	}
-	if p.startup == 0 {
-		p.startup = mcp.DefaultStartupTimeout
+	if p.Startup == 0 {
+		p.Startup = mcp.DefaultStartupTimeout
 	}
-	if p.call == 0 {
-		p.call = firstDuration(configTimeout, mcp.DefaultCallTimeout)
+	if p.Call == 0 {
+		p.Call = firstDuration(fileCall, mcp.DefaultCallTimeout)
 	}
 	if cli.NoMCP {
-		return p, nil
+		return nil
 	}
 	type source struct{ name, text string }
 	var sources []source
 	files := cli.MCPConfigFile
 	if len(files) == 0 {
-		if def := kimiShareFile(getenv, "mcp.json"); def != "" {
+		if def := ShareFile(s.Env, "mcp.json"); def != "" {
 			if _, err := os.Stat(def); err == nil {
 				files = []string{def}
 			} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 				// A HOME that is not a directory (HOME=/ or a file in containers) has no
 				// default file, as for config.toml.
-				return p, usagef("MCP config %s: %v", def, err)
+				return Usagef("MCP config %s: %v", def, err)
 			}
 		}
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return p, usagef("MCP config file: %w", err)
+			return Usagef("MCP config file: %w", err)
 		}
 		sources = append(sources, source{name: "MCP config " + f, text: string(data)})
 	}
@@ -101,14 +110,14 @@ func planMCP(cli *CLI, getenv func(string) string, base []string, workDir string
 	for _, src := range sources {
 		got, warnings, err := parseMCPConfig([]byte(src.text))
 		if err != nil {
-			return p, usagef("%s: %v", src.name, err)
+			return Usagef("%s: %v", src.name, err)
 		}
 		for _, w := range warnings {
-			p.warnings = append(p.warnings, src.name+": "+w)
+			p.Warnings = append(p.Warnings, src.name+": "+w)
 		}
 		for name, e := range got {
 			if _, dup := entries[name]; dup {
-				p.warnings = append(p.warnings, fmt.Sprintf("%s: MCP server %q replaces the one configured before", src.name, name))
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: MCP server %q replaces the one configured before", src.name, name))
 			}
 			entries[name] = e
 		}
@@ -123,11 +132,11 @@ func planMCP(cli *CLI, getenv func(string) string, base []string, workDir string
 		if e.Disabled || (e.Enabled != nil && !*e.Enabled) {
 			continue
 		}
-		s, warnings := e.server(name, workDir, base, getenv)
-		p.warnings = append(p.warnings, warnings...)
-		p.servers = append(p.servers, s)
+		srv, warnings := e.server(name, workDir, getenv)
+		p.Warnings = append(p.Warnings, warnings...)
+		p.Servers = append(p.Servers, srv)
 	}
-	return p, nil
+	return nil
 }
 
 // parseMCPConfig decodes one mcp.json text and checks each server: it needs a command or a
@@ -135,7 +144,7 @@ func planMCP(cli *CLI, getenv func(string) string, base []string, workDir string
 func parseMCPConfig(data []byte) (map[string]mcpEntry, []string, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, nil, fmt.Errorf("not valid JSON: %v", oneLineErr(err))
+		return nil, nil, fmt.Errorf("not valid JSON: %v", OneLine(err))
 	}
 	if top == nil {
 		return nil, nil, errors.New(`want a JSON object like {"mcpServers": {...}}`)
@@ -161,7 +170,7 @@ func parseMCPConfig(data []byte) (map[string]mcpEntry, []string, error) {
 		var e mcpEntry
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		if err := dec.Decode(&e); err != nil {
-			return nil, nil, fmt.Errorf("server %q: %v", name, oneLineErr(err))
+			return nil, nil, fmt.Errorf("server %q: %v", name, OneLine(err))
 		}
 		var unknown []string
 		for k := range keys {
@@ -198,7 +207,7 @@ func (e mcpEntry) transport() (mcp.Transport, error) {
 	}
 	u, err := url.Parse(e.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("url %q: want http(s)://host/path", redactURL(e.URL))
+		return "", fmt.Errorf("url %q: want http(s)://host/path", RedactURL(e.URL))
 	}
 	switch t {
 	case "http", "streamable-http", "streamable_http", "streamablehttp":
@@ -219,7 +228,7 @@ func (e mcpEntry) transport() (mcp.Transport, error) {
 }
 
 // server builds the server to start, expanding ${VAR} in env and header values.
-func (e mcpEntry) server(name, workDir string, base []string, getenv func(string) string) (mcp.Server, []string) {
+func (e mcpEntry) server(name, workDir string, getenv func(string) string) (mcp.Server, []string) {
 	t, _ := e.transport() // checked when parsed
 	s := mcp.Server{Name: name, Transport: t}
 	var warnings []string
@@ -237,14 +246,13 @@ func (e mcpEntry) server(name, workDir string, base []string, getenv func(string
 				s.Dir = filepath.Join(workDir, s.Dir)
 			}
 		}
-		s.Env = base
 		keys := make([]string, 0, len(e.Env))
 		for k := range e.Env {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			s.Env = setEnv(s.Env, k, expandVars(e.Env[k], getenv, missing("env "+k)))
+			s.Env = append(s.Env, k+"="+expandVars(e.Env[k], getenv, missing("env "+k)))
 		}
 		if len(e.Headers) > 0 {
 			warnings = append(warnings, fmt.Sprintf("MCP server %q: headers are for HTTP servers; ignored", name))
@@ -265,15 +273,21 @@ func (e mcpEntry) server(name, workDir string, base []string, getenv func(string
 	return s, warnings
 }
 
-// setEnv returns env with key set to value, replacing an earlier setting.
-func setEnv(env []string, key, value string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if k, _, _ := strings.Cut(kv, "="); k != key {
-			out = append(out, kv)
+// OverlayEnv returns base with each KEY=value of over set on top, replacing an earlier
+// setting of the same key.
+func OverlayEnv(base, over []string) []string {
+	out := base
+	for _, kv := range over {
+		key, _, _ := strings.Cut(kv, "=")
+		next := make([]string, 0, len(out)+1)
+		for _, old := range out {
+			if k, _, _ := strings.Cut(old, "="); k != key {
+				next = append(next, old)
+			}
 		}
+		out = append(next, kv)
 	}
-	return append(out, key+"="+value)
+	return out
 }
 
 // varRef matches ${VAR} and ${VAR:-default}; compiled on first use, as most runs have no
@@ -299,19 +313,6 @@ func expandVars(s string, getenv func(string) string, missing func(string)) stri
 		missing(m[1])
 		return ""
 	})
-}
-
-// kimiShareFile is a file in Kimi CLI's share dir: $KIMI_SHARE_DIR, else ~/.kimi.
-func kimiShareFile(getenv func(string) string, name string) string {
-	share := getenv("KIMI_SHARE_DIR")
-	if share == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		share = filepath.Join(home, ".kimi")
-	}
-	return filepath.Join(share, name)
 }
 
 func firstDuration(ds ...time.Duration) time.Duration {

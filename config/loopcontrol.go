@@ -1,4 +1,4 @@
-package run
+package config
 
 // validate checks the [loop_control] keys the file sets against the bounds Kimi CLI puts on
 // them (its LoopControl model in config.py), so that a file Kimi refuses is refused here
@@ -6,7 +6,7 @@ package run
 func (lc loopControl) validate() error {
 	atLeast := func(key string, v *int, least int) error {
 		if v != nil && *v < least {
-			return usagef("config: loop_control.%s must be at least %d, got %d", key, least, *v)
+			return Usagef("config: loop_control.%s must be at least %d, got %d", key, least, *v)
 		}
 		return nil
 	}
@@ -27,7 +27,7 @@ func (lc loopControl) validate() error {
 		}
 	}
 	if r := lc.CompactionTriggerRatio; r != nil && (*r < 0.5 || *r > 0.99) {
-		return usagef("config: loop_control.compaction_trigger_ratio must be between 0.5 and 0.99, got %g", *r)
+		return Usagef("config: loop_control.compaction_trigger_ratio must be between 0.5 and 0.99, got %g", *r)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package run
+package config
 
 import (
 	"encoding/json"
@@ -8,20 +8,20 @@ import (
 	"strings"
 )
 
-// generation holds the sampling settings Kimi CLI reads from KIMI_MODEL_* variables for a
+// Generation holds the sampling settings Kimi CLI reads from KIMI_MODEL_* variables for a
 // kimi provider. They reach every request body of the run.
-type generation struct {
-	temperature *float64
-	topP        *float64
-	// completionCap is a hard cap on max_completion_tokens: positive caps every request
+type Generation struct {
+	Temperature *float64
+	TopP        *float64
+	// CompletionCap is a hard cap on max_completion_tokens: positive caps every request
 	// (also below what the context window leaves), negative sends no cap at all, 0 keeps
 	// kimi-run's default (the room left in a configured window).
-	completionCap int
+	CompletionCap int
 }
 
 // modelEnv is what the KIMI_MODEL_* variables say beyond the name and the window.
 type modelEnv struct {
-	generation
+	Generation
 	// capabilities replaces the model's capabilities when KIMI_MODEL_CAPABILITIES is set.
 	capabilities []string
 	warnings     []string
@@ -35,15 +35,16 @@ var knownCapabilities = map[string]bool{"thinking": true, "always_thinking": tru
 // KIMI_MODEL_MAX_COMPLETION_TOKENS (or its older name KIMI_MODEL_MAX_TOKENS) and
 // KIMI_MODEL_CAPABILITIES. A value that does not parse is a usage error: a CI job should
 // not run with a setting silently dropped.
-func readModelEnv(getenv func(string) string) (modelEnv, error) {
+func readModelEnv(env Env) (modelEnv, error) {
+	getenv := env.Getenv
 	var m modelEnv
 	for _, v := range []struct {
 		name string
 		dst  **float64
 		max  float64
 	}{
-		{"KIMI_MODEL_TEMPERATURE", &m.temperature, 2},
-		{"KIMI_MODEL_TOP_P", &m.topP, 1},
+		{"KIMI_MODEL_TEMPERATURE", &m.Temperature, 2},
+		{"KIMI_MODEL_TOP_P", &m.TopP, 1},
 	} {
 		raw := strings.TrimSpace(getenv(v.name))
 		if raw == "" {
@@ -51,7 +52,7 @@ func readModelEnv(getenv func(string) string) (modelEnv, error) {
 		}
 		f, err := strconv.ParseFloat(raw, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > v.max {
-			return m, usagef("%s must be a number from 0 to %g, got %q", v.name, v.max, raw)
+			return m, Usagef("%s must be a number from 0 to %g, got %q", v.name, v.max, raw)
 		}
 		*v.dst = &f
 	}
@@ -62,15 +63,15 @@ func readModelEnv(getenv func(string) string) (modelEnv, error) {
 		}
 		n, err := strconv.Atoi(raw)
 		if err != nil {
-			return m, usagef("%s must be a whole number of tokens (0 or less: send no cap), got %q", name, raw)
+			return m, Usagef("%s must be a whole number of tokens (0 or less: send no cap), got %q", name, raw)
 		}
-		m.completionCap = n
+		m.CompletionCap = n
 		if n <= 0 {
-			m.completionCap = -1
+			m.CompletionCap = -1
 		}
 		break // the first one set wins, as in Kimi CLI
 	}
-	if raw, ok := lookup(getenv, "KIMI_MODEL_CAPABILITIES"); ok {
+	if raw, ok := lookup(env, "KIMI_MODEL_CAPABILITIES"); ok {
 		m.capabilities = []string{}
 		for _, c := range strings.Split(raw, ",") {
 			c = strings.ToLower(strings.TrimSpace(c))
@@ -87,8 +88,8 @@ func readModelEnv(getenv func(string) string) (modelEnv, error) {
 }
 
 // lookup reports a variable that is set and not blank.
-func lookup(getenv func(string) string, name string) (string, bool) {
-	v := getenv(name)
+func lookup(env Env, name string) (string, bool) {
+	v := env.Getenv(name)
 	return v, strings.TrimSpace(v) != ""
 }
 
@@ -105,10 +106,17 @@ func alwaysThinking(model string, capabilities []string) bool {
 	return strings.Contains(id, "thinking") || strings.Contains(id, "reason")
 }
 
-// requestFields are the fields merged into every request body: Kimi's thinking switch and
+// RequestFields are the fields merged into every request body: Kimi's thinking switch and
 // the sampling settings.
-func (c config) requestFields() map[string]json.RawMessage {
-	fields := extraBody(c.thinking)
+func (e Endpoint) RequestFields() map[string]json.RawMessage {
+	var fields map[string]json.RawMessage
+	if e.Thinking != nil {
+		mode := `{"type":"disabled"}`
+		if *e.Thinking {
+			mode = `{"type":"enabled"}`
+		}
+		fields = map[string]json.RawMessage{"thinking": json.RawMessage(mode)}
+	}
 	add := func(name string, v *float64) {
 		if v == nil {
 			return
@@ -118,7 +126,7 @@ func (c config) requestFields() map[string]json.RawMessage {
 		}
 		fields[name] = json.RawMessage(strconv.FormatFloat(*v, 'g', -1, 64))
 	}
-	add("temperature", c.gen.temperature)
-	add("top_p", c.gen.topP)
+	add("temperature", e.Generation.Temperature)
+	add("top_p", e.Generation.TopP)
 	return fields
 }

@@ -1,4 +1,4 @@
-package run
+package config
 
 import (
 	"bytes"
@@ -56,7 +56,7 @@ type providerConfig struct {
 	BaseURL       string            `toml:"base_url" json:"base_url"`
 	APIKey        string            `toml:"api_key" json:"api_key"`
 	CustomHeaders map[string]string `toml:"custom_headers" json:"custom_headers"`
-	// OAuth names the stored login `kimi login` wrote (run/login.go).
+	// OAuth names the stored login `kimi login` wrote (config/login.go).
 	OAuth *oauthRef `toml:"oauth" json:"oauth"`
 }
 
@@ -67,7 +67,7 @@ type oauthRef struct {
 }
 
 // loopControl is [loop_control]. Pointers tell a key the file sets (which must be valid, as
-// Kimi CLI checks it) from one it leaves out (the default); run/loopcontrol.go checks them.
+// Kimi CLI checks it) from one it leaves out (the default); config/loopcontrol.go checks them.
 type loopControl struct {
 	MaxStepsPerTurn        *int     `toml:"max_steps_per_turn" json:"max_steps_per_turn"`
 	MaxStepsPerRun         *int     `toml:"max_steps_per_run" json:"max_steps_per_run"` // older name
@@ -77,37 +77,18 @@ type loopControl struct {
 	CompactionTriggerRatio *float64 `toml:"compaction_trigger_ratio" json:"compaction_trigger_ratio"`
 }
 
-// configPath is --config-file, or Kimi CLI's default file when it exists.
-func configPath(cli *CLI, getenv func(string) string) (path string, explicit bool) {
-	if cli.ConfigFile != "" {
-		return cli.ConfigFile, true
+// load reads the configuration text: --config, or the config file (--config-file, else
+// Kimi CLI's config.toml in the share dir). A file named with --config-file must exist; the
+// default one may be missing. A file that exists but does not parse is a usage error either
+// way: a silently ignored config would run with the wrong model or key.
+func load(f *Flags, env Env) (*fileConfig, error) {
+	if strings.TrimSpace(f.Config) != "" {
+		return parseInlineConfig(f.Config)
 	}
-	share := shareDir(getenv)
-	if share == "" {
-		return "", false
+	path, explicit := f.ConfigFile, true
+	if path == "" {
+		path, explicit = ShareFile(env, "config.toml"), false
 	}
-	return filepath.Join(share, "config.toml"), false
-}
-
-// shareDir is Kimi CLI's data folder: KIMI_SHARE_DIR, else ~/.kimi; "" without a HOME.
-func shareDir(getenv func(string) string) string {
-	if share := getenv("KIMI_SHARE_DIR"); share != "" {
-		return share
-	}
-	if home := getenv("HOME"); home != "" {
-		return filepath.Join(home, ".kimi")
-	}
-	return ""
-}
-
-// loadConfig reads the config file. A file named with --config-file must exist; the default
-// one may be missing. A file that exists but does not parse is a usage error either way: a
-// silently ignored config would run with the wrong model or key.
-func loadConfig(cli *CLI, getenv func(string) string) (*fileConfig, error) {
-	if strings.TrimSpace(cli.Config) != "" {
-		return parseInlineConfig(cli.Config)
-	}
-	path, explicit := configPath(cli, getenv)
 	if path == "" {
 		return &fileConfig{}, nil
 	}
@@ -117,7 +98,7 @@ func loadConfig(cli *CLI, getenv func(string) string) (*fileConfig, error) {
 		return &fileConfig{}, nil
 	}
 	if err != nil {
-		return nil, usagef("config file: %w", err)
+		return nil, Usagef("config file: %w", err)
 	}
 	var fc fileConfig
 	if strings.EqualFold(filepath.Ext(path), ".json") {
@@ -128,12 +109,14 @@ func loadConfig(cli *CLI, getenv func(string) string) (*fileConfig, error) {
 	}
 	if err != nil {
 		// The parsers' messages quote a line, never a whole file; no key is echoed.
-		return nil, usagef("config file %s: %v", path, oneLineErr(err))
+		return nil, Usagef("config file %s: %v", path, OneLine(err))
 	}
 	return &fc, nil
 }
 
-func oneLineErr(err error) string {
+// OneLine is an error's message on one line of at most 200 characters, for a message
+// about a file or a text that must never be quoted whole.
+func OneLine(err error) string {
 	s := strings.Join(strings.Fields(err.Error()), " ")
 	if len(s) > 200 {
 		s = s[:200] + "…"
@@ -149,7 +132,7 @@ func (fc *fileConfig) model(name string) (modelConfig, providerConfig, bool, err
 	}
 	p, ok := fc.Providers[m.Provider]
 	if !ok {
-		return m, p, true, usagef("config: model %q names provider %q, which is not in [providers]", name, m.Provider)
+		return m, p, true, Usagef("config: model %q names provider %q, which is not in [providers]", name, m.Provider)
 	}
 	if m.Model == "" {
 		m.Model = name
@@ -171,7 +154,7 @@ func parseInlineConfig(text string) (*fileConfig, error) {
 	if terr == nil {
 		return &fc, nil
 	}
-	return nil, usagef("--config is neither JSON (%s) nor TOML (%s)", oneLineErr(jerr), tomlWhere(terr))
+	return nil, Usagef("--config is neither JSON (%s) nor TOML (%s)", OneLine(jerr), tomlWhere(terr))
 }
 
 // tomlWhere says where TOML text failed to parse without quoting it: the parser's message

@@ -1,4 +1,4 @@
-package run
+package config
 
 import (
 	"errors"
@@ -43,7 +43,7 @@ func TestLoopControlBounds(t *testing.T) {
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 			t.Errorf("%s: error %v, want one naming %s", tt.text, err, tt.wantErr)
 		case err != nil:
-			var ue *usageError
+			var ue *UsageError
 			if !errors.As(err, &ue) {
 				t.Errorf("%s: %T is not a usage error (exit 2)", tt.text, err)
 			}

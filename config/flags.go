@@ -1,0 +1,130 @@
+package config
+
+import (
+	"time"
+
+	"github.com/alecthomas/kong"
+)
+
+// Flags is the command line of kimi-run as kong parses it. It is never changed after
+// parsing: Resolve reads it, with the environment and the files, into Settings. A flag
+// with one source and no default from elsewhere is read from Settings.Flags as given.
+type Flags struct {
+	Prompt       string        `short:"p" placeholder:"TEXT" help:"The task. Use - to read it from stdin. With a prompt, piped stdin is attached as context."`
+	Words        []string      `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
+	PromptFile   string        `name:"prompt-file" placeholder:"FILE" help:"Read the task from FILE."`
+	NoStdin      bool          `name:"no-stdin" help:"Never read stdin, even when it is a pipe."`
+	StdinTimeout time.Duration `name:"stdin-timeout" default:"60s" help:"With a prompt given, ignore a piped stdin that sends nothing at all for this long (0: wait for it). 10s when CI=true and the flag is not given."`
+	OutputFormat string        `name:"output-format" enum:"text,stream-json,json" default:"text" help:"text: the final answer on stdout, progress on stderr. stream-json: NDJSON events on stdout (schema v1). json: one JSON object on stdout when the run ends (the result event), progress on stderr."`
+
+	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`
+	BaseURL           string        `name:"base-url" placeholder:"URL" help:"OpenAI-compatible endpoint (env KIMI_BASE_URL with KIMI_API_KEY, OPENAI_BASE_URL with OPENAI_API_KEY; default https://api.moonshot.ai/v1)."`
+	Thinking          *bool         `negatable:"" help:"Ask a Kimi thinking model to think (--thinking) or not (--no-thinking). Unset sends nothing."`
+	MaxSteps          *int          `name:"max-steps" placeholder:"N" help:"Most model calls in one turn, at least 1 (default 1000, or loop_control.max_steps_per_turn); reaching it exits 3."`
+	MaxRetries        *int          `name:"max-retries" placeholder:"N" help:"Retries of a model call after its first attempt fails transiently (429, 5xx, network, cut streams); 0 tries once. Default 2, i.e. 3 attempts, or loop_control.max_retries_per_step, which counts attempts as in Kimi CLI."`
+	ConfigFile        string        `name:"config-file" placeholder:"FILE" help:"Kimi CLI config file (TOML, or JSON by extension) with providers, models and loop_control (default ~/.kimi/config.toml when it exists)."`
+	MaxContextSize    int           `name:"max-context-size" placeholder:"TOKENS" help:"The model's context window (env KIMI_MODEL_MAX_CONTEXT_SIZE). The context is compacted before it fills; requests ask for at most the completion tokens that fit. Unset: compact at 128k and send no completion cap."`
+	Timeout           time.Duration `placeholder:"DURATION" help:"Wall-clock limit for the whole run, e.g. 30m; reaching it exits 124. 0 means none."`
+	StreamIdleTimeout time.Duration `name:"stream-idle-timeout" default:"120s" help:"Abandon and retry a model stream that sends nothing for this long."`
+	WorkDir           string        `name:"work-dir" short:"w" placeholder:"DIR" help:"Directory the agent works in (default: the current directory)."`
+
+	Ralph      int    `placeholder:"N" help:"Repeat the task up to N more times until the model chooses STOP (-1: no limit, 0: off). Used up without STOP exits 4."`
+	RalphFresh bool   `name:"ralph-fresh" help:"Start each Ralph iteration or flow node from the context as it was before the first: the model keeps only what it wrote to files."`
+	Flow       string `placeholder:"FILE" help:"Run a prompt flow: a Mermaid (.mmd, or a fenced block in .md) or D2 (.d2) flowchart."`
+	MaxMoves   int    `name:"max-moves" default:"1000" help:"Most node executions of a --flow run; used up exits 4."`
+
+	Session    string `short:"S" placeholder:"ID" help:"Resume session ID, or create it if it does not exist."`
+	Continue   bool   `short:"C" help:"Resume the last session of this work dir that exited 0."`
+	NoSession  bool   `name:"no-session" help:"Write no session file."`
+	SessionDir string `name:"session-dir" placeholder:"DIR" help:"Keep sessions in DIR (default: a folder per work dir under $XDG_STATE_HOME or ~/.local/state/kimi-run)."`
+	// Session housekeeping (issue 21 #13): modes that print and run nothing.
+	ListSessions bool   `name:"list-sessions" help:"List the sessions of the work dir, newest first (id, start, outcome, first prompt line), and exit; NDJSON with --output-format stream-json."`
+	ShowSession  string `name:"show-session" placeholder:"ID" help:"Print session ID's conversation and exit; NDJSON with --output-format stream-json."`
+	DMail        bool   `name:"dmail" help:"Give the agent SendDMail: it may rewind its own context to a checkpoint with a note to its past self."`
+
+	// Agents, workspace and skills, as Kimi CLI names them (docs: README "Agent files", "Skills").
+	Agent     string   `placeholder:"NAME" help:"Built-in agent: default, or okabe (default plus SendDMail). Not with --agent-file."`
+	AgentFile string   `name:"agent-file" placeholder:"FILE" help:"Kimi CLI agent file (YAML): system prompt template and arguments, tools, subagents; may extend default or okabe."`
+	AddDir    []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent may work in: listed in its system prompt, writable under --sandbox workspace-write (repeatable; created, with a warning, when missing)."`
+	SkillsDir []string `name:"skills-dir" placeholder:"DIR" help:"Look for skills only in DIR instead of the project's and the user's skill directories (repeatable)."`
+
+	// What the peers' headless modes offer a CI author (issue 21 #10-#12).
+	SystemPrompt       string   `name:"system-prompt" placeholder:"TEXT|FILE" help:"Use this system prompt (the text, or the content of FILE) instead of the agent's. New sessions only."`
+	AppendSystemPrompt string   `name:"append-system-prompt" placeholder:"TEXT|FILE" help:"Add this text (or the content of FILE) after the agent's system prompt. New sessions only."`
+	Image              []string `name:"image" short:"i" sep:"none" placeholder:"FILE" help:"Attach this image (PNG, JPEG, GIF or WebP) to the prompt; repeatable. Needs a model with the image_in capability (config entry capabilities, or KIMI_MODEL_CAPABILITIES)."`
+	FallbackModel      string   `name:"fallback-model" placeholder:"NAME" help:"When a step's model call still fails transiently after the retries (overload, 5xx, network: exit 75), try the step once more on model NAME (same endpoint and key), which the rest of the run then uses."`
+
+	Quiet    bool             `short:"q" help:"No progress on stderr (errors still are)."`
+	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn shows only warnings and errors; error only why a run failed."`
+	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
+
+	// Shared sessions and background processes (issue 9).
+	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
+	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
+	OTelLogContent bool          `name:"otel-log-content" help:"With OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT set), also put the prompt, tool arguments and outputs and the final answer on the spans, scrubbed of credentials. Off: names, counts and timings only."`
+	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
+	// Notices of silence (hidden: tests shorten them).
+	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
+	StallNotice time.Duration `name:"stall-notice" default:"30s" hidden:""`
+
+	// MCP servers (issue 11): Kimi CLI's mcp.json, over stdio and streamable HTTP. Grouped in --help.
+	MCPConfigFile     []string      `group:"MCP servers" name:"mcp-config-file" sep:"none" placeholder:"FILE" help:"Start the MCP servers of FILE ({\"mcpServers\": {...}}, as Kimi CLI's mcp.json); repeatable. Default: ~/.kimi/mcp.json when it exists."`
+	MCPConfig         []string      `group:"MCP servers" name:"mcp-config" sep:"none" placeholder:"JSON" help:"Start the MCP servers of this JSON text, in the same shape; repeatable, added to the files."`
+	NoMCP             bool          `group:"MCP servers" name:"no-mcp" help:"Start no MCP server at all, whatever the config files and flags say."`
+	MCPStrict         bool          `group:"MCP servers" name:"mcp-strict" help:"Exit 2 before any model call if an MCP server fails to start (default: warn and go on without it)."`
+	MCPStartupTimeout time.Duration `group:"MCP servers" name:"mcp-startup-timeout" default:"30s" help:"Time each MCP server gets to start and list its tools; servers start in parallel."`
+	MCPCallTimeout    time.Duration `group:"MCP servers" name:"mcp-call-timeout" placeholder:"DURATION" help:"Time one MCP tool call may take (default 60s, or [mcp.client] tool_call_timeout_ms of config.toml)."`
+
+	// Guardrails for unattended runs (issue 12): budgets, structured output, tool rules, sandbox.
+	MaxTokensTotal   int      `group:"Guardrails for unattended runs" name:"max-tokens-total" placeholder:"N" help:"Most input+output tokens the whole run may use (subagents, compaction and re-asks included); running out exits 6."`
+	MaxCostUSD       float64  `group:"Guardrails for unattended runs" name:"max-cost-usd" placeholder:"USD" help:"Most US dollars the whole run may cost, from the model's prices; running out exits 6."`
+	PriceInput       *float64 `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
+	PriceCachedInput *float64 `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
+	PriceOutput      *float64 `group:"Guardrails for unattended runs" name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
+	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7. Also --output-schema."`
+	Tools            []string `group:"Guardrails for unattended runs" name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`
+	AllowedTools     []string `group:"Guardrails for unattended runs" name:"allowed-tools" sep:"none" placeholder:"RULES" help:"Run only tool calls matching these rules: Name, or Shell(PATTERN) with PATTERN a glob on the command line. Tools no rule names are not offered."`
+	DisallowedTools  []string `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
+	Sandbox          string   `group:"Guardrails for unattended runs" name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Linux Landlock: read-only (write only the run's temp dir) or workspace-write (also the work dir and --add-dir dirs)."`
+	SandboxNetwork   string   `group:"Guardrails for unattended runs" name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
+
+	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).
+	Record            string  `group:"Record, replay and CI" name:"record" placeholder:"FILE" help:"Write every model exchange of the run (requests, streamed replies, timing) to the cassette FILE (JSONL), with keys and configured secrets scrubbed."`
+	Replay            string  `group:"Record, replay and CI" name:"replay" placeholder:"FILE" help:"Answer every model call from the cassette FILE instead of the network: no key, base URL or network needed (the endpoint and model come from the cassette); tools still run. A request that differs from the recording stops the run (exit 1)."`
+	ReplayMode        string  `group:"Record, replay and CI" name:"replay-mode" enum:"strict,exact,lenient" default:"strict" help:"strict: a request that differs from the recording (tool output aside), or a run that does not use all of it, fails (exit 1). exact: tool output is compared too. lenient: answer in recorded order whatever is asked."`
+	ReplaySpeed       float64 `group:"Record, replay and CI" name:"replay-speed" default:"1" placeholder:"X" help:"Play the recorded timing (chunks, pauses, retry waits) X times faster; 0 waits for nothing."`
+	OutputLastMessage string  `group:"Record, replay and CI" name:"output-last-message" short:"o" placeholder:"FILE" help:"Also write the final answer to FILE (atomically), whatever the output format. Written on failure too, with the model's last text or empty: check the exit code."`
+	PrintSchema       bool    `group:"Record, replay and CI" name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
+
+	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run
+	// unchanged (config/kimi.go resolves them with the flags above). Grouped in --help.
+	Print              bool    `group:"Kimi CLI compatibility" help:"Kimi CLI's print mode; kimi-run always runs in it. With --output-format stream-json, stdout carries Kimi CLI's message lines instead of kimi-run's events."`
+	Yolo               bool    `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve" help:"Accepted, as --yes and --auto-approve: every tool call is always approved."`
+	AFK                bool    `group:"Kimi CLI compatibility" name:"afk" help:"Accepted: kimi-run never waits for a person."`
+	Command            *string `group:"Kimi CLI compatibility" short:"c" placeholder:"TEXT" help:"The task, as -p."`
+	FinalMessageOnly   bool    `group:"Kimi CLI compatibility" name:"final-message-only" help:"Only the final assistant message: what text output prints anyway; with --print --output-format stream-json, one assistant line per answer."`
+	MaxStepsPerTurn    int     `group:"Kimi CLI compatibility" name:"max-steps-per-turn" placeholder:"N" help:"As --max-steps."`
+	MaxRetriesPerStep  int     `group:"Kimi CLI compatibility" name:"max-retries-per-step" placeholder:"N" help:"Attempts per model call in total, first one included (Kimi's meaning; overrides loop_control.max_retries_per_step)."`
+	MaxRalphIterations *int    `group:"Kimi CLI compatibility" name:"max-ralph-iterations" placeholder:"N" help:"As --ralph (-1: no limit, 0: off); beats loop_control.max_ralph_iterations."`
+	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" help:"As --session."`
+	Config             string  `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
+	Verbose            bool    `group:"Kimi CLI compatibility" help:"Accepted: progress on stderr at the default level (info); Kimi CLI declares the flag and ignores it."`
+	Debug              bool    `group:"Kimi CLI compatibility" help:"As --log-level debug."`
+	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text (default), or stream-json: read Kimi CLI user messages from stdin, one JSON object per line, and answer each in turn in one conversation until stdin closes."`
+
+	// Release artefacts (issue 19 #3): the man page, generated from this model for the
+	// release archives. Shell completions are `kimi-run completion SHELL` (run/completion.go).
+	ManPage bool `name:"man-page" hidden:"" help:"Print the man page (roff) and exit."`
+
+	// Test and tuning knobs, hidden from --help.
+	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
+	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`
+
+	// given names the flags set on the command line (NoteGiven, right after parsing), so
+	// that an explicit value (even 0) can beat the config file and clashing synonyms can be
+	// refused.
+	given map[string]bool `kong:"-"`
+	// times counts how often each flag was given: one that takes a single value and came
+	// twice (-p x -p y) would otherwise keep the last without a word.
+	times map[string]int `kong:"-"`
+}

@@ -1,0 +1,99 @@
+package config
+
+import "strings"
+
+// Kimi CLI compatibility: Kimi CLI's print-mode flags are accepted with Kimi's meaning.
+// Resolve reads each alias into the setting it names (-c into Prompt, -r into Session,
+// --max-steps-per-turn into Loop.MaxSteps, --max-retries-per-step into Loop.Attempts,
+// --max-ralph-iterations into Ralph, --debug/--verbose into Output.LogLevel); checkKimi
+// refuses the combinations Kimi refuses or that would leave one of two synonyms silently
+// ignored. The README section "Coming from Kimi CLI" holds the map for users.
+
+// synonyms are the pairs of flags that set the same thing.
+var synonyms = [][2]string{
+	{"max-steps", "max-steps-per-turn"},
+	{"max-retries", "max-retries-per-step"},
+	{"ralph", "max-ralph-iterations"},
+	{"session", "resume"},
+	{"config", "config-file"},
+}
+
+// checkKimi refuses the Kimi flags' conflicts and values Kimi refuses; every error is a
+// usage error.
+func checkKimi(f *Flags) error {
+	for _, pair := range synonyms {
+		if f.Given(pair[0]) && f.Given(pair[1]) {
+			return Usagef("--%s and --%s cannot be combined: they set the same thing", pair[0], pair[1])
+		}
+	}
+	prompt := f.Prompt
+	if f.Command != nil {
+		if f.Prompt != "" || len(f.Words) > 0 || f.PromptFile != "" {
+			return Usagef("give the prompt one way: -p, -c, prompt words or --prompt-file")
+		}
+		prompt = strings.TrimSpace(*f.Command)
+		if prompt == "" {
+			return Usagef("empty prompt: -c/--command needs the task text")
+		}
+	}
+	if f.Given("max-steps-per-turn") && f.MaxStepsPerTurn < 1 {
+		return Usagef("--max-steps-per-turn must be at least 1")
+	}
+	if f.Given("max-retries-per-step") && f.MaxRetriesPerStep < 1 {
+		return Usagef("--max-retries-per-step must be at least 1 (it counts the first attempt)")
+	}
+	// Kimi's log switches map onto --log-level; naming both would leave one ignored.
+	if (f.Debug || f.Verbose) && f.Given("log-level") {
+		return Usagef("--debug and --verbose set the log level: they cannot be combined with --log-level")
+	}
+	if f.Given("config") && strings.TrimSpace(f.Config) == "" {
+		return Usagef("--config is empty: give the config as JSON or TOML text")
+	}
+	if f.FinalMessageOnly && f.OutputFormat == "stream-json" && !f.Print {
+		return Usagef("--final-message-only with --output-format stream-json needs --print (Kimi CLI's message lines); kimi-run's own events always end with the final answer in the result")
+	}
+	if f.Conversing() {
+		switch {
+		case f.NoStdin:
+			return Usagef("--input-format stream-json reads messages from stdin; it cannot be combined with --no-stdin")
+		case f.Flow != "":
+			return Usagef("--input-format stream-json cannot be combined with --flow: a flow brings its own prompts")
+		case prompt == "-" || (len(f.Words) == 1 && f.Words[0] == "-"):
+			return Usagef("--input-format stream-json reads messages from stdin; the prompt cannot also be read from it (-)")
+		}
+	}
+	return nil
+}
+
+// checkFlagValues refuses flag values that parse but cannot be meant, before anything
+// else runs: a negative wait, and an empty value for a flag whose empty value would
+// silently mean "not given" (a new session instead of the one asked for, the default
+// endpoint instead of the one asked for). Usually a shell variable that was not set.
+func checkFlagValues(f *Flags) error {
+	for _, d := range []struct {
+		name  string
+		value int64
+	}{{"--stdin-timeout", int64(f.StdinTimeout)}, {"--session-wait", int64(f.SessionWait)}} {
+		if d.value < 0 {
+			return Usagef("%s must not be negative", d.name)
+		}
+	}
+	for _, v := range []struct {
+		flag, name, value string
+	}{
+		{"session", "-S/--session", f.Session},
+		{"resume", "-r/--resume", f.Resume},
+		{"base-url", "--base-url", f.BaseURL},
+		{"fallback-model", "--fallback-model", f.FallbackModel},
+	} {
+		if f.Given(v.flag) && v.value == "" {
+			return Usagef("%s is empty (an unset shell variable?); leave the flag out for the default", v.name)
+		}
+	}
+	for _, v := range []struct{ flag, name string }{{"prompt", "-p/--prompt"}, {"command", "-c/--command"}, {"prompt-file", "--prompt-file"}} {
+		if n := f.Times(v.flag); n > 1 {
+			return Usagef("%s is given %d times; give the prompt once", v.name, n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,35 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kimi-run/kimi-run/kimilogin"
+)
+
+// A provider written by Kimi CLI's `kimi login` has no api_key but an oauth reference; its
+// token is stored under the share dir (kimilogin). run/login.go uses it when the run starts.
+
+// loginSource is the stored login prov names, or nil when it names none. Kimi CLI reads
+// the file for both storages ("keyring" logins are migrated to the file by Kimi itself).
+func loginSource(prov providerConfig, env Env) *kimilogin.Source {
+	if prov.OAuth == nil || strings.TrimSpace(prov.OAuth.Key) == "" {
+		return nil
+	}
+	share := ShareDir(env)
+	if share == "" {
+		return nil
+	}
+	s := &kimilogin.Source{
+		Path: filepath.Join(share, "credentials", kimilogin.FileName(prov.OAuth.Key)),
+		Host: firstSet(env.Getenv("KIMI_CODE_OAUTH_HOST"), env.Getenv("KIMI_OAUTH_HOST")),
+	}
+	s.Headers = map[string]string{"X-Msh-Platform": "kimi_cli"}
+	// Kimi CLI identifies its device to the OAuth host; its device id is reused when it
+	// exists, never created.
+	if b, err := os.ReadFile(filepath.Join(share, "device_id")); err == nil && strings.TrimSpace(string(b)) != "" {
+		s.Headers["X-Msh-Device-Id"] = strings.TrimSpace(string(b))
+	}
+	return s
+}

@@ -1,0 +1,356 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kimi-run/kimi-run/hooks"
+)
+
+// Resolve reads the flags, the environment and the files into the run's Settings. It
+// always returns what it resolved so far, so that a run stopped by a usage error still
+// reports the way the flags ask and scrubs the keys it found; the first problem found is
+// the error (a *UsageError for anything the user can fix). f is not changed.
+func Resolve(f Flags, env Env) (*Settings, error) {
+	s := &Settings{Flags: f, Env: env, Output: resolveOutput(&f), Ralph: f.Ralph}
+	s.Session = firstSet(f.Resume, f.Session)
+	s.Prompt, s.PromptGiven = f.Prompt, f.Given("prompt")
+	if f.Command != nil {
+		s.Prompt, s.PromptGiven = strings.TrimSpace(*f.Command), true
+	}
+	if f.MaxRalphIterations != nil {
+		s.Ralph = *f.MaxRalphIterations
+	}
+	s.StdinTimeout = f.StdinTimeout
+	if !f.Given("stdin-timeout") && onCI(env) {
+		s.StdinTimeout = CIStdinTimeout
+	}
+	if err := checkKimi(&f); err != nil {
+		return s, err
+	}
+	if err := checkFlagValues(&f); err != nil {
+		return s, err
+	}
+	// A replay brings its endpoint and model, before the file and the environment.
+	baseURL, model := f.BaseURL, f.Model
+	replayURL, replayModel, replaying, err := s.loadReplay()
+	if err != nil {
+		return s, err
+	}
+	if replaying {
+		baseURL, model = replayURL, firstSet(model, replayModel)
+	}
+	fc, err := load(&f, env)
+	if err != nil {
+		return s, err
+	}
+	for _, k := range fc.Providers {
+		s.Endpoint.ConfigKeys = append(s.Endpoint.ConfigKeys, k.APIKey)
+	}
+	entry, err := s.resolveEndpoint(fc, baseURL, model)
+	if err != nil {
+		return s, err
+	}
+	steps := []func() error{
+		func() error { return s.resolveFileSettings(fc) },
+		func() error { return s.resolveLoop(fc.LoopControl) },
+		s.resolveContext,
+		func() error { return s.resolveBudget(entry) },
+		s.checkEndpoint,
+		s.resolveWorkDir,
+		s.resolveMCP,
+		s.resolveAgent,
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// resolveOutput is how the run reports: --log-level, or Kimi's --debug (debug) and
+// --verbose (info, the default). It never fails: a usage error is reported this way too.
+func resolveOutput(f *Flags) Output {
+	o := Output{LogLevel: f.LogLevel}
+	if !f.Given("log-level") {
+		switch {
+		case f.Debug:
+			o.LogLevel = "debug"
+		case f.Verbose:
+			o.LogLevel = "info"
+		}
+	}
+	// warn and error keep only what went wrong: no MCP servers' chatter either.
+	o.Quiet = f.Quiet || o.LogLevel == "warn" || o.LogLevel == "error"
+	return o
+}
+
+// resolveEndpoint picks the model, its endpoint and its key. --model picks a config entry
+// (or names the model itself); without it the file's default model is used, whose model id
+// the environment may replace, as in Kimi CLI. baseURL and model are the flags' (or the
+// replayed cassette's). It returns the model's config entry (zero when there is none).
+func (s *Settings) resolveEndpoint(fc *fileConfig, baseURL, model string) (modelConfig, error) {
+	e, getenv := &s.Endpoint, s.Env.Getenv
+	name := firstSet(model, fc.DefaultModel)
+	entry, prov, found, err := fc.model(name)
+	if err != nil {
+		return entry, err
+	}
+	e.Model = firstSet(model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL"), fc.DefaultModel)
+	menv, err := readModelEnv(s.Env)
+	if err != nil {
+		return entry, err
+	}
+	s.Warnings = append(s.Warnings, menv.warnings...)
+	kimiFamily := false // the KIMI_MODEL_* settings apply, as in Kimi CLI for a kimi provider
+	if !found && name != "" && name == fc.DefaultModel && firstSet(model, getenv("KIMI_MODEL_NAME"), getenv("OPENAI_MODEL")) == "" {
+		// Nothing a user configured is ignored silently: a typo here would run as a model id.
+		s.Warnings = append(s.Warnings, fmt.Sprintf("config: default_model %q is not in [models]; sending it to the provider as the model id", name))
+	}
+	kimiKey, openaiKey := getenv("KIMI_API_KEY"), getenv("OPENAI_API_KEY")
+	switch {
+	case found:
+		// A model from the config file: its provider's key and endpoint, which the
+		// environment of the same family overrides, as in Kimi CLI.
+		e.Model = entry.Model
+		e.Headers = prov.CustomHeaders
+		switch prov.Type {
+		case "kimi", "":
+			kimiFamily = true
+			if model == "" {
+				e.Model = firstSet(getenv("KIMI_MODEL_NAME"), entry.Model)
+			}
+			if menv.capabilities != nil {
+				entry.Capabilities = menv.capabilities
+			}
+			e.APIKey = firstSet(kimiKey, prov.APIKey)
+			if kimiKey == "" {
+				e.Login = loginSource(prov, s.Env)
+			}
+			e.BaseURL = firstSet(baseURL, getenv("KIMI_BASE_URL"), prov.BaseURL, DefaultKimiBaseURL)
+			if s.Flags.Thinking == nil && !alwaysThinking(e.Model, entry.Capabilities) {
+				on := fc.DefaultThinking != nil && *fc.DefaultThinking
+				e.Thinking = &on
+			}
+		case "openai_legacy", "openai_responses":
+			if model == "" {
+				e.Model = firstSet(getenv("OPENAI_MODEL"), entry.Model)
+			}
+			e.APIKey = firstSet(openaiKey, prov.APIKey)
+			e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, DefaultOpenAIBaseURL)
+		default:
+			return entry, Usagef("config: provider %q of model %q has type %q; kimi-run speaks only OpenAI-compatible chat completions (kimi, openai_legacy)", entry.Provider, name, prov.Type)
+		}
+		if entry.MaxContextSize > 0 {
+			e.MaxContext, e.ContextKnown = entry.MaxContextSize, true
+		}
+		e.Capabilities = entry.Capabilities
+	case kimiKey != "":
+		kimiFamily = true
+		e.APIKey = kimiKey
+		e.BaseURL = firstSet(baseURL, getenv("KIMI_BASE_URL"), DefaultKimiBaseURL)
+	case openaiKey != "":
+		e.APIKey = openaiKey
+		e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), DefaultOpenAIBaseURL)
+	default:
+		kimiFamily = getenv("KIMI_BASE_URL") != "" || getenv("OPENAI_BASE_URL") == ""
+		e.BaseURL = firstSet(baseURL, getenv("KIMI_BASE_URL"), getenv("OPENAI_BASE_URL"), DefaultKimiBaseURL)
+	}
+	if kimiFamily {
+		e.Generation = menv.Generation
+	}
+	if !found {
+		e.Capabilities = menv.capabilities
+	}
+	e.KimiProvider = kimiFamily
+	if s.Flags.Thinking != nil {
+		e.Thinking = s.Flags.Thinking
+	}
+	return entry, nil
+}
+
+// resolveFileSettings checks the file's hooks and reads its skill settings.
+func (s *Settings) resolveFileSettings(fc *fileConfig) error {
+	var err error
+	if s.Hooks, err = checkHooks(fc.Hooks); err != nil {
+		return err
+	}
+	s.Skills = Skills{ExtraDirs: fc.ExtraSkillDirs, MergeAll: fc.MergeAllAvailableSkills == nil || *fc.MergeAllAvailableSkills}
+	s.MCP.Call = time.Duration(max(fc.MCP.Client.ToolCallTimeoutMS, 0)) * time.Millisecond
+	return nil
+}
+
+// checkHooks checks the [[hooks]] of the config file. A hook that cannot work is a usage
+// error: a guard the user relies on must not silently stop guarding.
+func checkHooks(cfgs []hookConfig) ([]hooks.Hook, error) {
+	hs := make([]hooks.Hook, len(cfgs))
+	for i, c := range cfgs {
+		hs[i] = hooks.Hook{Event: c.Event, Command: c.Command, Matcher: c.Matcher}
+		if c.Timeout != nil {
+			if *c.Timeout < 1 {
+				return nil, Usagef("config file: hooks[%d] (event %q): timeout must be 1 to 600 seconds", i, c.Event)
+			}
+			hs[i].Timeout = time.Duration(*c.Timeout) * time.Second
+		}
+	}
+	if _, err := hooks.New(hs); err != nil {
+		return nil, Usagef("config file: %w", err)
+	}
+	return hs, nil
+}
+
+// resolveLoop applies the flags over [loop_control] over the defaults.
+func (s *Settings) resolveLoop(lc loopControl) error {
+	f := &s.Flags
+	if err := lc.validate(); err != nil {
+		return err
+	}
+	l := &s.Loop
+	l.MaxSteps = firstPositive(deref(lc.MaxStepsPerTurn), deref(lc.MaxStepsPerRun), DefaultMaxSteps)
+	switch {
+	case f.Given("max-steps-per-turn"): // checked by checkKimi
+		l.MaxSteps = f.MaxStepsPerTurn
+	case f.MaxSteps != nil:
+		if *f.MaxSteps < 1 {
+			return Usagef("--max-steps must be at least 1, got %d", *f.MaxSteps)
+		}
+		l.MaxSteps = *f.MaxSteps
+	}
+	l.Attempts = firstPositive(deref(lc.MaxRetriesPerStep), DefaultAttempts)
+	if f.MaxRetries != nil {
+		if *f.MaxRetries < 0 {
+			return Usagef("--max-retries must be 0 (try once) or more, got %d", *f.MaxRetries)
+		}
+		l.Attempts = *f.MaxRetries + 1
+	}
+	if f.MaxRetriesPerStep > 0 {
+		// Kimi's flag counts attempts in total, the first included.
+		l.Attempts = f.MaxRetriesPerStep
+	}
+	l.Reserve, l.TriggerRatio = deref(lc.ReservedContextSize), deref(lc.CompactionTriggerRatio)
+	// The file's Ralph iterations apply when no flag set them; a flow brings its own graph.
+	if lc.MaxRalphIterations != nil && !f.Given("ralph") && !f.Given("max-ralph-iterations") && f.Flow == "" {
+		s.Ralph = *lc.MaxRalphIterations
+	}
+	return nil
+}
+
+// resolveContext is the model's context window: the flag, the environment, the model's
+// config entry, the default.
+func (s *Settings) resolveContext() error {
+	e := &s.Endpoint
+	if !e.ContextKnown {
+		e.MaxContext = DefaultMaxContext
+	}
+	raw := s.Env.Getenv("KIMI_MODEL_MAX_CONTEXT_SIZE")
+	switch {
+	case s.Flags.MaxContextSize > 0:
+		e.MaxContext, e.ContextKnown = s.Flags.MaxContextSize, true
+	case s.Flags.MaxContextSize < 0:
+		return Usagef("--max-context-size must be positive")
+	case raw != "":
+		n, err := strconv.Atoi(raw)
+		if err != nil || n <= 0 {
+			return Usagef("KIMI_MODEL_MAX_CONTEXT_SIZE must be a positive number of tokens")
+		}
+		e.MaxContext, e.ContextKnown = n, true
+	}
+	return nil
+}
+
+// checkEndpoint refuses an endpoint the run cannot use: a URL that is not http(s), no key
+// for a remote server, no model, negative timeouts.
+func (s *Settings) checkEndpoint() error {
+	e := &s.Endpoint
+	u, err := url.Parse(e.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Usagef("invalid base URL %q: want http(s)://host[:port]/path", RedactURL(e.BaseURL))
+	}
+	if e.APIKey == "" && e.Login == nil && !isLoopback(u.Hostname()) && s.Flags.Replay == "" {
+		return Usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
+	}
+	if e.Model == "" {
+		return Usagef("no model: pass --model NAME or set KIMI_MODEL_NAME")
+	}
+	if s.Flags.Timeout < 0 || s.Flags.StreamIdleTimeout < 0 {
+		return Usagef("timeouts must not be negative")
+	}
+	return nil
+}
+
+// resolveWorkDir is --work-dir (default: the current directory), absolute; it must be a
+// directory.
+func (s *Settings) resolveWorkDir() error {
+	dir := s.Flags.WorkDir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return Usagef("cannot find the current directory: %v", err)
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Usagef("work dir %s: %v", dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return Usagef("work dir %s is not a directory", dir)
+	}
+	s.WorkDir = abs
+	return nil
+}
+
+// onCI reports whether the CI variable says so, as GitHub Actions, GitLab CI, CircleCI,
+// Travis, Buildkite and most others set it (CI=true; some use 1).
+func onCI(env Env) bool {
+	switch strings.ToLower(strings.TrimSpace(env.Getenv("CI"))) {
+	case "true", "1", "yes":
+		return true
+	}
+	return false
+}
+
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func firstPositive(vals ...int) int {
+	for _, v := range vals {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+// isLoopback reports whether host is this machine: local servers often need no key.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// RedactURL drops user info and the query from a URL before it is shown anywhere.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}

@@ -1,0 +1,223 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kong"
+)
+
+// parse reads args as kimi-run's command line does (run.Main builds the same parser).
+func parse(t *testing.T, args ...string) Flags {
+	t.Helper()
+	var f Flags
+	p, err := kong.New(&f, kong.Name("kimi-run"), kong.WithHyphenPrefixedParameters(true),
+		kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kctx, err := p.Parse(args)
+	if err != nil {
+		t.Fatalf("parse %q: %v", args, err)
+	}
+	f.NoteGiven(kctx)
+	return f
+}
+
+// fileText is a Kimi CLI config.toml that sets every value the precedence tests read.
+const fileText = `
+default_model = "k2"
+
+[models.k2]
+provider = "moon"
+model = "kimi-from-file"
+max_context_size = 64000
+
+[providers.moon]
+type = "kimi"
+base_url = "https://file.example/v1"
+api_key = "sk-file"
+
+[loop_control]
+max_steps_per_turn = 50
+max_retries_per_step = 5
+max_ralph_iterations = 2
+`
+
+// shareDir makes a Kimi share dir holding config.toml (none when text is "").
+func shareDir(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if text != "" {
+		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestPrecedence checks that a flag beats the environment, which beats the config file,
+// which beats the default, for each setting with more than one source, Kimi CLI's flag
+// aliases included.
+func TestPrecedence(t *testing.T) {
+	withFile := shareDir(t, fileText)
+	noFile := shareDir(t, "")
+	type env = map[string]string
+	tests := []struct {
+		name string
+		args []string
+		env  env
+		file bool
+		get  func(*Settings) any
+		want any
+	}{
+		// The model.
+		{"model default needs a file", nil, env{"KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return s.Endpoint.Model }, "m"},
+		{"model from file", nil, nil, true, func(s *Settings) any { return s.Endpoint.Model }, "kimi-from-file"},
+		{"model env beats file", nil, env{"KIMI_MODEL_NAME": "kimi-env"}, true, func(s *Settings) any { return s.Endpoint.Model }, "kimi-env"},
+		{"model flag beats env", []string{"-m", "k2"}, env{"KIMI_MODEL_NAME": "kimi-env"}, true, func(s *Settings) any { return s.Endpoint.Model }, "kimi-from-file"},
+		{"model flag names a model id", []string{"-m", "other"}, env{"KIMI_MODEL_NAME": "kimi-env"}, true, func(s *Settings) any { return s.Endpoint.Model }, "other"},
+		// The endpoint and its key.
+		{"base URL default", nil, env{"KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return s.Endpoint.BaseURL }, DefaultKimiBaseURL},
+		{"base URL from file", nil, nil, true, func(s *Settings) any { return s.Endpoint.BaseURL }, "https://file.example/v1"},
+		{"base URL env beats file", nil, env{"KIMI_BASE_URL": "https://env.example/v1"}, true, func(s *Settings) any { return s.Endpoint.BaseURL }, "https://env.example/v1"},
+		{"base URL flag beats env", []string{"--base-url", "https://flag.example/v1"}, env{"KIMI_BASE_URL": "https://env.example/v1"}, true, func(s *Settings) any { return s.Endpoint.BaseURL }, "https://flag.example/v1"},
+		{"OpenAI family default", nil, env{"KIMI_API_KEY": "", "OPENAI_API_KEY": "sk-o", "KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return s.Endpoint.BaseURL }, DefaultOpenAIBaseURL},
+		{"key from file", nil, env{"KIMI_API_KEY": ""}, true, func(s *Settings) any { return s.Endpoint.APIKey }, "sk-file"},
+		{"key env beats file", nil, nil, true, func(s *Settings) any { return s.Endpoint.APIKey }, "sk-env"},
+		// The context window.
+		{"context default", nil, env{"KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return [2]any{s.Endpoint.MaxContext, s.Endpoint.ContextKnown} }, [2]any{DefaultMaxContext, false}},
+		{"context from file", nil, nil, true, func(s *Settings) any { return [2]any{s.Endpoint.MaxContext, s.Endpoint.ContextKnown} }, [2]any{64000, true}},
+		{"context env beats file", nil, env{"KIMI_MODEL_MAX_CONTEXT_SIZE": "32000"}, true, func(s *Settings) any { return s.Endpoint.MaxContext }, 32000},
+		{"context flag beats env", []string{"--max-context-size", "16000"}, env{"KIMI_MODEL_MAX_CONTEXT_SIZE": "32000"}, true, func(s *Settings) any { return s.Endpoint.MaxContext }, 16000},
+		// Loop control, and Kimi's names for it.
+		{"steps default", nil, env{"KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return s.Loop.MaxSteps }, DefaultMaxSteps},
+		{"steps from file", nil, nil, true, func(s *Settings) any { return s.Loop.MaxSteps }, 50},
+		{"steps flag beats file", []string{"--max-steps", "7"}, nil, true, func(s *Settings) any { return s.Loop.MaxSteps }, 7},
+		{"steps Kimi alias beats file", []string{"--max-steps-per-turn", "8"}, nil, true, func(s *Settings) any { return s.Loop.MaxSteps }, 8},
+		{"attempts default", nil, env{"KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return s.Loop.Attempts }, DefaultAttempts},
+		{"attempts from file", nil, nil, true, func(s *Settings) any { return s.Loop.Attempts }, 5},
+		{"attempts flag counts retries", []string{"--max-retries", "0"}, nil, true, func(s *Settings) any { return s.Loop.Attempts }, 1},
+		{"attempts Kimi alias counts attempts", []string{"--max-retries-per-step", "4"}, nil, true, func(s *Settings) any { return s.Loop.Attempts }, 4},
+		{"ralph default", nil, env{"KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return s.Ralph }, 0},
+		{"ralph from file", nil, nil, true, func(s *Settings) any { return s.Ralph }, 2},
+		{"ralph flag beats file, even 0", []string{"--ralph", "0"}, nil, true, func(s *Settings) any { return s.Ralph }, 0},
+		{"ralph Kimi alias beats file", []string{"--max-ralph-iterations", "-1"}, nil, true, func(s *Settings) any { return s.Ralph }, -1},
+		{"ralph file not for a flow", []string{"--flow", "f.mmd"}, nil, true, func(s *Settings) any { return s.Ralph }, 0},
+		// Kimi's aliases of other flags.
+		{"session", []string{"-S", "a"}, nil, true, func(s *Settings) any { return s.Session }, "a"},
+		{"session Kimi alias", []string{"-r", "b"}, nil, true, func(s *Settings) any { return s.Session }, "b"},
+		{"prompt Kimi alias, trimmed", []string{"-c", "  fix it "}, nil, true, func(s *Settings) any { return [2]any{s.Prompt, s.PromptGiven} }, [2]any{"fix it", true}},
+		{"prompt given empty", []string{"-p", ""}, nil, true, func(s *Settings) any { return [2]any{s.Prompt, s.PromptGiven} }, [2]any{"", true}},
+		{"log level default", nil, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "info"}},
+		{"log level --debug", []string{"--debug"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "debug"}},
+		{"log level --verbose", []string{"--verbose"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "info"}},
+		{"log level warn is quiet", []string{"--log-level", "warn"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "warn", Quiet: true}},
+		// The environment's defaults.
+		{"stdin timeout default", nil, nil, true, func(s *Settings) any { return s.StdinTimeout }, 60 * time.Second},
+		{"stdin timeout on CI", nil, env{"CI": "true"}, true, func(s *Settings) any { return s.StdinTimeout }, CIStdinTimeout},
+		{"stdin timeout flag beats CI", []string{"--stdin-timeout", "60s"}, env{"CI": "true"}, true, func(s *Settings) any { return s.StdinTimeout }, 60 * time.Second},
+		// The config file: --config text replaces it.
+		{"inline config replaces the file", []string{"--config", `{"loop_control": {"max_steps_per_turn": 9}}`}, env{"KIMI_MODEL_NAME": "m"}, true, func(s *Settings) any { return s.Loop.MaxSteps }, 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := MapEnv{"KIMI_API_KEY": "sk-env", "KIMI_SHARE_DIR": noFile}
+			if tt.file {
+				e["KIMI_SHARE_DIR"] = withFile
+			}
+			for k, v := range tt.env {
+				e[k] = v
+			}
+			s, err := Resolve(parse(t, tt.args...), e)
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			if got := tt.get(s); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestConflicts checks that clashing synonyms and values Kimi CLI refuses are usage
+// errors (exit 2) naming what to fix, and that Resolve never changes the flags.
+func TestConflicts(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-steps", "1", "--max-steps-per-turn", "2"}, "--max-steps and --max-steps-per-turn cannot be combined"},
+		{[]string{"--max-retries", "1", "--max-retries-per-step", "2"}, "--max-retries and --max-retries-per-step cannot be combined"},
+		{[]string{"--ralph", "1", "--max-ralph-iterations", "2"}, "--ralph and --max-ralph-iterations cannot be combined"},
+		{[]string{"-S", "a", "-r", "b"}, "--session and --resume cannot be combined"},
+		{[]string{"--config", "{}", "--config-file", "x.toml"}, "--config and --config-file cannot be combined"},
+		{[]string{"--debug", "--log-level", "warn"}, "cannot be combined with --log-level"},
+		{[]string{"--verbose", "--log-level", "info"}, "cannot be combined with --log-level"},
+		{[]string{"-c", "x", "-p", "y"}, "give the prompt one way"},
+		{[]string{"-c", "x", "words"}, "give the prompt one way"},
+		{[]string{"-c", "  "}, "-c/--command needs the task text"},
+		{[]string{"-p", "a", "-p", "b"}, "-p/--prompt is given 2 times"},
+		{[]string{"--max-steps-per-turn", "0"}, "--max-steps-per-turn must be at least 1"},
+		{[]string{"--max-steps", "0"}, "--max-steps must be at least 1"},
+		{[]string{"--max-retries-per-step", "0"}, "--max-retries-per-step must be at least 1"},
+		{[]string{"--max-retries", "-1"}, "--max-retries must be 0"},
+		{[]string{"--config", " "}, "--config is empty"},
+		{[]string{"--config", "x = ["}, "--config is neither JSON"},
+		{[]string{"-r", ""}, "-r/--resume is empty"},
+		{[]string{"--input-format", "stream-json", "-c", "-"}, "the prompt cannot also be read from it"},
+		{[]string{"--final-message-only", "--output-format", "stream-json"}, "needs --print"},
+		{[]string{"--record", "a", "--replay", "b"}, "--record and --replay cannot be combined"},
+		{[]string{"--agent", "default", "--agent-file", "a.yaml"}, "--agent and --agent-file cannot be combined"},
+		{[]string{"--mcp-config", "{"}, "--mcp-config #1: not valid JSON"},
+		{[]string{"--max-cost-usd", "1"}, "--max-cost-usd needs the model's prices"},
+		{[]string{"--config-file", "/nonexistent/config.toml"}, "config file"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			f := parse(t, tt.args...)
+			before := f
+			_, err := Resolve(f, MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()})
+			var ue *UsageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want a usage error containing %q", err, tt.want)
+			}
+			if !reflect.DeepEqual(f, before) {
+				t.Errorf("Resolve changed the flags")
+			}
+		})
+	}
+}
+
+// TestResolveKeepsWhatItFound checks that a run stopped by a usage error still knows how
+// to report and which keys to scrub.
+func TestResolveKeepsWhatItFound(t *testing.T) {
+	s, err := Resolve(parse(t, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), MapEnv{"KIMI_API_KEY": "sk"})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if s.Output.LogLevel != "debug" || !reflect.DeepEqual(s.Endpoint.ConfigKeys, []string{"sk-cfg"}) {
+		t.Errorf("output %+v, config keys %q", s.Output, s.Endpoint.ConfigKeys)
+	}
+}
+
+// TestShareDir checks the one place Kimi's files are looked for.
+func TestShareDir(t *testing.T) {
+	for _, tt := range []struct {
+		env  MapEnv
+		want string
+	}{
+		{MapEnv{"KIMI_SHARE_DIR": "/k", "HOME": "/h"}, "/k/mcp.json"},
+		{MapEnv{"HOME": "/h"}, filepath.Join("/h", ".kimi", "mcp.json")},
+		{MapEnv{}, ""},
+	} {
+		if got := ShareFile(tt.env, "mcp.json"); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}

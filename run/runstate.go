@@ -1,0 +1,150 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/output"
+	"github.com/kimi-run/kimi-run/telemetry"
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// runState is one run from start to finish: its settings, its one sink chain, what it
+// opened (res, closed once at the end) and what finishing it needs.
+type runState struct {
+	s       *config.Settings
+	version string
+	// sink is the run's one sink chain (see newSink): every event goes through it.
+	sink     output.Sink
+	sio      IO
+	jsonMode bool
+	started  time.Time
+	res      resources
+	// secrets are scrubbed from stdout, stderr, the answer file and the telemetry.
+	secrets *secretSet
+	tel     *telemetry.Telemetry
+	// telWarnings are the telemetry's, reported with the configuration's.
+	telWarnings []string
+	tape        *tape
+	// early holds the warnings found before init in stream-json mode, where the stream
+	// must open with init (resolve's, telemetry's, the prompt's).
+	early []string
+	// mcpKill and shellKill run before a second signal exits at once: the MCP servers and
+	// the Shell commands' process groups are killed first.
+	mcpKill, shellKill exitHook
+	// cred is the key (or the login's token) the run sends; loginErr a login that could
+	// not be refreshed, reported once the stream has opened.
+	cred     credentials
+	loginErr error
+
+	sessionID string
+	session   sessionPlan
+	// secret is the key the run sends, scrubbed from messages (cred.apiKey).
+	secret string
+	// hooks, once the session started, fire SessionEnd when the run finishes.
+	hooks *runHooks
+	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
+	groups *tools.ShellGroups
+	// watch lists the groups of every child with the run's watchdog.
+	watch *procgroup.Watcher
+	keep  bool
+	guard *guard
+	// answerFile is --output-last-message; scrub cleans what is written there. With
+	// answerJSON (--json-schema) it gets what stdout gets: the matching JSON or nothing.
+	answerFile string
+	answerJSON bool
+	scrub      func(string) string
+	// saveErr reports the agent's first failure to write the session.
+	saveErr func() error
+}
+
+// resources are what a run opened, closed once when it ends, the last opened first.
+type resources struct{ closers []func() }
+
+// add registers a close to run when the run ends.
+func (res *resources) add(close func()) { res.closers = append(res.closers, close) }
+
+// close closes everything, in the reverse order of add.
+func (res *resources) close() {
+	for i := len(res.closers) - 1; i >= 0; i-- {
+		res.closers[i]()
+	}
+	res.closers = nil
+}
+
+// warn emits a warning event.
+func (r *runState) warn(msg string) { r.emit(event.Warning{Message: msg}) }
+
+func (r *runState) emit(p event.Payload) {
+	r.sink.Emit(event.Event{Time: time.Now(), Data: p})
+}
+
+// finish emits the result event (always the last one) and returns the exit code.
+func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
+	r.endBackground()
+	v := judge(out, err, context.Cause(ctx))
+	res := event.Result{
+		Status:         "success",
+		TerminalReason: v.reason,
+		ExitCode:       int(v.code),
+		FinalText:      out.finalText,
+		Error:          v.err,
+		Steps:          st.Steps,
+		ToolCalls:      st.ToolCalls,
+		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
+			CostUSD: r.s.Budget.CostUSD(st.Usage)},
+		DurationMS: time.Since(r.started).Milliseconds(),
+		SessionID:  r.sessionID,
+	}
+	if v.code == ExitOK {
+		res.StructuredOutput = out.structured
+	}
+	if r.guard != nil {
+		res.ToolDenials = int(r.guard.denials.Load())
+	}
+	if out.flow {
+		res.Iterations = out.flowResult.Iterations
+		res.LastChoice = out.flowResult.LastChoice
+	}
+	if r.answerFile != "" {
+		// Every outcome writes it, usage errors included, so that a later step never
+		// reads the answer of an earlier run.
+		text := out.finalText
+		if r.answerJSON {
+			text = string(res.StructuredOutput)
+		}
+		if err := writeAnswer(r.answerFile, text, r.scrub); err != nil && v.code == ExitOK {
+			// The job asked for the answer in a file and it is not there: not a success.
+			v = verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "output", Message: err.Error()}}
+			res.TerminalReason, res.ExitCode, res.Error = v.reason, int(v.code), v.err
+		} else if err != nil {
+			r.emit(event.Warning{Message: err.Error()})
+		}
+	}
+	if v.code != ExitOK {
+		res.Status = "error"
+	}
+	if res.Error != nil {
+		res.Error.Message = redact(res.Error.Message, r.secret)
+		if r.jsonMode {
+			// stdout stays pure NDJSON; a person reading the CI log still sees why.
+			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
+		}
+	}
+	if r.hooks != nil {
+		r.hooks.sessionEnd(ctx, v)
+	}
+	res.SessionWarning = r.settleSession(v)
+	r.emit(res)
+	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
+		// The answer did not reach stdout: that is not success.
+		fmt.Fprintf(r.sio.Stderr, "kimi-run: writing output: %v\n", werr)
+		return ExitError
+	}
+	return v.code
+}
