@@ -28,6 +28,7 @@ type fakeTool struct {
 
 func (f *fakeTool) Name() string        { return f.name }
 func (f *fakeTool) Description() string { return "test tool " + f.name }
+func (f *fakeTool) Facts() tools.Facts  { return tools.Facts{} }
 func (f *fakeTool) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{}}`)
 }

@@ -99,7 +99,7 @@ func parseFile(l loc) (*raw, string, error) {
 				r.PromptArgs[ak] = s
 			}
 		case "tools", "allowed_tools", "exclude_tools":
-			list, err := toolList(v)
+			list, err := toolList(l, v)
 			if err != nil {
 				return fail("agent.%s %v", k, err)
 			}
@@ -156,8 +156,9 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-// toolList reads a list of tool names, canonical; null is nil.
-func toolList(v any) ([]string, error) {
+// toolList reads a list of tool names, canonical; null is nil. In the built-in files an
+// "@SET" entry stands for a set of built-in tools (toolSets).
+func toolList(l loc, v any) ([]string, error) {
 	if v == nil {
 		return nil, nil
 	}
@@ -170,6 +171,10 @@ func toolList(v any) ([]string, error) {
 		s, ok := it.(string)
 		if !ok || strings.TrimSpace(s) == "" {
 			return nil, fmt.Errorf("holds %v, which is not a tool name", it)
+		}
+		if set, ok := toolSets[s]; ok && l.builtin {
+			out = append(out, builtinTools(set)...)
+			continue
 		}
 		out = append(out, tools.CanonicalName(s))
 	}

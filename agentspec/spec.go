@@ -137,6 +137,7 @@ func load(l loc) (*Spec, error) {
 			sr.Name = sub.Name
 		}
 		sr.Subagents = nil // subagents do not start subagents
+		sr.Tools, sr.AllowedTools = withoutRootOnly(sr.Tools), withoutRootOnly(sr.AllowedTools)
 		sub.Spec = &sr.Spec
 		s.Warnings = append(s.Warnings, sr.Warnings...)
 	}

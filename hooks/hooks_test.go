@@ -193,6 +193,7 @@ type fakeTool struct {
 func (f *fakeTool) Name() string            { return "WriteFile" }
 func (f *fakeTool) Description() string     { return "writes" }
 func (f *fakeTool) Schema() json.RawMessage { return json.RawMessage(`{}`) }
+func (f *fakeTool) Facts() tools.Facts      { return tools.Facts{WritesFiles: true, PathArg: "path"} }
 func (f *fakeTool) Run(context.Context, json.RawMessage) (tools.Result, error) {
 	f.calls++
 	return f.res, nil

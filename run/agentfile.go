@@ -75,20 +75,14 @@ func (s *agentSetup) rootTools(all []tools.Tool) ([]tools.Tool, []string) {
 }
 
 // subagentKinds builds the subagents of the agent file from all the tools there are: each
-// gets the tools its own file names, never Agent or SendDMail, so delegation cannot nest
-// and a subagent cannot rewind its parent. As in Kimi CLI, a subagent is an agent of its
-// own: what the root's file excludes does not bind it.
+// gets the tools its own file names (never Agent or SendDMail: agentspec leaves the root's
+// own tools out of a subagent's list). As in Kimi CLI, a subagent is an agent of its own:
+// what the root's file excludes does not bind it.
 func (s *agentSetup) subagentKinds(all []tools.Tool) (map[string]agent.SubagentKind, []string) {
 	kinds := make(map[string]agent.SubagentKind, len(s.spec.Subagents))
 	var warnings []string
 	for _, sub := range s.spec.Subagents {
-		var names []string
-		for _, n := range sub.Spec.ToolNames() {
-			if n != "Agent" && n != "SendDMail" {
-				names = append(names, n)
-			}
-		}
-		kept, missing := filterTools(all, names)
+		kept, missing := filterTools(all, sub.Spec.ToolNames())
 		if len(missing) > 0 {
 			warnings = append(warnings, fmt.Sprintf("subagent %s: tools that kimi-run does not have are left out: %s", sub.Name, strings.Join(missing, ", ")))
 		}

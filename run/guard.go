@@ -49,16 +49,22 @@ func newGuard(s *config.Settings) (*guard, error) {
 	return g, nil
 }
 
-// alwaysKnown are tools that exist in some runs only (Task is the subagent tool, also
-// called Agent; SendDMail comes with --dmail): rules may name them in any run.
-var alwaysKnown = []string{"Task", "Agent", "SendDMail"}
+// alwaysKnown are every built-in tool's names, aliases included: rules may name a tool a
+// run does not offer (Agent without subagents, also called Task; SendDMail without --dmail).
+func alwaysKnown() []string {
+	var out []string
+	for _, t := range tools.AllBuiltins() {
+		out = append(append(out, t.Name()), tools.NameAliases(t.Name())...)
+	}
+	return out
+}
 
 // check refuses rules that match no tool of the run, globs included: known is every tool
 // there is, built-in or MCP, whether or not an agent file offers it. Before that, rule names
 // written as Claude Code names MCP tools, mcp__SERVER__TOOL (globs too), are replaced by
 // the names the run gives those tools; aliases maps each such spelling to that name.
 func (g *guard) check(known []string, aliases map[string]string) error {
-	all := append(append([]string(nil), known...), alwaysKnown...)
+	all := append(append([]string(nil), known...), alwaysKnown()...)
 	g.rules.Rename(func(n string) []string {
 		if !strings.HasPrefix(n, "mcp__") || len(g.rulesMatch(n, all)) > 0 {
 			return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -136,20 +137,18 @@ func (m *mcpRun) close() {
 }
 
 // withMCP gives every subagent kind the MCP tools (the parent's sessions, hooked like the
-// parent's): all of them to a kind that may change things (it has Shell, WriteFile or
-// StrReplaceFile), only those their server marks read-only to the others (explore, plan).
+// parent's): all of them to a kind that may change files (one of its tools writes files:
+// Shell, WriteFile, StrReplaceFile), only those their server marks read-only to the others
+// (explore, plan).
 func withMCP(kinds map[string]agent.SubagentKind, mcpTools []tools.Tool, e *hooks.Engine) map[string]agent.SubagentKind {
 	if len(mcpTools) == 0 {
 		return kinds
 	}
-	all, readOnly := hooks.Wrap(e, mcpTools), hooks.Wrap(e, readOnlyMCP(mcpTools))
+	all, readOnly := hooks.Wrap(e, mcpTools), hooks.Wrap(e, readOnlyTools(mcpTools))
 	for name, k := range kinds {
 		extra := readOnly
-		for _, t := range k.Tools {
-			switch t.Name() {
-			case "Shell", "WriteFile", "StrReplaceFile":
-				extra = all
-			}
+		if slices.ContainsFunc(k.Tools, func(t tools.Tool) bool { return t.Facts().WritesFiles }) {
+			extra = all
 		}
 		k.Tools = append(append([]tools.Tool(nil), k.Tools...), extra...)
 		kinds[name] = k
@@ -157,11 +156,12 @@ func withMCP(kinds map[string]agent.SubagentKind, mcpTools []tools.Tool, e *hook
 	return kinds
 }
 
-// readOnlyMCP returns the MCP tools among ts whose server marks them read-only.
-func readOnlyMCP(ts []tools.Tool) []tools.Tool {
+// readOnlyTools returns the tools among ts that say they change nothing (for an MCP tool,
+// its server's readOnlyHint).
+func readOnlyTools(ts []tools.Tool) []tools.Tool {
 	var out []tools.Tool
 	for _, t := range ts {
-		if mt, ok := t.(*mcp.Tool); ok && mt.ReadOnly() {
+		if t.Facts().ReadOnly {
 			out = append(out, t)
 		}
 	}

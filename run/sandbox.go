@@ -90,12 +90,10 @@ func (s *sandboxPlan) writeDirs() tools.DirOpener {
 	return nil
 }
 
-// pathArgs are the tools that write files, with the argument naming the file. Reading is
-// allowed everywhere in every mode, so ReadFile, Glob and Grep need no check.
-var pathArgs = map[string]string{"WriteFile": "path", "StrReplaceFile": "path"}
-
-// guardTools wraps the tools that act in-process with the checks the kernel makes for
-// commands: writes outside the writable roots, and FetchURL with the network cut.
+// guardTools wraps the tools that act in kimi-run's process with the checks the kernel
+// makes for commands, as their facts ask: a write outside the writable roots, and the
+// network while it is cut. Shell is confined by the kernel itself (Env.ShellPrefix) and MCP
+// servers are not confined (docs/sandbox.md); reading is allowed everywhere in every mode.
 func (s *sandboxPlan) guardTools(ts []tools.Tool, deny func(policy.Denial)) []tools.Tool {
 	if !s.policy.Active() {
 		return ts
@@ -103,25 +101,41 @@ func (s *sandboxPlan) guardTools(ts []tools.Tool, deny func(policy.Denial)) []to
 	out := make([]tools.Tool, len(ts))
 	for i, t := range ts {
 		out[i] = t
-		var check func(json.RawMessage) error
-		switch key, ok := pathArgs[t.Name()]; {
-		case ok && s.policy.Mode != sandbox.Off:
-			check = func(args json.RawMessage) error { return s.checkWrite(key, args) }
-		case t.Name() == "FetchURL" && s.policy.NoNetwork:
-			check = func(json.RawMessage) error {
-				return fmt.Errorf("the network is cut for this run (--sandbox-network off)")
-			}
-		}
-		if check != nil {
+		if check := s.checkFor(t.Facts()); check != nil {
 			out[i] = &confined{Tool: t, check: check, deny: deny}
 		}
 	}
 	return out
 }
 
-// checkWrite resolves a write tool's path argument as the tool does and checks it. An
-// argument the tool would reject anyway is left to the tool.
+// checkFor returns the check a tool with facts f needs under this sandbox, or nil.
+func (s *sandboxPlan) checkFor(f tools.Facts) func(json.RawMessage) error {
+	inProcess := f.Where == tools.InProcess
+	write := inProcess && f.WritesFiles && s.policy.Mode != sandbox.Off
+	network := inProcess && f.Network && s.policy.NoNetwork
+	if !write && !network {
+		return nil
+	}
+	return func(args json.RawMessage) error {
+		if write {
+			if err := s.checkWrite(f.PathArg, args); err != nil {
+				return err
+			}
+		}
+		if network {
+			return fmt.Errorf("the network is cut for this run (--sandbox-network off)")
+		}
+		return nil
+	}
+}
+
+// checkWrite resolves a write tool's path argument key as the tool does and checks it. An
+// argument the tool would reject anyway is left to the tool; a tool that names no path
+// argument cannot be allowed, as nothing says where it writes.
 func (s *sandboxPlan) checkWrite(key string, args json.RawMessage) error {
+	if key == "" {
+		return fmt.Errorf("the sandbox (%s) cannot tell where this tool writes", s.policy.Mode)
+	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(args, &fields) != nil {
 		return nil

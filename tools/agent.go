@@ -22,7 +22,7 @@ type agentArgs struct {
 // subagent with a fresh context and returns its final answer. env.SubagentTypes are
 // listed in its description.
 func NewAgent(env Env) Tool {
-	return New("Agent", agentDescription(env.SubagentTypes),
+	return New("Agent", agentDescription(env.SubagentTypes), Facts{RootOnly: true},
 		func(ctx context.Context, a agentArgs) (Result, error) {
 			if strings.TrimSpace(a.Prompt) == "" {
 				return Errorf("prompt is empty: tell the subagent what to do").WithKimi(kimiAgentFailed("prompt is empty"), ""), nil

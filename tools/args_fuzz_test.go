@@ -11,17 +11,17 @@ import (
 // touching files.
 func decodeOnly() []Tool {
 	return []Tool{
-		New("Shell", "", func(context.Context, shellArgs) (Result, error) { return Text("ok"), nil }),
-		New("WriteFile", "", func(context.Context, writeFileArgs) (Result, error) { return Text("ok"), nil }),
-		New("ReadFile", "", func(context.Context, readFileArgs) (Result, error) { return Text("ok"), nil }),
-		New("StrReplaceFile", "", func(context.Context, strReplaceArgs) (Result, error) { return Text("ok"), nil }),
-		New("Glob", "", func(context.Context, globArgs) (Result, error) { return Text("ok"), nil }),
-		New("Grep", "", func(context.Context, grepArgs) (Result, error) { return Text("ok"), nil }),
-		New("FetchURL", "", func(context.Context, fetchArgs) (Result, error) { return Text("ok"), nil }),
-		New("Think", "", func(context.Context, thinkArgs) (Result, error) { return Text("ok"), nil }),
-		New("SetTodoList", "", func(context.Context, todoArgs) (Result, error) { return Text("ok"), nil }),
-		New("Agent", "", func(context.Context, agentArgs) (Result, error) { return Text("ok"), nil }),
-		New("SendDMail", "", func(context.Context, dmailArgs) (Result, error) { return Text("ok"), nil }),
+		New("Shell", "", Facts{}, func(context.Context, shellArgs) (Result, error) { return Text("ok"), nil }),
+		New("WriteFile", "", Facts{}, func(context.Context, writeFileArgs) (Result, error) { return Text("ok"), nil }),
+		New("ReadFile", "", Facts{}, func(context.Context, readFileArgs) (Result, error) { return Text("ok"), nil }),
+		New("StrReplaceFile", "", Facts{}, func(context.Context, strReplaceArgs) (Result, error) { return Text("ok"), nil }),
+		New("Glob", "", Facts{}, func(context.Context, globArgs) (Result, error) { return Text("ok"), nil }),
+		New("Grep", "", Facts{}, func(context.Context, grepArgs) (Result, error) { return Text("ok"), nil }),
+		New("FetchURL", "", Facts{}, func(context.Context, fetchArgs) (Result, error) { return Text("ok"), nil }),
+		New("Think", "", Facts{}, func(context.Context, thinkArgs) (Result, error) { return Text("ok"), nil }),
+		New("SetTodoList", "", Facts{}, func(context.Context, todoArgs) (Result, error) { return Text("ok"), nil }),
+		New("Agent", "", Facts{}, func(context.Context, agentArgs) (Result, error) { return Text("ok"), nil }),
+		New("SendDMail", "", Facts{}, func(context.Context, dmailArgs) (Result, error) { return Text("ok"), nil }),
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"slices"
+	"sync"
 
 	"github.com/kimi-run/kimi-run/tools/search"
 )
@@ -81,25 +83,48 @@ func CallID(ctx context.Context) string {
 	return id
 }
 
-// Builtins returns the built-in tools, in the order they are offered to the model.
-// This is the one table of built-ins: a new tool is added here and nowhere else.
+// builtinTable is the one table of built-in tools, in the order they are offered to the
+// model. A new tool is added here and nowhere else: what the run does with it follows from
+// its Facts (the sandbox, subagents, the built-in agents' tool lists).
+var builtinTable = []struct {
+	make func(Env) Tool
+	// offered says whether a run with env offers the tool; nil: always.
+	offered func(Env) bool
+}{
+	{make: NewShell},
+	{make: NewReadFile},
+	{make: NewWriteFile},
+	{make: NewStrReplaceFile},
+	{make: NewGlob},
+	{make: NewGrep},
+	{make: NewFetchURL},
+	{make: NewSetTodoList},
+	{make: NewThink},
+	{make: NewAgent, offered: func(env Env) bool { return env.Subagent != nil }},
+	{make: NewSendDMail, offered: func(env Env) bool { return env.DMail != nil }},
+}
+
+// Builtins returns the built-in tools a run with env offers, in the order they are offered
+// to the model.
 func Builtins(env Env) []Tool {
-	ts := []Tool{
-		NewShell(env),
-		NewReadFile(env),
-		NewWriteFile(env),
-		NewStrReplaceFile(env),
-		NewGlob(env),
-		NewGrep(env),
-		NewFetchURL(env),
-		NewSetTodoList(env),
-		NewThink(env),
-	}
-	if env.Subagent != nil {
-		ts = append(ts, NewAgent(env))
-	}
-	if env.DMail != nil {
-		ts = append(ts, NewSendDMail(env))
+	var ts []Tool
+	for _, b := range builtinTable {
+		if b.offered == nil || b.offered(env) {
+			ts = append(ts, b.make(env))
+		}
 	}
 	return ts
 }
+
+// allBuiltins are every built-in tool, built once on an empty Env.
+var allBuiltins = sync.OnceValue(func() []Tool {
+	ts := make([]Tool, len(builtinTable))
+	for i, b := range builtinTable {
+		ts[i] = b.make(Env{})
+	}
+	return ts
+})
+
+// AllBuiltins returns every built-in tool, whether or not a run offers it, in table order.
+// They are built on an empty Env: for their names, schemas and facts, not to be run.
+func AllBuiltins() []Tool { return slices.Clone(allBuiltins()) }

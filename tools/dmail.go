@@ -20,6 +20,7 @@ type dmailArgs struct {
 func NewSendDMail(env Env) Tool {
 	return New("SendDMail",
 		`Send a message back in time to an earlier checkpoint of this conversation. After the current step, the conversation is rewound to the <system>CHECKPOINT N</system> marker you name, everything after it is forgotten, and your message appears there as a note from your future self. Use it when a long exploration turned out to be a dead end, so that your past self can skip it with the lesson learned and the context stays small. Only the conversation is rewound: files you changed, commands you ran and their effects stay as they are now, so mention in the message anything on disk your past self must know about. One D-Mail per step.`,
+		Facts{RootOnly: true, OptIn: true},
 		func(_ context.Context, a dmailArgs) (Result, error) {
 			if strings.TrimSpace(a.Message) == "" {
 				return Errorf("message is empty").WithKimi(kimiDMailFailed("message is empty"), ""), nil

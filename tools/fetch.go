@@ -30,6 +30,10 @@ as they are. Images, PDFs and other binary content are refused.
 Use it to read documentation, issues, API responses or raw files the task refers to.
 Only http and https URLs work; requests time out after {fetch_timeout} and pages are cut at {fetch_max}.`
 
+// fetchFacts: a GET from kimi-run's own process, which the sandbox refuses with the network
+// cut.
+var fetchFacts = Facts{Network: true, ReadOnly: true}
+
 // fetchArgs are the arguments of the FetchURL tool.
 type fetchArgs struct {
 	URL string `json:"url" description:"absolute http or https URL to fetch"`
@@ -38,7 +42,7 @@ type fetchArgs struct {
 // NewFetchURL returns the FetchURL tool. It uses env.HTTPClient when set.
 func NewFetchURL(env Env) Tool {
 	f := &fetcher{client: env.HTTPClient, timeout: fetchTimeout}
-	return New("FetchURL", fetchDescription, f.run)
+	return New("FetchURL", fetchDescription, fetchFacts, f.run)
 }
 
 // fetcher holds the FetchURL settings; tests shorten the timeout.

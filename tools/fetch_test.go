@@ -185,7 +185,7 @@ func TestFetchURLTimeout(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) })
 	f := &fetcher{client: srv.Client(), timeout: 50 * time.Millisecond}
-	tool := New("FetchURL", fetchDescription, f.run)
+	tool := New("FetchURL", fetchDescription, fetchFacts, f.run)
 	res, err := tool.Run(context.Background(), json.RawMessage(`{"url":"`+srv.URL+`/slow"}`))
 	if err != nil {
 		t.Fatal(err)

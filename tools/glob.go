@@ -37,7 +37,7 @@ type globArgs struct {
 // NewGlob returns the Glob tool, which lists paths matching a glob pattern.
 func NewGlob(env Env) Tool {
 	g := &globber{env: env}
-	return New("Glob", globDescription, g.run)
+	return New("Glob", globDescription, Facts{ReadsFiles: true, PathArg: "directory", ReadOnly: true}, g.run)
 }
 
 type globber struct{ env Env }

@@ -65,7 +65,7 @@ type grepCall struct {
 // NewGrep returns the Grep tool, which searches file contents with a regular expression.
 func NewGrep(env Env) Tool {
 	g := &grepper{env: env}
-	return New("Grep", grepDescription, g.run)
+	return New("Grep", grepDescription, Facts{ReadsFiles: true, PathArg: "path", ReadOnly: true}, g.run)
 }
 
 type grepper struct{ env Env }

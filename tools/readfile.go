@@ -49,7 +49,7 @@ type readFileArgs struct {
 
 // NewReadFile returns the ReadFile tool, which reads text files by line.
 func NewReadFile(env Env) Tool {
-	return New("ReadFile", readFileDescription, func(ctx context.Context, in readFileArgs) (Result, error) {
+	return New("ReadFile", readFileDescription, Facts{ReadsFiles: true, PathArg: "path", ReadOnly: true}, func(ctx context.Context, in readFileArgs) (Result, error) {
 		return readFile(ctx, env, in)
 	})
 }

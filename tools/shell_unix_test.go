@@ -20,7 +20,7 @@ import (
 // do not wait the full production grace.
 func testShell(dir string) Tool {
 	s := &shell{workDir: dir, grace: 300 * time.Millisecond}
-	return New("Shell", shellDescription, s.run)
+	return New("Shell", shellDescription, shellFacts, s.run)
 }
 
 func TestShell(t *testing.T) {
@@ -135,7 +135,7 @@ func TestShellGroupsEndWhatCommandsLeftBehind(t *testing.T) {
 	dir := t.TempDir()
 	groups := &ShellGroups{}
 	s := &shell{workDir: dir, grace: 300 * time.Millisecond, groups: groups}
-	tool := New("Shell", shellDescription, s.run)
+	tool := New("Shell", shellDescription, shellFacts, s.run)
 	mustCall(t, tool, map[string]any{"command": "sleep 30 & echo $! > a; (trap '' TERM; sleep 30) & echo $! > b"})
 	mustCall(t, tool, map[string]any{"command": "echo nothing left"})
 	a, b := testkit.ReadPID(t, filepath.Join(dir, "a")), testkit.ReadPID(t, filepath.Join(dir, "b"))

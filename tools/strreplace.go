@@ -134,7 +134,7 @@ func (t schemaTool) Schema() json.RawMessage { return t.schema }
 // NewStrReplaceFile returns the StrReplaceFile tool, which edits files by exact
 // text replacement.
 func NewStrReplaceFile(env Env) Tool {
-	t := New("StrReplaceFile", strReplaceDescription, func(_ context.Context, in strReplaceArgs) (Result, error) {
+	t := New("StrReplaceFile", strReplaceDescription, Facts{ReadsFiles: true, WritesFiles: true, PathArg: "path", Destructive: true}, func(_ context.Context, in strReplaceArgs) (Result, error) {
 		return strReplace(env, in), nil
 	})
 	var schema bytes.Buffer

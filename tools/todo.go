@@ -39,7 +39,7 @@ func TodoMark(status string) string {
 // NewSetTodoList returns the SetTodoList tool. Every valid update is passed to env.Todos
 // when it is set.
 func NewSetTodoList(env Env) Tool {
-	return New("SetTodoList", todoDescription, func(_ context.Context, in todoArgs) (Result, error) {
+	return New("SetTodoList", todoDescription, Facts{Destructive: true}, func(_ context.Context, in todoArgs) (Result, error) {
 		todos := make([]Todo, 0, len(in.Todos))
 		for i, it := range in.Todos {
 			t := Todo{Title: strings.TrimSpace(it.Title), Status: strings.TrimSpace(it.Status)}

@@ -21,6 +21,8 @@ type Tool interface {
 	Description() string
 	// Schema is the JSON schema of the arguments object.
 	Schema() json.RawMessage
+	// Facts are what the tool does besides answering: files, network, changes (see Facts).
+	Facts() Facts
 	// Run executes one call. args is the raw JSON object the model sent.
 	Run(ctx context.Context, args json.RawMessage) (Result, error)
 }
@@ -63,15 +65,16 @@ type funcTool[In any] struct {
 	name, desc string
 	schema     json.RawMessage
 	required   []string
+	facts      Facts
 	fn         func(context.Context, In) (Result, error)
 }
 
 // New builds a Tool whose arguments decode into In. The schema is derived from In's struct
 // tags (json, description, enum, required). Limit placeholders such as {glob_limit} in the
 // description and the tags are replaced by the values the code enforces (see limitText). Arguments that do not decode become an error
-// result the model can read. New panics if the schema cannot be derived: that is a
+// result the model can read. facts are what the tool does (see Facts). New panics if the schema cannot be derived: that is a
 // programming error found at start-up.
-func New[In any](name, description string, fn func(context.Context, In) (Result, error)) Tool {
+func New[In any](name, description string, facts Facts, fn func(context.Context, In) (Result, error)) Tool {
 	var zero In
 	def, err := jsonschema.GenerateSchemaForType(zero)
 	if err != nil {
@@ -83,12 +86,13 @@ func New[In any](name, description string, fn func(context.Context, In) (Result,
 	}
 	fill := limitText()
 	raw = []byte(fill.Replace(string(raw)))
-	return &funcTool[In]{name: name, desc: fill.Replace(description), schema: raw, required: def.Required, fn: fn}
+	return &funcTool[In]{name: name, desc: fill.Replace(description), schema: raw, required: def.Required, facts: facts, fn: fn}
 }
 
 func (t *funcTool[In]) Name() string            { return t.name }
 func (t *funcTool[In]) Description() string     { return t.desc }
 func (t *funcTool[In]) Schema() json.RawMessage { return t.schema }
+func (t *funcTool[In]) Facts() Facts            { return t.facts }
 
 func (t *funcTool[In]) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	if len(args) == 0 {

@@ -30,7 +30,7 @@ type writeFileArgs struct {
 
 // NewWriteFile returns the WriteFile tool, which creates, replaces or appends to files.
 func NewWriteFile(env Env) Tool {
-	return New("WriteFile", writeFileDescription, func(_ context.Context, in writeFileArgs) (Result, error) {
+	return New("WriteFile", writeFileDescription, Facts{WritesFiles: true, PathArg: "path", Destructive: true}, func(_ context.Context, in writeFileArgs) (Result, error) {
 		return writeFile(env, in), nil
 	})
 }

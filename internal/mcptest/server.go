@@ -72,7 +72,11 @@ func NewServer(opts Options) *mcp.Server {
 		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
 			return nil, addOut{Sum: in.A + in.B}, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails with the reason given."},
+	// fail changes nothing of note and reaches nothing outside: its annotations say so, for
+	// the tests of how annotations become a tool's facts.
+	closed := false
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fails with the reason given.",
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &closed, OpenWorldHint: &closed}},
 		func(_ context.Context, _ *mcp.CallToolRequest, in failIn) (*mcp.CallToolResult, any, error) {
 			r := text("failed on purpose: " + in.Reason)
 			r.IsError = true

@@ -64,7 +64,7 @@ func (s *Set) Tools(builtin []string) []*Tool {
 			desc:   describe(e.c.server.Name, def.Name, def.Description),
 			schema: inputSchema(def.InputSchema),
 			conn:   e.c,
-			ro:     def.Annotations != nil && def.Annotations.ReadOnlyHint,
+			facts:  factsOf(def.Annotations),
 		}
 	}
 	return out

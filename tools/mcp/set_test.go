@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/mcptest"
+	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/mcp"
 )
 
@@ -101,8 +102,16 @@ func TestStdioAndHTTPServers(t *testing.T) {
 	if out, _ := call(t, find(t, ts, "local__picture"), `{}`); out != fmt.Sprintf("a picture:\n[image: image/png, %d bytes, not shown]", len(mcptest.PNG)) {
 		t.Errorf("picture = %q", out)
 	}
-	if !find(t, ts, "web__echo").ReadOnly() || find(t, ts, "web__add").ReadOnly() {
-		t.Errorf("read-only hints not carried")
+	// The annotations as the server sent them (internal/mcptest): echo is read-only, add
+	// has none (the spec's defaults), fail is additive and closed-world.
+	for name, want := range map[string]tools.Facts{
+		"web__echo":   {ReadOnly: true, Network: true, Where: tools.InServer},
+		"web__add":    {Destructive: true, Network: true, Where: tools.InServer},
+		"local__fail": {Where: tools.InServer},
+	} {
+		if got := find(t, ts, name).Facts(); got != want {
+			t.Errorf("%s: facts %+v, want %+v", name, got, want)
+		}
 	}
 }
 

@@ -20,7 +20,7 @@ type Tool struct {
 	desc   string
 	schema json.RawMessage
 	conn   *conn
-	ro     bool
+	facts  tools.Facts
 }
 
 // Name is the name offered to the model.
@@ -38,9 +38,24 @@ func (t *Tool) Server() string { return t.conn.server.Name }
 // ServerName is the server's own name for the tool, which may differ from Name.
 func (t *Tool) ServerName() string { return t.orig }
 
-// ReadOnly reports whether the server marks the tool as not changing its environment
-// (the readOnlyHint annotation). It is the server's claim, not a guarantee.
-func (t *Tool) ReadOnly() bool { return t.ro }
+// Facts are what the server's annotations say of the tool (see factsOf): the server's
+// claims, not a guarantee. The work happens in the server, which kimi-run does not confine.
+func (t *Tool) Facts() tools.Facts { return t.facts }
+
+// factsOf maps a tool's MCP annotations onto tools.Facts, with the spec's defaults for
+// what is missing: readOnlyHint false, destructiveHint true, openWorldHint true (a server
+// that says nothing is taken to change things, destroy and reach out). destructiveHint
+// means nothing for a read-only tool. MCP says nothing of files.
+func factsOf(a *sdk.ToolAnnotations) tools.Facts {
+	f := tools.Facts{Where: tools.InServer, Destructive: true, Network: true}
+	if a == nil {
+		return f
+	}
+	f.ReadOnly = a.ReadOnlyHint
+	f.Destructive = !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint)
+	f.Network = a.OpenWorldHint == nil || *a.OpenWorldHint
+	return f
+}
 
 // Run calls the tool on its server within the call timeout. Every failure — a crashed
 // server, a timeout, a protocol error, the tool's own error — is an error result for the

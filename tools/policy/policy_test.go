@@ -106,6 +106,7 @@ type probe struct {
 func (p *probe) Name() string            { return p.name }
 func (p *probe) Description() string     { return p.name }
 func (p *probe) Schema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (p *probe) Facts() tools.Facts      { return tools.Facts{} }
 func (p *probe) Run(context.Context, json.RawMessage) (tools.Result, error) {
 	p.runs.Add(1)
 	return tools.Text("ran"), nil

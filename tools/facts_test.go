@@ -1,0 +1,83 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+)
+
+// The facts of every built-in hold together, so the checks that follow from them can work:
+// the path argument is a string argument of the tool (required when the sandbox reads it
+// to check a write), and a tool that writes in kimi-run's process names one.
+func TestBuiltinFactsHoldTogether(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tool := range AllBuiltins() {
+		name, f := tool.Name(), tool.Facts()
+		if seen[name] {
+			t.Errorf("%s is in the built-in table twice", name)
+		}
+		seen[name] = true
+		var schema struct {
+			Properties map[string]struct {
+				Type string `json:"type"`
+			} `json:"properties"`
+			Required []string `json:"required"`
+		}
+		if err := json.Unmarshal(tool.Schema(), &schema); err != nil {
+			t.Fatalf("%s: schema: %v", name, err)
+		}
+		if f.PathArg != "" && schema.Properties[f.PathArg].Type != "string" {
+			t.Errorf("%s: path argument %q is not a string argument of its schema", name, f.PathArg)
+		}
+		if f.WritesFiles && f.Where == InProcess && (f.PathArg == "" || !slices.Contains(schema.Required, f.PathArg)) {
+			t.Errorf("%s writes files in kimi-run's process but its required arguments %v hold no path argument (%q)", name, schema.Required, f.PathArg)
+		}
+		if f.Where == InServer {
+			t.Errorf("%s: a built-in runs in kimi-run, not in an MCP server", name)
+		}
+		if f.ReadOnly && (f.WritesFiles || f.Destructive) {
+			t.Errorf("%s is read-only but writes or destroys: %+v", name, f)
+		}
+	}
+}
+
+// A run offers the built-ins in table order, those that need a delegate only with it. The
+// tools kimi-run had when the table was drawn keep their order (a new tool may go anywhere;
+// moving one changes every request).
+func TestBuiltinsFollowTheTable(t *testing.T) {
+	names := func(ts []Tool) []string {
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.Name())
+		}
+		return out
+	}
+	all := names(AllBuiltins())
+	known := []string{"Shell", "ReadFile", "WriteFile", "StrReplaceFile", "Glob", "Grep", "FetchURL", "SetTodoList", "Think", "Agent", "SendDMail"}
+	if !slices.Equal(slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !slices.Contains(known, n) }), known) {
+		t.Errorf("table = %v, which does not keep %v in order", all, known)
+	}
+	var unconditional []string
+	for _, n := range all {
+		if n != "Agent" && n != "SendDMail" {
+			unconditional = append(unconditional, n)
+		}
+	}
+	if got := names(Builtins(Env{})); !slices.Equal(got, unconditional) {
+		t.Errorf("without delegates = %v, want %v", got, unconditional)
+	}
+	if got := names(Builtins(Env{Subagent: noSubagent{}, DMail: noDMail{}})); !slices.Equal(got, all) {
+		t.Errorf("with every delegate = %v, want %v", got, all)
+	}
+}
+
+type noSubagent struct{}
+
+func (noSubagent) RunSubagent(context.Context, string, string, string) (string, error) {
+	return "", nil
+}
+
+type noDMail struct{}
+
+func (noDMail) SendDMail(string, int) error { return nil }
