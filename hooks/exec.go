@@ -41,20 +41,20 @@ func execute(ctx context.Context, watch *procgroup.Watcher, prefix []string, com
 	if err != nil {
 		return result{exitCode: -1, startErr: err}
 	}
-	isolate(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	cmd.Cancel = func() error { return procgroup.Signal(cmd.Process, true) }
 	cmd.WaitDelay = waitDelay
 
 	began := time.Now()
-	err = cmd.Start()
+	// A group of its own (procgroup), so that the whole group can be killed and nothing in
+	// it can stop to read the terminal.
+	err = procgroup.Start(cmd, watch)
 	outs.started()
 	if err != nil {
 		outs.abandon()
 		return result{exitCode: -1, startErr: err, duration: time.Since(began)}
 	}
-	watch.Add(cmd.Process.Pid)
 	_ = cmd.Wait() // the exit code and the contexts say all there is
-	_ = killGroup(cmd)
+	_ = procgroup.Signal(cmd.Process, true)
 	watch.Remove(cmd.Process.Pid)
 	outs.wait(waitDelay)
 	r := result{duration: time.Since(began), stdout: stdout.String(), stderr: stderr.String()}

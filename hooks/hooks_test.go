@@ -135,35 +135,6 @@ func TestMatcher(t *testing.T) {
 	}
 }
 
-func TestTimeoutKillsTheGroup(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	e, rec := engine(t, Hook{Event: Stop, Command: "sleep 300 & echo $! > " + pidFile + "; wait", Timeout: time.Second})
-	got := e.Fire(context.Background(), Stop, "", nil)
-	if got.Blocked {
-		t.Errorf("a timed-out hook blocked: %+v", got)
-	}
-	h := rec.Of(event.TypeHook)[0].Data.(event.Hook)
-	if !h.TimedOut || h.ExitCode != -1 {
-		t.Errorf("hook event = %+v", h)
-	}
-	if ws := rec.Of(event.TypeWarning); len(ws) != 1 || !strings.Contains(ws[0].Data.(event.Warning).Message, "timed out after 1s") {
-		t.Errorf("warnings = %v", ws)
-	}
-	pid, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// SIGKILL is delivered asynchronously; on a loaded machine the child may take a moment
-	// to die after the group was killed.
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(strings.TrimSpace(string(pid))) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the hook's background child %s still runs 10 s after the timeout", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestNewRejectsBadHooks(t *testing.T) {
 	tests := []struct {
 		hook Hook

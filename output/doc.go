@@ -1,14 +1,16 @@
 // Package output turns the agent's events into what a user or a script reads.
 //
-// Three sinks implement event.Sink:
+// Four sinks implement event.Sink, one for each output format:
 //
 //   - JSON (--output-format stream-json) writes one NDJSON object per event on stdout.
 //   - Text (the default) writes only the final answer on stdout and readable progress
 //     lines on stderr through zerolog's console writer.
+//   - Final (--output-format json) writes the result event alone on stdout and passes
+//     every event to a Text sink for progress on stderr.
 //   - Kimi (--print --output-format stream-json) writes Kimi CLI's print-mode message
 //     lines on stdout and warnings on stderr.
 //
-// What run/ must do with either sink:
+// What run/ must do with any of them:
 //
 //  1. Build it once per run and hand it to the agent and the flow runner as their Sink.
 //     Emit is safe for concurrent use, so parallel tool calls may share it.
@@ -20,7 +22,7 @@
 //     pipe, a full disk): the output is incomplete. Nothing is buffered, so there is nothing
 //     to flush or close.
 //
-// Both sinks write each line with a single Write call, so an interrupted process never
+// Every sink writes each line with a single Write call, so an interrupted process never
 // leaves half a line behind. The Text sink logs progress at zerolog's info level and
 // detail at debug level; run/ must not raise zerolog's global level above info, or the
 // progress disappears (use TextOptions.Quiet and TextOptions.Verbose instead).

@@ -68,20 +68,6 @@ type Result struct {
 	Node string
 }
 
-// TerminalReason returns the result event's terminal_reason for r: completed, stop,
-// max_iterations, max_steps, repeat or error.
-func (r Result) TerminalReason() string {
-	switch r.Outcome {
-	case OutcomeBudgetExhausted:
-		return "max_iterations"
-	case OutcomeTurnStopped:
-		return string(r.StopReason)
-	case "":
-		return string(OutcomeError)
-	}
-	return string(r.Outcome)
-}
-
 // Options are the limits of one run.
 type Options struct {
 	// MaxMoves caps node executions; 0 means no cap.

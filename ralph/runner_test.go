@@ -144,9 +144,6 @@ func TestRunBranchingFlowFromFile(t *testing.T) {
 	if res != want {
 		t.Errorf("result:\n got %+v\nwant %+v", res, want)
 	}
-	if res.TerminalReason() != "completed" {
-		t.Errorf("terminal reason %q, want completed", res.TerminalReason())
-	}
 	checkEvents(t, rec.Events(), iterations(10, "plan", "check", "fix/no", "check", "=done/yes"))
 	if got := s.specs[0]; !reflect.DeepEqual(got, event.TurnSpec{Prompt: "Read the task and write a plan to PLAN.md", Iteration: 1, Node: "plan"}) {
 		t.Errorf("task turn spec %+v", got)
@@ -196,7 +193,7 @@ func TestRunBudgetExhaustedInAFlow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if res.Outcome != OutcomeBudgetExhausted || res.TerminalReason() != "max_iterations" ||
+	if res.Outcome != OutcomeBudgetExhausted ||
 		res.Iterations != 3 || res.Turns != 3 || res.Node != "check" || res.LastChoice != "no" {
 		t.Errorf("result %+v, want budget exhausted before the second check", res)
 	}
@@ -230,7 +227,7 @@ func TestRunTurnStopsEndTheFlow(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
-			if res.Outcome != OutcomeTurnStopped || res.TerminalReason() != tt.reason || res.Turns != tt.turns {
+			if res.Outcome != OutcomeTurnStopped || string(res.StopReason) != tt.reason || res.Turns != tt.turns {
 				t.Errorf("result %+v, want turn stopped (%s) after %d turns", res, tt.reason, tt.turns)
 			}
 			checkEvents(t, rec.Events(), iterations(0, tt.events...))
@@ -253,7 +250,7 @@ func TestRunTurnErrorIsWrapped(t *testing.T) {
 	if !strings.Contains(err.Error(), `flow node "check" (iteration 2)`) {
 		t.Errorf("error %q does not name the node", err)
 	}
-	if res.Outcome != OutcomeError || res.TerminalReason() != "error" || res.Steps != 3 || res.Node != "check" {
+	if res.Outcome != OutcomeError || res.Steps != 3 || res.Node != "check" {
 		t.Errorf("result %+v", res)
 	}
 }

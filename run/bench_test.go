@@ -171,9 +171,9 @@ func BenchmarkToolSteps(b *testing.B) {
 // ms/extra-step.
 func BenchmarkShellTrue(b *testing.B) {
 	if runtime.GOOS == "windows" {
-		b.Skip("the Shell tool runs cmd on Windows")
+		b.Skip("the Shell tool may run PowerShell on Windows")
 	}
-	shell := tools.ShellPath()
+	_, shell := tools.ShellInfo()
 	b.ReportAllocs()
 	for b.Loop() {
 		cmd := exec.Command(shell, "-c", "true")

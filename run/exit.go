@@ -14,7 +14,7 @@ import (
 	"github.com/kimi-run/kimi-run/ralph"
 )
 
-// ExitCode is the process's exit status. DESIGN.md and the README hold the table.
+// ExitCode is the process's exit status. The README's "Exit codes" holds the table.
 type ExitCode int
 
 // The exit codes of kimi-run.

@@ -24,8 +24,8 @@ type Stdin interface {
 // maxStdin bounds what is read from stdin; more is refused rather than silently cut.
 const maxStdin = 8 << 20
 
-// readPrompt assembles the task from -p, prompt words, --prompt-file and stdin, as
-// DESIGN.md says. With optional set (a --flow run, whose nodes are the prompts) no prompt is
+// readPrompt assembles the task from -p, prompt words, --prompt-file and stdin, as the
+// README's "Prompt input" says. With optional set (a --flow run, whose nodes are the prompts) no prompt is
 // needed and "" may come back. warn reports what was ignored.
 func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional bool, warn func(string)) (string, error) {
 	cli := &s.Flags

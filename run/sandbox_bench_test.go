@@ -27,7 +27,7 @@ func BenchmarkSandboxShellCall(b *testing.B) {
 		{"workspace-write", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: tmp}, 1},
 		{"workspace-write+network-off", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: tmp, NoNetwork: true}, 4},
 	}
-	shell := tools.ShellPath()
+	_, shell := tools.ShellInfo()
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			if sandbox.ABI() < c.abi {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/tools"
 )
 
 // addDirs checks --add-dir: each must be a directory. They come back absolute, once each,
@@ -86,24 +86,11 @@ func findSkills(s *config.Settings) (*ralph.Skills, error) {
 
 // promptVars are the built-in variables of the system prompt templates.
 func promptVars(workDir string, dirs []string, skills *ralph.Skills, sandbox string) map[string]string {
-	name, path := shellInfo()
+	name, path := tools.ShellInfo()
 	return agent.PromptVars(agent.PromptEnv{
 		WorkDir: workDir, Now: time.Now(), GOOS: runtime.GOOS, ShellName: name, ShellPath: path,
 		AddDirs: dirs, Skills: skills.PromptList(), Sandbox: sandbox,
 	})
-}
-
-// shellInfo names the shell the Shell tool runs: bash when it is on PATH, else sh.
-func shellInfo() (name, path string) {
-	if runtime.GOOS == "windows" {
-		return "cmd", ""
-	}
-	for _, n := range []string{"bash", "sh"} {
-		if p, err := exec.LookPath(n); err == nil {
-			return n, p
-		}
-	}
-	return "sh", "/bin/sh"
 }
 
 // workspace is what a run's agent knows about where it works: the extra directories, the

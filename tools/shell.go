@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/procgroup"
 )
 
 // Shell timeouts, in seconds.
@@ -75,9 +77,6 @@ func NewShell(env Env) Tool {
 	return New("Shell", shellDescription, shellFacts, s.run)
 }
 
-// ShellPath returns the shell program that Shell runs commands with.
-func ShellPath() string { return shellPath() }
-
 func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return Errorf("command is empty").WithKimi("Command cannot be empty.", ""), nil
@@ -112,24 +111,28 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	cmd.Stdin = nil // reads get EOF at once
 	cmd.Stdout = out
 	cmd.Stderr = out // the same writer: exec uses one pipe, so the order is kept
-	isolate(cmd)
 
 	var stoppedAt atomic.Int64 // unix nanoseconds when the group was told to stop
 	cmd.Cancel = func() error {
 		stoppedAt.Store(time.Now().UnixNano())
-		return signalGroup(cmd.Process.Pid, false)
+		return procgroup.Signal(cmd.Process, false)
 	}
 	// Wait gives up on the output pipe this long after the command exits or is stopped,
 	// so a background process that keeps the pipe open cannot hold the call.
 	cmd.WaitDelay = s.grace
 
-	if err := cmd.Start(); err != nil {
+	// A group of its own (procgroup): the whole group can be signalled at once, and with
+	// no controlling terminal nothing in it can stop to prompt on /dev/tty.
+	if err := procgroup.Start(cmd, s.groups.watcher()); err != nil {
 		return Errorf("cannot start the shell %s: %v", name, err), nil
 	}
-	s.groups.add(cmd.Process.Pid)
+	s.groups.add(cmd.Process)
 	waitErr := cmd.Wait()
 	if at := stoppedAt.Load(); at != 0 {
-		s.finishGroup(cmd.Process.Pid, time.Unix(0, at).Add(s.grace))
+		// Give what is left of the stopped group until the grace ends to exit after
+		// SIGTERM, then kill it, so no child or grandchild outlives the call.
+		procgroup.WaitGone(time.Unix(0, at).Add(s.grace), cmd.Process)
+		_ = procgroup.Signal(cmd.Process, true)
 	}
 
 	status, isErr := shellStatus(ctx, cmd.ProcessState, stoppedAt.Load() != 0, seconds)
@@ -170,15 +173,6 @@ func shellEnding(ctx context.Context, ps *os.ProcessState, stopped bool) string 
 		return "no exit status"
 	}
 	return ps.String()
-}
-
-// finishGroup gives what is left of a stopped command's process group until deadline to
-// exit after SIGTERM, then kills it, so no child or grandchild outlives the call.
-func (s *shell) finishGroup(pid int, deadline time.Time) {
-	for groupAlive(pid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	_ = signalGroup(pid, true) // best effort: the group may be gone already
 }
 
 // shellStatus describes how a command ended and whether that counts as a failure.

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"os"
 	"sync"
 	"time"
 
@@ -10,57 +11,51 @@ import (
 // ShellGroups records the process group of every Shell call, so that what a command left
 // running in the background (a server started with &, a watcher) can be ended when the run
 // ends rather than outlive it. It is safe for concurrent use. Groups are a Unix notion: on
-// Windows, End finds nothing to end.
+// Windows, End finds nothing to end (see procgroup).
 type ShellGroups struct {
 	// Watch, when set, also lists every group with the run's watchdog, which kills them
 	// should kimi-run die without ending them.
 	Watch *procgroup.Watcher
 
-	mu   sync.Mutex
-	pids []int
+	mu    sync.Mutex
+	procs []*os.Process
 }
 
-// add records the group led by pid (each Shell command runs in a group of its own).
-func (g *ShellGroups) add(pid int) {
+// watcher is the watchdog to list new groups with; nil when there is none.
+func (g *ShellGroups) watcher() *procgroup.Watcher {
+	if g == nil {
+		return nil
+	}
+	return g.Watch
+}
+
+// add records the group led by p (each Shell command runs in a group of its own).
+func (g *ShellGroups) add(p *os.Process) {
 	if g == nil {
 		return
 	}
-	g.Watch.Add(pid)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.pids = append(g.pids, pid)
+	g.procs = append(g.procs, p)
+}
+
+// take returns the recorded groups and forgets them.
+func (g *ShellGroups) take() []*os.Process {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	procs := g.procs
+	g.procs = nil
+	return procs
 }
 
 // End stops every recorded group that still has a running process: SIGTERM, then SIGKILL
 // for what is left after grace. It waits until they are gone (a moment more after SIGKILL)
-// and returns how many groups it found running. A process that left its group (setsid, a
-// double-forking daemon) is out of reach.
+// and returns how many groups it found running (see procgroup.Stop).
 func (g *ShellGroups) End(grace time.Duration) int {
 	if g == nil {
 		return 0
 	}
-	g.mu.Lock()
-	pids := g.pids
-	g.pids = nil
-	g.mu.Unlock()
-	var live []int
-	for _, pid := range pids {
-		if groupAlive(pid) {
-			live = append(live, pid)
-			_ = signalGroup(pid, false)
-		}
-	}
-	if len(live) == 0 {
-		return 0
-	}
-	waitGroups(live, time.Now().Add(grace))
-	for _, pid := range live {
-		if groupAlive(pid) {
-			_ = signalGroup(pid, true)
-		}
-	}
-	waitGroups(live, time.Now().Add(time.Second))
-	return len(live)
+	return procgroup.Stop(grace, time.Second, g.take()...)
 }
 
 // Kill sends SIGKILL to every recorded group at once, without waiting: the last act of a
@@ -69,28 +64,7 @@ func (g *ShellGroups) Kill() {
 	if g == nil {
 		return
 	}
-	g.mu.Lock()
-	pids := g.pids
-	g.pids = nil
-	g.mu.Unlock()
-	for _, pid := range pids {
-		_ = signalGroup(pid, true)
-	}
-}
-
-// waitGroups polls until no group of pids has a running process, or until deadline.
-func waitGroups(pids []int, deadline time.Time) {
-	for time.Now().Before(deadline) {
-		alive := false
-		for _, pid := range pids {
-			if groupAlive(pid) {
-				alive = true
-				break
-			}
-		}
-		if !alive {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	for _, p := range g.take() {
+		_ = procgroup.Signal(p, true)
 	}
 }

@@ -4,8 +4,7 @@ package procgroup
 
 import "syscall"
 
-// Attr returns the attributes of a child process: a new session (this system has no
-// parent-death signal).
-func Attr() *syscall.SysProcAttr {
+// attr is a new session (this system has no parent-death signal).
+func attr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true}
 }

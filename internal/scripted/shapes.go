@@ -74,16 +74,6 @@ func Signature(sig string) Part {
 // they are sent, so a test can send hundreds of megabytes without holding them.
 func CommentBytes(n int64) Part { return addStep(step{kind: stepComments, n: n}, false) }
 
-// Stream is an HTTP-200 event stream with body written verbatim: a recorded provider
-// response replayed as it was captured.
-func Stream(body string) Response {
-	return Response{
-		status: http.StatusOK,
-		header: http.Header{"Content-Type": {"text/event-stream"}, "Cache-Control": {"no-cache"}},
-		steps:  []step{{kind: stepWrite, data: []byte(body)}},
-	}
-}
-
 // Page is an HTTP-200 answer with an HTML page, what a website (not an API) sends to a
 // POST: a base URL that points at the wrong place.
 func Page(html string) Response {

@@ -33,19 +33,13 @@ type Status struct {
 	Tools int
 }
 
-// Start connects to every server in parallel and lists their tools. It returns when each
-// has started, failed or run out of its start-up time, so it takes about as long as the
-// slowest server. Failures are in Statuses; Start itself does not fail.
-func Start(ctx context.Context, servers []Server, opts Options) *Set {
-	s := NewSet(opts)
-	s.Start(ctx, servers)
-	return s
-}
-
-// NewSet returns a Set with no servers yet, for a caller that needs Kill while Start runs.
+// NewSet returns a Set with no servers yet; Start starts them. The two steps let a caller
+// Kill the Set while Start runs.
 func NewSet(opts Options) *Set { return &Set{opts: opts} }
 
-// Start starts servers as the function Start does; call it once.
+// Start connects to every server in parallel and lists their tools; call it once. It
+// returns when each has started, failed or run out of its start-up time, so it takes about
+// as long as the slowest server. Failures are in Statuses; Start itself does not fail.
 func (s *Set) Start(ctx context.Context, servers []Server) {
 	s.conns = make([]*conn, len(servers))
 	var wg sync.WaitGroup

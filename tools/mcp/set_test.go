@@ -71,7 +71,7 @@ func TestStdioAndHTTPServers(t *testing.T) {
 	defer web.Close()
 	old := httptest.NewServer(mcptest.SSEHandler(mcptest.Options{Name: "old"}))
 	defer old.Close()
-	set := mcp.Start(context.Background(), []mcp.Server{
+	set := startSet(context.Background(), []mcp.Server{
 		stdio("local"),
 		{Name: "web", Transport: mcp.HTTP, URL: web.URL, Headers: map[string]string{"Authorization": "Bearer tok3n"}},
 		{Name: "old", Transport: mcp.SSE, URL: old.URL},
@@ -118,7 +118,7 @@ func TestStdioAndHTTPServers(t *testing.T) {
 func TestWrongTokenFailsStart(t *testing.T) {
 	web := httptest.NewServer(mcptest.Handler(mcptest.Options{Name: "web"}, "right"))
 	defer web.Close()
-	set := mcp.Start(context.Background(), []mcp.Server{{Name: "web", Transport: mcp.HTTP, URL: web.URL,
+	set := startSet(context.Background(), []mcp.Server{{Name: "web", Transport: mcp.HTTP, URL: web.URL,
 		Headers: map[string]string{"Authorization": "Bearer wrong"}}}, mcp.Options{})
 	defer set.Close()
 	if err := set.Statuses()[0].Err; err == nil {
@@ -130,7 +130,7 @@ func TestWrongTokenFailsStart(t *testing.T) {
 }
 
 func TestStartFailures(t *testing.T) {
-	set := mcp.Start(context.Background(), []mcp.Server{
+	set := startSet(context.Background(), []mcp.Server{
 		stdio("good"),
 		stdio("hangs", "-hang"),
 		stdio("exits", "-fail", "cannot open the database"),
@@ -160,7 +160,7 @@ func TestCrashAndTimeout(t *testing.T) {
 	var mu sync.Mutex
 	var exited []string
 	crashed := make(chan struct{})
-	set := mcp.Start(context.Background(), []mcp.Server{stdio("s")}, mcp.Options{
+	set := startSet(context.Background(), []mcp.Server{stdio("s")}, mcp.Options{
 		CallTimeout: 300 * time.Millisecond,
 		Exited: func(server string, err error) {
 			mu.Lock()
@@ -198,7 +198,7 @@ func TestCloseKillsTheProcessGroup(t *testing.T) {
 	}
 	dir := t.TempDir()
 	pidFile, childFile := filepath.Join(dir, "server.pid"), filepath.Join(dir, "child.pid")
-	set := mcp.Start(context.Background(), []mcp.Server{
+	set := startSet(context.Background(), []mcp.Server{
 		stdio("s", "-pidfile", pidFile, "-child-pidfile", childFile),
 		stdio("stuck", "-hang", "-pidfile", filepath.Join(dir, "stuck.pid")),
 	}, mcp.Options{StartupTimeout: 500 * time.Millisecond})
@@ -233,4 +233,11 @@ func gone(pid int) bool {
 	s := string(stat)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+}
+
+// startSet starts servers in a new Set, as run/ does.
+func startSet(ctx context.Context, servers []mcp.Server, opts mcp.Options) *mcp.Set {
+	set := mcp.NewSet(opts)
+	set.Start(ctx, servers)
+	return set
 }

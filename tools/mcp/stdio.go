@@ -43,7 +43,6 @@ func startProcess(s Server, onLine func(server, line string), watch *procgroup.W
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Env = s.Env
 	cmd.Dir = s.Dir
-	isolate(cmd)
 
 	var parent, child []*os.File
 	pipe := func() (r, w *os.File, err error) {
@@ -67,12 +66,14 @@ func startProcess(s Server, onLine func(server, line string), watch *procgroup.W
 	}
 	child = []*os.File{inR, outW, errW}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	// A group of its own (procgroup): the group can be signalled as a whole, a terminal's
+	// Ctrl-C does not reach the server before kimi-run has decided how to stop it, and
+	// nothing in it can open /dev/tty to prompt.
+	if err := procgroup.Start(cmd, watch); err != nil {
 		closeAll(parent)
 		return nil, fmt.Errorf("cannot start: %w", err)
 	}
 	closeAll(child)
-	watch.Add(cmd.Process.Pid)
 
 	p := &process{
 		cmd: cmd, stdin: inW, stdout: outR, stderr: errR, watch: watch,
@@ -150,15 +151,16 @@ func (p *process) stop(graceful bool) {
 		if !graceful {
 			grace = 0
 		}
+		proc := p.cmd.Process
 		if !p.waitExit(grace) {
-			signalGroup(p.cmd.Process, false)
+			_ = procgroup.Signal(proc, false)
 			if !p.waitExit(termGrace) {
-				signalGroup(p.cmd.Process, true)
+				_ = procgroup.Signal(proc, true)
 				p.waitExit(killWait)
 			}
 		}
-		signalGroup(p.cmd.Process, true)
-		waitGroupGone(p.cmd.Process, killWait)
+		_ = procgroup.Signal(proc, true)
+		procgroup.WaitGone(time.Now().Add(killWait), proc)
 		p.watch.Remove(p.cmd.Process.Pid)
 		p.stdout.Close()
 		p.drainStderr()
@@ -167,7 +169,7 @@ func (p *process) stop(graceful bool) {
 }
 
 // kill sends SIGKILL to the process group without waiting.
-func (p *process) kill() { signalGroup(p.cmd.Process, true) }
+func (p *process) kill() { _ = procgroup.Signal(p.cmd.Process, true) }
 
 func (p *process) waitExit(d time.Duration) bool {
 	select {
