@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 )
 
@@ -41,6 +42,17 @@ func (e Event) Type() Type {
 		return ""
 	}
 	return e.Data.Type()
+}
+
+// Payload returns the event's data by value, whether it was given by value or by pointer,
+// so that a type switch over payloads needs one case per type.
+func (e Event) Payload() Payload {
+	if v := reflect.ValueOf(e.Data); v.Kind() == reflect.Pointer && !v.IsNil() {
+		if p, ok := v.Elem().Interface().(Payload); ok {
+			return p
+		}
+	}
+	return e.Data
 }
 
 // Sink receives events. Emit must be safe for concurrent use: tool calls run in parallel.

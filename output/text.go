@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -119,7 +118,7 @@ func (s *Text) Emit(e event.Event) {
 	if s.done {
 		return
 	}
-	data := deref(e.Data)
+	data := e.Payload()
 	if e.Type() == event.TypeResult && e.Parent == "" {
 		s.done = true
 		r, _ := data.(event.Result) // a malformed payload still ends the run, as a failure
@@ -295,15 +294,6 @@ func (s *Text) entry(level zerolog.Level, t time.Time) *zerolog.Event {
 		ev = ev.Time(zerolog.TimestampFieldName, t)
 	}
 	return ev
-}
-
-// deref lets emitters pass payloads by value or by pointer.
-func deref(d any) any {
-	v := reflect.ValueOf(d)
-	if v.Kind() == reflect.Pointer && !v.IsNil() {
-		return v.Elem().Interface()
-	}
-	return d
 }
 
 // quietWriter passes progress to stderr until the first error, then drops it silently:

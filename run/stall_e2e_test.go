@@ -83,6 +83,7 @@ func TestTextStreamsAsItArrives(t *testing.T) {
 	cmd := exec.Command(binary, "--no-session", "--output-format", "stream-json", "-w", t.TempDir(), "-p", "x")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL + "/v1"}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

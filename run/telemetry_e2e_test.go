@@ -37,7 +37,9 @@ func TestTelemetryExportsTheRun(t *testing.T) {
 				"OTEL_SERVICE_NAME":           "nightly-fix",
 				"TRACEPARENT":                 "00-" + traceID + "-" + spanID + "-01",
 			}
-			r := kimi(t, srv, invocation{env: env, args: []string{"-p", "PROMPT-MARKER how many?"}})
+			// A process of its own: the OTel SDK's resource reads OTEL_SERVICE_NAME from the
+			// process environment, not from the run's (IO.Getenv).
+			r := kimi(t, srv, invocation{env: env, proc: true, args: []string{"-p", "PROMPT-MARKER how many?"}})
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}

@@ -5,117 +5,16 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kimi-run/kimi-run/docs"
-	"github.com/kimi-run/kimi-run/event"
 )
 
 func TestSchemaCompiles(t *testing.T) {
 	if _, err := Schema(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// TestSchemaNamesTheDocumentedTypes keeps docs/events.md, the schema's three lists of types
-// (the enum, the $defs and the if/then dispatch) and the Go constants in step.
-func TestSchemaNamesTheDocumentedTypes(t *testing.T) {
-	md, err := os.ReadFile(filepath.Join("..", "..", "docs", "events.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	documented := documentedTypes(t, string(md))
-
-	var schema struct {
-		Properties struct {
-			Type struct {
-				Enum []string `json:"enum"`
-			} `json:"type"`
-		} `json:"properties"`
-		AllOf []struct {
-			If struct {
-				Properties struct {
-					Type struct {
-						Const string `json:"const"`
-					} `json:"type"`
-				} `json:"properties"`
-			} `json:"if"`
-			Then struct {
-				Ref string `json:"$ref"`
-			} `json:"then"`
-		} `json:"allOf"`
-		Defs map[string]any `json:"$defs"`
-	}
-	if err := jsonUnmarshal([]byte(docs.EventsSchema), &schema); err != nil {
-		t.Fatal(err)
-	}
-	enum := sorted(schema.Properties.Type.Enum)
-	var dispatched []string
-	for _, a := range schema.AllOf {
-		typ := a.If.Properties.Type.Const
-		dispatched = append(dispatched, typ)
-		if a.Then.Ref != "#/$defs/"+typ {
-			t.Errorf("allOf entry for %q refers to %q, want #/$defs/%s", typ, a.Then.Ref, typ)
-		}
-		if _, ok := schema.Defs[typ]; !ok {
-			t.Errorf("the schema has no $defs entry for %q", typ)
-		}
-	}
-	dispatched = sorted(dispatched)
-	if !slices.Equal(enum, documented) {
-		t.Errorf("event types in docs/events.md and the schema's enum differ:\n docs:   %v\n schema: %v", documented, enum)
-	}
-	if !slices.Equal(dispatched, documented) {
-		t.Errorf("event types in docs/events.md and the schema's allOf differ:\n docs:   %v\n schema: %v", documented, dispatched)
-	}
-	var consts []string
-	for _, typ := range []event.Type{event.TypeInit, event.TypeTurnBegin, event.TypeTurnEnd, event.TypeStepBegin,
-		event.TypeText, event.TypeThinking, event.TypeToolCall, event.TypeToolResult, event.TypeRetry,
-		event.TypeCompactionBegin, event.TypeCompactionEnd, event.TypeIteration, event.TypeUsage,
-		event.TypeTodo, event.TypeWarning, event.TypeResult} {
-		consts = append(consts, string(typ))
-	}
-	for _, c := range consts {
-		if !slices.Contains(documented, c) {
-			t.Errorf("event.Type %q is not documented in docs/events.md", c)
-		}
-	}
-}
-
-// documentedTypes reads the first column of the "## Types" table of docs/events.md.
-func documentedTypes(t *testing.T, md string) []string {
-	t.Helper()
-	_, rest, ok := strings.Cut(md, "\n## Types\n")
-	if !ok {
-		t.Fatal("docs/events.md has no '## Types' section")
-	}
-	if i := strings.Index(rest, "\n#"); i >= 0 {
-		rest = rest[:i]
-	}
-	name := regexp.MustCompile("`([a-z_]+)`")
-	var types []string
-	for _, line := range strings.Split(rest, "\n") {
-		if !strings.HasPrefix(line, "| `") {
-			continue
-		}
-		first := strings.Split(line, "|")[1]
-		for _, m := range name.FindAllStringSubmatch(first, -1) {
-			types = append(types, m[1])
-		}
-	}
-	if len(types) == 0 {
-		t.Fatal("no event types found in the Types table of docs/events.md")
-	}
-	return sorted(types)
-}
-
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
 }
 
 func TestValidate(t *testing.T) {
@@ -194,7 +93,7 @@ func TestEveryEventHasTheEnvelope(t *testing.T) {
 	for _, typ := range schema.Properties.Type.Enum {
 		d, ok := schema.Defs[typ]
 		if !ok {
-			continue // TestSchemaNamesTheDocumentedTypes reports it
+			continue // TestSchemaMatchesTheRegistry reports it
 		}
 		if d.Type != "object" {
 			t.Errorf("%s: type %q, want object", typ, d.Type)

@@ -1,0 +1,21 @@
+package output
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/testkit"
+)
+
+// The renderers that pick events by type decide on every registered type: they handle it
+// or list it as ignored, so a new event type cannot slip past them unnoticed.
+
+func TestTextDecidesEveryEventType(t *testing.T) {
+	handled := testkit.SwitchedTypes(t, "text.go", "Emit")
+	maps.Copy(handled, testkit.SwitchedTypes(t, "progress.go", "progress"))
+	testkit.EveryTypeDecided(t, "the text progress (Text.Emit, Text.progress)", "progressIgnored in output/progress.go", handled, progressIgnored)
+}
+
+func TestKimiDecidesEveryEventType(t *testing.T) {
+	testkit.EveryTypeDecided(t, "Kimi's message lines (Kimi.Emit)", "kimiIgnored in output/kimi.go", testkit.SwitchedTypes(t, "kimi.go", "Emit"), kimiIgnored)
+}
