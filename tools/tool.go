@@ -9,8 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/sashabaranov/go-openai/jsonschema"
 )
 
 // Tool is one capability offered to the model.
@@ -76,8 +74,7 @@ type funcTool[In any] struct {
 // the tool does (see Facts). New panics if the schema cannot be derived: that is a
 // programming error found at start-up.
 func New[In any](name, description string, facts Facts, fn func(context.Context, In) (Result, error)) Tool {
-	var zero In
-	def, err := jsonschema.GenerateSchemaForType(zero)
+	def, err := argsSchema[In]()
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema for %s: %v", name, err))
 	}
