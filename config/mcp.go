@@ -60,9 +60,8 @@ type mcpEntry struct {
 // mcpKnownKeys are the entry keys kimi-run reads; others draw a warning.
 var mcpKnownKeys = []string{"command", "args", "env", "cwd", "url", "headers", "transport", "type", "disabled", "enabled"}
 
-// resolveMCP reads the MCP configuration: --mcp-config-file files (or Kimi CLI's mcp.json
-// when none is given and it exists), then each --mcp-config text. A later server of the
-// same name replaces an earlier one. A source that does not parse is a usage error naming
+// resolveMCP reads the MCP configuration (mcpSources). A later server of the same name
+// replaces an earlier one. A source that does not parse is a usage error naming
 // it. The call timeout is the flag's, else the config file's ([mcp.client]), else the
 // default.
 func (s *Settings) resolveMCP() error {
@@ -82,29 +81,9 @@ func (s *Settings) resolveMCP() error {
 	if cli.NoMCP {
 		return nil
 	}
-	type source struct{ name, text string }
-	var sources []source
-	files := cli.MCPConfigFile
-	if len(files) == 0 {
-		if def := ShareFile(s.Env, "mcp.json"); def != "" {
-			if _, err := os.Stat(def); err == nil {
-				files = []string{def}
-			} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-				// A HOME that is not a directory (HOME=/ or a file in containers) has no
-				// default file, as for config.toml.
-				return Usagef("MCP config %s: %v", def, err)
-			}
-		}
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return Usagef("MCP config file: %w", err)
-		}
-		sources = append(sources, source{name: "MCP config " + f, text: string(data)})
-	}
-	for i, text := range cli.MCPConfig {
-		sources = append(sources, source{name: fmt.Sprintf("--mcp-config #%d", i+1), text: text})
+	sources, err := mcpSources(cli, s.Env)
+	if err != nil {
+		return err
 	}
 	entries := map[string]mcpEntry{}
 	for _, src := range sources {
@@ -137,6 +116,39 @@ func (s *Settings) resolveMCP() error {
 		p.Servers = append(p.Servers, srv)
 	}
 	return nil
+}
+
+// mcpSource is one mcp.json text and how messages name it.
+type mcpSource struct{ name, text string }
+
+// mcpSources are the MCP configuration texts in the order they apply: the files of
+// --mcp-config-file (or Kimi CLI's mcp.json when none is given and it exists), then each
+// --mcp-config text.
+func mcpSources(cli *Flags, env Env) ([]mcpSource, error) {
+	var sources []mcpSource
+	files := cli.MCPConfigFile
+	if len(files) == 0 {
+		if def := ShareFile(env, "mcp.json"); def != "" {
+			if _, err := os.Stat(def); err == nil {
+				files = []string{def}
+			} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				// A HOME that is not a directory (HOME=/ or a file in containers) has no
+				// default file, as for config.toml.
+				return nil, Usagef("MCP config %s: %v", def, err)
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, Usagef("MCP config file: %w", err)
+		}
+		sources = append(sources, mcpSource{name: "MCP config " + f, text: string(data)})
+	}
+	for i, text := range cli.MCPConfig {
+		sources = append(sources, mcpSource{name: fmt.Sprintf("--mcp-config #%d", i+1), text: text})
+	}
+	return sources, nil
 }
 
 // parseMCPConfig decodes one mcp.json text and checks each server: it needs a command or a
