@@ -63,6 +63,7 @@ func TestStalledStreamsAreRetried(t *testing.T) {
 // test has read that delta from the binary's stdout: buffering the reply would deadlock
 // (and fail after ten seconds) instead of passing.
 func TestTextStreamsAsItArrives(t *testing.T) {
+	t.Parallel()
 	seen := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
