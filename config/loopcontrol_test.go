@@ -11,6 +11,7 @@ import (
 // test_load_config_compaction_trigger_ratio*, test_load_config_max_steps_per_*): the same
 // config text, as JSON or TOML, is accepted or refused naming the key.
 func TestLoopControlBounds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		text    string
 		wantErr string // "" accepts

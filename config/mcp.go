@@ -60,13 +60,12 @@ type mcpEntry struct {
 // mcpKnownKeys are the entry keys kimi-run reads; others draw a warning.
 var mcpKnownKeys = []string{"command", "args", "env", "cwd", "url", "headers", "transport", "type", "disabled", "enabled"}
 
-// resolveMCP reads the MCP configuration: --mcp-config-file files (or Kimi CLI's mcp.json
-// when none is given and it exists), then each --mcp-config text. A later server of the
-// same name replaces an earlier one. A source that does not parse is a usage error naming
+// resolveMCP reads the MCP configuration (mcpSources). A later server of the same name
+// replaces an earlier one. A source that does not parse is a usage error naming
 // it. The call timeout is the flag's, else the config file's ([mcp.client]), else the
 // default.
 func (s *Settings) resolveMCP() error {
-	cli, getenv, workDir := &s.Flags, s.Env.Getenv, s.WorkDir
+	cli, workDir := &s.Flags, s.WorkDir
 	p := &s.MCP
 	fileCall := p.Call
 	p.Startup, p.Call, p.Strict = cli.MCPStartupTimeout, cli.MCPCallTimeout, cli.MCPStrict
@@ -82,29 +81,9 @@ func (s *Settings) resolveMCP() error {
 	if cli.NoMCP {
 		return nil
 	}
-	type source struct{ name, text string }
-	var sources []source
-	files := cli.MCPConfigFile
-	if len(files) == 0 {
-		if def := ShareFile(s.Env, "mcp.json"); def != "" {
-			if _, err := os.Stat(def); err == nil {
-				files = []string{def}
-			} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-				// A HOME that is not a directory (HOME=/ or a file in containers) has no
-				// default file, as for config.toml.
-				return Usagef("MCP config %s: %v", def, err)
-			}
-		}
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return Usagef("MCP config file: %w", err)
-		}
-		sources = append(sources, source{name: "MCP config " + f, text: string(data)})
-	}
-	for i, text := range cli.MCPConfig {
-		sources = append(sources, source{name: fmt.Sprintf("--mcp-config #%d", i+1), text: text})
+	sources, err := mcpSources(cli, s.Env)
+	if err != nil {
+		return err
 	}
 	entries := map[string]mcpEntry{}
 	for _, src := range sources {
@@ -132,11 +111,44 @@ func (s *Settings) resolveMCP() error {
 		if e.Disabled || (e.Enabled != nil && !*e.Enabled) {
 			continue
 		}
-		srv, warnings := e.server(name, workDir, getenv)
+		srv, warnings := e.server(name, workDir, s.Env)
 		p.Warnings = append(p.Warnings, warnings...)
 		p.Servers = append(p.Servers, srv)
 	}
 	return nil
+}
+
+// mcpSource is one mcp.json text and how messages name it.
+type mcpSource struct{ name, text string }
+
+// mcpSources are the MCP configuration texts in the order they apply: the files of
+// --mcp-config-file (or Kimi CLI's mcp.json when none is given and it exists), then each
+// --mcp-config text.
+func mcpSources(cli *Flags, env Env) ([]mcpSource, error) {
+	var sources []mcpSource
+	files := cli.MCPConfigFile
+	if len(files) == 0 {
+		if def := ShareFile(env, "mcp.json"); def != "" {
+			if _, err := os.Stat(def); err == nil {
+				files = []string{def}
+			} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				// A HOME that is not a directory (HOME=/ or a file in containers) has no
+				// default file, as for config.toml.
+				return nil, Usagef("MCP config %s: %v", def, err)
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, Usagef("MCP config file: %w", err)
+		}
+		sources = append(sources, mcpSource{name: "MCP config " + f, text: string(data)})
+	}
+	for i, text := range cli.MCPConfig {
+		sources = append(sources, mcpSource{name: fmt.Sprintf("--mcp-config #%d", i+1), text: text})
+	}
+	return sources, nil
 }
 
 // parseMCPConfig decodes one mcp.json text and checks each server: it needs a command or a
@@ -228,7 +240,7 @@ func (e mcpEntry) transport() (mcp.Transport, error) {
 }
 
 // server builds the server to start, expanding ${VAR} in env and header values.
-func (e mcpEntry) server(name, workDir string, getenv func(string) string) (mcp.Server, []string) {
+func (e mcpEntry) server(name, workDir string, env Env) (mcp.Server, []string) {
 	t, _ := e.transport() // checked when parsed
 	s := mcp.Server{Name: name, Transport: t}
 	var warnings []string
@@ -252,7 +264,7 @@ func (e mcpEntry) server(name, workDir string, getenv func(string) string) (mcp.
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			s.Env = append(s.Env, k+"="+expandVars(e.Env[k], getenv, missing("env "+k)))
+			s.Env = append(s.Env, k+"="+expandVars(e.Env[k], env, missing("env "+k)))
 		}
 		if len(e.Headers) > 0 {
 			warnings = append(warnings, fmt.Sprintf("MCP server %q: headers are for HTTP servers; ignored", name))
@@ -263,7 +275,7 @@ func (e mcpEntry) server(name, workDir string, getenv func(string) string) (mcp.
 	if len(e.Headers) > 0 {
 		s.Headers = map[string]string{}
 		for k, v := range e.Headers {
-			s.Headers[k] = expandVars(v, getenv, missing("header "+k))
+			s.Headers[k] = expandVars(v, env, missing("header "+k))
 		}
 	}
 	if len(e.Env) > 0 || len(e.Args) > 0 || e.Cwd != "" {
@@ -299,11 +311,11 @@ var varRef = sync.OnceValue(func() *regexp.Regexp {
 // expandVars replaces ${VAR} with the variable's value and ${VAR:-default} with the value
 // or, when it is unset or empty, the default. A ${VAR} that is unset or empty becomes empty
 // and is reported to missing. Nothing else is touched, so a lone $ stays as written.
-func expandVars(s string, getenv func(string) string, missing func(string)) string {
+func expandVars(s string, env Env, missing func(string)) string {
 	re := varRef()
 	return re.ReplaceAllStringFunc(s, func(ref string) string {
 		m := re.FindStringSubmatch(ref)
-		v := getenv(m[1])
+		v := env.Getenv(m[1])
 		switch {
 		case v != "":
 			return v

@@ -117,41 +117,9 @@ func (s *Settings) resolveEndpoint(fc *fileConfig, baseURL, model string) (model
 	kimiKey, openaiKey := getenv("KIMI_API_KEY"), getenv("OPENAI_API_KEY")
 	switch {
 	case found:
-		// A model from the config file: its provider's key and endpoint, which the
-		// environment of the same family overrides, as in Kimi CLI.
-		e.Model = entry.Model
-		e.Headers = prov.CustomHeaders
-		switch prov.Type {
-		case "kimi", "":
-			kimiFamily = true
-			if model == "" {
-				e.Model = firstSet(getenv("KIMI_MODEL_NAME"), entry.Model)
-			}
-			if menv.capabilities != nil {
-				entry.Capabilities = menv.capabilities
-			}
-			e.APIKey = firstSet(kimiKey, prov.APIKey)
-			if kimiKey == "" {
-				e.Login = loginSource(prov, s.Env)
-			}
-			e.BaseURL = firstSet(baseURL, getenv("KIMI_BASE_URL"), prov.BaseURL, DefaultKimiBaseURL)
-			if s.Flags.Thinking == nil && !alwaysThinking(e.Model, entry.Capabilities) {
-				on := fc.DefaultThinking != nil && *fc.DefaultThinking
-				e.Thinking = &on
-			}
-		case "openai_legacy", "openai_responses":
-			if model == "" {
-				e.Model = firstSet(getenv("OPENAI_MODEL"), entry.Model)
-			}
-			e.APIKey = firstSet(openaiKey, prov.APIKey)
-			e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, DefaultOpenAIBaseURL)
-		default:
-			return entry, Usagef("config: provider %q of model %q has type %q; kimi-run speaks only OpenAI-compatible chat completions (kimi, openai_legacy)", entry.Provider, name, prov.Type)
+		if kimiFamily, err = s.fromEntry(fc, name, &entry, prov, baseURL, model, menv); err != nil {
+			return entry, err
 		}
-		if entry.MaxContextSize > 0 {
-			e.MaxContext, e.ContextKnown = entry.MaxContextSize, true
-		}
-		e.Capabilities = entry.Capabilities
 	case kimiKey != "":
 		kimiFamily = true
 		e.APIKey = kimiKey
@@ -174,6 +142,47 @@ func (s *Settings) resolveEndpoint(fc *fileConfig, baseURL, model string) (model
 		e.Thinking = s.Flags.Thinking
 	}
 	return entry, nil
+}
+
+// fromEntry takes the endpoint from a model of the config file: its provider's key and
+// endpoint, which the environment of the same family overrides, as in Kimi CLI. It reports
+// whether the provider is a Kimi one.
+func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, prov providerConfig, baseURL, model string, menv modelEnv) (kimi bool, err error) {
+	e, getenv := &s.Endpoint, s.Env.Getenv
+	e.Model = entry.Model
+	e.Headers = prov.CustomHeaders
+	switch prov.Type {
+	case "kimi", "":
+		kimi = true
+		if model == "" {
+			e.Model = firstSet(getenv("KIMI_MODEL_NAME"), entry.Model)
+		}
+		if menv.capabilities != nil {
+			entry.Capabilities = menv.capabilities
+		}
+		e.APIKey = firstSet(getenv("KIMI_API_KEY"), prov.APIKey)
+		if getenv("KIMI_API_KEY") == "" {
+			e.Login = loginSource(prov, s.Env)
+		}
+		e.BaseURL = firstSet(baseURL, getenv("KIMI_BASE_URL"), prov.BaseURL, DefaultKimiBaseURL)
+		if s.Flags.Thinking == nil && !alwaysThinking(e.Model, entry.Capabilities) {
+			on := fc.DefaultThinking != nil && *fc.DefaultThinking
+			e.Thinking = &on
+		}
+	case "openai_legacy", "openai_responses":
+		if model == "" {
+			e.Model = firstSet(getenv("OPENAI_MODEL"), entry.Model)
+		}
+		e.APIKey = firstSet(getenv("OPENAI_API_KEY"), prov.APIKey)
+		e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, DefaultOpenAIBaseURL)
+	default:
+		return false, Usagef("config: provider %q of model %q has type %q; kimi-run speaks only OpenAI-compatible chat completions (kimi, openai_legacy)", entry.Provider, name, prov.Type)
+	}
+	if entry.MaxContextSize > 0 {
+		e.MaxContext, e.ContextKnown = entry.MaxContextSize, true
+	}
+	e.Capabilities = entry.Capabilities
+	return kimi, nil
 }
 
 // resolveFileSettings checks the file's hooks and reads its skill settings.

@@ -221,3 +221,55 @@ func TestShareDir(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPAndReplaySources checks the sources of the MCP servers and their call timeout
+// (flag > config.toml's [mcp.client] > default; --mcp-config-file instead of the share
+// dir's mcp.json, --mcp-config on top, --no-mcp over all) and of a replay's endpoint (the
+// cassette's base URL even over --base-url; --model over the cassette's model).
+func TestMCPAndReplaySources(t *testing.T) {
+	share := shareDir(t, "[mcp.client]\ntool_call_timeout_ms = 5000\n")
+	write := func(name, text string) string {
+		path := filepath.Join(share, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	write("mcp.json", `{"mcpServers": {"default": {"command": "a"}}}`)
+	other := write("other.json", `{"mcpServers": {"other": {"command": "b"}}}`)
+	cassette := write("run.cassette", `{"kimi_run_cassette": 1, "recorded_at": "2026-01-01T00:00:00Z", "model": "rec-model", "base_url": "http://rec.example/v1"}`+"\n")
+	servers := func(s *Settings) any {
+		var names []string
+		for _, srv := range s.MCP.Servers {
+			names = append(names, srv.Name)
+		}
+		return strings.Join(names, ",")
+	}
+	tests := []struct {
+		name string
+		args []string
+		get  func(*Settings) any
+		want any
+	}{
+		{"call timeout from file", nil, func(s *Settings) any { return s.MCP.Call }, 5 * time.Second},
+		{"call timeout flag beats file", []string{"--mcp-call-timeout", "7s"}, func(s *Settings) any { return s.MCP.Call }, 7 * time.Second},
+		{"share dir's mcp.json", nil, servers, "default"},
+		{"file flag replaces it", []string{"--mcp-config-file", other}, servers, "other"},
+		{"text flag adds", []string{"--mcp-config", `{"mcpServers": {"text": {"url": "http://h/mcp"}}}`}, servers, "default,text"},
+		{"no MCP", []string{"--no-mcp", "--mcp-config-file", other}, servers, ""},
+		{"replay's base URL beats the flag", []string{"--replay", cassette, "--base-url", "https://flag.example/v1"}, func(s *Settings) any { return s.Endpoint.BaseURL }, "http://rec.example/v1"},
+		{"replay's model", []string{"--replay", cassette}, func(s *Settings) any { return s.Endpoint.Model }, "rec-model"},
+		{"model flag beats the replay's", []string{"--replay", cassette, "-m", "mine"}, func(s *Settings) any { return s.Endpoint.Model }, "mine"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Resolve(parse(t, tt.args...), MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": share})
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			if got := tt.get(s); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -62,6 +62,7 @@ func runActionScript(t *testing.T, dir string, inputs map[string]string) actionR
 	script, _ := filepath.Abs(filepath.Join("..", "scripts", "action-run.sh"))
 	cmd := exec.Command("bash", script)
 	cmd.Dir, cmd.Env = dir, env
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -79,6 +80,7 @@ func runActionScript(t *testing.T, dir string, inputs map[string]string) actionR
 }
 
 func TestActionRunScriptReplaysTheTour(t *testing.T) {
+	t.Parallel()
 	// A cassette path with a space, passed one argument per line.
 	casDir := filepath.Join(t.TempDir(), "my cassettes")
 	os.MkdirAll(casDir, 0o755)
@@ -123,6 +125,7 @@ func TestActionRunScriptReplaysTheTour(t *testing.T) {
 }
 
 func TestActionRunScriptReportsAFailure(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Scenario(t, "unauthorized")...)
 	r := runActionScript(t, t.TempDir(), map[string]string{
 		"INPUT_PROMPT":        "review the diff",
@@ -205,6 +208,7 @@ func parseOutputs(s string) map[string]string {
 // TestActionInstallScript installs a fake release from a local server: the archive and
 // checksums.txt named as goreleaser names them.
 func TestActionInstallScript(t *testing.T) {
+	t.Parallel()
 	needBash(t, "curl", "tar")
 	arch := map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH]
 	osName := map[string]string{"linux": "Linux", "darwin": "macOS"}[runtime.GOOS]
@@ -258,6 +262,7 @@ func TestActionInstallScript(t *testing.T) {
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + runner, "RUNNER_TEMP=" + runner, "GITHUB_OUTPUT=" + outputs,
 				"RUNNER_OS=" + osName, "RUNNER_ARCH=" + arch, "KIMI_RUN_VERSION=" + tt.version, "KIMI_RUN_REPOSITORY=acme/kimi-run",
 				"KIMI_RUN_GITHUB_URL=" + srv.URL + "/gh", "KIMI_RUN_API_URL=" + srv.URL + "/api"}
+			cmd.Env = append(cmd.Env, coverEnv()...)
 			out, err := cmd.CombinedOutput()
 			bin := filepath.Join(runner, "kimi-run-bin", "kimi-run")
 			if tt.err != "" {

@@ -24,6 +24,7 @@ import (
 // `--max-steps 30` used to be the case that failed) and one per line reach kimi-run as
 // the same words; text and stream-json report the same tokens.
 func TestActionArgsForms(t *testing.T) {
+	t.Parallel()
 	needBash(t, "jq", "xargs")
 	casDir := filepath.Join(t.TempDir(), "my cassettes")
 	os.MkdirAll(casDir, 0o755)
@@ -71,6 +72,7 @@ func TestActionArgsForms(t *testing.T) {
 // TestActionStructuredOutputAndCost: with --json-schema the matched JSON is an output, and
 // with prices the cost is one, in both formats.
 func TestActionStructuredOutputAndCost(t *testing.T) {
+	t.Parallel()
 	needBash(t, "jq", "xargs")
 	for _, format := range []string{"text", "stream-json"} {
 		t.Run(format, func(t *testing.T) {
@@ -106,6 +108,7 @@ func installEnv(t *testing.T, env ...string) (string, map[string]string, error) 
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + runner, "RUNNER_TEMP=" + runner,
 		"GITHUB_OUTPUT=" + outputs, "RUNNER_OS=" + osName, "RUNNER_ARCH=" + arch,
 		"KIMI_RUN_REPOSITORY=acme/kimi-run"}, env...)
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	out, err := cmd.CombinedOutput()
 	b, _ := os.ReadFile(outputs)
 	return string(out), parseOutputs(string(b)), err
@@ -115,13 +118,16 @@ func installEnv(t *testing.T, env ...string) (string, map[string]string, error) 
 // with no network; an unreachable host with the fallback on leaves "bin" empty (action.yml
 // then builds from source) instead of failing, and a download fills the tool cache.
 func TestActionInstallWithoutTheReleaseHost(t *testing.T) {
+	t.Parallel()
 	needBash(t, "curl", "tar")
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		t.Skip("no release for this platform")
 	}
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close() // nothing listens there any more
-	offline := []string{"KIMI_RUN_GITHUB_URL=" + dead.URL, "KIMI_RUN_API_URL=" + dead.URL}
+	// curl's retries of a refused connection wait 1+2+4 s per call; what is under test is
+	// the fallback, so it gives up at once.
+	offline := []string{"KIMI_RUN_GITHUB_URL=" + dead.URL, "KIMI_RUN_API_URL=" + dead.URL, "KIMI_RUN_CURL_RETRIES=0"}
 
 	cache := t.TempDir()
 	dir := filepath.Join(cache, "kimi-run", "1.2.3", runtime.GOARCH)
@@ -208,6 +214,7 @@ func runScript(t *testing.T, name string, env ...string) (string, map[string]str
 	cmd := exec.Command("bash", script)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GITHUB_OUTPUT=" + outputs,
 		"GITHUB_REPOSITORY=acme/app", "GITHUB_TOKEN=gh-token"}, env...)
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	out, err := cmd.CombinedOutput()
 	b, _ := os.ReadFile(outputs)
 	return string(out), parseOutputs(string(b)), err
@@ -216,6 +223,7 @@ func runScript(t *testing.T, name string, env ...string) (string, map[string]str
 // TestActionGate: a run started by a comment needs write access or a place in
 // allowed-users; other events pass without asking.
 func TestActionGate(t *testing.T) {
+	t.Parallel()
 	needBash(t, "curl")
 	gh := &fakeGitHub{permissions: map[string]string{"maintainer": "write", "owner": "admin", "stranger": "read"}}
 	srv := httptest.NewServer(gh)
@@ -253,6 +261,7 @@ func TestActionGate(t *testing.T) {
 // edits that comment rather than adding one, another job keeps its own, and a failure says
 // so in the same place.
 func TestActionStickyComment(t *testing.T) {
+	t.Parallel()
 	needBash(t, "curl", "jq")
 	gh := &fakeGitHub{comments: []map[string]any{{"id": float64(1), "body": "a person's comment"}}}
 	srv := httptest.NewServer(gh)

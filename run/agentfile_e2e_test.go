@@ -38,6 +38,7 @@ func offeredTools(t *testing.T, srv *scripted.Server, i int) []string {
 // An agent file that extends default with its own prompt, arguments and exclude_tools
 // changes what is sent: the system prompt and the tool list.
 func TestAgentFileChangesPromptAndTools(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	agents := t.TempDir()
 	writeFiles(t, agents, map[string]string{
@@ -98,6 +99,7 @@ func toStrings(v any) []string {
 }
 
 func TestAgentFileSubagentsAndMissingTools(t *testing.T) {
+	t.Parallel()
 	agents := t.TempDir()
 	writeFiles(t, agents, map[string]string{
 		"main.yaml": `version: 1
@@ -151,6 +153,7 @@ agent:
 }
 
 func TestBuiltinAgents(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Text("ok"))
 	r := kimi(t, srv, invocation{args: []string{"--agent", "okabe", "-p", "x"}})
 	if r.code != 0 {
@@ -175,6 +178,7 @@ func TestBuiltinAgents(t *testing.T) {
 }
 
 func TestAgentFlagsUsageErrors(t *testing.T) {
+	t.Parallel()
 	agents := t.TempDir()
 	writeFiles(t, agents, map[string]string{
 		"a.yaml":  "version: 1\nagent:\n  extend: default\n  system_prompt_path: p.md\n",
@@ -209,6 +213,7 @@ func TestAgentFlagsUsageErrors(t *testing.T) {
 // --add-dir: the directory is listed in the system prompt and the agent may use it with
 // relative paths.
 func TestAddDir(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	work, lib := filepath.Join(base, "app"), filepath.Join(base, "shared-lib")
 	writeFiles(t, base, map[string]string{"app/main.go": "package main\n", "shared-lib/util.go": "package lib\n"})

@@ -10,6 +10,7 @@ import (
 )
 
 func TestOutputLastMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		script []scripted.Response
@@ -70,6 +71,7 @@ func TestOutputLastMessage(t *testing.T) {
 // TestOutputLastMessageUnwritable: an answer file that cannot be written is found before
 // any model call, as --record's is (issue 21 #2).
 func TestOutputLastMessageUnwritable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, out := range map[string]string{
 		"missing directory": filepath.Join(dir, "missing-dir", "answer.md"),
@@ -99,6 +101,7 @@ func TestOutputLastMessageUnwritable(t *testing.T) {
 // stdout holds, the JSON that matched, not the prose around it; nothing when it never
 // matched (issue 21 #2).
 func TestOutputLastMessageWithJSONSchema(t *testing.T) {
+	t.Parallel()
 	fenced := "Here it is:\n```json\n{\"count\": 2, \"files\": [\"a.go\", \"b.go\"]}\n```"
 	tests := []struct {
 		name   string

@@ -19,6 +19,7 @@ import (
 // (and forgets) must not outlive the run, on success as on failure, unless
 // --keep-background says so.
 func TestBackgroundProcessesEndWithTheRun(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}

@@ -15,6 +15,7 @@ func spend(parts ...scripted.Part) scripted.Response {
 }
 
 func TestTokenBudgetEndsTheRunResumably(t *testing.T) {
+	t.Parallel()
 	work, sessions := t.TempDir(), t.TempDir()
 	// Two calls spend 22000 tokens; the third call's prompt does not fit in the 1000 left.
 	srv := scripted.New(t,
@@ -64,6 +65,7 @@ func TestTokenBudgetEndsTheRunResumably(t *testing.T) {
 }
 
 func TestTokenBudgetCoversSubagents(t *testing.T) {
+	t.Parallel()
 	// The parent delegates; the subagent's call spends from the same budget, so the
 	// parent's next call is refused.
 	for _, format := range []string{"text", "stream-json"} {
@@ -94,6 +96,7 @@ func TestTokenBudgetCoversSubagents(t *testing.T) {
 }
 
 func TestCostBudget(t *testing.T) {
+	t.Parallel()
 	prices := []string{"--price-input", "2", "--price-cached-input", "0.5", "--price-output", "10"}
 	// One call: (6000*2 + 4000*0.5 + 1000*10) / 1e6 = $0.024. The next prompt, over 1000
 	// tokens, costs more than the $0.001 left under a $0.025 cap.

@@ -74,6 +74,7 @@ func sameEvents(t *testing.T, recorded, replayed string) {
 }
 
 func TestRecordThenReplayGivesTheSameEvents(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"notes.txt": "hello from the notes\n"}
 	script := []scripted.Response{
 		scripted.Status(429, scripted.ErrorBody("rate_limit_reached_error", "slow down")).Header("retry-after-ms", "1"),
@@ -108,6 +109,7 @@ func TestRecordThenReplayGivesTheSameEvents(t *testing.T) {
 }
 
 func TestRecordedFailuresReplayAsRecorded(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		script []scripted.Response
@@ -140,6 +142,7 @@ func TestRecordedFailuresReplayAsRecorded(t *testing.T) {
 }
 
 func TestReplayDivergence(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"notes.txt": "hello\n"}
 	script := []scripted.Response{
 		scripted.ToolCalls(scripted.Call("ReadFile", `{"path":"notes.txt"}`)),
@@ -215,6 +218,7 @@ func TestReplayDivergence(t *testing.T) {
 // Authorization header, quoted back by the provider, printed by a command into a tool
 // result that goes back to the model, and a configured header carries another secret.
 func TestCassetteHoldsNoSecrets(t *testing.T) {
+	t.Parallel()
 	const headerSecret = "team-header-s3cret-value"
 	script := []scripted.Response{
 		scripted.Status(500, scripted.ErrorBody("server_error", "upstream rejected key "+testKey+" of team "+headerSecret)),
@@ -279,6 +283,7 @@ custom_headers = { X-Team-Token = "`+headerSecret+`" }
 }
 
 func TestTapeUsageErrors(t *testing.T) {
+	t.Parallel()
 	cas := filepath.Join(t.TempDir(), "c.jsonl")
 	os.WriteFile(cas, []byte(`{"kimi_run_cassette":1,"model":"m","base_url":"http://h/v1"}`+"\n"), 0o644)
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
@@ -303,6 +308,7 @@ func TestTapeUsageErrors(t *testing.T) {
 }
 
 func TestPrintSchema(t *testing.T) {
+	t.Parallel()
 	r := kimi(t, nil, invocation{args: []string{"--print-schema"}})
 	if r.code != 0 || r.stdout != docs.EventsSchema {
 		t.Fatalf("exit %d; stdout is not docs/events.schema.json:\n%.200s", r.code, r.stdout)
@@ -317,6 +323,7 @@ func TestPrintSchema(t *testing.T) {
 // pause is in the recording and the replay still completes; the timing itself is
 // measured by the cassette package's tests, not asserted here.
 func TestReplayAtRecordedSpeed(t *testing.T) {
+	t.Parallel()
 	script := []scripted.Response{scripted.Reply(scripted.Say("slow"), scripted.Pause(50*time.Millisecond), scripted.Say(" answer"))}
 	rec, cas := recordRun(t, script, t.TempDir(), "-p", "x")
 	if rec.code != 0 {

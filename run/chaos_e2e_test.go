@@ -15,6 +15,7 @@ import (
 // episode must end with a valid NDJSON stream whose result matches the exit code, and with
 // the answer or the error the script ends in.
 func TestChaos(t *testing.T) {
+	t.Parallel()
 	episodes := 48
 	if testing.Short() {
 		episodes = 8

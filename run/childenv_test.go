@@ -6,6 +6,7 @@ import (
 )
 
 func TestChildEnviron(t *testing.T) {
+	t.Parallel()
 	var secrets secretSet
 	secrets.add("sk-config-file-key-123") // a config.toml api_key the environment overrides
 	secrets.add("short")                  // too short to be scrubbed or matched
@@ -38,6 +39,7 @@ func TestChildEnviron(t *testing.T) {
 }
 
 func TestSecretSetScrubsJSONForms(t *testing.T) {
+	t.Parallel()
 	var s secretSet
 	s.add(`sk-<quote>"&key`)
 	in := `{"a":"sk-\u003cquote\u003e\"\u0026key","b":"sk-<quote>"&key"}`

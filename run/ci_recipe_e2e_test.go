@@ -32,6 +32,7 @@ func readmeBlock(t *testing.T, after string) string {
 // script on a "fresh runner": a HOME without ~/.cache/go-build (issue 21 #5). It must run,
 // and its case statement must report the outcome and keep the exit code.
 func TestREADMERecommendedCIInvocation(t *testing.T) {
+	t.Parallel()
 	needLandlock(t, 4)
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("the README's script uses jq")
@@ -59,6 +60,7 @@ func TestREADMERecommendedCIInvocation(t *testing.T) {
 				"HOME=" + home, "KIMI_API_KEY=" + testKey, "KIMI_MODEL_NAME=test-model", "KIMI_BASE_URL=" + srv.URL(),
 				"KIMI_RUN_NO_ROOT_WARNING=1",
 			}
+			cmd.Env = append(cmd.Env, coverEnv()...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
@@ -95,6 +97,7 @@ func ciFileText(t *testing.T, p string) string {
 // TestAddDirMissingIsCreated: a missing --add-dir is created with a warning, in both
 // output formats, without the sandbox too (issue 21 #5).
 func TestAddDirMissingIsCreated(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"text", "stream-json"} {
 		t.Run(format, func(t *testing.T) {
 			missing := filepath.Join(t.TempDir(), "cache", "go-build")

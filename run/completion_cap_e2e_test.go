@@ -12,6 +12,7 @@ import (
 // max_completion_tokens (the room left in the window) only when the provider is a `kimi`
 // one; an `openai_legacy` provider with the same window gets no such field.
 func TestCompletionCapOnlyForKimiProviders(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		typ     string
 		wantCap bool

@@ -23,6 +23,7 @@ func runExact(t *testing.T, srv *scripted.Server, args ...string) result {
 	cmd.Dir = t.TempDir()
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=test-model", "KIMI_BASE_URL=" + srv.URL(), "KIMI_RUN_NO_ROOT_WARNING=1"}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -77,6 +78,7 @@ func visibleFlags(t *testing.T) []string {
 // every visible flag, exits 0 and calls no model (issue 19 #3: it used to run "completion
 // bash" as a prompt).
 func TestCompletionScriptsNameEveryFlag(t *testing.T) {
+	t.Parallel()
 	flags := visibleFlags(t)
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		t.Run(shell, func(t *testing.T) {
@@ -106,6 +108,7 @@ func TestCompletionScriptsNameEveryFlag(t *testing.T) {
 // TestCompletionKeepsPromptWords: only the exact two words are the completion command;
 // every other prompt that starts with "completion" still goes to the model as written.
 func TestCompletionKeepsPromptWords(t *testing.T) {
+	t.Parallel()
 	for _, words := range [][]string{
 		{"completion", "of", "the", "parser"},
 		{"completion", "bash", "scripts", "are", "broken"},
@@ -164,6 +167,7 @@ func shellOut(t *testing.T, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TERM=dumb"}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
@@ -174,6 +178,7 @@ func shellOut(t *testing.T, name string, args ...string) string {
 // TestCompletionInTheShells loads each script in its shell and asks for completions the
 // way the shell would on Tab.
 func TestCompletionInTheShells(t *testing.T) {
+	t.Parallel()
 	t.Run("bash", func(t *testing.T) {
 		bash := needShell(t, "bash")
 		script := completionFile(t, "bash")
@@ -217,6 +222,7 @@ func TestCompletionInTheShells(t *testing.T) {
 // TestManPage: `kimi-run --man-page` is a man(7) page naming every visible flag, and
 // man renders it without warnings where man is installed.
 func TestManPage(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t)
 	r := runExact(t, srv, "--man-page")
 	if r.code != 0 || r.stderr != "" {
@@ -245,6 +251,7 @@ func TestManPage(t *testing.T) {
 	os.WriteFile(page, []byte(r.stdout), 0o644)
 	cmd := exec.Command("man", "--warnings", "-E", "UTF-8", "-l", page)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "MANWIDTH=80", "MAN_KEEP_FORMATTING=0", "PAGER=cat", "MANPAGER=cat"}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil || stderr.Len() > 0 {

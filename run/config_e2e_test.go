@@ -21,6 +21,7 @@ func kimiConfig(t *testing.T, text string) string {
 }
 
 func TestKimiConfigFile(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Think", `{"thought":"hmm"}`)).Forever())
 	home := kimiConfig(t, `
 default_model = "k2"
@@ -68,6 +69,7 @@ max_steps_per_turn = 2
 }
 
 func TestBadConfigFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, text, want string
 	}{
@@ -94,6 +96,7 @@ func TestBadConfigFiles(t *testing.T) {
 // TestUnknownDefaultModelIsWarned: default_model naming no [models] entry is used as a model
 // id, which may well be right, but never silently.
 func TestUnknownDefaultModelIsWarned(t *testing.T) {
+	t.Parallel()
 	for _, text := range []string{
 		"default_model = \"nosuch\"\n",
 		"default_model = \"nosuch\"\n[models.k2]\nprovider = \"p\"\n[providers.p]\ntype = \"kimi\"\n",

@@ -7,6 +7,7 @@ import (
 )
 
 func TestUserText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		line, text, err string
 	}{
@@ -35,6 +36,7 @@ func TestUserText(t *testing.T) {
 }
 
 func TestReadLineBound(t *testing.T) {
+	t.Parallel()
 	br := bufio.NewReaderSize(strings.NewReader(strings.Repeat("x", 100)+"\nshort\nlast"), 16)
 	for _, want := range []struct {
 		line    string

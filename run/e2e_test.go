@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,6 +29,20 @@ import (
 // binary is the kimi-run executable built once for the end-to-end tests.
 var binary string
 
+// coverDir, when set (KIMI_RUN_COVERDIR, see scripts/cover.sh), is where the binary, built
+// with -cover, writes its coverage counters; every run of it gets GOCOVERDIR (coverEnv).
+var coverDir string
+
+// coverEnv is what a subprocess's environment needs for the binary to record its
+// coverage: GOCOVERDIR when coverage is collected, else nothing. Without it a binary
+// built with -cover would warn on stderr at exit.
+func coverEnv() []string {
+	if coverDir == "" {
+		return nil
+	}
+	return []string{"GOCOVERDIR=" + coverDir}
+}
+
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == procgroup.WatchdogArg {
 		// The same for the watchdog an in-process run starts with its first child.
@@ -37,6 +53,8 @@ func TestMain(m *testing.M) {
 		// binary, as the sandbox helper: act as one rather than run every test again.
 		os.Exit(sandbox.Helper(os.Args[2:], os.Stderr))
 	}
+	flag.Parse()
+	parallelByDefault()
 	dir, err := os.MkdirTemp("", "kimi-run-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -48,6 +66,11 @@ func TestMain(m *testing.M) {
 	}
 	// go test puts its own GOROOT/bin first on PATH, so "go" is the toolchain under test.
 	build := exec.Command("go", "build", "-o", binary, "..")
+	if coverDir = os.Getenv("KIMI_RUN_COVERDIR"); coverDir != "" {
+		// scripts/cover.sh: the binary counts what it runs into coverDir as well, so the
+		// subprocess runs count towards run/'s coverage (go tool covdata merges them).
+		build = exec.Command("go", "build", "-cover", "-coverpkg=github.com/kimi-run/kimi-run/...", "-o", binary, "..")
+	}
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building kimi-run:", err)
@@ -56,6 +79,17 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// parallelByDefault raises -parallel to four tests per CPU unless the command line set it:
+// run/'s parallel tests mostly wait (on a timeout under test, a grace period, a process to
+// start or end), so GOMAXPROCS of them at a time leaves the CPUs idle.
+func parallelByDefault() {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
 }
 
 // testKey is the API key handed to every run; no output may ever contain it.
@@ -89,6 +123,18 @@ type invocation struct {
 	srv   *scripted.Server
 	// bin runs this kimi-run executable instead of the one built for the tests.
 	bin string
+	// proc runs the built binary as a subprocess even when nothing else asks for one (see
+	// inProcess): for what only a process shows, such as its exit through os.Exit, what
+	// it leaves behind when it is gone, or process-wide state a parallel test would share.
+	proc bool
+}
+
+// inProcess reports whether kimi runs inv by calling run.Main in the test process: the
+// default, as it costs no process start. A signal, another executable, proc, or
+// KIMI_RUN_TEST_SUBPROCESS=1 (every run as a subprocess, as before; for comparing the two)
+// take the real binary instead.
+func (inv invocation) inProcess() bool {
+	return inv.signal == nil && inv.bin == "" && !inv.proc && os.Getenv("KIMI_RUN_TEST_SUBPROCESS") != "1"
 }
 
 // kimi runs the binary against srv with a clean environment.
@@ -111,6 +157,9 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 	if srv != nil {
 		env["KIMI_BASE_URL"] = srv.URL()
 	}
+	if coverDir != "" && !inv.inProcess() {
+		env["GOCOVERDIR"] = coverDir
+	}
 	for k, v := range inv.env {
 		if v == "" {
 			delete(env, k)
@@ -119,6 +168,9 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 		}
 	}
 	args := append([]string{"-w", inv.dir, "--retry-base-delay", "0", "--retry-max-delay", "10ms"}, inv.args...)
+	if inv.inProcess() {
+		return checkNoKey(t, mainInProcess(t, args, env, inv.stdin))
+	}
 	bin := binary
 	if inv.bin != "" {
 		bin = inv.bin
@@ -172,7 +224,12 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	r := result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+	return checkNoKey(t, result{stdout: stdout.String(), stderr: stderr.String(), code: code})
+}
+
+// checkNoKey fails t if the run's stdout or stderr holds the API key.
+func checkNoKey(t *testing.T, r result) result {
+	t.Helper()
 	for name, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
 		if strings.Contains(s, testKey) {
 			t.Errorf("%s contains the API key:\n%s", name, s)
@@ -371,6 +428,7 @@ func lastResult(t *testing.T, r result) map[string]any {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		script   []scripted.Response
@@ -410,7 +468,8 @@ func TestExitCodes(t *testing.T) {
 					srv = scripted.New(t, tt.script...)
 				}
 				args := append([]string{"--output-format", format, "-p", "do the task"}, tt.args...)
-				r := kimi(t, srv, invocation{args: args, env: tt.env, srv: srv})
+				// Every exit code once through the real binary's os.Exit, and once in process.
+				r := kimi(t, srv, invocation{args: args, env: tt.env, srv: srv, proc: format == "text"})
 				if r.code != tt.code {
 					t.Fatalf("exit = %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tt.code, r.stdout, r.stderr)
 				}
@@ -452,6 +511,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestStreamJSONEvents(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Scenario(t, "tools-sequential")...)
 	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "-p", "list files"}})
 	if r.code != 0 {
@@ -499,6 +559,7 @@ func TestStreamJSONEvents(t *testing.T) {
 }
 
 func TestToolsChangeFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "greeting.txt"), []byte("hello world\n"), 0o644)
 	srv := scripted.New(t,
@@ -536,6 +597,7 @@ func TestToolsChangeFiles(t *testing.T) {
 }
 
 func TestTimeoutAndSignals(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}
@@ -574,6 +636,7 @@ func TestTimeoutAndSignals(t *testing.T) {
 }
 
 func TestKeyNeverLeaks(t *testing.T) {
+	t.Parallel()
 	// A provider that quotes the key back in its errors, and a model that prints the
 	// environment: the key must still appear nowhere (kimi() checks stdout and stderr).
 	for _, format := range []string{"text", "stream-json"} {

@@ -75,6 +75,7 @@ func pending(t *testing.T, c syscall.Conn, udp bool) bool {
 }
 
 func TestEscapeNetwork(t *testing.T) {
+	t.Parallel()
 	needLandlock(t, 4)
 	probe := escapeProbe(t)
 	tcp, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
@@ -160,6 +161,7 @@ func xattrSupported(dir string) bool {
 // The file-system attempts, under --sandbox workspace-write, with kimi-run itself in the
 // work dir (as after go build -o kimi-run .) and a hook script there too.
 func TestEscapeFiles(t *testing.T) {
+	t.Parallel()
 	needLandlock(t, 1)
 	probe := escapeProbe(t)
 	root := t.TempDir()

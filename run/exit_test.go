@@ -16,6 +16,7 @@ import (
 // TestJudge maps every kind of outcome to its exit code and terminal reason, without a
 // process: the end-to-end tests drive the binary into each code, this pins the mapping.
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	transient := &agent.AttemptsError{Attempts: 3, Err: &agent.ProviderError{StatusCode: 503, Message: "overloaded", RetryAfter: -1}}
 	tests := []struct {
 		name      string
@@ -86,6 +87,7 @@ func TestJudge(t *testing.T) {
 }
 
 func TestUsageErrorUnwraps(t *testing.T) {
+	t.Parallel()
 	err := usagef("flow: %w", &ralph.SkillError{Name: "deploy", Err: errors.New("not found")})
 	var se *ralph.SkillError
 	if !errors.As(err, &se) || se.Name != "deploy" {

@@ -12,6 +12,7 @@ import (
 // transiently after the retries (the exit-75 class), once, with a warning saying so; a
 // failure that is not transient is not retried on it (issue 21 #12).
 func TestFallbackModel(t *testing.T) {
+	t.Parallel()
 	overloaded := scripted.Status(529, scripted.ErrorBody("overloaded_error", "the engine is overloaded"))
 	tests := []struct {
 		name   string

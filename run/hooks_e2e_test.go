@@ -34,6 +34,7 @@ func lastToolOutput(t *testing.T, srv *scripted.Server, i int) string {
 
 // The guard from Kimi CLI's hook docs: a PreToolUse hook that refuses edits of .env.
 func TestPreToolUseHookGuardsEnvFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, ".env"), []byte("TOKEN=original\n"), 0o600)
 	cfg := hookConfig(t, `
@@ -97,6 +98,7 @@ timeout = 10
 }
 
 func TestHookThatNeverEndsIsKilled(t *testing.T) {
+	t.Parallel()
 	cfg := hookConfig(t, `
 [[hooks]]
 event = "PreToolUse"
@@ -139,6 +141,7 @@ timeout = 1
 // The lifecycle hooks around a run: SessionStart and UserPromptSubmit add context to the
 // prompt, Stop blocks once and gets one more turn, SessionEnd hears how the run ended.
 func TestRunLifecycleHooks(t *testing.T) {
+	t.Parallel()
 	logDir := t.TempDir()
 	logf := func(name string) string { return filepath.Join(logDir, name) }
 	cfg := hookConfig(t, `
@@ -199,6 +202,7 @@ command = "cat > `+logf("end.json")+`"
 }
 
 func TestUserPromptSubmitHookBlocks(t *testing.T) {
+	t.Parallel()
 	cfg := hookConfig(t, `
 [[hooks]]
 event = "UserPromptSubmit"
@@ -221,6 +225,7 @@ command = "echo 'Deploys go through the release pipeline.' >&2; exit 2"
 }
 
 func TestHooksDoNotSeeAKeyFromTheConfigFile(t *testing.T) {
+	t.Parallel()
 	const fileKey = "sk-from-config-file-0123456789"
 	envOut := filepath.Join(t.TempDir(), "env.txt")
 	srv := scripted.New(t, scripted.Text("ok"))
@@ -257,6 +262,7 @@ command = "env > `+envOut+`"
 }
 
 func TestBadHookIsAUsageError(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ toml, want string }{
 		{"[[hooks]]\nevent = \"BeforeTool\"\ncommand = \"true\"\n", "unknown event"},
 		{"[[hooks]]\nevent = \"PreToolUse\"\nmatcher = \"(?<=x)\"\ncommand = \"true\"\n", "not a valid regular expression"},
@@ -273,6 +279,7 @@ func TestBadHookIsAUsageError(t *testing.T) {
 }
 
 func TestStopFailureHook(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "failure.json")
 	cfg := hookConfig(t, `
 [[hooks]]
@@ -304,6 +311,7 @@ command = "echo never >&2; exit 2"
 // turn's text and exits 0; README "Coming from Kimi CLI" says why kimi-run differs.) With
 // --print --output-format stream-json the reason is the turn's assistant line, as in Kimi.
 func TestUserPromptSubmitBlockKeepsStdoutClean(t *testing.T) {
+	t.Parallel()
 	cfg := hookConfig(t, `
 [[hooks]]
 event = "UserPromptSubmit"

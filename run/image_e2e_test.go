@@ -17,6 +17,7 @@ var png = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDRscreenshot")
 // model with the image_in capability (Moonshot's kimi-k2.5 and OpenAI's vision models read
 // data URLs), and is refused clearly otherwise (issue 21 #11).
 func TestImageAttachments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	shot := filepath.Join(dir, "shot.png")
 	os.WriteFile(shot, png, 0o644)

@@ -13,6 +13,7 @@ import (
 // result event, as Claude Code's and Gemini CLI's -p do, for `jq -r .final_text`; progress
 // stays on stderr (issue 21 #9).
 func TestOutputFormatJSON(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		script []scripted.Response

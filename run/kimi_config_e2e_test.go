@@ -29,6 +29,7 @@ api_key = "%s"
 }
 
 func TestKimiInlineConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		config func(url string) string
@@ -62,6 +63,7 @@ func TestKimiInlineConfig(t *testing.T) {
 }
 
 func TestKimiRalphFromConfig(t *testing.T) {
+	t.Parallel()
 	continues := []scripted.Response{scripted.Text("a <choice>CONTINUE</choice>"), scripted.Text("b <choice>CONTINUE</choice>"), scripted.Text("c <choice>CONTINUE</choice>")}
 	tests := []struct {
 		name     string
@@ -88,6 +90,7 @@ func TestKimiRalphFromConfig(t *testing.T) {
 }
 
 func TestKimiModelNamePrecedence(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		env   map[string]string
@@ -119,6 +122,7 @@ func TestKimiModelNamePrecedence(t *testing.T) {
 }
 
 func TestKimiModelGenerationVariables(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		env  map[string]string
@@ -170,6 +174,7 @@ func TestKimiModelGenerationVariables(t *testing.T) {
 }
 
 func TestKimiModelVariableErrors(t *testing.T) {
+	t.Parallel()
 	for name, env := range map[string]map[string]string{
 		"temperature": {"KIMI_MODEL_TEMPERATURE": "warm"},
 		"top_p":       {"KIMI_MODEL_TOP_P": "1.5"},
@@ -186,6 +191,7 @@ func TestKimiModelVariableErrors(t *testing.T) {
 }
 
 func TestKimiModelCapabilities(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		env      map[string]string

@@ -11,6 +11,7 @@ import (
 // kimi-run says more (README "Coming from Kimi CLI", "What differs"): 5 for refused
 // credentials, 3 for the step limit. kimiCode is what Kimi CLI exits with.
 func TestKimiPrintExitCodes(t *testing.T) {
+	t.Parallel()
 	think := scripted.ToolCalls(scripted.Call("Think", `{"thought":"again"}`))
 	tests := []struct {
 		kimiTest string

@@ -11,6 +11,7 @@ import (
 // Kimi CLI's flag names, mapped onto kimi-run's.
 
 func TestKimiFlagSynonyms(t *testing.T) {
+	t.Parallel()
 	toolForever := []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"true"}`)).Forever()}
 	tests := []struct {
 		name     string
@@ -43,6 +44,7 @@ func TestKimiFlagSynonyms(t *testing.T) {
 }
 
 func TestKimiResume(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	dir := t.TempDir()
 	srv := scripted.New(t, scripted.Text("The answer is 42."), scripted.Text("You asked about 42."))
@@ -59,6 +61,7 @@ func TestKimiResume(t *testing.T) {
 }
 
 func TestKimiFlagErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -118,6 +121,7 @@ func TestKimiFlagErrors(t *testing.T) {
 }
 
 func TestKimiFinalMessageOnlyStreamJSON(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.Reply(scripted.Think("Look first."), scripted.Say("Let me look."), scripted.Call("Shell", `{"command":"true"}`)),
 		scripted.Text("feat: add util module"),
@@ -132,6 +136,7 @@ func TestKimiFinalMessageOnlyStreamJSON(t *testing.T) {
 }
 
 func TestKimiFlagsInHelp(t *testing.T) {
+	t.Parallel()
 	r := kimi(t, nil, invocation{args: []string{"--help"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d", r.code)
@@ -156,6 +161,7 @@ func TestKimiFlagsInHelp(t *testing.T) {
 }
 
 func TestKimiFormatErrorsStayOffStdout(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.Reply(scripted.Say("Looking."), scripted.Call("Shell", `{"command":"true"}`)),
 		scripted.Status(401, scripted.ErrorBody("invalid_authentication_error", "key revoked")),

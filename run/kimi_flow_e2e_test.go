@@ -14,6 +14,7 @@ import (
 // nodes (a.foo.bar, not_used) lead nowhere but are never reached, and a `|md # comment`
 // opener (markdown_block_with_comment) whose comment must not reach the model.
 func TestKimiD2ExampleRuns(t *testing.T) {
+	t.Parallel()
 	flow := filepath.Join(t.TempDir(), "kimi.d2")
 	src := strings.Join([]string{
 		`a: |md # appended each round`,

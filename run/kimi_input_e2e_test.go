@@ -38,6 +38,7 @@ func warnings(evs []map[string]any) []string {
 }
 
 func TestKimiInputThreeMessagesInOrder(t *testing.T) {
+	t.Parallel()
 	stdin := `{"role":"user","content":"one"}` + "\n" +
 		`{"role":"user","content":[{"type":"text","text":"two"},{"type":"image_url","image_url":{"url":"x"}}]}` + "\n" +
 		"\n" +
@@ -112,6 +113,7 @@ func TestKimiInputThreeMessagesInOrder(t *testing.T) {
 }
 
 func TestKimiInputBadLines(t *testing.T) {
+	t.Parallel()
 	stdin := `{"role":"user","content":"one"}` + "\n" +
 		"this is not json\n" +
 		`{"role":"assistant","content":"I am not the user"}` + "\n" +
@@ -164,6 +166,7 @@ func TestKimiInputBadLines(t *testing.T) {
 }
 
 func TestKimiInputStopsAtAFailedTurn(t *testing.T) {
+	t.Parallel()
 	stdin := `{"role":"user","content":"one"}` + "\n" + `{"role":"user","content":"two"}` + "\n" + `{"role":"user","content":"three"}` + "\n"
 	srv := scripted.New(t, scripted.Text("First answer."), scripted.Status(401, scripted.ErrorBody("invalid_authentication_error", "key revoked")))
 	r := kimi(t, srv, invocation{stdin: ptr(stdin), args: []string{"--input-format", "stream-json", "--output-format", "stream-json"}})
@@ -180,6 +183,7 @@ func TestKimiInputStopsAtAFailedTurn(t *testing.T) {
 }
 
 func TestKimiInputWithPromptAndFinalOnly(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.Call("Shell", `{"command":"true"}`)),
 		scripted.Text("Answer to the flag."),
@@ -200,6 +204,7 @@ func TestKimiInputWithPromptAndFinalOnly(t *testing.T) {
 }
 
 func TestKimiInputWithoutMessages(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		stdin *string
@@ -233,6 +238,7 @@ func TestKimiInputWithoutMessages(t *testing.T) {
 }
 
 func TestKimiInputRalphPerMessage(t *testing.T) {
+	t.Parallel()
 	stdin := `{"role":"user","content":"fix a"}` + "\n" + `{"role":"user","content":"fix b"}` + "\n"
 	srv := scripted.New(t,
 		scripted.Text("a fixed"), scripted.Text("a done <choice>STOP</choice>"),
@@ -259,6 +265,7 @@ func TestKimiInputRalphPerMessage(t *testing.T) {
 // kimi-run would: each answer comes out before the next message is written, and a signal
 // ends a run that waits for more input with a result line.
 func TestKimiInputAnswersBeforeStdinCloses(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}
@@ -266,6 +273,7 @@ func TestKimiInputAnswersBeforeStdinCloses(t *testing.T) {
 	cmd := exec.Command(binary, "--no-session", "--input-format", "stream-json", "--output-format", "stream-json", "-w", t.TempDir())
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL()}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -70,6 +70,7 @@ func fakeOAuth(t *testing.T, good string) (*httptest.Server, *atomic.Int32) {
 // (here a local fake, via KIMI_CODE_OAUTH_HOST) and written back; a login the host refuses
 // is exit 5; no token ever reaches stdout or stderr.
 func TestKimiLogin(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		expiresIn  time.Duration
@@ -139,6 +140,7 @@ func TestKimiLogin(t *testing.T) {
 // TestKimiLoginMissing: a login provider whose token file is gone, with no key to fall back
 // on, is a configuration error that says how to log in (exit 2, before any model call).
 func TestKimiLoginMissing(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Text("ok"))
 	home := kimiConfig(t, loginTOML("https://api.kimi.example/coding/v1", ""))
 	r := kimi(t, srv, invocation{env: map[string]string{"HOME": home, "KIMI_API_KEY": "", "KIMI_MODEL_NAME": "", "KIMI_BASE_URL": ""}, args: []string{"-p", "hi"}})
@@ -157,6 +159,7 @@ func TestKimiLoginMissing(t *testing.T) {
 // rotated elsewhere) is refreshed at once and the request sent again, as Kimi CLI's
 // connection recovery does after a 401.
 func TestKimiLoginRefreshedAfter401(t *testing.T) {
+	t.Parallel()
 	oauth, refreshes := fakeOAuth(t, "stored-refresh-token-1")
 	srv := scripted.New(t, scripted.Status(401, scripted.ErrorBody("invalid_authentication_error", "token revoked")), scripted.Text("ok"))
 	home := kimiConfig(t, loginTOML(srv.URL(), ""))
@@ -178,6 +181,7 @@ func TestKimiLoginRefreshedAfter401(t *testing.T) {
 // TestKimiLoginRevoked: the provider refuses the token and the OAuth host refuses to
 // refresh it: the login is over, exit 5, after one try of each.
 func TestKimiLoginRevoked(t *testing.T) {
+	t.Parallel()
 	oauth, refreshes := fakeOAuth(t, "")
 	srv := scripted.New(t, scripted.Status(401, scripted.ErrorBody("invalid_authentication_error", "token revoked")).Forever())
 	home := kimiConfig(t, loginTOML(srv.URL(), ""))

@@ -35,6 +35,7 @@ func kimiLines(t *testing.T, stdout string) []string {
 }
 
 func TestKimiDocTextExamples(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "app.py"), []byte("print('hi')\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "util.py"), []byte("x = 1\n"), 0o644)
@@ -111,6 +112,7 @@ func TestKimiDocTextExamples(t *testing.T) {
 }
 
 func TestKimiDocStreamJSONExamples(t *testing.T) {
+	t.Parallel()
 	t.Run("hello", func(t *testing.T) {
 		t.Parallel()
 		srv := scripted.New(t, scripted.Text("Hello! How can I help you?"))
@@ -177,6 +179,7 @@ func TestKimiDocStreamJSONExamples(t *testing.T) {
 }
 
 func TestKimiStreamJSONShapes(t *testing.T) {
+	t.Parallel()
 	// web serves the pages FetchURL reads.
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {

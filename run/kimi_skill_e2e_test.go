@@ -14,6 +14,7 @@ import (
 // sends the whole SKILL.md and the request under "User request:", as Kimi's
 // KimiSoul._make_skill_runner does.
 func TestKimiSkillFilesReadAsYAML(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	folded := "---\nname: review\ndescription: >\n  Review a diff\n  for bugs.\n---\nRead the diff and list the bugs.\n"
 	testkit.WriteSkill(t, dir, "review", folded)

@@ -10,6 +10,7 @@ import (
 // TestKimiLogSwitches: Kimi CLI's --debug and --verbose are accepted (a Kimi script passing
 // them must not die on exit 2); --debug is --log-level debug, which shows usage lines.
 func TestKimiLogSwitches(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args      []string
 		code      int
@@ -38,6 +39,7 @@ func TestKimiLogSwitches(t *testing.T) {
 // tests/core/test_config.py *_too_low / *_too_high) stops the run before any model call,
 // with exit 2 here (Kimi exits 1 on any config error; README "Coming from Kimi CLI").
 func TestLoopControlRefusedBeforeAnyCall(t *testing.T) {
+	t.Parallel()
 	for _, lc := range []string{"reserved_context_size = 999", "compaction_trigger_ratio = 1.0", "compaction_trigger_ratio = 0.49"} {
 		t.Run(lc, func(t *testing.T) {
 			t.Parallel()

@@ -10,6 +10,7 @@ import (
 // TestZeroLimitsMeanWhatTheySay: --max-steps 0 is a usage error, not the default; and
 // --max-retries counts retries after the first attempt, so 0 tries once.
 func TestZeroLimitsMeanWhatTheySay(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -69,6 +70,7 @@ func TestZeroLimitsMeanWhatTheySay(t *testing.T) {
 
 // TestHelpNamesTheEnvironment: --help is where a newcomer looks for what to export.
 func TestHelpNamesTheEnvironment(t *testing.T) {
+	t.Parallel()
 	r := kimi(t, nil, invocation{args: []string{"--help"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

@@ -12,6 +12,7 @@ import (
 // TestLogLevelWarnShowsWarnings: --log-level warn keeps warnings and errors on stderr and
 // drops progress (issue 21 #6; it used to hide the warnings as --quiet does).
 func TestLogLevelWarnShowsWarnings(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.Call("Shell", `{"command":"echo broken >&2; exit 3"}`)),
 		scripted.Text("Done."),
@@ -43,6 +44,7 @@ func TestLogLevelWarnShowsWarnings(t *testing.T) {
 // stdout. One line per iteration; the end of the loop is not a second "iteration 2"
 // (issue 21 #6).
 func TestTextProgressShowsWhatTheModelSays(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("word ", 100)
 	srv := scripted.New(t,
 		scripted.Reply(scripted.Say("I'll run the tests\nfirst. "+long), scripted.Call("Shell", `{"command":"echo ok"}`)),
@@ -72,6 +74,7 @@ func TestTextProgressShowsWhatTheModelSays(t *testing.T) {
 // TestRalphErrorNamesTheIteration: a Ralph loop's internal node ids (R1, R2) never reach
 // the user; the error names the iteration (issue 21 #6).
 func TestRalphErrorNamesTheIteration(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"text", "stream-json"} {
 		srv := scripted.New(t,
 			scripted.Text("Fixed one. <choice>CONTINUE</choice>"),
@@ -87,6 +90,7 @@ func TestRalphErrorNamesTheIteration(t *testing.T) {
 // TestUsageErrorIsOneLine: a usage error is one line in one format, whichever check found
 // it, with no summary of the zero steps and tokens of a run that never started (issue 21 #6).
 func TestUsageErrorIsOneLine(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--ralph", "-5"},      // found by kimi-run
 		{"--no-such-flag"},     // found by the flag parser
@@ -106,6 +110,7 @@ func TestUsageErrorIsOneLine(t *testing.T) {
 // TestReplaySpeedZeroAnnouncesNoWaits: at --replay-speed 0 a retry waits for nothing, and
 // the text log does not say it waits (issue 21 #6); the events keep the recorded delay.
 func TestReplaySpeedZeroAnnouncesNoWaits(t *testing.T) {
+	t.Parallel()
 	script := []scripted.Response{
 		scripted.Status(429, scripted.ErrorBody("rate_limit_reached_error", "slow down")).Header("retry-after-ms", "5"),
 		scripted.Text("Done."),

@@ -101,6 +101,7 @@ func toolResults(req scripted.Request) map[string]string {
 // TestMCPToolsReachTheModel is the issue's "done when": a Kimi-style mcp.json with a stdio
 // server and an HTTP server; the model's calls to their tools come back as tool results.
 func TestMCPToolsReachTheModel(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"text", "stream-json"} {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
@@ -213,6 +214,7 @@ func keys(m map[string]map[string]any) []string {
 // the built-in keeps its name; --mcp-config texts with commas are read whole; --quiet keeps
 // server stderr off stderr too.
 func TestMCPToolNames(t *testing.T) {
+	t.Parallel()
 	conf, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"gh": stdioServer(t, "gh", "-extra", "Shell,search", "-stderr", "chatty server")}})
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.CallID("c1", "gh__Shell", `{"text":"renamed"}`), scripted.CallID("c2", "search", `{"text":"own name"}`),
@@ -240,6 +242,7 @@ func TestMCPToolNames(t *testing.T) {
 // a server that exits at once are warnings; the good server's tools still work. --mcp-strict
 // makes the same configuration a usage error before any model call.
 func TestMCPFailuresDoNotStopTheRun(t *testing.T) {
+	t.Parallel()
 	servers := func(t *testing.T) string {
 		return mcpConfigFile(t, map[string]any{
 			"good":   stdioServer(t, "good"),
@@ -322,6 +325,7 @@ func TestMCPFailuresDoNotStopTheRun(t *testing.T) {
 // TestMCPCallTimeoutAndCrash: a slow tool hits the call timeout (from config.toml), a server
 // that crashes mid-run turns into error results and a warning, and the run goes on.
 func TestMCPCallTimeoutAndCrash(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"text", "stream-json"} {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
@@ -374,6 +378,7 @@ func TestMCPCallTimeoutAndCrash(t *testing.T) {
 // TestMCPSubagentsShareTheServers: an Agent (Task) subagent calls MCP tools over the parent's session;
 // the server is started once.
 func TestMCPSubagentsShareTheServers(t *testing.T) {
+	t.Parallel()
 	pids := filepath.Join(t.TempDir(), "pids")
 	cfg := mcpConfigFile(t, map[string]any{"s": stdioServer(t, "s", "-pidfile", pids)})
 	srv := scripted.New(t,
@@ -409,6 +414,7 @@ func TestMCPSubagentsShareTheServers(t *testing.T) {
 // TestMCPConfigErrors: a config that does not parse is exit 2 naming the file; --no-mcp skips
 // even a broken default file; KIMI_SHARE_DIR moves the default file as it moves config.toml.
 func TestMCPConfigErrors(t *testing.T) {
+	t.Parallel()
 	broken := filepath.Join(t.TempDir(), "broken.json")
 	os.WriteFile(broken, []byte(`{"mcpServers": {"x": {"command": "a",}}}`), 0o644)
 	share := t.TempDir()

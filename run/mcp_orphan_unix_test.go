@@ -34,6 +34,7 @@ func pidsIn(path string, want int) (pids []int, ok bool) {
 // middle of a tool call, --timeout — no MCP server process, nor a process one started,
 // outlives kimi-run.
 func TestMCPServersDieWithTheRun(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}

@@ -10,6 +10,7 @@ import (
 // themselves: coder (its tools write files) every one, explore (read-only) only those whose
 // server marks them readOnlyHint (internal/mcptest: echo is, add and fail are not).
 func TestSubagentsGetMCPToolsByFacts(t *testing.T) {
+	t.Parallel()
 	cfg := mcpConfigFile(t, map[string]any{"gh": stdioServer(t, "gh")})
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.Call("Agent", `{"description":"look","prompt":"Look around.","subagent_type":"explore"}`)),

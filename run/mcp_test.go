@@ -9,6 +9,7 @@ import (
 )
 
 func TestExitHookRunsBeforeTheExit(t *testing.T) {
+	t.Parallel()
 	var h exitHook
 	var order []string
 	exit := h.wrap(func(code int) { order = append(order, "exit") })
@@ -21,6 +22,7 @@ func TestExitHookRunsBeforeTheExit(t *testing.T) {
 }
 
 func TestServerEnvironDropsTheKeys(t *testing.T) {
+	t.Parallel()
 	got := childEnviron([]string{"PATH=/bin", "KIMI_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "KIMI_MODEL_NAME=m"}, &secretSet{}, nil)
 	if strings.Join(got, " ") != "PATH=/bin KIMI_MODEL_NAME=m" {
 		t.Errorf("environment = %q", got)

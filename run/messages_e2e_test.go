@@ -11,6 +11,7 @@ import (
 // TestClosingLineSaysItOnce: the line a failed run ends with says why once, not the reason
 // and then the same reason again in other words.
 func TestClosingLineSaysItOnce(t *testing.T) {
+	t.Parallel()
 	shell := scripted.ToolCalls(scripted.Call("Shell", `{"command":"true"}`)).Forever()
 	tests := []struct {
 		name   string

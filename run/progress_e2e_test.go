@@ -13,6 +13,7 @@ import (
 // command is usually at the end of its output, so stderr shows the last lines of it,
 // indented under the tool's line, and no more than a few.
 func TestFailedToolShowsItsCause(t *testing.T) {
+	t.Parallel()
 	cmd := `for i in $(seq 1 40); do printf 'line-%02d\n' $i; done; echo 'main.go:3:2: undefined: frobnicate' >&2; exit 3`
 	srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":`+jsonString(cmd)+`}`)), scripted.Text("It does not build."))
 	r := kimi(t, srv, invocation{args: []string{"-p", "build it"}})
@@ -35,6 +36,7 @@ func TestFailedToolShowsItsCause(t *testing.T) {
 
 // TestDebugShowsToolOutputHeads: --log-level debug shows the head of every tool's output.
 func TestDebugShowsToolOutputHeads(t *testing.T) {
+	t.Parallel()
 	script := func() *scripted.Server {
 		return scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"seq 1 50 | sed s/^/item-/"}`)), scripted.Text("Listed."))
 	}
@@ -57,6 +59,7 @@ func TestDebugShowsToolOutputHeads(t *testing.T) {
 // TestLongErrorsKeepTheirCause: a long error is never cut before its cause, which comes
 // last in a wrapped error.
 func TestLongErrorsKeepTheirCause(t *testing.T) {
+	t.Parallel()
 	msg := "Invalid request: " + strings.Repeat("the request body did not validate against the schema; ", 8) + "CAUSE: messages[3].tool_calls[0].function.arguments is not valid JSON"
 	for _, format := range []string{"text", "stream-json"} {
 		srv := scripted.New(t, scripted.Status(400, scripted.ErrorBody("invalid_request_error", msg)))

@@ -28,10 +28,32 @@ const maxStdin = 8 << 20
 // README's "Prompt input" says. With optional set (a --flow run, whose nodes are the prompts) no prompt is
 // needed and "" may come back. warn reports what was ignored.
 func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional bool, warn func(string)) (string, error) {
-	cli := &s.Flags
-	if cli.NoStdin {
+	if s.Flags.NoStdin {
 		stdin = nil
 	}
+	prompt, fromStdin, err := instruction(s)
+	if err != nil {
+		return "", err
+	}
+	switch kind := stdinKind(stdin); {
+	case fromStdin:
+		prompt, err = promptFromStdin(ctx, stdin, kind)
+	case kind == stdinPipe || kind == stdinFile:
+		prompt, err = withPipedContext(ctx, s, stdin, kind == stdinPipe, prompt, optional, warn)
+	}
+	if err != nil {
+		return "", err
+	}
+	if prompt == "" && !optional {
+		return "", usagef("empty prompt: pass -p TEXT, prompt words, --prompt-file FILE, or pipe it on stdin")
+	}
+	return prompt, nil
+}
+
+// instruction is the prompt the command line gives (-p or -c, prompt words, or
+// --prompt-file), trimmed; fromStdin says the prompt is "-", stdin itself.
+func instruction(s *config.Settings) (prompt string, fromStdin bool, err error) {
+	cli := &s.Flags
 	given := 0
 	for _, set := range []bool{s.PromptGiven || s.Prompt != "", len(cli.Words) > 0, cli.Given("prompt-file") || cli.PromptFile != ""} {
 		if set {
@@ -39,27 +61,24 @@ func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional b
 		}
 	}
 	if given > 1 {
-		return "", usagef("give the prompt one way: -p, prompt words or --prompt-file")
+		return "", false, usagef("give the prompt one way: -p, prompt words or --prompt-file")
 	}
-
-	var prompt string
-	wantStdin := false // "-" asks for stdin as the prompt itself
 	// named is the way an instruction was given on the command line, even an empty one.
 	named := ""
 	switch {
 	case s.Prompt == "-" || (len(cli.Words) == 1 && cli.Words[0] == "-"):
-		wantStdin = true
+		return "", true, nil
 	case s.Prompt != "" || s.PromptGiven:
 		prompt, named = s.Prompt, "-p"
 	case len(cli.Words) > 0:
 		prompt, named = strings.Join(cli.Words, " "), "the prompt"
 	case cli.PromptFile != "" || cli.Given("prompt-file"):
 		if cli.PromptFile == "" {
-			return "", usagef("empty prompt: --prompt-file names no file")
+			return "", false, usagef("empty prompt: --prompt-file names no file")
 		}
 		b, err := readFileCapped(cli.PromptFile)
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		prompt, named = b, "--prompt-file "+cli.PromptFile
 	}
@@ -68,63 +87,65 @@ func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional b
 		// An instruction that came out empty (`-p "$PROMPT"` with PROMPT unset) must not be
 		// replaced by whatever is piped in: a diff is context, not a task for an agent
 		// that runs every command it wants.
-		return "", usagef("empty prompt: %s is empty (piped stdin is only ever context, never the instruction)", named)
+		return "", false, usagef("empty prompt: %s is empty (piped stdin is only ever context, never the instruction)", named)
 	}
+	return prompt, false, nil
+}
 
-	kind := stdinKind(stdin)
-	switch {
-	case wantStdin:
-		if kind == stdinTerminal {
-			return "", usagef("prompt - reads stdin, but stdin is a terminal")
-		}
-		text, err := readStdin(ctx, stdin, 0, 0, nil)
-		if err != nil {
-			return "", err
-		}
-		prompt = strings.TrimSpace(text)
-		if prompt == "" {
-			return "", usagef("empty prompt: prompt - reads stdin, which held nothing")
-		}
-	case kind == stdinPipe || kind == stdinFile:
-		// With a prompt (or a flow) in hand, a pipe that never sends a byte (a CI runner's
-		// inherited stdin that stays open) is given up on after --stdin-timeout. A slow
-		// producer in front (`go test ./... | kimi-run -p ...`) only has to start writing
-		// by then.
-		grace := time.Duration(0)
-		if (prompt != "" || optional) && kind == stdinPipe {
-			grace = s.StdinTimeout
-		}
-		notice := func() {
-			if grace > 0 {
-				warn(fmt.Sprintf("waiting for stdin, which is a pipe that has sent nothing yet (pass --no-stdin or </dev/null if nothing is piped; given up after %s)", grace))
-				return
-			}
-			// Without a prompt, stdin is the prompt: waited for as long as it takes.
-			warn("waiting for the prompt on stdin, which is a pipe that has sent nothing yet (pass -p TEXT, or --no-stdin if nothing is piped)")
-		}
-		if kind != stdinPipe || (grace > 0 && grace <= cli.StdinNotice) {
-			notice = nil // a file never keeps a reader waiting; a short grace needs no notice
-		}
-		text, err := readStdin(ctx, stdin, grace, cli.StdinNotice, notice)
-		switch {
-		case errors.Is(err, errStdinSilent):
-			warn(fmt.Sprintf("stdin sent nothing for %s; ignoring it", grace))
-		case err != nil:
-			return "", err
-		case strings.TrimSpace(text) == "":
-			if prompt != "" {
-				// `cmd | kimi-run -p "review this"` where cmd printed nothing (or failed):
-				// the run goes on, but the log should say the context is missing.
-				warn("stdin was empty: the prompt runs without the piped context")
-			}
-		case prompt == "":
-			prompt = strings.TrimSpace(text)
-		default:
-			prompt = prompt + "\n\n<stdin>\n" + strings.TrimRight(text, "\n") + "\n</stdin>"
-		}
+// promptFromStdin reads the prompt "-": all of stdin, which must not be a terminal.
+func promptFromStdin(ctx context.Context, stdin Stdin, kind stdinType) (string, error) {
+	if kind == stdinTerminal {
+		return "", usagef("prompt - reads stdin, but stdin is a terminal")
 	}
-	if prompt == "" && !optional {
-		return "", usagef("empty prompt: pass -p TEXT, prompt words, --prompt-file FILE, or pipe it on stdin")
+	text, err := readStdin(ctx, stdin, 0, 0, nil)
+	if err != nil {
+		return "", err
+	}
+	prompt := strings.TrimSpace(text)
+	if prompt == "" {
+		return "", usagef("empty prompt: prompt - reads stdin, which held nothing")
+	}
+	return prompt, nil
+}
+
+// withPipedContext reads a piped (or redirected) stdin: the prompt itself when the command
+// line gave none, else context attached to it. With a prompt (or a flow) in hand, a pipe
+// that never sends a byte (a CI runner's inherited stdin that stays open) is given up on
+// after --stdin-timeout. A slow producer in front (`go test ./... | kimi-run -p ...`) only
+// has to start writing by then.
+func withPipedContext(ctx context.Context, s *config.Settings, stdin Stdin, pipe bool, prompt string, optional bool, warn func(string)) (string, error) {
+	grace := time.Duration(0)
+	if (prompt != "" || optional) && pipe {
+		grace = s.StdinTimeout
+	}
+	notice := func() {
+		if grace > 0 {
+			warn(fmt.Sprintf("waiting for stdin, which is a pipe that has sent nothing yet (pass --no-stdin or </dev/null if nothing is piped; given up after %s)", grace))
+			return
+		}
+		// Without a prompt, stdin is the prompt: waited for as long as it takes.
+		warn("waiting for the prompt on stdin, which is a pipe that has sent nothing yet (pass -p TEXT, or --no-stdin if nothing is piped)")
+	}
+	every := s.Flags.StdinNotice
+	if !pipe || (grace > 0 && grace <= every) {
+		notice = nil // a file never keeps a reader waiting; a short grace needs no notice
+	}
+	text, err := readStdin(ctx, stdin, grace, every, notice)
+	switch {
+	case errors.Is(err, errStdinSilent):
+		warn(fmt.Sprintf("stdin sent nothing for %s; ignoring it", grace))
+	case err != nil:
+		return "", err
+	case strings.TrimSpace(text) == "":
+		if prompt != "" {
+			// `cmd | kimi-run -p "review this"` where cmd printed nothing (or failed):
+			// the run goes on, but the log should say the context is missing.
+			warn("stdin was empty: the prompt runs without the piped context")
+		}
+	case prompt == "":
+		return strings.TrimSpace(text), nil
+	default:
+		return prompt + "\n\n<stdin>\n" + strings.TrimRight(text, "\n") + "\n</stdin>", nil
 	}
 	return prompt, nil
 }

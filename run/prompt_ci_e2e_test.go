@@ -14,6 +14,7 @@ import (
 // minute; a flag given still wins (issue 21 #14). The notice names the timeout in force;
 // the test closes stdin once it has seen it rather than wait the timeout out.
 func TestStdinTimeoutOnCI(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		ci   string
@@ -32,6 +33,7 @@ func TestStdinTimeoutOnCI(t *testing.T) {
 			cmd := exec.Command(binary, args...)
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 				"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL(), "KIMI_RUN_NO_ROOT_WARNING=1"}
+			cmd.Env = append(cmd.Env, coverEnv()...)
 			if tt.ci != "" {
 				cmd.Env = append(cmd.Env, "CI="+tt.ci)
 			}

@@ -13,6 +13,7 @@ import (
 )
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		args  []string
@@ -50,6 +51,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestPromptSources(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	promptFile := filepath.Join(dir, "task.md")
 	os.WriteFile(promptFile, []byte("from a file\n"), 0o644)
@@ -84,6 +86,7 @@ func TestPromptSources(t *testing.T) {
 }
 
 func TestUsageErrorsInStreamJSON(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--output-format", "stream-json", "--bogus", "-p", "x"},
 		{"--output-format=stream-json", "--max-steps", "many", "-p", "x"},
@@ -104,10 +107,12 @@ func TestUsageErrorsInStreamJSON(t *testing.T) {
 // TestSilentStdinPipe hands the binary a stdin pipe that stays open and never sends a byte,
 // as some CI runners do. With a prompt given, the run must not wait for it forever.
 func TestSilentStdinPipe(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Text("ok"))
 	cmd := exec.Command(binary, "--no-session", "--output-format", "stream-json", "--stdin-timeout", "300ms", "-w", t.TempDir(), "-p", "the prompt")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL()}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	stdin, err := cmd.StdinPipe() // open until Wait returns; nothing is written
 	if err != nil {
 		t.Fatal(err)
@@ -133,6 +138,7 @@ func TestSilentStdinPipe(t *testing.T) {
 }
 
 func TestNoStdin(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Text("ok"))
 	r := kimi(t, srv, invocation{stdin: ptr("piped context"), args: []string{"--no-stdin", "-p", "only this"}})
 	if r.code != 0 {
@@ -145,6 +151,7 @@ func TestNoStdin(t *testing.T) {
 }
 
 func TestQuietAndLogLevels(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args       []string
 		fail       bool

@@ -16,6 +16,7 @@ import (
 // TestEmptyPromptIsNeverReplacedByStdin: `git diff | kimi-run -p "$PROMPT"` with PROMPT unset
 // must not hand the diff to an auto-approved agent as its instruction.
 func TestEmptyPromptIsNeverReplacedByStdin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty.txt")
 	blank := filepath.Join(dir, "blank.txt")
@@ -61,6 +62,7 @@ func TestEmptyPromptIsNeverReplacedByStdin(t *testing.T) {
 // TestFlowRunsWithoutAPrompt: a flow's nodes are its prompts; a prompt given with it is the
 // user's request and reaches the model with every node.
 func TestFlowRunsWithoutAPrompt(t *testing.T) {
+	t.Parallel()
 	flow := filepath.Join(t.TempDir(), "ship.mmd")
 	os.WriteFile(flow, []byte("flowchart TD\n  b([BEGIN]) --> t[Run the tests]\n  t --> d{Did they pass?}\n  d -->|yes| e([END])\n  d -->|no| t\n"), 0o644)
 	script := func() []scripted.Response {
@@ -112,6 +114,7 @@ func TestFlowRunsWithoutAPrompt(t *testing.T) {
 // TestFlowSkillTakesARequest: `/flow:NAME request` runs the flow with the request at every
 // node, as --flow FILE -p request does.
 func TestFlowSkillTakesARequest(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testkit.WriteSkill(t, dir, "ship", "---\nname: ship\ndescription: ship it\ntype: flow\n---\n```mermaid\nflowchart TD\n  b([BEGIN]) --> t[Run the tests]\n  t --> n[Write the notes]\n  n --> e([END])\n```\n")
 	srv := scripted.New(t, scripted.Text("Tests pass."), scripted.Text("Notes written."))
@@ -133,6 +136,7 @@ func TestFlowSkillTakesARequest(t *testing.T) {
 // TestDashPromptFromDevNull: `-p - </dev/null` is an empty prompt, not "stdin is a
 // terminal", which would send a user looking for the wrong problem.
 func TestDashPromptFromDevNull(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t)
 	r := kimi(t, srv, invocation{args: []string{"-p", "-"}}) // nil stdin is /dev/null
 	if r.code != 2 {
@@ -146,10 +150,12 @@ func TestDashPromptFromDevNull(t *testing.T) {
 // TestSilentPipeWithoutPromptIsAnnounced: with no prompt, a run waits for stdin as long as
 // it takes, and says so after a few seconds, as it does when a prompt is given.
 func TestSilentPipeWithoutPromptIsAnnounced(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Text("ok"))
 	cmd := exec.Command(binary, "--no-session", "--stdin-notice", "50ms", "-w", t.TempDir())
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL()}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

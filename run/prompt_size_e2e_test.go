@@ -10,6 +10,7 @@ import (
 // TestPromptOverTheContextWindow: a prompt that cannot fit the model's window is refused
 // before any model call when the window is known, and warned about when it is only assumed.
 func TestPromptOverTheContextWindow(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("word ", 12_000) // about 15,000 tokens by the usual estimate
 	t.Run("known window", func(t *testing.T) {
 		for _, tt := range []struct {

@@ -16,6 +16,7 @@ func streamError(body string) scripted.Response {
 // saw decides its class, the message survives, and an auth failure is never retried: a CI
 // job that retries on exit 75 must never loop on a bad key.
 func TestProviderErrorShapes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		script   []scripted.Response

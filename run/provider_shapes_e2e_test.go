@@ -61,6 +61,7 @@ func failure(t *testing.T, script []scripted.Response, args []string, code int, 
 // A content filter (or any finish_reason but stop, tool_calls and length) ends the run with
 // exit 8: the cut-off text is not an answer and never reaches stdout as one.
 func TestFinishReasonFiltered(t *testing.T) {
+	t.Parallel()
 	for _, reason := range []string{"content_filter", "insufficient_system_resource"} {
 		t.Run(reason, func(t *testing.T) {
 			failure(t, []scripted.Response{scripted.Reply(scripted.Say("The answer is"), scripted.Finish(reason)).Forever()},
@@ -72,6 +73,7 @@ func TestFinishReasonFiltered(t *testing.T) {
 // Quota exhaustion (Moonshot's exceeded_current_quota_error, OpenAI's insufficient_quota;
 // documented shapes in testdata/providers/quota-429.txtar) is exit 5 `quota`, tried once.
 func TestQuotaExit(t *testing.T) {
+	t.Parallel()
 	rs := recording(t, "quota-429")
 	t.Run("moonshot", func(t *testing.T) {
 		failure(t, []scripted.Response{rs[0].Forever()}, nil, 5, "quota", "quota", "billing details [exceeded_current_quota_error]", 1)
@@ -84,6 +86,7 @@ func TestQuotaExit(t *testing.T) {
 // HTTP 501 is not retried: Kimi CLI retries 429, 500, 502, 503 and 504 only
 // (/work/shared/reference/kimi-cli.md, "Retry").
 func TestNotImplementedNotRetried(t *testing.T) {
+	t.Parallel()
 	failure(t, []scripted.Response{scripted.Status(501, scripted.ErrorBody("not_implemented", "streaming is not supported")).Forever()},
 		nil, 1, "error", "provider", "streaming is not supported", 1)
 }
@@ -91,6 +94,7 @@ func TestNotImplementedNotRetried(t *testing.T) {
 // A web page where the API should be (HTTP 200, text/html) is a configuration error: exit
 // 1 at once, one line that says the base URL looks wrong, none of the page.
 func TestWebPageBaseURL(t *testing.T) {
+	t.Parallel()
 	failure(t, []scripted.Response{scripted.Page("<!DOCTYPE html><html><head><title>Console</title></head><body>Sign in</body></html>").Forever()},
 		nil, 1, "error", "config", "base URL looks wrong", 1)
 	srv := scripted.New(t, scripted.Page("<html><body>Sign in</body></html>"))
@@ -106,6 +110,7 @@ func TestWebPageBaseURL(t *testing.T) {
 // finishing choice (Moonshot), 9900+100 tokens a step stop a 25000-token budget after the
 // third call, where the bytes-per-token estimate would have let the run go on.
 func TestBudgetCountsUsageInChoice(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Reply(scripted.UsageInChoice(), scripted.Usage(9900, 100, 0),
 		scripted.Call("Shell", `{"command":"true"}`)).Forever())
 	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--max-tokens-total", "25000", "-p", "keep going"}, srv: srv})
@@ -130,6 +135,7 @@ func TestBudgetCountsUsageInChoice(t *testing.T) {
 // The stderr line counts retries as --max-retries does: with --max-retries 2 they are
 // "retry 1/2" and "retry 2/2" (the event keeps its attempt of max_attempts meaning).
 func TestRetryLineCountsRetries(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Status(500, scripted.ErrorBody("server_error", "boom")).Forever())
 	r := kimi(t, srv, invocation{args: []string{"--max-retries", "2", "-p", "hi"}, srv: srv})
 	if r.code != 75 {
@@ -149,6 +155,7 @@ func TestRetryLineCountsRetries(t *testing.T) {
 // No retry event or line announces an attempt that never happens: once --timeout fired or
 // a signal came, a failed call is not retried and nothing says it will be.
 func TestNoRetryAfterStop(t *testing.T) {
+	t.Parallel()
 	slow500 := scripted.Status(500, scripted.ErrorBody("server_error", "late")).DelayHeaders(3 * time.Second).Forever()
 	tests := []struct {
 		name   string

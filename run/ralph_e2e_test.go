@@ -24,6 +24,7 @@ func userPrompts(srv *scripted.Server, i int) []string {
 }
 
 func TestRalph(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		replies    []string
@@ -86,6 +87,7 @@ func TestRalph(t *testing.T) {
 }
 
 func TestRalphText(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Text("one"), scripted.Text("Done. <choice>STOP</choice>"))
 	r := kimi(t, srv, invocation{args: []string{"-p", "task", "--ralph", "3"}})
 	if r.code != 0 {
@@ -100,6 +102,7 @@ func TestRalphText(t *testing.T) {
 }
 
 func TestRalphFresh(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.Call("WriteFile", `{"path":"progress.txt","content":"step 1\n"}`)),
 		scripted.Text("wrote progress"),
@@ -133,6 +136,7 @@ func TestRalphFresh(t *testing.T) {
 }
 
 func TestFlowFile(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.Text("Plan written."),
 		scripted.Text("Two tests fail. <choice>no</choice>"),
@@ -165,6 +169,7 @@ func TestFlowFile(t *testing.T) {
 }
 
 func TestBrokenFlowIsAUsageError(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t)
 	flow, _ := filepath.Abs("../ralph/testdata/broken/duplicate.mmd")
 	r := kimi(t, srv, invocation{args: []string{"--flow", flow, "-p", "x"}})
@@ -177,6 +182,7 @@ func TestBrokenFlowIsAUsageError(t *testing.T) {
 }
 
 func TestRalphWithoutAValidChoiceFails(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.Text("did the work"),
 		scripted.Text("I think so"),

@@ -55,6 +55,7 @@ func readmeCommand(t *testing.T, prefix string) []string {
 // that runs `go test`, whose output holds its timing ("ok example.com/w 0.012s") and is
 // "(cached)" the second time: the documented replay must still pass (issue 21 #1).
 func TestREADMERecordReplayRecipe(t *testing.T) {
+	t.Parallel()
 	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
 	if err != nil {
 		t.Skipf("no go command: %v", err)

@@ -35,6 +35,7 @@ func usageTotals(t *testing.T, r result) map[string]any {
 // Moonshot: usage only inside the finishing choice (moonpalace's recorded stream, then a
 // kimi-k2.5 reply in the shape issue 16 quotes) is in every usage event and the result.
 func TestReplayMoonshot(t *testing.T) {
+	t.Parallel()
 	_, r, evs := replay(t, recording(t, "moonshot-choice-usage"))
 	if r.code != 0 {
 		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
@@ -55,6 +56,7 @@ func TestReplayMoonshot(t *testing.T) {
 // Groq (recorded): the stream error is retried with its message, the tool call's result
 // goes back with the reasoning in Groq's own field, and x_groq usage is counted.
 func TestReplayGroq(t *testing.T) {
+	t.Parallel()
 	srv, r, evs := replay(t, recording(t, "groq-tool-call"))
 	if r.code != 0 {
 		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
@@ -88,6 +90,7 @@ func TestReplayGroq(t *testing.T) {
 // OpenRouter: thinking shown from reasoning/reasoning_details, the details sent back as
 // received on the next request, reasoning tokens in the result.
 func TestReplayOpenRouterReasoning(t *testing.T) {
+	t.Parallel()
 	srv, r, evs := replay(t, recording(t, "openrouter-reasoning-tools"))
 	if r.code != 0 {
 		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
@@ -115,6 +118,7 @@ func TestReplayOpenRouterReasoning(t *testing.T) {
 // OpenRouter's recorded 429: what the upstream said reaches the retry events, the result
 // and the stderr line, not only "Provider returned error".
 func TestReplayOpenRouter429(t *testing.T) {
+	t.Parallel()
 	const detail = "Google: google/gemini-2.0-flash-exp:free is temporarily rate-limited upstream"
 	rs := recording(t, "openrouter-429")
 	srv, r, evs := replay(t, []scripted.Response{rs[0].Forever()})

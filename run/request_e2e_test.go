@@ -11,6 +11,7 @@ import (
 )
 
 func TestThinkingSwitch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		flag string
 		want any
@@ -49,6 +50,7 @@ func TestThinkingSwitch(t *testing.T) {
 }
 
 func TestSystemPrompt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Always run `make check` before answering.\n"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "pkg", "parser"), 0o755)

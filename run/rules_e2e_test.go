@@ -14,6 +14,7 @@ import (
 )
 
 func TestDeniedShellCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keep := filepath.Join(dir, "keep.txt")
 	os.WriteFile(keep, []byte("precious\n"), 0o644)
@@ -54,6 +55,7 @@ func TestDeniedShellCommand(t *testing.T) {
 }
 
 func TestDeniedCommandInTextMode(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"rm -rf /"}`)), scripted.Text("Refused."))
 	r := kimi(t, srv, invocation{args: []string{"--disallowed-tools", "Shell(rm *)", "-p", "x"}})
 	if r.code != 0 || r.stdout != "Refused.\n" || !strings.Contains(r.stderr, "Shell refused: Shell(rm *)") {
@@ -62,6 +64,7 @@ func TestDeniedCommandInTextMode(t *testing.T) {
 }
 
 func TestToolsOffered(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -108,6 +111,7 @@ func defaultToolsBut(names ...string) []string {
 }
 
 func TestAllowedToolsRefuseTheRest(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.Call("Shell", `{"command":"echo hello > a.txt"}`), scripted.Call("Shell", `{"command":"echo hi; touch b.txt"}`)),
@@ -130,6 +134,7 @@ func TestAllowedToolsRefuseTheRest(t *testing.T) {
 }
 
 func TestRulesApplyToSubagents(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keep := filepath.Join(dir, "keep.txt")
 	os.WriteFile(keep, []byte("x"), 0o644)
@@ -156,6 +161,7 @@ func TestRulesApplyToSubagents(t *testing.T) {
 }
 
 func TestBadToolRules(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--tools", "Shel"},
 		{"--disallowed-tools", "ReadFile(x)"},

@@ -13,6 +13,7 @@ import (
 // example, names the server's tools; a rule that matches no tool is a usage error naming
 // the real tools, not a run with no tools that exits 0 (issue 21 #7).
 func TestToolRulesMCPNaming(t *testing.T) {
+	t.Parallel()
 	cfg := mcpConfigFile(t, map[string]any{"memory": stdioServer(t, "memory")})
 	tests := []struct {
 		name       string
@@ -72,6 +73,7 @@ func TestToolRulesMCPNaming(t *testing.T) {
 // TestMCPTextAndStructuredContentOnce: a result with a text part and structuredContent in
 // another shape (server-filesystem's read_text_file) reaches the model once (issue 21 #7).
 func TestMCPTextAndStructuredContentOnce(t *testing.T) {
+	t.Parallel()
 	cfg := mcpConfigFile(t, map[string]any{"fs": stdioServer(t, "fs")})
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.CallID("c1", "read_text", `{}`)),
@@ -89,6 +91,7 @@ func TestMCPTextAndStructuredContentOnce(t *testing.T) {
 // TestBadToolRuleLeavesNoSession: a run refused for its tool rules makes no session
 // directory (issue 21 #8).
 func TestBadToolRuleLeavesNoSession(t *testing.T) {
+	t.Parallel()
 	sessions := t.TempDir()
 	r := kimi(t, nil, invocation{args: []string{"--session-dir", sessions, "--tools", "Shel", "-p", "x"}})
 	if r.code != 2 || !strings.Contains(r.stderr, "Shel") {
@@ -102,6 +105,7 @@ func TestBadToolRuleLeavesNoSession(t *testing.T) {
 // TestBadMCPToolRuleLeavesNoSession: with MCP servers the rules can only be checked once
 // their tools are listed, after the session was made; the new session is removed again.
 func TestBadMCPToolRuleLeavesNoSession(t *testing.T) {
+	t.Parallel()
 	cfg := mcpConfigFile(t, map[string]any{"memory": stdioServer(t, "memory")})
 	sessions := t.TempDir()
 	r := kimi(t, nil, invocation{args: []string{"--session-dir", sessions, "--mcp-config-file", cfg, "--allowed-tools", "mcp__github__*", "-p", "x"}})

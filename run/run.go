@@ -1,7 +1,8 @@
-// Package run is one print-mode run of kimi-run: it parses the command line, reads the
-// prompt, assembles the model, the tools, the agent and the output sink, handles signals
-// and the wall-clock timeout, and maps the outcome to an exit code. It is the only package
-// that knows about the process: arguments, stdin, signals and exit codes.
+// Package run is one print-mode run of kimi-run, its composition root: it parses the
+// command line, has package config resolve the settings, reads the prompt, assembles the
+// model, the tools, the agent and the output sink, handles signals and the wall-clock
+// timeout, and maps the outcome to an exit code. It is the only package that knows about
+// the process: arguments, the environment, stdin, signals and exit codes.
 package run
 
 import (

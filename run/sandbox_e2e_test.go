@@ -40,6 +40,7 @@ func exists(p string) bool {
 }
 
 func TestSandboxWorkspaceWrite(t *testing.T) {
+	t.Parallel()
 	needLandlock(t, 1)
 	root := t.TempDir()
 	work, outside, added := filepath.Join(root, "work"), filepath.Join(root, "outside"), filepath.Join(root, "added")
@@ -105,6 +106,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 }
 
 func TestSandboxReadOnly(t *testing.T) {
+	t.Parallel()
 	needLandlock(t, 1)
 	work := t.TempDir()
 	os.WriteFile(filepath.Join(work, "f.txt"), []byte("content\n"), 0o644)
@@ -130,6 +132,7 @@ func TestSandboxReadOnly(t *testing.T) {
 }
 
 func TestSandboxNetworkOff(t *testing.T) {
+	t.Parallel()
 	needLandlock(t, 4)
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
@@ -193,6 +196,7 @@ func TestSandboxNetworkOff(t *testing.T) {
 }
 
 func TestSandboxUnavailable(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() >= 4 {
 		t.Skip("this system has Landlock; the refusal is for systems without it")
 	}
@@ -210,6 +214,7 @@ func TestSandboxUnavailable(t *testing.T) {
 }
 
 func TestAddDirMustBeADirectory(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
 	r := kimi(t, nil, invocation{args: []string{"--add-dir", file, "-p", "x"}})
@@ -219,10 +224,13 @@ func TestAddDirMustBeADirectory(t *testing.T) {
 }
 
 func TestSandboxTempDirIsRemoved(t *testing.T) {
+	t.Parallel()
 	needLandlock(t, 1)
 	tmp := t.TempDir()
 	srv := scripted.New(t, scripted.ToolCalls(scripted.CallID("sh", "Shell", `{"command":"touch $TMPDIR/x && echo $TMPDIR"}`)), scripted.Text("ok"))
-	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--sandbox", "read-only", "-p", "x"}, env: map[string]string{"TMPDIR": tmp}})
+	// A process of its own: the run makes its temporary dir with os.MkdirTemp, which reads
+	// TMPDIR from the process environment, not from the run's (IO.Getenv).
+	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--sandbox", "read-only", "-p", "x"}, env: map[string]string{"TMPDIR": tmp}, proc: true})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}

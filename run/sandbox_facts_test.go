@@ -41,6 +41,7 @@ func everyBuiltin(env tools.Env) []tools.Tool {
 // sandbox_e2e_test.go, covers what the kernel refuses). A new writing tool that declares
 // neither fails here.
 func TestSandboxHoldsEveryBuiltinWriter(t *testing.T) {
+	t.Parallel()
 	work, outside := t.TempDir(), t.TempDir()
 	s := &sandboxPlan{workDir: work, policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}}}
 	env := tools.Env{WorkDir: work, ShellPrefix: []string{"false"}}
@@ -89,6 +90,7 @@ func TestSandboxHoldsEveryBuiltinWriter(t *testing.T) {
 
 // The checks follow the facts alone: a tool named like a built-in gets nothing for its name.
 func TestSandboxChecksFollowFacts(t *testing.T) {
+	t.Parallel()
 	work, outside := t.TempDir(), t.TempDir()
 	target := filepath.Join(outside, "f")
 	args, _ := json.Marshal(map[string]string{"path": target, "file": target})

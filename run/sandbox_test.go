@@ -7,6 +7,7 @@ import (
 )
 
 func TestRootWarning(t *testing.T) {
+	t.Parallel()
 	noCgroup := func(string) ([]byte, error) { return nil, fs.ErrNotExist }
 	cgroup := func(text string) func(string) ([]byte, error) {
 		return func(string) ([]byte, error) { return []byte(text), nil }

@@ -25,6 +25,7 @@ func lastUser(srv *scripted.Server, i int) string {
 }
 
 func TestJSONSchemaMetFirstTime(t *testing.T) {
+	t.Parallel()
 	schemaFile := filepath.Join(t.TempDir(), "count.json")
 	if err := os.WriteFile(schemaFile, []byte(countSchema), 0o644); err != nil {
 		t.Fatal(err)
@@ -57,6 +58,7 @@ func TestJSONSchemaMetFirstTime(t *testing.T) {
 }
 
 func TestJSONSchemaMetAfterOneReask(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.Text(`I found {"count": "two"} files.`),
 		scripted.Text(`{"count": 2, "files": ["a.go", "b.go"]}`),
@@ -88,6 +90,7 @@ func TestJSONSchemaMetAfterOneReask(t *testing.T) {
 }
 
 func TestJSONSchemaNeverMet(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"text", "stream-json"} {
 		t.Run(format, func(t *testing.T) {
 			srv := scripted.New(t,
@@ -132,6 +135,7 @@ func TestJSONSchemaNeverMet(t *testing.T) {
 }
 
 func TestJSONSchemaWithRalph(t *testing.T) {
+	t.Parallel()
 	// The final answer of a Ralph run is the reply that chose STOP, without its choice tag.
 	srv := scripted.New(t,
 		scripted.Text("Counted half of them."),
@@ -153,6 +157,7 @@ func TestJSONSchemaWithRalph(t *testing.T) {
 }
 
 func TestJSONSchemaUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ spec, stderr string }{
 		{`{"type": 3}`, "--json-schema"},
 		{`{"type":`, "--json-schema"},

@@ -16,6 +16,7 @@ const personSchema = `{
 }`
 
 func TestSchemaCheck(t *testing.T) {
+	t.Parallel()
 	s, err := loadSchema(personSchema)
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +61,7 @@ func TestSchemaCheck(t *testing.T) {
 }
 
 func TestLoadSchema(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)

@@ -36,6 +36,7 @@ api_key = "`+fileKey+`"
 // reaches the model now: not through the environment (also when exported under another
 // name), not through a file the command reads.
 func TestShellCommandsDoNotSeeTheKeys(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.CallID("c1", "Shell", `{"command":"env; cat \"$HOME/.kimi/config.toml\""}`)),
 		scripted.Text("done"),
@@ -70,6 +71,7 @@ func TestShellCommandsDoNotSeeTheKeys(t *testing.T) {
 // --pass-env gives a command the variable it needs (a nested kimi-run, say); what it
 // prints is still scrubbed before the model reads it.
 func TestPassEnvGivesTheKeyToCommands(t *testing.T) {
+	t.Parallel()
 	seen := filepath.Join(t.TempDir(), "seen")
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.CallID("c1", "Shell", `{"command":"printenv KIMI_API_KEY > `+seen+`; printenv KIMI_API_KEY"}`)),
@@ -90,6 +92,7 @@ func TestPassEnvGivesTheKeyToCommands(t *testing.T) {
 // A hook reads the tool's output on stdin: scrubbed like every other output, and the hook
 // gets no key in its environment.
 func TestHookStdinIsScrubbed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	input, envOut := filepath.Join(dir, "input.json"), filepath.Join(dir, "env.txt")
 	srv := scripted.New(t,
@@ -120,6 +123,7 @@ command = "cat > `+input+`; env > `+envOut+`"
 // Terminal control sequences in a tool's output (a title change, a screen clear, a line
 // overwritten with \r) reach stderr as visible text, in text mode and in stream-json mode.
 func TestTerminalEscapesAreNeutralized(t *testing.T) {
+	t.Parallel()
 	cmd := `printf 'out \033]0;pwned\007 \033[2J \033[31mred\033[0m fake\rline\n' >&2; exit 3`
 	for _, format := range []string{"text", "stream-json"} {
 		t.Run(format, func(t *testing.T) {

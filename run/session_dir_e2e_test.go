@@ -14,6 +14,7 @@ import (
 // a container, a read-only mount) costs the session, not the run: a warning and an unsaved
 // run, as without HOME. Only a run that asked for a session by name fails, with exit 2.
 func TestUnwritableSessionDir(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "not-a-dir")
 	os.WriteFile(file, []byte("x"), 0o644)
 	cases := []struct {

@@ -20,6 +20,7 @@ import (
 // may not write there. As root, the test runs the binary as nobody; as another user, it
 // runs it as that user.
 func TestHomeIsRootForANonRootUser(t *testing.T) {
+	t.Parallel()
 	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
 		cred = &syscall.Credential{Uid: 65534, Gid: 65534}
@@ -44,6 +45,7 @@ func TestHomeIsRootForANonRootUser(t *testing.T) {
 		cmd := exec.Command(bin, append([]string{"-w", work, "--retry-base-delay", "0"}, args...)...)
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=/", "KIMI_API_KEY=" + testKey,
 			"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL()}
+		cmd.Env = append(cmd.Env, coverEnv()...)
 		cmd.Dir = work
 		if cred != nil {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}

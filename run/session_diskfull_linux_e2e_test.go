@@ -46,6 +46,7 @@ func fillDisk(t *testing.T, dir string, free int64) {
 // session is incomplete, last-session never names an older session, and what was saved
 // restores to a valid conversation.
 func TestDiskFullIsNotACleanExit(t *testing.T) {
+	t.Parallel()
 	work, sessions := t.TempDir(), smallDisk(t)
 	big := `{"command":"yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 45000"}`
 	srv := scripted.New(t,

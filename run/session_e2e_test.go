@@ -26,6 +26,7 @@ func sessionArgs(dir string, args ...string) []string {
 }
 
 func TestResumeWithSession(t *testing.T) {
+	t.Parallel()
 	work, sessions := t.TempDir(), t.TempDir()
 	srv := scripted.New(t, scripted.Text("The parser lives in parse.go."), scripted.Text("Tests added."))
 	r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "--session", "nightly-1", "-p", "where is the parser?")})
@@ -63,6 +64,7 @@ func TestResumeWithSession(t *testing.T) {
 }
 
 func TestContinueResumesTheLastSuccessfulRun(t *testing.T) {
+	t.Parallel()
 	work, sessions := t.TempDir(), t.TempDir()
 	srv := scripted.New(t,
 		scripted.Text("first answer"),
@@ -90,6 +92,7 @@ func TestContinueResumesTheLastSuccessfulRun(t *testing.T) {
 }
 
 func TestContinueWithoutSessionIsAUsageError(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t)
 	r := kimi(t, srv, invocation{args: sessionArgs(t.TempDir(), "-C", "-p", "x")})
 	if r.code != 2 || !strings.Contains(r.stderr, "no earlier session") {
@@ -98,6 +101,7 @@ func TestContinueWithoutSessionIsAUsageError(t *testing.T) {
 }
 
 func TestNoSessionWritesNothing(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	srv := scripted.New(t, scripted.Text("ok"))
 	r := kimi(t, srv, invocation{env: map[string]string{"HOME": home}, args: []string{"--no-session", "--output-format", "stream-json", "-p", "x"}})
@@ -120,6 +124,7 @@ func TestNoSessionWritesNothing(t *testing.T) {
 }
 
 func TestKilledRunRestores(t *testing.T) {
+	t.Parallel()
 	work, sessions := t.TempDir(), t.TempDir()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.Call("Shell", `{"command":"echo step one done"}`)),
@@ -145,6 +150,7 @@ func TestKilledRunRestores(t *testing.T) {
 }
 
 func TestDMailRewindsTheContext(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.Call("Shell", `{"command":"echo exploring a dead end > notes.txt"}`)),
@@ -172,6 +178,7 @@ func TestDMailRewindsTheContext(t *testing.T) {
 }
 
 func TestDMailToUnknownCheckpointIsAnErrorResult(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.Call("SendDMail", `{"message":"x","checkpoint_id":99}`)),
 		scripted.Text("ok"),
@@ -187,6 +194,7 @@ func TestDMailToUnknownCheckpointIsAnErrorResult(t *testing.T) {
 }
 
 func TestCompactionRotatesTheSession(t *testing.T) {
+	t.Parallel()
 	work, sessions := t.TempDir(), t.TempDir()
 	srv := scripted.New(t,
 		scripted.Reply(scripted.Say("The parser lives in parse.go."), scripted.Usage(1800, 10, 0)),
@@ -224,6 +232,7 @@ func TestCompactionRotatesTheSession(t *testing.T) {
 }
 
 func TestBareEnvironmentRunsWithoutASession(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Text("ok"))
 	r := kimi(t, srv, invocation{env: map[string]string{"HOME": ""}, args: []string{"--output-format", "stream-json", "-p", "x"}})
 	if r.code != 0 {

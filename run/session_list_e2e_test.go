@@ -12,6 +12,7 @@ import (
 // outcome, first prompt line) and one printed, as text or NDJSON, without a key, a model or
 // a hand-read JSONL file.
 func TestListAndShowSessions(t *testing.T) {
+	t.Parallel()
 	work, sessions := t.TempDir(), t.TempDir()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.CallID("call_ls", "Shell", `{"command":"echo listed"}`)),

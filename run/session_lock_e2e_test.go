@@ -29,6 +29,7 @@ func startKimi(t *testing.T, srv *scripted.Server, dir string, args ...string) *
 	cmd := exec.Command(binary, append([]string{"-w", dir, "--retry-base-delay", "0"}, args...)...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=test-model", "KIMI_BASE_URL=" + srv.URL()}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	lines := func(r io.Reader) <-chan string {
 		c := make(chan string, 1000)
 		go func() {
@@ -94,6 +95,7 @@ func (s *started) exitCode(t *testing.T) int {
 // TestOneRunPerSession: a second run on a session in use fails fast with exit 75 (busy: try
 // again later, issue 21 #4) and a clear message, or with --session-wait waits for the first to end, so records never interleave.
 func TestOneRunPerSession(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}

@@ -23,6 +23,7 @@ func appendStep(n int) scripted.Response {
 // retried with the same command line (a stable --session id, as docs/ci.md recommends)
 // finishes in the retry without running steps 1–4 again and without asking its prompt twice.
 func TestRetriedJobResumesItsUnfinishedTurn(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL and Shell's echo")
 	}
@@ -83,6 +84,7 @@ func TestRetriedJobResumesItsUnfinishedTurn(t *testing.T) {
 // new prompt as a new turn, even when it repeats the old one (only an unfinished turn is
 // continued).
 func TestResumeWithANewPromptAsksIt(t *testing.T) {
+	t.Parallel()
 	work, sessions := t.TempDir(), t.TempDir()
 	srv := scripted.New(t, scripted.Text("one"), scripted.Text("two"))
 	args := sessionArgs(sessions, "--session", "daily", "-p", "say a number")
@@ -135,6 +137,7 @@ func sessionOf(t *testing.T, stdout string) string {
 // session it resumes, which newer unfinished one it passed over, and how to resume that one;
 // with no run that exited 0, its usage error points at the unfinished session.
 func TestContinueNamesWhatItSkipped(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL")
 	}

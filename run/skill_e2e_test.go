@@ -10,6 +10,7 @@ import (
 )
 
 func TestSkillPrompt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testkit.WriteSkill(t, dir, "release-notes", "---\nname: release-notes\ndescription: write release notes\n---\nList the merged changes since the last tag as bullet points.\n")
 	srv := scripted.New(t, scripted.Text("- fixed the parser"))
@@ -25,6 +26,7 @@ func TestSkillPrompt(t *testing.T) {
 }
 
 func TestFlowSkill(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testkit.WriteSkill(t, dir, "ship", "---\nname: ship\ndescription: ship it\ntype: flow\n---\n```mermaid\nflowchart TD\n  b([BEGIN]) --> t[Run the tests]\n  t --> e([END])\n```\n")
 	srv := scripted.New(t, scripted.Text("Tests pass."))
@@ -42,6 +44,7 @@ func TestFlowSkill(t *testing.T) {
 }
 
 func TestUnknownSkillIsAUsageError(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t)
 	r := kimi(t, srv, invocation{args: []string{"-p", "/skill:nope do it"}})
 	if r.code != 2 || !strings.Contains(r.stderr, "nope") {
@@ -50,6 +53,7 @@ func TestUnknownSkillIsAUsageError(t *testing.T) {
 }
 
 func TestTodoListIsReported(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.Call("SetTodoList", `{"todos":[{"title":"read the code","status":"done"},{"title":"fix the bug","status":"in_progress"}]}`)),
 		scripted.Text("ok"),
@@ -78,6 +82,7 @@ func TestTodoListIsReported(t *testing.T) {
 // ~/.config/agents/skills, and the project's .kimi/skills from the git root; the system
 // prompt lists them, and /skill:NAME finds them there.
 func TestSkillsFromKimiDirectories(t *testing.T) {
+	t.Parallel()
 	home, repo := t.TempDir(), t.TempDir()
 	work := filepath.Join(repo, "service")
 	writeFiles(t, home, map[string]string{

@@ -12,6 +12,7 @@ import (
 // TestSmallUsageErrors: values that parse but cannot be meant are exit 2 before any model
 // call, instead of being silently read another way (issue 21 #8).
 func TestSmallUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		args   []string
@@ -56,6 +57,7 @@ func TestSmallUsageErrors(t *testing.T) {
 // TestEmptyPipedStdinWarns: `cmd | kimi-run -p "review this"` where cmd printed nothing
 // runs, with one warning line saying the context is missing (issue 21 #8).
 func TestEmptyPipedStdinWarns(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Text("Nothing to review."))
 	r := kimi(t, srv, invocation{args: []string{"-p", "review this"}, stdin: ptr("")})
 	if r.code != 0 || r.stdout != "Nothing to review.\n" {
@@ -74,6 +76,7 @@ func TestEmptyPipedStdinWarns(t *testing.T) {
 // TestHelpAndFlagsTable: --help names --output-schema, and the README's flags table has
 // one row per flag (it listed --add-dir twice) (issue 21 #8).
 func TestHelpAndFlagsTable(t *testing.T) {
+	t.Parallel()
 	r := kimi(t, nil, invocation{args: []string{"--help"}})
 	if r.code != 0 || !strings.Contains(r.stdout, "--output-schema") {
 		t.Errorf("--help: exit %d, no --output-schema:\n%s", r.code, r.stdout)

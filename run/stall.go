@@ -51,16 +51,15 @@ func (w *stallWatch) Emit(e event.Event) {
 	}
 	now := time.Now()
 	w.last, w.noticed = now, false
+	// Payloads are values: the emitters never send pointers.
 	switch d := e.Data.(type) {
-	case event.StepBegin, *event.StepBegin, event.CompactionBegin, *event.CompactionBegin:
+	case event.StepBegin, event.CompactionBegin:
 		w.inFlight[e.Parent]++
-	case event.Usage, *event.Usage, event.CompactionEnd, *event.CompactionEnd:
+	case event.Usage, event.CompactionEnd:
 		w.done(e.Parent)
-	case event.TurnEnd, *event.TurnEnd:
+	case event.TurnEnd:
 		delete(w.inFlight, e.Parent)
 	case event.Retry:
-		w.resumeAt = now.Add(time.Duration(d.DelayMS) * time.Millisecond)
-	case *event.Retry:
 		w.resumeAt = now.Add(time.Duration(d.DelayMS) * time.Millisecond)
 	}
 	if e.Type() == event.TypeResult && e.Parent == "" {

@@ -63,6 +63,7 @@ func TestStalledStreamsAreRetried(t *testing.T) {
 // test has read that delta from the binary's stdout: buffering the reply would deadlock
 // (and fail after ten seconds) instead of passing.
 func TestTextStreamsAsItArrives(t *testing.T) {
+	t.Parallel()
 	seen := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -83,6 +84,7 @@ func TestTextStreamsAsItArrives(t *testing.T) {
 	cmd := exec.Command(binary, "--no-session", "--output-format", "stream-json", "-w", t.TempDir(), "-p", "x")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=m", "KIMI_BASE_URL=" + srv.URL + "/v1"}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

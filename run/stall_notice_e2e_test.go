@@ -12,6 +12,7 @@ import (
 // TestStalledServerIsAnnounced: a server that goes silent holds a job for up to
 // --stream-idle-timeout per attempt; the CI log says so long before that.
 func TestStalledServerIsAnnounced(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}
@@ -34,14 +35,27 @@ func TestStalledServerIsAnnounced(t *testing.T) {
 	}
 }
 
-// TestToolsAreNotAStall: a long tool call is not a silent server.
+// TestToolsAreNotAStall: a long tool call is not a silent server. The tool runs for twice
+// the notice period; the check is on the events between the tool's call and its result, so
+// a genuine notice for a model call slowed by a loaded machine does not count against it.
 func TestToolsAreNotAStall(t *testing.T) {
-	srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"sleep 3"}`)), scripted.Text("done"))
-	r := kimi(t, srv, invocation{args: []string{"--stall-notice", "1s", "-p", "x"}})
+	t.Parallel()
+	srv := scripted.New(t, scripted.ToolCalls(scripted.CallID("sleep", "Shell", `{"command":"sleep 2"}`)), scripted.Text("done"))
+	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--stall-notice", "1s", "-p", "x"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	if strings.Contains(r.stderr, "no data from the model") {
-		t.Errorf("a running tool was reported as a stalled server:\n%s", r.stderr)
+	running := false
+	for _, e := range events(t, r.stdout) {
+		switch e["type"] {
+		case "tool_call":
+			running = e["id"] == "sleep"
+		case "tool_result":
+			running = false
+		case "warning":
+			if msg, _ := e["message"].(string); running && strings.Contains(msg, "no data from the model") {
+				t.Errorf("a running tool was reported as a stalled server: %q", msg)
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 )
 
 func TestAgentRunsASubagent(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.CallID("call_task", "Agent", `{"description":"count files","prompt":"Count the .txt files in the work dir and answer with the number.","subagent_type":"coder"}`)),
 		scripted.ToolCalls(scripted.Call("Shell", `{"command":"ls *.txt | wc -l"}`)),

@@ -18,6 +18,7 @@ func systemOf(srv *scripted.Server, i int) string {
 // TestSystemPromptFlags: --system-prompt and --append-system-prompt take text or a file,
 // as Claude Code's do, without an agent file (issue 21 #10).
 func TestSystemPromptFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "ci-prompt.md")
 	os.WriteFile(file, []byte("You review diffs for a CI job.\n"), 0o644)
@@ -64,6 +65,7 @@ func TestSystemPromptFlags(t *testing.T) {
 // TestSystemPromptOnResume: a resumed session keeps its system prompt, with a warning
 // that the flag applies to new sessions.
 func TestSystemPromptOnResume(t *testing.T) {
+	t.Parallel()
 	sessions := t.TempDir()
 	srv := scripted.New(t, scripted.Text("one"), scripted.Text("two"))
 	args := []string{"--session-dir", sessions, "-S", "job-1", "--system-prompt", "First prompt."}

@@ -17,6 +17,7 @@ import (
 // command: its $0 is the path Shell started. (On Windows the prompt used to say cmd while
 // Shell ran bash or PowerShell; tools' TestPickShell covers that choice.)
 func TestPromptNamesTheShellShellRuns(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("$0 is a POSIX shell's; PowerShell has no such variable")
 	}

@@ -13,7 +13,10 @@ import (
 // gRPC: a span per run, turn, model call and tool call, the subagent nested under its Agent
 // call, all under the pipeline's TRACEPARENT; and never the prompt, a tool's arguments or
 // output, or the key.
+// The runs that export telemetry are processes of their own: the OTel SDK's error handler
+// and resource are process-wide, and these tests run in parallel.
 func TestTelemetryExportsTheRun(t *testing.T) {
+	t.Parallel()
 	const (
 		traceID = "0af7651916cd43dd8448eb211c80319c"
 		spanID  = "b7ad6b7169203331"
@@ -37,7 +40,9 @@ func TestTelemetryExportsTheRun(t *testing.T) {
 				"OTEL_SERVICE_NAME":           "nightly-fix",
 				"TRACEPARENT":                 "00-" + traceID + "-" + spanID + "-01",
 			}
-			r := kimi(t, srv, invocation{env: env, args: []string{"-p", "PROMPT-MARKER how many?"}})
+			// A process of its own: the OTel SDK's resource reads OTEL_SERVICE_NAME from the
+			// process environment, not from the run's (IO.Getenv).
+			r := kimi(t, srv, invocation{env: env, proc: true, args: []string{"-p", "PROMPT-MARKER how many?"}})
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
@@ -92,12 +97,13 @@ func TestTelemetryExportsTheRun(t *testing.T) {
 // --otel-log-content puts the prompt and the tools' arguments and outputs on the spans,
 // scrubbed of the key.
 func TestTelemetryContentFlag(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.CallID("c1", "Shell", `{"command":"echo OUTPUT-MARKER \"$HOME\""}`)),
 		scripted.Text("done"),
 	)
 	rcv := otlptest.New(t)
-	r := kimi(t, srv, invocation{env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": rcv.URL + "/v1/traces"},
+	r := kimi(t, srv, invocation{env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": rcv.URL + "/v1/traces"}, proc: true,
 		args: []string{"--otel-log-content", "-p", "PROMPT-MARKER key " + testKey}})
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -121,13 +127,14 @@ func TestTelemetryContentFlag(t *testing.T) {
 // nor the answer; the run says on stderr that telemetry was lost. The flush is bounded by
 // OTEL_EXPORTER_OTLP_TIMEOUT (without the bound the "never answers" case would hang).
 func TestTelemetryCollectorDown(t *testing.T) {
+	t.Parallel()
 	for name, endpoint := range map[string]string{"closed port": otlptest.ClosedPort(t), "never answers": otlptest.Stall(t)} {
 		for _, proto := range []string{"http/protobuf", "grpc"} {
 			t.Run(name+"/"+proto, func(t *testing.T) {
 				srv := scripted.New(t, scripted.Text("the answer"))
 				env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": proto,
 					"OTEL_EXPORTER_OTLP_TIMEOUT": "300"}
-				r := kimi(t, srv, invocation{env: env, args: []string{"-p", "x"}})
+				r := kimi(t, srv, invocation{env: env, proc: true, args: []string{"-p", "x"}})
 				if r.code != 0 || r.stdout != "the answer\n" {
 					t.Errorf("exit %d, stdout %q: %s", r.code, r.stdout, r.stderr)
 				}
@@ -141,6 +148,7 @@ func TestTelemetryCollectorDown(t *testing.T) {
 
 // Without an endpoint nothing starts, whatever else of OTEL_* is set.
 func TestTelemetryOffByDefault(t *testing.T) {
+	t.Parallel()
 	srv := scripted.New(t, scripted.Text("ok"))
 	env := map[string]string{"OTEL_SERVICE_NAME": "x", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "TRACEPARENT": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}
 	r := kimi(t, srv, invocation{env: env, args: []string{"-p", "x"}})

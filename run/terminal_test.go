@@ -9,6 +9,7 @@ import (
 )
 
 func TestNeutralize(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"plain\ttext\nline", "plain\ttext\nline"},
 		{"crlf\r\nend", "crlf\r\nend"},
@@ -27,6 +28,7 @@ func TestNeutralize(t *testing.T) {
 }
 
 func TestTerminalSafeSink(t *testing.T) {
+	t.Parallel()
 	var rec testkit.Recorder
 	s := terminalSafe{&rec}
 	s.Emit(event.Event{Data: event.ToolResult{ID: "c1", Output: "a\x1b[31mred"}})

@@ -74,6 +74,7 @@ func checkoutLike(t *testing.T) string {
 }
 
 func TestShippedCassettes(t *testing.T) {
+	t.Parallel()
 	for _, c := range shippedCassettes() {
 		t.Run(c.name, func(t *testing.T) {
 			path, err := filepath.Abs(filepath.Join("..", "testdata", "cassettes", c.name+".jsonl"))
@@ -112,6 +113,7 @@ func TestShippedCassettes(t *testing.T) {
 // directory holding what a clone has (go.mod and the cassette), with no key, no endpoint
 // and no model in the environment.
 func TestREADMEFirstCommand(t *testing.T) {
+	t.Parallel()
 	build, args := readmeFirstCommand(t)
 	if build != "go build -o kimi-run ." {
 		t.Fatalf("the README's first command does not start with the build: %q", build)
@@ -132,6 +134,7 @@ func TestREADMEFirstCommand(t *testing.T) {
 	cmd := exec.Command(binary, args[1:]...)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	cmd.Env = append(cmd.Env, coverEnv()...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

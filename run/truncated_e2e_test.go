@@ -11,6 +11,7 @@ import (
 // finished answer. The model is asked to go on (at most twice); if it is still cut, the run
 // ends with exit 3 and terminal_reason "truncated", never exit 0.
 func TestAnswerCutAtTheTokenLimit(t *testing.T) {
+	t.Parallel()
 	cut := func(s string) scripted.Response { return scripted.Reply(scripted.Say(s), scripted.Finish("length")) }
 	t.Run("continued", func(t *testing.T) {
 		srv := scripted.New(t, cut("The report: part one,"), scripted.Text(" and part two."))

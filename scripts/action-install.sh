@@ -19,6 +19,8 @@
 #   RUNNER_TOOL_CACHE           the runner's tool cache (kimi-run/VERSION/ARCH/)
 #   KIMI_RUN_GITHUB_URL, KIMI_RUN_API_URL  override https://github.com and
 #                               https://api.github.com (tests serve a fake release)
+#   KIMI_RUN_CURL_RETRIES       how often curl retries a failed download (default 3; the
+#                               tests of an unreachable host set 0 rather than wait 7 s a call)
 set -euo pipefail
 
 fail() { echo "::error title=kimi-run install::$*" >&2; exit 1; }
@@ -81,7 +83,7 @@ if [ "$version" != latest ] && [ -n "${RUNNER_TOOL_CACHE:-}" ]; then
   [ -x "$(cache_dir "$v")/$exe" ] && installed "$(cache_dir "$v")/$exe" "from the runner's tool cache"
 fi
 
-curl_args=(--fail --silent --show-error --location --retry 3 --retry-connrefused)
+curl_args=(--fail --silent --show-error --location --retry "${KIMI_RUN_CURL_RETRIES:-3}" --retry-connrefused)
 if [ "$version" = latest ]; then
   auth=()
   [ -n "${GITHUB_TOKEN:-}" ] && auth=(-H "Authorization: Bearer $GITHUB_TOKEN")

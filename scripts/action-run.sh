@@ -139,7 +139,9 @@ elif [ -s "$stderr_log" ]; then
   tokens_in=$(kv tokens_in) tokens_out=$(kv tokens_out) tokens_cached=$(kv tokens_cached) cost=$(kv cost)
   [ -n "$tokens_in" ] && [ -z "$tokens_cached" ] && tokens_cached=0
   # With --json-schema the answer file holds the JSON that matched it.
-  if [ "$code" = 0 ] && [ -n "$result" ] && printf '%s\n' "${extra[@]+"${extra[@]}"}" | grep -Eq '^--(json|output)-schema'; then
+  # grep reads to the end (no -q): with pipefail, a grep that quit at the first match
+  # could make printf's next write fail with SIGPIPE and the whole test false.
+  if [ "$code" = 0 ] && [ -n "$result" ] && printf '%s\n' "${extra[@]+"${extra[@]}"}" | grep -E '^--(json|output)-schema' >/dev/null; then
     command -v jq >/dev/null && structured=$(jq -c . "$result" 2>/dev/null)
   fi
 fi

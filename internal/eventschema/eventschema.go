@@ -6,55 +6,46 @@ package eventschema
 
 import (
 	"bytes"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kimi-run/kimi-run/docs"
 )
 
-// schemaURL names the schema resource inside the compiler; it is never fetched.
-const schemaURL = "https://github.com/kimi-run/kimi-run/docs/events.schema.json"
-
 var (
 	once     sync.Once
-	compiled *jsonschema.Schema
+	compiled *jsonschema.Resolved
 	errSetup error
 )
 
-// Schema returns the compiled event schema (compiled once).
-func Schema() (*jsonschema.Schema, error) {
+// Schema returns the resolved event schema (resolved once).
+func Schema() (*jsonschema.Resolved, error) {
 	once.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(strings.NewReader(docs.EventsSchema))
-		if err != nil {
+		var sch jsonschema.Schema
+		if err := json.Unmarshal([]byte(docs.EventsSchema), &sch); err != nil {
 			errSetup = fmt.Errorf("parse docs/events.schema.json: %w", err)
 			return
 		}
-		c := jsonschema.NewCompiler()
-		if err := c.AddResource(schemaURL, doc); err != nil {
-			errSetup = fmt.Errorf("load docs/events.schema.json: %w", err)
-			return
-		}
-		compiled, errSetup = c.Compile(schemaURL)
+		compiled, errSetup = sch.Resolve(nil)
 		if errSetup != nil {
-			errSetup = fmt.Errorf("compile docs/events.schema.json: %w", errSetup)
+			errSetup = fmt.Errorf("resolve docs/events.schema.json: %w", errSetup)
 		}
 	})
 	return compiled, errSetup
 }
 
 // Validate checks one NDJSON line (without its newline) against the schema. The error
-// names the line's event type and every rule it broke.
+// names the line's event type and the rule it broke.
 func Validate(line []byte) error {
 	sch, err := Schema()
 	if err != nil {
 		return err
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal(line, &inst); err != nil {
 		return fmt.Errorf("not JSON: %w", err)
 	}
 	err = sch.Validate(inst)
@@ -64,11 +55,7 @@ func Validate(line []byte) error {
 		if m, ok := inst.(map[string]any); ok {
 			typ = fmt.Sprint(m["type"])
 		}
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return fmt.Errorf("%s event does not match docs/events.schema.json: %s", typ, detail(ve))
-		}
-		return fmt.Errorf("%s event: %w", typ, err)
+		return fmt.Errorf("%s event does not match docs/events.schema.json: %w", typ, err)
 	}
 	return nil
 }
@@ -84,16 +71,4 @@ func ValidateStream(out []byte) error {
 		}
 	}
 	return nil
-}
-
-// detail flattens the library's indented error tree to one line.
-func detail(ve *jsonschema.ValidationError) string {
-	var parts []string
-	for _, l := range strings.Split(ve.Error(), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			// "false schema" is how the library says a field is not in the schema.
-			parts = append(parts, strings.ReplaceAll(l, "false schema", "field not in the schema"))
-		}
-	}
-	return strings.Join(parts, " | ")
 }

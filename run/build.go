@@ -1,0 +1,212 @@
+package run
+
+import (
+	"context"
+
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/tools"
+	"github.com/kimi-run/kimi-run/tools/mcp"
+)
+
+// built is what the build phase made: the agent, its hooks, the MCP servers and the
+// names of the root's tools.
+type built struct {
+	agent   *agent.Agent
+	hooks   *hooks.Engine
+	servers *mcpRun
+	names   []string
+}
+
+// build starts the MCP servers and makes the model client, the tools and the agent.
+func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
+	s := r.s
+	eng, err := r.hookEngine(in)
+	if err != nil {
+		return nil, err
+	}
+	r.groups = &tools.ShellGroups{}
+	if !s.Flags.KeepBackground {
+		r.shellKill.set(r.groups.Kill)
+		r.groups.Watch = r.watch // kept groups are meant to outlive kimi-run
+	}
+	servers := startMCP(ctx, mcpWithEnv(s.MCP, in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.mcpKill)
+	r.res.add(servers.close)
+	if err := servers.failure(); err != nil {
+		return nil, err
+	}
+	model, err := r.model()
+	if err != nil {
+		return nil, err
+	}
+	ts := &agentTools{r: r, env: r.toolEnv(in), ws: in.ws, servers: servers, hooks: eng}
+	e, l := s.Endpoint, s.Loop
+	a := agent.New(agent.Config{
+		Model:    withBudget(model, s.Budget),
+		Fallback: model.switchOver,
+		Sink:     r.sink,
+		MaxSteps: l.MaxSteps,
+		Compaction: agent.Compaction{MaxContext: e.MaxContext,
+			CapCompletion: e.KimiProvider && e.ContextKnown && e.Generation.CompletionCap >= 0,
+			CompletionCap: e.Generation.CompletionCap, Reserve: l.Reserve, TriggerRatio: l.TriggerRatio},
+		Retry:        r.retryPolicy(),
+		Session:      r.session.session,
+		DMail:        in.ws.agent.dmail,
+		Tools:        ts.root,
+		Subagents:    ts.subagents,
+		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
+		Lifecycle:    hookLifecycle{e: eng},
+	})
+	if ts.err != nil {
+		return nil, ts.err
+	}
+	r.saveErr = a.SessionError
+	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
+	// flows start their loop again on the restored conversation.
+	a.ResumeTurn = in.conv == nil && in.plan.flow == nil && in.plan.ralph == 0
+	return &built{agent: a, hooks: eng, servers: servers, names: ts.names}, nil
+}
+
+// hookEngine is the engine of the user's hooks, set up for this run.
+func (r *runState) hookEngine(in *inputs) (*hooks.Engine, error) {
+	eng, err := newHookEngine(r.s.Hooks)
+	if err != nil {
+		return nil, err
+	}
+	eng.WorkDir, eng.SessionID, eng.Sink = r.s.WorkDir, r.sessionID, r.sink
+	eng.Env, eng.Scrub = in.childEnv, r.secrets.scrubBytes
+	// Hooks run confined like Shell commands: a hook script in the work dir can be
+	// rewritten by a Shell call, and must not become a way out of the sandbox.
+	eng.Prefix = r.guard.sandbox.shellPrefix()
+	eng.Watch = r.watch
+	return eng, nil
+}
+
+// agentTools picks the root's and the subagents' tools once the agent's delegates exist:
+// the built-ins and the MCP tools, hooked, as the agent file picks them, then wrapped by
+// the tool rules, the sandbox and the scrubber.
+type agentTools struct {
+	r       *runState
+	env     tools.Env
+	ws      *workspace
+	servers *mcpRun
+	hooks   *hooks.Engine
+	// all is every built-in tool, hooked; mcp the MCP tools, unhooked.
+	all, mcp []tools.Tool
+	// names are the root's tools; err a tool rule that names no tool of the run.
+	names []string
+	err   error
+}
+
+// root is agent.Config.Tools.
+func (t *agentTools) root(d agent.Delegates) []tools.Tool {
+	r, g := t.r, t.r.guard
+	t.env.Subagent, t.env.DMail = d.Subagent, d.DMail
+	if len(t.env.SubagentTypes) == 0 {
+		t.env.Subagent = nil
+	}
+	builtins := tools.Builtins(t.env)
+	// MCP tools are named against every built-in, and come on top of what the agent file
+	// picks, as in Kimi CLI.
+	t.mcp = t.servers.toolset(builtins)
+	t.all = hooks.Wrap(t.hooks, builtins)
+	ts, warnings := t.ws.agent.rootTools(t.all)
+	for _, w := range warnings {
+		r.warnEarly(w)
+	}
+	ts = append(ts, hooks.Wrap(t.hooks, t.mcp)...)
+	// The tool rules and the sandbox go last, around every tool of the run.
+	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), mcpAliases(t.mcp)); t.err != nil {
+		return nil
+	}
+	ts = scrubTools(g.wrap(ts, r.emit), r.secrets)
+	t.names = toolNames(ts)
+	return ts
+}
+
+// subagents is agent.Config.Subagents.
+func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
+	r := t.r
+	kinds, warnings := t.ws.agent.subagentKinds(t.all)
+	for _, w := range warnings {
+		r.warnEarly(w)
+	}
+	kinds = withMCP(kinds, t.mcp, t.hooks)
+	for name, k := range kinds {
+		k.Tools = scrubTools(r.guard.wrap(k.Tools, r.emit), r.secrets)
+		kinds[name] = k
+	}
+	return kinds
+}
+
+// mcpWithEnv gives each stdio server the children's environment with its own "env"
+// entries on top.
+func mcpWithEnv(m config.MCP, base []string) config.MCP {
+	servers := make([]mcp.Server, len(m.Servers))
+	for i, srv := range m.Servers {
+		if srv.Transport == mcp.Stdio {
+			srv.Env = config.OverlayEnv(base, srv.Env)
+		}
+		servers[i] = srv
+	}
+	m.Servers = servers
+	return m
+}
+
+// toolEnv is what the built-in tools get from the run.
+func (r *runState) toolEnv(in *inputs) tools.Env {
+	g, ws := r.guard, in.ws
+	return tools.Env{
+		WorkDir:       r.s.WorkDir,
+		AddDirs:       ws.addDirs,
+		SubagentTypes: ws.agent.subagentTypes(),
+		ShellGroups:   r.groups,
+		Ripgrep:       tools.LookRipgrep(),
+		ShellPrefix:   g.sandbox.shellPrefix(),
+		Environ:       in.childEnv,
+		WriteDirs:     g.sandbox.writeDirs(),
+		Todos: func(items []tools.Todo) {
+			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
+			for i, it := range items {
+				todo.Items[i] = event.TodoItem{Title: it.Title, Status: it.Status}
+			}
+			r.emit(todo)
+		},
+	}
+}
+
+// retryPolicy is the retries of one model call: the settings' attempts, the hidden test
+// delays (0: no backoff at all), a replay's own clock.
+func (r *runState) retryPolicy() agent.RetryPolicy {
+	f := &r.s.Flags
+	p := agent.RetryPolicy{Attempts: r.s.Loop.Attempts, BaseDelay: f.RetryBaseDelay, MaxDelay: f.RetryMaxDelay}
+	if f.RetryBaseDelay == 0 {
+		p.BaseDelay = -1
+	}
+	r.tape.adjust(&p, r.sio.Stderr, !r.jsonMode && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug"))
+	return p
+}
+
+// model is the model client: the endpoint, through the tape and the login, with the
+// fallback model behind it.
+func (r *runState) model() (*fallbackModel, error) {
+	s := r.s
+	httpClient, err := r.tape.client(s, r.cred.apiKey, r.version)
+	if err != nil {
+		return nil, err
+	}
+	httpClient = r.cred.loginClient(httpClient, s.Flags.StreamIdleTimeout)
+	e := s.Endpoint
+	return withFallback(agent.OpenAIConfig{
+		BaseURL:       e.BaseURL,
+		APIKey:        r.cred.apiKey,
+		Model:         e.Model,
+		IdleTimeout:   s.Flags.StreamIdleTimeout,
+		ExtraBody:     e.RequestFields(),
+		Headers:       headers(e.Headers, r.version),
+		SendReasoning: e.Thinking != nil && *e.Thinking,
+		HTTPClient:    httpClient,
+	}, s.Flags.FallbackModel), nil
+}
