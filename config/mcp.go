@@ -65,7 +65,7 @@ var mcpKnownKeys = []string{"command", "args", "env", "cwd", "url", "headers", "
 // it. The call timeout is the flag's, else the config file's ([mcp.client]), else the
 // default.
 func (s *Settings) resolveMCP() error {
-	cli, getenv, workDir := &s.Flags, s.Env.Getenv, s.WorkDir
+	cli, workDir := &s.Flags, s.WorkDir
 	p := &s.MCP
 	fileCall := p.Call
 	p.Startup, p.Call, p.Strict = cli.MCPStartupTimeout, cli.MCPCallTimeout, cli.MCPStrict
@@ -111,7 +111,7 @@ func (s *Settings) resolveMCP() error {
 		if e.Disabled || (e.Enabled != nil && !*e.Enabled) {
 			continue
 		}
-		srv, warnings := e.server(name, workDir, getenv)
+		srv, warnings := e.server(name, workDir, s.Env)
 		p.Warnings = append(p.Warnings, warnings...)
 		p.Servers = append(p.Servers, srv)
 	}
@@ -240,7 +240,7 @@ func (e mcpEntry) transport() (mcp.Transport, error) {
 }
 
 // server builds the server to start, expanding ${VAR} in env and header values.
-func (e mcpEntry) server(name, workDir string, getenv func(string) string) (mcp.Server, []string) {
+func (e mcpEntry) server(name, workDir string, env Env) (mcp.Server, []string) {
 	t, _ := e.transport() // checked when parsed
 	s := mcp.Server{Name: name, Transport: t}
 	var warnings []string
@@ -264,7 +264,7 @@ func (e mcpEntry) server(name, workDir string, getenv func(string) string) (mcp.
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			s.Env = append(s.Env, k+"="+expandVars(e.Env[k], getenv, missing("env "+k)))
+			s.Env = append(s.Env, k+"="+expandVars(e.Env[k], env, missing("env "+k)))
 		}
 		if len(e.Headers) > 0 {
 			warnings = append(warnings, fmt.Sprintf("MCP server %q: headers are for HTTP servers; ignored", name))
@@ -275,7 +275,7 @@ func (e mcpEntry) server(name, workDir string, getenv func(string) string) (mcp.
 	if len(e.Headers) > 0 {
 		s.Headers = map[string]string{}
 		for k, v := range e.Headers {
-			s.Headers[k] = expandVars(v, getenv, missing("header "+k))
+			s.Headers[k] = expandVars(v, env, missing("header "+k))
 		}
 	}
 	if len(e.Env) > 0 || len(e.Args) > 0 || e.Cwd != "" {
@@ -311,11 +311,11 @@ var varRef = sync.OnceValue(func() *regexp.Regexp {
 // expandVars replaces ${VAR} with the variable's value and ${VAR:-default} with the value
 // or, when it is unset or empty, the default. A ${VAR} that is unset or empty becomes empty
 // and is reported to missing. Nothing else is touched, so a lone $ stays as written.
-func expandVars(s string, getenv func(string) string, missing func(string)) string {
+func expandVars(s string, env Env, missing func(string)) string {
 	re := varRef()
 	return re.ReplaceAllStringFunc(s, func(ref string) string {
 		m := re.FindStringSubmatch(ref)
-		v := getenv(m[1])
+		v := env.Getenv(m[1])
 		switch {
 		case v != "":
 			return v

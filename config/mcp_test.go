@@ -6,8 +6,7 @@ import (
 )
 
 func TestExpandVars(t *testing.T) {
-	env := map[string]string{"TOKEN": "abc", "EMPTY": ""}
-	getenv := func(k string) string { return env[k] }
+	env := MapEnv{"TOKEN": "abc", "EMPTY": ""}
 	tests := []struct{ in, want, missing string }{
 		{"Bearer ${TOKEN}", "Bearer abc", ""},
 		{"${TOKEN}-${TOKEN}", "abc-abc", ""},
@@ -18,7 +17,7 @@ func TestExpandVars(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var missing []string
-		got := expandVars(tt.in, getenv, func(v string) { missing = append(missing, v) })
+		got := expandVars(tt.in, env, func(v string) { missing = append(missing, v) })
 		if got != tt.want || strings.Join(missing, ",") != tt.missing {
 			t.Errorf("expandVars(%q) = %q (missing %q), want %q (missing %q)", tt.in, got, missing, tt.want, tt.missing)
 		}
@@ -29,7 +28,7 @@ func TestServerEnvHoldsOnlyItsOwnEntries(t *testing.T) {
 	// A key the user put in the server's own env is kept, expanded; the run sets these on
 	// top of the children's environment (OverlayEnv).
 	e := mcpEntry{Command: "srv", Env: map[string]string{"KIMI_API_KEY": "${MY_KEY}"}}
-	s, _ := e.server("x", "/work", func(k string) string { return map[string]string{"MY_KEY": "sk-mine"}[k] })
+	s, _ := e.server("x", "/work", MapEnv{"MY_KEY": "sk-mine"})
 	if strings.Join(s.Env, " ") != "KIMI_API_KEY=sk-mine" {
 		t.Errorf("environment = %q", s.Env)
 	}

@@ -24,5 +24,7 @@ var limitText = sync.OnceValue(func() *strings.Replacer {
 		"{shell_tail_bytes}", itoa(shellTailBytes),
 		"{shell_default_timeout}", itoa(ShellDefaultTimeout),
 		"{shell_max_timeout}", itoa(ShellMaxTimeout),
+		// Not a limit, but as much a fact of the code: the shell Shell runs.
+		"{shell_run}", theShell().run(),
 	)
 })

@@ -43,7 +43,7 @@ var shellEnv = []string{
 
 const shellDescription = `Run a shell command and return its output.
 
-The command runs with bash -c in the work dir, in a fresh shell each call (cd and exported variables do not carry over to the next call). Nothing can be typed into it: standard input is empty and there is no terminal, so use non-interactive flags (for example apt-get -y, git commit -m) and never start editors or pagers.
+The command runs with {shell_run} in the work dir, in a fresh shell each call (cd and exported variables do not carry over to the next call). Nothing can be typed into it: standard input is empty and there is no terminal, so use non-interactive flags (for example apt-get -y, git commit -m) and never start editors or pagers.
 
 stdout and stderr come back merged, in the order they were written, after a first line giving the exit status. Long output keeps its first {shell_head_bytes} and last {shell_tail_bytes} bytes with a note of what was left out, so redirect big outputs to a file and search that instead.
 
@@ -57,7 +57,7 @@ var shellFacts = Facts{ReadsFiles: true, WritesFiles: true, Network: true, Destr
 
 // shellArgs are the arguments of a Shell call.
 type shellArgs struct {
-	Command string `json:"command" description:"the command line to run with bash -c"`
+	Command string `json:"command" description:"the command line to run with {shell_run}"`
 	Timeout int    `json:"timeout,omitempty" description:"seconds before the command is killed; default {shell_default_timeout}, maximum {shell_max_timeout}"`
 }
 

@@ -46,6 +46,14 @@ func (s shellProgram) args(command string) []string {
 	return []string{"-c", command}
 }
 
+// run says how a command is run, for the Shell tool's descriptions: "bash -c".
+func (s shellProgram) run() string {
+	if s.powerShell {
+		return s.Name + " (" + s.Path + " -Command)"
+	}
+	return s.Name + " -c"
+}
+
 // theShell is this machine's choice, made once.
 var theShell = sync.OnceValue(func() shellProgram { return pickShell(runtime.GOOS, exec.LookPath) })
 

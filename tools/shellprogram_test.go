@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -25,13 +26,14 @@ func TestPickShell(t *testing.T) {
 		wantName string
 		wantPath string
 		wantArgs []string
+		wantRun  string // as the Shell tool's descriptions say it
 	}{
-		{"linux with bash", "linux", onPath("bash", "sh"), "bash", "/found/bash", []string{"-c", "ls"}},
-		{"linux without bash", "linux", onPath("sh"), "sh", "/found/sh", []string{"-c", "ls"}},
-		{"linux with neither on PATH", "linux", onPath(), "sh", "/bin/sh", []string{"-c", "ls"}},
-		{"windows with Git Bash", "windows", onPath("bash", "sh"), "bash", "/found/bash", []string{"-c", "ls"}},
+		{"linux with bash", "linux", onPath("bash", "sh"), "bash", "/found/bash", []string{"-c", "ls"}, "bash -c"},
+		{"linux without bash", "linux", onPath("sh"), "sh", "/found/sh", []string{"-c", "ls"}, "sh -c"},
+		{"linux with neither on PATH", "linux", onPath(), "sh", "/bin/sh", []string{"-c", "ls"}, "sh -c"},
+		{"windows with Git Bash", "windows", onPath("bash", "sh"), "bash", "/found/bash", []string{"-c", "ls"}, "bash -c"},
 		{"windows without bash", "windows", onPath("sh"), "Windows PowerShell", "powershell.exe",
-			[]string{"-NoProfile", "-NonInteractive", "-Command", "ls"}},
+			[]string{"-NoProfile", "-NonInteractive", "-Command", "ls"}, "Windows PowerShell (powershell.exe -Command)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,15 +44,26 @@ func TestPickShell(t *testing.T) {
 			if got := s.args("ls"); !slices.Equal(got, tt.wantArgs) {
 				t.Errorf("args %q, want %q", got, tt.wantArgs)
 			}
+			if got := s.run(); got != tt.wantRun {
+				t.Errorf("run %q, want %q", got, tt.wantRun)
+			}
 		})
 	}
 }
 
 // TestShellInfoNamesTheShellRun checks that the shell the prompt names is the program
-// Shell starts.
+// Shell starts, and that the tool's descriptions name it too.
 func TestShellInfoNamesTheShellRun(t *testing.T) {
 	_, path := ShellInfo()
 	if prog, _ := shellCommand("true"); prog != path {
 		t.Errorf("Shell runs %q, ShellInfo names %q", prog, path)
+	}
+	tool := NewShell(Env{})
+	run := "with " + theShell().run() + " "
+	if !strings.Contains(tool.Description(), run) {
+		t.Errorf("the description does not say %q:\n%s", run, tool.Description())
+	}
+	if !strings.Contains(string(tool.Schema()), "with "+theShell().run()+`"`) {
+		t.Errorf("the command's description does not say %q: %s", run, tool.Schema())
 	}
 }

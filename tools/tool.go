@@ -67,8 +67,9 @@ type funcTool[In any] struct {
 	fn         func(context.Context, In) (Result, error)
 }
 
-// New builds a Tool whose arguments decode into In. The schema is derived from In's struct
-// tags (json, description, enum, required). Limit placeholders such as {glob_limit} in the
+// New builds a Tool whose arguments decode into In. The schema is derived from In's fields
+// and their json, description and enum tags (see argsSchema); a field without omitempty is
+// required. Limit placeholders such as {glob_limit} in the
 // description and the tags are replaced by the values the code enforces (see limitText).
 // Arguments that do not decode become an error result the model can read. facts are what
 // the tool does (see Facts). New panics if the schema cannot be derived: that is a
