@@ -220,7 +220,9 @@ func TestActionInstallScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	var archive bytes.Buffer
-	gz := gzip.NewWriter(&archive)
+	// The archive's content is what counts, not its size: the fastest level saves about a
+	// second of CPU over the default on the 15 MB binary.
+	gz, _ := gzip.NewWriterLevel(&archive, gzip.BestSpeed)
 	tw := tar.NewWriter(gz)
 	for name, body := range map[string][]byte{"kimi-run": exe, "README.md": []byte("read me\n")} {
 		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(body))})

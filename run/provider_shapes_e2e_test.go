@@ -158,28 +158,45 @@ func TestNoRetryAfterStop(t *testing.T) {
 	t.Parallel()
 	slow500 := scripted.Status(500, scripted.ErrorBody("server_error", "late")).DelayHeaders(3 * time.Second).Forever()
 	tests := []struct {
-		name   string
-		script []scripted.Response
-		args   []string
-		signal os.Signal
-		code   int
+		name    string
+		script  []scripted.Response
+		timeout bool // --timeout, from 300ms up
+		signal  os.Signal
+		code    int
 	}{
-		{name: "timeout while headers are awaited", script: []scripted.Response{slow500}, args: []string{"--timeout", "300ms"}, code: 124},
-		{name: "timeout mid-stream", script: []scripted.Response{scripted.Reply(scripted.Say("half"), scripted.Hang()).Forever()}, args: []string{"--timeout", "300ms"}, code: 124},
+		{name: "timeout while headers are awaited", script: []scripted.Response{slow500}, timeout: true, code: 124},
+		{name: "timeout mid-stream", script: []scripted.Response{scripted.Reply(scripted.Say("half"), scripted.Hang()).Forever()}, timeout: true, code: 124},
 		{name: "SIGTERM mid-stream", script: []scripted.Response{scripted.Reply(scripted.Say("half"), scripted.Hang()).Forever()}, signal: syscall.SIGTERM, code: 143},
 		{name: "SIGINT while headers are awaited", script: []scripted.Response{slow500}, signal: os.Interrupt, code: 130},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := scripted.New(t, tt.script...)
 			// Signalled while no event can come (the headers are awaited), the run is
 			// watched in text mode: the server having the request is the cue.
 			format := "stream-json"
 			if tt.signal != nil && strings.Contains(tt.name, "headers") {
 				format = "text"
 			}
-			r := kimi(t, srv, invocation{args: append([]string{"--output-format", format, "-p", "wait"}, tt.args...), signal: tt.signal, srv: srv})
+			// A --timeout that fired before the request reached the server (a loaded
+			// machine) proves nothing: the run is tried again with a longer one, still
+			// shorter than the slow server's 3 s.
+			var (
+				srv *scripted.Server
+				r   result
+			)
+			for _, timeout := range []string{"300ms", "1s", "2s"} {
+				srv = scripted.New(t, tt.script...)
+				args := []string{"--output-format", format, "-p", "wait"}
+				if tt.timeout {
+					args = append(args, "--timeout", timeout)
+				}
+				r = kimi(t, srv, invocation{args: args, signal: tt.signal, srv: srv})
+				if !tt.timeout || len(srv.Requests()) > 0 {
+					break
+				}
+				t.Logf("--timeout %s fired before the request reached the server; trying a longer one", timeout)
+			}
 			if r.code != tt.code {
 				t.Fatalf("exit = %d, want %d\n%s\n%s", r.code, tt.code, r.stdout, r.stderr)
 			}
