@@ -5,7 +5,6 @@ package run_test
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,21 +80,15 @@ func TestHomeIsRootForANonRootUser(t *testing.T) {
 	}
 }
 
+// copyFile copies an executable with cp rather than in this process: tests run in parallel
+// and fork, and a child forked while this process held the new file open for writing keeps
+// it open until it execs, so running the copy then fails with "text file busy" (ETXTBSY).
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	t.Helper()
-	in, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
+	if out, err := exec.Command("cp", from, to).CombinedOutput(); err != nil {
+		t.Fatalf("cp %s: %v\n%s", from, err, out)
 	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
+	if err := os.Chmod(to, mode); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -37,6 +37,9 @@ func Isolate(cmd *exec.Cmd) {
 // the run's watchdog (nil: none).
 func Start(cmd *exec.Cmd, watch *Watcher) error {
 	Isolate(cmd)
+	// The watchdog is up before the command runs: started lazily by Add, it would take an
+	// exec's time during which a SIGKILL of kimi-run leaves the new group unlisted.
+	watch.ready()
 	if err := cmd.Start(); err != nil {
 		return err
 	}

@@ -44,6 +44,19 @@ func (wa *Watcher) Add(pid int) {
 	wa.send(fmt.Sprintf("+%d %d\n", pid, start))
 }
 
+// ready starts the watchdog unless it runs already (or cannot), so that the Add that
+// follows a process start only writes a line.
+func (wa *Watcher) ready() {
+	if wa == nil {
+		return
+	}
+	wa.mu.Lock()
+	defer wa.mu.Unlock()
+	if wa.w == nil && !wa.failed {
+		wa.start()
+	}
+}
+
 // Remove takes the group led by pid off the list, once it is known to be gone.
 func (wa *Watcher) Remove(pid int) {
 	if wa != nil {

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const modulePath = "github.com/kimi-run/kimi-run"
+
+// ownImports maps each package directory of the module to the module's packages its
+// non-test files import (directories relative to the root, "." for main).
+func ownImports(t *testing.T) map[string][]string {
+	t.Helper()
+	graph := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		for _, spec := range f.Imports {
+			imp, _ := strconv.Unquote(spec.Path.Value)
+			if rest, ok := strings.CutPrefix(imp, modulePath+"/"); ok && !slices.Contains(graph[dir], rest) {
+				graph[dir] = append(graph[dir], rest)
+			}
+		}
+		if _, ok := graph[dir]; !ok {
+			graph[dir] = nil
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return graph
+}
+
+// The package map of docs/design.md ("## Packages") as rules the compiler does not keep:
+// which package may import which. A change that breaks one redraws the map on purpose.
+func TestPackageMapHolds(t *testing.T) {
+	graph := ownImports(t)
+	for _, dir := range []string{".", "run", "config", "agent", "tools", "event", "output", "ralph"} {
+		if _, ok := graph[dir]; !ok {
+			t.Fatalf("package %s not found: the walk is broken", dir)
+		}
+	}
+	under := func(pkg string, prefixes ...string) bool {
+		for _, p := range prefixes {
+			if pkg == p || strings.HasPrefix(pkg, p+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	for dir, imports := range graph {
+		for _, imp := range imports {
+			var why string
+			switch {
+			case imp == "run" && dir != ".":
+				why = "run is the composition root: only main.go imports it"
+			case imp == "config" && dir != "run":
+				why = "the settings are resolved once, by run, and handed down as values"
+			case dir == "event":
+				why = "event is the leaf every side shares: it imports nothing of ours"
+			case under(dir, "output", "ralph", "telemetry") && under(imp, "agent", "config", "hooks"):
+				why = "the renderers and the flow runner know events, never the model client"
+			case under(dir, "tools") && under(imp, "agent", "config", "hooks", "output", "ralph", "telemetry", "sandbox"):
+				why = "tools imports nothing of ours but its subpackages and internal helpers"
+			case under(dir, "agent") && under(imp, "config", "output", "ralph", "hooks", "telemetry", "sandbox"):
+				why = "the agent loop gets its collaborators as values, not packages"
+			case !under(dir, "internal", "scripts") && under(imp, "internal/scripted", "internal/testkit", "internal/mcptest", "internal/otlptest", "internal/eventschema", "internal/escapetest"):
+				why = "test helpers stay out of the binary"
+			}
+			if why != "" {
+				t.Errorf("%s imports %s: %s (docs/design.md, ## Packages)", dir, imp, why)
+			}
+		}
+	}
+}
