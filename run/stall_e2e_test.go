@@ -20,9 +20,11 @@ import (
 // TestStalledStreamsAreRetried: each first attempt stalls for good (a silent stream,
 // headers that never come, a stream that sends keep-alives and nothing else), so the idle
 // timeout must be what ends it, however slow the machine. The timeout also bounds the wait
-// for the good attempt's headers and chunks, so it is generous: a loaded machine must not
-// trip it there. --timeout only guards against a stall that is never detected.
+// for the good attempt's headers and chunks, so it is generous: a loaded machine, with the
+// tests running beside this one, must not trip it there. --timeout only guards against a
+// stall that is never detected. The exact timing is agent's TestStreamIdleTimeoutOnTheFakeClock.
 func TestStalledStreamsAreRetried(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		first scripted.Response
@@ -35,7 +37,7 @@ func TestStalledStreamsAreRetried(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := scripted.New(t, tt.first, scripted.Text("second attempt"))
-			r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--stream-idle-timeout", "2s",
+			r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--stream-idle-timeout", "5s",
 				"--timeout", "2m", "-p", "x"}})
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -49,7 +51,7 @@ func TestStalledStreamsAreRetried(t *testing.T) {
 				t.Fatalf("no retry event")
 			}
 			// The retry must come from the stall being noticed, not from some other failure.
-			if msg, _ := retry["error"].(string); !strings.Contains(msg, "after 2s") && !strings.Contains(msg, "timeout") {
+			if msg, _ := retry["error"].(string); !strings.Contains(msg, "after 5s") && !strings.Contains(msg, "timeout") {
 				t.Errorf("retry error = %q, want the idle timeout or the header timeout", msg)
 			}
 			if n := len(srv.Requests()); n != 2 {
