@@ -132,8 +132,11 @@ func TestActionInstallWithoutTheReleaseHost(t *testing.T) {
 	cache := t.TempDir()
 	dir := filepath.Join(cache, "kimi-run", "1.2.3", runtime.GOARCH)
 	os.MkdirAll(dir, 0o755)
-	exe, _ := os.ReadFile(binary)
-	os.WriteFile(filepath.Join(dir, "kimi-run"), exe, 0o755)
+	// Copied by cp, not written from here: a parallel test's fork could hold a file this
+	// process writes open and make its exec fail with ETXTBSY.
+	if out, err := exec.Command("cp", binary, filepath.Join(dir, "kimi-run")).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
 
 	out, o, err := installEnv(t, append(offline, "RUNNER_TOOL_CACHE="+cache, "KIMI_RUN_VERSION=v1.2.3")...)
 	if err != nil || o["bin"] != filepath.Join(dir, "kimi-run") || !strings.HasPrefix(o["version"], "dev") {
