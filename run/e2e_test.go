@@ -48,6 +48,10 @@ func TestMain(m *testing.M) {
 		// The same for the watchdog an in-process run starts with its first child.
 		os.Exit(procgroup.Watchdog(os.Stdin))
 	}
+	if len(os.Args) > 1 && os.Args[1] == procgroup.GateArg {
+		// The gate of a child that an in-process run starts.
+		os.Exit(procgroup.Gate(os.Args[2:], os.Stderr))
+	}
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		// An in-process run.Main with --sandbox starts its own executable, this test
 		// binary, as the sandbox helper: act as one rather than run every test again.

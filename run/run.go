@@ -57,6 +57,10 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		// The run's watchdog (see procgroup.Watcher): it reads the list of groups on stdin.
 		return ExitCode(procgroup.Watchdog(os.Stdin))
 	}
+	if len(args) > 0 && args[0] == procgroup.GateArg {
+		// A child waiting until the watchdog lists its group, then becoming the command.
+		return ExitCode(procgroup.Gate(args[1:], sio.Stderr))
+	}
 	if len(args) > 0 && args[0] == sandbox.HelperArg {
 		// A Shell command starting under the sandbox: confine this process, then become
 		// the shell. It returns only when that fails.

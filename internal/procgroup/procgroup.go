@@ -37,13 +37,15 @@ func Isolate(cmd *exec.Cmd) {
 // the run's watchdog (nil: none).
 func Start(cmd *exec.Cmd, watch *Watcher) error {
 	Isolate(cmd)
-	// The watchdog is up before the command runs: started lazily by Add, it would take an
-	// exec's time during which a SIGKILL of kimi-run leaves the new group unlisted.
-	watch.ready()
+	// The watchdog is up, and the child waits at its gate, until the group is listed:
+	// otherwise a SIGKILL of kimi-run in between leaves the group unknown to the watchdog.
+	open := watch.gate(cmd)
 	if err := cmd.Start(); err != nil {
+		open(false)
 		return err
 	}
 	watch.Add(cmd.Process.Pid)
+	open(true)
 	return nil
 }
 

@@ -44,17 +44,17 @@ func (wa *Watcher) Add(pid int) {
 	wa.send(fmt.Sprintf("+%d %d\n", pid, start))
 }
 
-// ready starts the watchdog unless it runs already (or cannot), so that the Add that
-// follows a process start only writes a line.
-func (wa *Watcher) ready() {
+// ready starts the watchdog unless it runs already, and reports whether it runs.
+func (wa *Watcher) ready() bool {
 	if wa == nil {
-		return
+		return false
 	}
 	wa.mu.Lock()
 	defer wa.mu.Unlock()
 	if wa.w == nil && !wa.failed {
 		wa.start()
 	}
+	return wa.w != nil
 }
 
 // Remove takes the group led by pid off the list, once it is known to be gone.

@@ -69,29 +69,3 @@ func TestWatchdog(t *testing.T) {
 		}
 	}
 }
-
-// The watchdog runs before the command it is to watch starts: were it started after, a
-// SIGKILL of kimi-run during the watchdog's own start would leave the new group unlisted
-// (TestSIGKILLTakesChildrenAlong caught that under load). A command that cannot start shows
-// the order without a race: its watchdog is up nonetheless.
-func TestWatchdogUpBeforeTheCommand(t *testing.T) {
-	dir := t.TempDir()
-	marker := dir + "/started"
-	exe := dir + "/watchdog"
-	script := "#!/bin/sh\necho up > " + marker + "\nexec cat > /dev/null\n"
-	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w := &Watcher{Exe: exe}
-	defer w.Close()
-	if err := Start(exec.Command(dir+"/no-such-command"), w); err == nil {
-		t.Fatal("a missing command started")
-	}
-	for range 500 {
-		if _, err := os.Stat(marker); err == nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no watchdog was started before the command")
-}
