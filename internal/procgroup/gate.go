@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 )
 
@@ -23,7 +24,16 @@ func (wa *Watcher) gate(cmd *exec.Cmd) (open func(listed bool)) {
 	if cmd.Err != nil {
 		return none
 	}
-	if _, err := exec.LookPath(cmd.Path); err != nil {
+	// A relative path names a file in cmd.Dir, as Start reads it.
+	path := cmd.Path
+	if !filepath.IsAbs(path) {
+		abs, err := filepath.Abs(filepath.Join(cmd.Dir, path))
+		if err != nil {
+			return none
+		}
+		path = abs
+	}
+	if _, err := exec.LookPath(path); err != nil {
 		return none // let Start report the missing or unrunnable command as before
 	}
 	if !wa.ready() {
@@ -35,6 +45,7 @@ func (wa *Watcher) gate(cmd *exec.Cmd) (open func(listed bool)) {
 	}
 	fd := 3 + len(cmd.ExtraFiles)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, r)
+	// The gate runs in cmd.Dir and execs cmd.Path as given, so a script sees the same $0.
 	cmd.Args = append([]string{wa.Exe, GateArg, strconv.Itoa(fd), cmd.Path}, cmd.Args...)
 	cmd.Path = wa.Exe
 	return func(listed bool) {

@@ -82,3 +82,31 @@ func TestGateClosedRunsNothing(t *testing.T) {
 		t.Error("the command ran although the gate never opened")
 	}
 }
+
+// A command named by a path relative to its directory runs through the gate from there,
+// as Start would run it without one.
+func TestGatedRelativeCommand(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Watcher{Exe: exe}
+	defer w.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello"), []byte("#!/bin/sh\necho \"hello from $0\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("./hello")
+	cmd.Dir = dir
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := Start(cmd, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if cmd.Path != exe || out.String() != "hello from ./hello\n" {
+		t.Errorf("path %s, output %q: want the gate to run ./hello in its directory", cmd.Path, out.String())
+	}
+}
