@@ -63,15 +63,8 @@ func runActionScript(t *testing.T, dir string, inputs map[string]string) actionR
 	cmd := exec.Command("bash", script)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Env = append(cmd.Env, coverEnv()...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := actionRun{stdout: stdout.String(), stderr: stderr.String(), outputs: map[string]string{}}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	res := runCmd(t, cmd)
+	r := actionRun{stdout: res.stdout, stderr: res.stderr, code: res.code, outputs: map[string]string{}}
 	b, _ := os.ReadFile(outputs)
 	r.outputs = parseOutputs(string(b))
 	s, _ := os.ReadFile(summary)

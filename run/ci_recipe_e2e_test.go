@@ -1,8 +1,6 @@
 package run_test
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,26 +59,17 @@ func TestREADMERecommendedCIInvocation(t *testing.T) {
 				"KIMI_RUN_NO_ROOT_WARNING=1",
 			}
 			cmd.Env = append(cmd.Env, coverEnv()...)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) {
-				t.Fatalf("exit %d, want %d; stdout %q, want %q\nstderr:\n%s", code, tt.code, stdout.String(), tt.stdout, stderr.String())
+			r := runCmd(t, cmd)
+			if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) {
+				t.Fatalf("exit %d, want %d; stdout %q, want %q\nstderr:\n%s", r.code, tt.code, r.stdout, tt.stdout, r.stderr)
 			}
 			if fi, err := os.Stat(filepath.Join(home, ".cache", "go-build")); err != nil || !fi.IsDir() {
 				t.Errorf("the --add-dir cache dir was not created: %v", err)
 			}
-			if !strings.Contains(stderr.String(), "did not exist: created it") {
-				t.Errorf("no warning about the created --add-dir:\n%s", stderr.String())
+			if !strings.Contains(r.stderr, "did not exist: created it") {
+				t.Errorf("no warning about the created --add-dir:\n%s", r.stderr)
 			}
-			lastResult(t, result{stdout: ciFileText(t, filepath.Join(dir, "events.ndjson")), code: code})
+			lastResult(t, result{stdout: ciFileText(t, filepath.Join(dir, "events.ndjson")), code: r.code})
 		})
 	}
 }

@@ -2,7 +2,6 @@ package run_test
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,17 +23,7 @@ func runExact(t *testing.T, srv *scripted.Server, args ...string) result {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "KIMI_API_KEY=" + testKey,
 		"KIMI_MODEL_NAME=test-model", "KIMI_BASE_URL=" + srv.URL(), "KIMI_RUN_NO_ROOT_WARNING=1"}
 	cmd.Env = append(cmd.Env, coverEnv()...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+	return runCmd(t, cmd)
 }
 
 // enumOf lists the values the model accepts for flag, sorted.

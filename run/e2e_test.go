@@ -221,14 +221,31 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 	err := cmd.Wait()
 	close(exited)
 	<-signalled
-	code := 0
+	code := exitOf(t, err)
+	return checkNoKey(t, result{stdout: stdout.String(), stderr: stderr.String(), code: code})
+}
+
+// runCmd runs cmd to its end and returns what it wrote and its exit code; it fails t when
+// cmd could not run at all.
+func runCmd(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := exitOf(t, cmd.Run())
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// exitOf turns the error of a finished command into its exit code (0 for nil); any other
+// error than an exit status fails t.
+func exitOf(t *testing.T, err error) int {
+	t.Helper()
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
+		return exitErr.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return checkNoKey(t, result{stdout: stdout.String(), stderr: stderr.String(), code: code})
+	return 0
 }
 
 // checkNoKey fails t if the run's stdout or stderr holds the API key.

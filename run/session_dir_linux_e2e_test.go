@@ -3,8 +3,6 @@
 package run_test
 
 import (
-	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,17 +47,8 @@ func TestHomeIsRootForANonRootUser(t *testing.T) {
 		if cred != nil {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		}
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return stdout.String(), stderr.String(), code
+		r := runCmd(t, cmd)
+		return r.stdout, r.stderr, r.code
 	}
 	stdout, stderr, code := run("-p", "do it")
 	if code != 0 || stdout != "All done.\n" {

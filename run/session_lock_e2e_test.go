@@ -83,13 +83,7 @@ func (s *started) exitCode(t *testing.T) int {
 	}
 	for range s.stderr {
 	}
-	err := s.cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return 0
+	return exitOf(t, s.cmd.Wait())
 }
 
 // TestOneRunPerSession: a second run on a session in use fails fast with exit 75 (busy: try

@@ -23,20 +23,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// A command started with a watchdog passes through the gate and is still itself: the
-// process Start returns is the command (its $$), with its own $0, arguments, environment
-// and directory, and the gate's pipe (descriptor 3) is not left open in it.
-func TestGatedCommandIsTheCommand(t *testing.T) {
+// runWatched runs cmd to its end through Start with a watchdog (this test binary) and
+// returns its stdout and the executable that acted as the gate.
+func runWatched(t *testing.T, cmd *exec.Cmd) (stdout, exe string) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := &Watcher{Exe: exe}
 	defer w.Close()
-	dir := t.TempDir()
-	cmd := exec.Command("sh", "-c", `echo "$$ $0 $1 $GATE_TEST $(pwd)"; test -e /proc/$$/fd/3 && echo leaked || echo closed`, "zero", "one")
-	cmd.Env = append(os.Environ(), "GATE_TEST=kept")
-	cmd.Dir = dir
 	var out strings.Builder
 	cmd.Stdout = &out
 	if err := Start(cmd, w); err != nil {
@@ -45,13 +41,25 @@ func TestGatedCommandIsTheCommand(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
+	return out.String(), exe
+}
+
+// A command started with a watchdog passes through the gate and is still itself: the
+// process Start returns is the command (its $$), with its own $0, arguments, environment
+// and directory, and the gate's pipe (descriptor 3) is not left open in it.
+func TestGatedCommandIsTheCommand(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", `echo "$$ $0 $1 $GATE_TEST $(pwd)"; test -e /proc/$$/fd/3 && echo leaked || echo closed`, "zero", "one")
+	cmd.Env = append(os.Environ(), "GATE_TEST=kept")
+	cmd.Dir = dir
+	out, _ := runWatched(t, cmd)
 	if filepath.Base(cmd.Path) == "sh" {
 		t.Fatalf("the command did not go through the gate (path %s)", cmd.Path)
 	}
-	lines := strings.Fields(out.String())
+	lines := strings.Fields(out)
 	want := []string{strconv.Itoa(cmd.Process.Pid), "zero", "one", "kept", dir}
 	if len(lines) < len(want) || strings.Join(lines[:len(want)], " ") != strings.Join(want, " ") {
-		t.Fatalf("got %q, want it to start with %q", out.String(), want)
+		t.Fatalf("got %q, want it to start with %q", out, want)
 	}
 	if last := lines[len(lines)-1]; last != "closed" {
 		t.Errorf("descriptor 3, the gate's pipe, is %s in the command", last)
@@ -86,27 +94,14 @@ func TestGateClosedRunsNothing(t *testing.T) {
 // A command named by a path relative to its directory runs through the gate from there,
 // as Start would run it without one.
 func TestGatedRelativeCommand(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &Watcher{Exe: exe}
-	defer w.Close()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "hello"), []byte("#!/bin/sh\necho \"hello from $0\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("./hello")
 	cmd.Dir = dir
-	var out strings.Builder
-	cmd.Stdout = &out
-	if err := Start(cmd, w); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	if cmd.Path != exe || out.String() != "hello from ./hello\n" {
-		t.Errorf("path %s, output %q: want the gate to run ./hello in its directory", cmd.Path, out.String())
+	out, exe := runWatched(t, cmd)
+	if cmd.Path != exe || out != "hello from ./hello\n" {
+		t.Errorf("path %s, output %q: want the gate to run ./hello in its directory", cmd.Path, out)
 	}
 }
