@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // ErrSessionClosed is returned by writes to a Session after Close.
@@ -102,7 +104,9 @@ func ReadSession(ctx context.Context, path string) (*Restored, error) {
 }
 
 func readScan(ctx context.Context, path string) (*scan, error) {
-	rf, err := os.Open(path)
+	// A regular file of at most infile.Session's size: a link to /dev/zero or a FIFO is
+	// refused at once, and a read stops when ctx ends even within one long line.
+	rf, err := infile.Open(ctx, path, infile.Session)
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}

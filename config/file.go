@@ -2,16 +2,17 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/BurntSushi/toml"
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // fileConfig is the part of Kimi CLI's config.toml that a print-mode run uses, so that an
@@ -81,7 +82,7 @@ type loopControl struct {
 // Kimi CLI's config.toml in the share dir). A file named with --config-file must exist; the
 // default one may be missing. A file that exists but does not parse is a usage error either
 // way: a silently ignored config would run with the wrong model or key.
-func load(f *Flags, env Env) (*fileConfig, error) {
+func load(ctx context.Context, f *Flags, env Env) (*fileConfig, error) {
 	if strings.TrimSpace(f.Config) != "" {
 		return parseInlineConfig(f.Config)
 	}
@@ -92,7 +93,7 @@ func load(f *Flags, env Env) (*fileConfig, error) {
 	if path == "" {
 		return &fileConfig{}, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(ctx, path, infile.Config)
 	if (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && !explicit {
 		// No default file (HOME may even be a file or a path that does not exist).
 		return &fileConfig{}, nil

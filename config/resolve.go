@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -16,8 +17,9 @@ import (
 // Resolve reads the flags, the environment and the files into the run's Settings. It
 // always returns what it resolved so far, so that a run stopped by a usage error still
 // reports the way the flags ask and scrubs the keys it found; the first problem found is
-// the error (a *UsageError for anything the user can fix). f is not changed.
-func Resolve(f Flags, env Env) (*Settings, error) {
+// the error (a *UsageError for anything the user can fix). f is not changed. Reading the
+// files stops with ctx's cause when ctx ends (a signal, --timeout).
+func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	s := &Settings{Flags: f, Env: env, Output: resolveOutput(&f), Ralph: f.Ralph}
 	s.Session = firstSet(f.Resume, f.Session)
 	s.Prompt, s.PromptGiven = f.Prompt, f.Given("prompt")
@@ -39,14 +41,14 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 	}
 	// A replay brings its endpoint and model, before the file and the environment.
 	baseURL, model := f.BaseURL, f.Model
-	replayURL, replayModel, replaying, err := s.loadReplay()
+	replayURL, replayModel, replaying, err := s.loadReplay(ctx)
 	if err != nil {
 		return s, err
 	}
 	if replaying {
 		baseURL, model = replayURL, firstSet(model, replayModel)
 	}
-	fc, err := load(&f, env)
+	fc, err := load(ctx, &f, env)
 	if err != nil {
 		return s, err
 	}
@@ -64,7 +66,7 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 		func() error { return s.resolveBudget(entry) },
 		s.checkEndpoint,
 		s.resolveWorkDir,
-		s.resolveMCP,
+		func() error { return s.resolveMCP(ctx) },
 		s.resolveAgent,
 	}
 	for _, step := range steps {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -134,7 +135,7 @@ func TestPrecedence(t *testing.T) {
 			for k, v := range tt.env {
 				e[k] = v
 			}
-			s, err := Resolve(parse(t, tt.args...), e)
+			s, err := Resolve(context.Background(), parse(t, tt.args...), e)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -182,7 +183,7 @@ func TestConflicts(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			f := parse(t, tt.args...)
 			before := f
-			_, err := Resolve(f, MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()})
+			_, err := Resolve(context.Background(), f, MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()})
 			var ue *UsageError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want a usage error containing %q", err, tt.want)
@@ -197,7 +198,7 @@ func TestConflicts(t *testing.T) {
 // TestResolveKeepsWhatItFound checks that a run stopped by a usage error still knows how
 // to report and which keys to scrub.
 func TestResolveKeepsWhatItFound(t *testing.T) {
-	s, err := Resolve(parse(t, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), MapEnv{"KIMI_API_KEY": "sk"})
+	s, err := Resolve(context.Background(), parse(t, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), MapEnv{"KIMI_API_KEY": "sk"})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -263,7 +264,7 @@ func TestMCPAndReplaySources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Resolve(parse(t, tt.args...), MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": share})
+			s, err := Resolve(context.Background(), parse(t, tt.args...), MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": share})
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}

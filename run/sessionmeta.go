@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // metaFile sits beside a session's context file and says how its runs went, so that
@@ -44,7 +47,7 @@ type sessionMeta struct {
 // readMeta reads a session's meta file.
 func readMeta(dir string) (sessionMeta, error) {
 	var m sessionMeta
-	b, err := os.ReadFile(filepath.Join(dir, metaFile))
+	b, err := infile.Read(context.Background(), filepath.Join(dir, metaFile), infile.SessionMeta)
 	if err != nil {
 		return m, err
 	}
