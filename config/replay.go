@@ -3,7 +3,7 @@ package config
 import (
 	"context"
 
-	"github.com/kimi-run/kimi-run/agent/cassette"
+	"github.com/kimi-run/kimi-run/model/cassette"
 )
 
 // loadReplay checks the record and replay flags and reads the replay's cassette. A replay
