@@ -7,6 +7,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/mcp"
 )
@@ -199,7 +200,8 @@ func (r *runState) model() (*fallbackModel, error) {
 	}
 	httpClient = r.cred.loginClient(httpClient, s.Flags.StreamIdleTimeout)
 	e := s.Endpoint
-	return withFallback(agent.OpenAIConfig{
+	return withFallback(model.Config{
+		Protocol:      e.Protocol,
 		BaseURL:       e.BaseURL,
 		APIKey:        r.cred.apiKey,
 		Model:         e.Model,
@@ -208,7 +210,7 @@ func (r *runState) model() (*fallbackModel, error) {
 		Headers:       r.headers(),
 		SendReasoning: e.Thinking != nil && *e.Thinking,
 		HTTPClient:    httpClient,
-	}, s.Flags.FallbackModel), nil
+	}, s.Flags.FallbackModel)
 }
 
 // headers are the request headers of every model call: our User-Agent and the provider's
