@@ -139,7 +139,8 @@ func TestEveryFileInputIsBounded(t *testing.T) {
 		want  codes
 	}{
 		{flag: "--prompt-file", name: "prompt.txt", want: waited},
-		{flag: "--config-file", name: "config.toml", want: waited},
+		// Read while the command line is parsed, before the clock: a regular file only.
+		{flag: "--config-file", name: "config.toml", want: refused},
 		{flag: "--mcp-config-file", name: "mcp.json", want: waited},
 		{flag: "--agent-file", name: "agent.yaml", want: refused},
 		{flag: "--flow", name: "flow.mmd", want: refused},
@@ -154,7 +155,7 @@ func TestEveryFileInputIsBounded(t *testing.T) {
 			args: func(_, work, _ string) []string {
 				return []string{"--session-dir", filepath.Join(work, "sessions"), "--session", "s1"}
 			}},
-		{flag: "config.toml", name: "config.toml", place: ".kimi/config.toml", home: true, want: waited},
+		{flag: "config.toml", name: "config.toml", place: ".kimi/config.toml", home: true, want: refused},
 		{flag: "mcp.json", name: "mcp.json", place: ".kimi/mcp.json", home: true, want: waited},
 		{flag: "AGENTS.md", name: "AGENTS.md", place: "AGENTS.md", want: passedOver},
 		{flag: "SKILL.md", name: "SKILL.md", place: ".kimi/skills/hostile/SKILL.md", want: passedOver},

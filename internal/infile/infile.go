@@ -7,7 +7,7 @@
 // A regular file is read as it is, its size checked before the first byte. What is not a
 // regular file either is refused at once (a Limit with RegularOnly: what kimi-run finds by
 // itself, such as a session or a skill, is never a FIFO or a device) or is read under the
-// context: a pipe from the shell's process substitution (--config-file <(...)) is a
+// context: a pipe from the shell's process substitution (--prompt-file <(...)) is a
 // reasonable input, /dev/zero or a FIFO nobody writes to is not, and the cap and the
 // context end those. Opening never blocks this thread: a FIFO without a writer is opened
 // in a goroutine the context abandons.
@@ -37,8 +37,11 @@ var (
 	// Prompt is --prompt-file and the files of --system-prompt and --append-system-prompt:
 	// as much as stdin may bring.
 	Prompt = Limit{Max: 8 << 20}
-	// Config is config.toml or --config-file; MCPConfig mcp.json or --mcp-config-file.
-	Config    = Limit{Max: 4 << 20}
+	// Config is config.toml or --config-file, read while the command line is parsed
+	// (its keys are flags' defaults), before the run's clock exists: a regular file only
+	// (the text of a pipe goes in --config instead).
+	Config = Limit{Max: 4 << 20, RegularOnly: true}
+	// MCPConfig is mcp.json or --mcp-config-file.
 	MCPConfig = Limit{Max: 4 << 20}
 	// AgentFile covers an agent file, the files it extends and its prompt templates. They
 	// name one another by paths relative to their directory, which a pipe has not.

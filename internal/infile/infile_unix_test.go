@@ -84,7 +84,7 @@ func TestReadIsBounded(t *testing.T) {
 	}
 }
 
-// A pipe is a fine input while it has a writer: process substitution (--config-file <(...))
+// A pipe is a fine input while it has a writer: process substitution (--prompt-file <(...))
 // is one; a writer that keeps it open without writing is stopped by the context.
 func TestFIFOWithAWriter(t *testing.T) {
 	t.Parallel()
