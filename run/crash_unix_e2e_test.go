@@ -496,3 +496,75 @@ func crashTrial(t *testing.T, trial int, rng *rand.Rand) (kills, sighups int) {
 	}
 	return kills, sighups
 }
+
+// TestCIRecipeResumesWithoutRedoing runs docs/ci.md's retried-job command line as written (the
+// GitLab one, through sh), kills it while its first command runs, as an evicted pod is, and
+// runs the same line again, as the scheduler's retry does: the retry finishes the job and the
+// command that ran at the kill did not run again.
+func TestCIRecipeResumesWithoutRedoing(t *testing.T) {
+	t.Parallel()
+	line := ciDocLine(t, "kimi-run --session-dir \"$SESSIONS\"", "# GitLab")
+	work, sessions := t.TempDir(), t.TempDir()
+	plan := &crashPlan{steps: [][]crashCall{
+		{{id: "call_1", line: "build", command: "echo build >> side.txt; test -e go-on || sleep 60"}},
+		{{id: "call_2", line: "test", command: "echo test >> side.txt"}},
+	}}
+	srv := scripted.NewFunc(t, plan.answer)
+	attempt := func(kill bool) result {
+		cmd := exec.Command("sh", "-c", "exec "+line)
+		cmd.Dir = work
+		cmd.Env = append(crashEnv(t, srv), "PATH="+filepath.Dir(binary)+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"SESSIONS="+sessions, "PACKAGE=parser", "CI_PIPELINE_ID=4711")
+		if !kill {
+			return runCmd(t, cmd)
+		}
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			ready := hasLine(work, "build")
+			for deadline := time.Now().Add(time.Minute); !ready() && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			cmd.Process.Kill()
+		}()
+		code := exitOf(t, cmd.Wait())
+		<-done
+		return result{stdout: out.String(), stderr: errb.String(), code: code}
+	}
+	if r := attempt(true); r.code == 0 {
+		t.Fatalf("the first attempt was not killed\n%s", r.stderr)
+	}
+	if err := os.WriteFile(filepath.Join(work, "go-on"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := attempt(false); r.code != 0 || strings.TrimSpace(r.stdout) != crashAnswer {
+		t.Fatalf("the retry: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	checkExactlyOnce(t, plan, work, srv)
+	if n := sideLines(t, work); n["build"] != 1 || n["test"] != 1 {
+		t.Errorf("side.txt counts %v, want each command once", n)
+	}
+}
+
+// ciDocLine returns the line of docs/ci.md that starts with prefix and holds mark, without
+// its trailing comment.
+func ciDocLine(t *testing.T, prefix, mark string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		if strings.HasPrefix(line, prefix) && strings.Contains(line, mark) {
+			line, _, _ = strings.Cut(line, " #")
+			return strings.TrimSpace(line)
+		}
+	}
+	t.Fatalf("docs/ci.md has no line starting %q with %q", prefix, mark)
+	return ""
+}
