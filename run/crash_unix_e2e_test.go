@@ -402,16 +402,16 @@ func TestCrashAtRandomMoments(t *testing.T) {
 	}
 	t.Logf("KIMI_RUN_CRASH_SEED=%d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
-	var total, sighups int
+	var total, sighups, cut, trials int
 	for trial := 1; total < kills; trial++ {
-		killed, hups := crashTrial(t, trial, rand.New(rand.NewPCG(rng.Uint64(), uint64(trial))))
-		total += killed
-		sighups += hups
+		killed, hups, interrupts := crashTrial(t, trial, rand.New(rand.NewPCG(rng.Uint64(), uint64(trial))))
+		total, sighups, cut, trials = total+killed, sighups+hups, cut+interrupts, trial
 		if t.Failed() {
 			t.Fatalf("trial %d failed after %d kills in all", trial, total)
 		}
 	}
-	t.Logf("%d kills (%d of them SIGHUP), no finished command ran twice", total, sighups)
+	t.Logf("%d kills (%d of them SIGHUP) in %d runs of the plan, %d calls answered as interrupted: no finished command ran twice",
+		total, sighups, trials, cut)
 }
 
 // crashPlanOf is the plan of the random crash test: twelve steps, every third one slow, every
@@ -442,8 +442,9 @@ func crashPlanOf() *crashPlan {
 }
 
 // crashTrial runs the plan to its end through kills at random moments and checks it; it
-// returns how many attempts were killed and how many of those by SIGHUP.
-func crashTrial(t *testing.T, trial int, rng *rand.Rand) (kills, sighups int) {
+// returns how many attempts were killed, how many of those by SIGHUP, and how many calls
+// were answered as interrupted (kills that came while a call ran).
+func crashTrial(t *testing.T, trial int, rng *rand.Rand) (kills, sighups, interrupts int) {
 	t.Helper()
 	work, sessions := t.TempDir(), t.TempDir()
 	plan := crashPlanOf()
@@ -489,12 +490,16 @@ func crashTrial(t *testing.T, trial int, rng *rand.Rand) (kills, sighups int) {
 			sighups++
 		}
 	}
-	checkExactlyOnce(t, plan, work, srv)
+	for _, res := range checkExactlyOnce(t, plan, work, srv) {
+		if interrupted(res) {
+			interrupts++
+		}
+	}
 	if t.Failed() {
 		b, _ := os.ReadFile(filepath.Join(sessions, "job-1", "context.jsonl"))
 		t.Logf("trial %d: side.txt %v\ncontext.jsonl:\n%s", trial, sideLines(t, work), b)
 	}
-	return kills, sighups
+	return kills, sighups, interrupts
 }
 
 // TestCIRecipeResumesWithoutRedoing runs docs/ci.md's retried-job command line as written (the
