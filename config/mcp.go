@@ -20,13 +20,6 @@ import (
 	"github.com/kimi-run/kimi-run/tools/mcp"
 )
 
-// mcpSettings is the [mcp] table of Kimi CLI's config.toml.
-type mcpSettings struct {
-	Client struct {
-		ToolCallTimeoutMS int `toml:"tool_call_timeout_ms" json:"tool_call_timeout_ms"`
-	} `toml:"client" json:"client"`
-}
-
 // MCP is the MCP servers a run will start, decided before any model call so that a broken
 // configuration is a usage error.
 type MCP struct {
@@ -67,7 +60,6 @@ var mcpKnownKeys = []string{"command", "args", "env", "cwd", "url", "headers", "
 func (s *Settings) resolveMCP() error {
 	cli, workDir := &s.Flags, s.WorkDir
 	p := &s.MCP
-	fileCall := p.Call
 	p.Startup, p.Call, p.Strict = cli.MCPStartupTimeout, cli.MCPCallTimeout, cli.MCPStrict
 	if p.Startup < 0 || p.Call < 0 {
 		return Usagef("MCP timeouts must not be negative")
@@ -76,7 +68,7 @@ func (s *Settings) resolveMCP() error {
 		p.Startup = mcp.DefaultStartupTimeout
 	}
 	if p.Call == 0 {
-		p.Call = firstDuration(fileCall, mcp.DefaultCallTimeout)
+		p.Call = mcp.DefaultCallTimeout
 	}
 	if cli.NoMCP {
 		return nil
@@ -325,13 +317,4 @@ func expandVars(s string, env Env, missing func(string)) string {
 		missing(m[1])
 		return ""
 	})
-}
-
-func firstDuration(ds ...time.Duration) time.Duration {
-	for _, d := range ds {
-		if d > 0 {
-			return d
-		}
-	}
-	return 0
 }

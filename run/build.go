@@ -207,8 +207,18 @@ func (r *runState) model() (*fallbackModel, error) {
 		Model:         e.Model,
 		IdleTimeout:   s.Flags.StreamIdleTimeout,
 		ExtraBody:     e.RequestFields(),
-		Headers:       headers(e.Headers, r.version),
+		Headers:       r.headers(),
 		SendReasoning: e.Thinking != nil && *e.Thinking,
 		HTTPClient:    httpClient,
 	}, s.Flags.FallbackModel)
+}
+
+// headers are the request headers of every model call: our User-Agent and the provider's
+// custom headers, which may replace it.
+func (r *runState) headers() map[string]string {
+	h := map[string]string{"User-Agent": "kimi-run/" + r.version}
+	for k, v := range r.s.Endpoint.Headers {
+		h[k] = v
+	}
+	return h
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/kimi-run/kimi-run/agentspec"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/run"
@@ -34,7 +35,7 @@ func runExact(t *testing.T, srv *scripted.Server, args ...string) result {
 func enumOf(t *testing.T, flag string) []string {
 	t.Helper()
 	var cli run.CLI
-	p, err := kong.New(&cli, kong.Name("kimi-run"))
+	p, err := config.NewParser(&cli, config.MapEnv{}, kong.Name("kimi-run"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func enumOf(t *testing.T, flag string) []string {
 func visibleFlags(t *testing.T) []string {
 	t.Helper()
 	var cli run.CLI
-	p, err := kong.New(&cli, kong.Name("kimi-run"))
+	p, err := config.NewParser(&cli, config.MapEnv{}, kong.Name("kimi-run"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/session"
 )
 
 // ExitCode is the process's exit status. The README's "Exit codes" holds the table.
@@ -105,7 +106,7 @@ func judge(out outcome, err error, cause error) verdict {
 		info.Kind = "usage"
 		return verdict{code: ExitUsage, reason: "error", err: info}
 	}
-	var busy *busyError
+	var busy *session.BusyError
 	if errors.As(err, &busy) {
 		info.Kind = "busy"
 		info.Retryable = true

@@ -80,14 +80,12 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		return ExitOK
 	}
 	var cli CLI
-	parser, err := kong.New(&cli,
+	parser, err := config.NewParser(&cli, sio.env(),
 		kong.Name("kimi-run"),
 		kong.Description(description),
 		kong.Vars{"version": "kimi-run " + version},
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
-		// --ralph -1 means "no limit"; without this kong reads -1 as a short flag.
-		kong.WithHyphenPrefixedParameters(true),
 	)
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
@@ -109,8 +107,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		// --agent's values are not a kong enum: its empty default means "default".
 		return exitIf(completion.Write(sio.Stdout, parser.Model, shell, map[string][]string{"agent": agentspec.Builtins}))
 	}
-	kctx, err := parser.Parse(args)
-	if err != nil {
+	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
 		if (wantsJSON(args) || wantsFinalJSON(args)) && !kimiProfile(args) {
@@ -123,26 +120,17 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		return ExitUsage
 	}
 	if cli.ManPage {
+		config.DescribeSources(parser.Model)
 		return exitIf(writeManPage(sio.Stdout, parser.Model, version))
 	}
 	if cli.PrintSchema {
 		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
 		return exitIf(err)
 	}
-	cli.NoteGiven(kctx)
 	if cli.ListSessions || cli.ShowSession != "" {
 		return housekeeping(context.Background(), &cli, sio)
 	}
 	return execute(&cli, sio, version)
-}
-
-// headers are the provider's custom headers plus our User-Agent.
-func headers(custom map[string]string, version string) map[string]string {
-	h := map[string]string{"User-Agent": "kimi-run/" + version}
-	for k, v := range custom {
-		h[k] = v
-	}
-	return h
 }
 
 func hostOf(raw string) string {
