@@ -60,8 +60,10 @@ func FishCompletions(t testing.TB, fish, script, line string) []string {
 // zshCapture drives an interactive zsh in a pseudo-terminal (zsh/zpty): it loads the
 // script under compinit, records every match the completion system adds (compadd calls
 // that only compute, with -O, -A or -D, pass through), and for each line types it and a
-// Tab, then clears the line. Each step ends by printing a marker, whose output says the
-// step is done (no sleeping).
+// Tab, then clears the line. Nothing is sent ahead of time: each command ends by printing
+// a marker, and Tab is bound to a widget that completes and then prints one, and the
+// driver reads up to the marker before it sends more (no sleeping, and no typeahead, which
+// zle may treat differently).
 const zshCapture = `zmodload zsh/zpty || exit 3
 out=$1 script=$2
 shift 2
@@ -71,9 +73,12 @@ step() { n=$((n+1)); zpty -w z "$1; print -r -- STEP\$(($n*7))DONE"; zpty -r z g
 step "autoload -U compinit && compinit -u -D"
 step "source ${(q)script}"
 step "compadd() { if (( \${@[(I)-[ODA]]} )); then builtin compadd \"\$@\"; return; fi; local -a m; builtin compadd -O m \"\$@\"; print -rl -- \$m >> ${(q)out}; builtin compadd \"\$@\" }"
+step "capture-tab() { zle expand-or-complete; print -n -- TAB\$((6*7))DONE >/dev/tty }; zle -N capture-tab; bindkey '^I' capture-tab"
 for line in "$@"; do
   step "print -r -- @@NEXT@@ >> ${(q)out}"
-  zpty -w -n z "$line"$'\t'$'\C-e\C-u'
+  zpty -w -n z "$line"$'\t'
+  zpty -r z got '*TAB42DONE*'
+  zpty -w -n z $'\C-e\C-u'
 done
 step true
 zpty -d z
