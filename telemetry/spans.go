@@ -88,12 +88,6 @@ func (t *Telemetry) content(s string) string {
 	return s
 }
 
-// ignoredEvents lists the event types that make no span, span event or measurement. Emit
-// has a case for every other registered type; a test checks that each type is in one
-// place or the other, so a new type gets a decision here.
-var ignoredEvents = []event.Type{event.TypeText, event.TypeThinking, event.TypeCompactionEnd,
-	event.TypeTodo, event.TypeWarning, event.TypeAnswer, event.TypeHook}
-
 // Emit turns one event into spans and measurements: Telemetry is an event.Sink.
 func (t *Telemetry) Emit(e event.Event) {
 	t.mu.Lock()
