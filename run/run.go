@@ -15,6 +15,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/kimi-run/kimi-run/agentspec"
+	"github.com/kimi-run/kimi-run/completion"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 
@@ -103,8 +105,9 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}
 		}
 	}()
-	if shell, ok := completionRequest(args); ok {
-		return exitIf(writeCompletion(sio.Stdout, parser.Model, shell))
+	if shell, ok := completion.Request(args); ok {
+		// --agent's values are not a kong enum: its empty default means "default".
+		return exitIf(completion.Write(sio.Stdout, parser.Model, shell, map[string][]string{"agent": agentspec.Builtins}))
 	}
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
