@@ -15,9 +15,14 @@ import (
 	"github.com/kimi-run/kimi-run/tools"
 )
 
-// Defaults, matching Kimi CLI where that is sound.
+// Defaults, matching Kimi CLI where that is sound. The loop's defaults are written here
+// only: config leaves a limit nobody set at 0, and --help's figures are checked against
+// these (run's TestLoopDefaults).
 const (
-	DefaultMaxSteps    = 1000
+	// DefaultMaxSteps is Kimi CLI's max_steps_per_turn: model calls in one turn.
+	DefaultMaxSteps = 1000
+	// DefaultMaxAttempts is Kimi CLI's max_retries_per_step: tries of one model call, the
+	// first included.
 	DefaultMaxAttempts = 3
 	// MaxCallsPerReply bounds the tool calls run from one reply; the rest are answered
 	// with an error result so a runaway reply cannot fork thousands of processes.

@@ -223,7 +223,7 @@ func (s *Settings) resolveLoop(lc loopControl) error {
 		return err
 	}
 	l := &s.Loop
-	l.MaxSteps = firstPositive(deref(lc.MaxStepsPerTurn), deref(lc.MaxStepsPerRun), DefaultMaxSteps)
+	l.MaxSteps = firstPositive(deref(lc.MaxStepsPerTurn), deref(lc.MaxStepsPerRun))
 	switch {
 	case f.Given("max-steps-per-turn"): // checked by checkKimi
 		l.MaxSteps = f.MaxStepsPerTurn
@@ -233,7 +233,7 @@ func (s *Settings) resolveLoop(lc loopControl) error {
 		}
 		l.MaxSteps = *f.MaxSteps
 	}
-	l.Attempts = firstPositive(deref(lc.MaxRetriesPerStep), DefaultAttempts)
+	l.Attempts = firstPositive(deref(lc.MaxRetriesPerStep))
 	if f.MaxRetries != nil {
 		if *f.MaxRetries < 0 {
 			return Usagef("--max-retries must be 0 (try once) or more, got %d", *f.MaxRetries)

@@ -96,11 +96,12 @@ func TestPrecedence(t *testing.T) {
 		{"context env beats file", nil, env{"KIMI_MODEL_MAX_CONTEXT_SIZE": "32000"}, true, func(s *Settings) any { return s.Endpoint.MaxContext }, 32000},
 		{"context flag beats env", []string{"--max-context-size", "16000"}, env{"KIMI_MODEL_MAX_CONTEXT_SIZE": "32000"}, true, func(s *Settings) any { return s.Endpoint.MaxContext }, 16000},
 		// Loop control, and Kimi's names for it.
-		{"steps default", nil, env{"KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return s.Loop.MaxSteps }, DefaultMaxSteps},
+		// Unset loop control stays 0: the agent's defaults apply (run's TestLoopDefaults).
+		{"steps default", nil, env{"KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return s.Loop.MaxSteps }, 0},
 		{"steps from file", nil, nil, true, func(s *Settings) any { return s.Loop.MaxSteps }, 50},
 		{"steps flag beats file", []string{"--max-steps", "7"}, nil, true, func(s *Settings) any { return s.Loop.MaxSteps }, 7},
 		{"steps Kimi alias beats file", []string{"--max-steps-per-turn", "8"}, nil, true, func(s *Settings) any { return s.Loop.MaxSteps }, 8},
-		{"attempts default", nil, env{"KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return s.Loop.Attempts }, DefaultAttempts},
+		{"attempts default", nil, env{"KIMI_MODEL_NAME": "m"}, false, func(s *Settings) any { return s.Loop.Attempts }, 0},
 		{"attempts from file", nil, nil, true, func(s *Settings) any { return s.Loop.Attempts }, 5},
 		{"attempts flag counts retries", []string{"--max-retries", "0"}, nil, true, func(s *Settings) any { return s.Loop.Attempts }, 1},
 		{"attempts Kimi alias counts attempts", []string{"--max-retries-per-step", "4"}, nil, true, func(s *Settings) any { return s.Loop.Attempts }, 4},
