@@ -22,6 +22,11 @@ const (
 	// exports OPENAI_API_KEY for another tool must not have it sent to Moonshot.
 	DefaultKimiBaseURL   = "https://api.moonshot.ai/v1"
 	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+	// DefaultMaxSteps and DefaultAttempts are Kimi CLI's loop control: model calls per
+	// turn, and tries of one model call, the first included. Written here only: the agent
+	// takes both from the settings, and --help quotes them (TestLoopDefaults).
+	DefaultMaxSteps = 1000
+	DefaultAttempts = 3
 	// DefaultMaxContext is the window assumed when none is configured: compaction still
 	// keeps long runs alive, but no completion cap is derived from a guess.
 	DefaultMaxContext = 128_000
@@ -123,13 +128,11 @@ type Endpoint struct {
 
 // Loop is the loop control of the agent.
 type Loop struct {
-	// MaxSteps bounds the model calls of one turn; 0 when nothing sets it: the agent's
-	// default (agent.DefaultMaxSteps, the one place the default is written).
+	// MaxSteps bounds the model calls of one turn.
 	MaxSteps int
 	// Attempts is the total number of tries of one model call, the first included:
 	// --max-retries N gives N+1; Kimi's --max-retries-per-step and max_retries_per_step
-	// give their value as is. 0 when nothing sets it: the agent's default
-	// (agent.DefaultMaxAttempts).
+	// give their value as is.
 	Attempts int
 	// Reserve and TriggerRatio are loop_control's compaction settings (0: the agent's).
 	Reserve      int

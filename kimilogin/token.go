@@ -11,15 +11,16 @@
 package kimilogin
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // The problems a login can have. ErrNoLogin and ErrExpired are the user's to fix (run
@@ -83,7 +84,7 @@ func FileName(key string) string {
 
 // load reads the token file at path.
 func load(path string) (Token, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read(context.Background(), path, infile.Login)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Token{}, fmt.Errorf("%w: %s does not exist (run `kimi login`, or set KIMI_API_KEY)", ErrNoLogin, path)
 	}

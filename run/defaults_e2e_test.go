@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // TestLoopDefaults: the default step limit and attempts are written once, in agent/; config
 // leaves them unset, --help quotes them, and a run that sets nothing makes exactly
-// agent.DefaultMaxAttempts attempts of a failing call (issue 28 #5).
+// config.DefaultAttempts attempts of a failing call (issue 28 #5).
 func TestLoopDefaults(t *testing.T) {
 	t.Parallel()
 	help := kimi(t, nil, invocation{args: []string{"--help"}})
@@ -23,8 +23,8 @@ func TestLoopDefaults(t *testing.T) {
 	// kong wraps help text: compare with the line breaks and indentation taken out.
 	flat := regexp.MustCompile(`\s+`).ReplaceAllString(help.stdout, " ")
 	for _, want := range []string{
-		"(default " + strconv.Itoa(agent.DefaultMaxSteps) + ", or loop_control.max_steps_per_turn)",
-		"Default " + strconv.Itoa(agent.DefaultMaxAttempts-1) + ", i.e. " + strconv.Itoa(agent.DefaultMaxAttempts) + " attempts",
+		"at least 1 (default " + strconv.Itoa(config.DefaultMaxSteps) + ")",
+		"Default " + strconv.Itoa(config.DefaultAttempts-1) + ", i.e. " + strconv.Itoa(config.DefaultAttempts) + " attempts",
 	} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("--help does not say %q", want)
@@ -37,13 +37,13 @@ func TestLoopDefaults(t *testing.T) {
 		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
 	}
 	retries := testkit.OfType(events(t, r.stdout), "retry")
-	if len(retries) != agent.DefaultMaxAttempts-1 {
-		t.Fatalf("%d retry events, want %d: %v", len(retries), agent.DefaultMaxAttempts-1, retries)
+	if len(retries) != config.DefaultAttempts-1 {
+		t.Fatalf("%d retry events, want %d: %v", len(retries), config.DefaultAttempts-1, retries)
 	}
-	if got := retries[len(retries)-1]["max_attempts"]; got != float64(agent.DefaultMaxAttempts) {
-		t.Errorf("max_attempts = %v, want %d", got, agent.DefaultMaxAttempts)
+	if got := retries[len(retries)-1]["max_attempts"]; got != float64(config.DefaultAttempts) {
+		t.Errorf("max_attempts = %v, want %d", got, config.DefaultAttempts)
 	}
-	if n := len(srv.Requests()); n != agent.DefaultMaxAttempts {
-		t.Errorf("the server saw %d requests, want %d", n, agent.DefaultMaxAttempts)
+	if n := len(srv.Requests()); n != config.DefaultAttempts {
+		t.Errorf("the server saw %d requests, want %d", n, config.DefaultAttempts)
 	}
 }
