@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/kimi-run/kimi-run/run"
@@ -29,8 +30,8 @@ func main() {
 	}, versionString())))
 }
 
-// versionString reports the release version, or for `go install` builds the module
-// version and VCS revision recorded in the binary.
+// versionString reports the release version, or for other builds what Go recorded in the
+// binary (buildVersion).
 func versionString() string {
 	if version != "dev" {
 		return version + " (" + commit + ", " + date + ")"
@@ -39,12 +40,19 @@ func versionString() string {
 	if !ok {
 		return version
 	}
+	return buildVersion(info)
+}
+
+// buildVersion is the module version of a `go install` build, or "dev" for a build of a
+// checkout, followed by the VCS revision when Go stamped one (the default -buildvcs in a
+// git checkout) and the version does not already carry it (a pseudo-version does).
+func buildVersion(info *debug.BuildInfo) string {
 	v := info.Main.Version
 	if v == "" || v == "(devel)" {
 		v = "dev"
 	}
 	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 && !strings.Contains(v, s.Value[:12]) {
 			v += " (" + s.Value[:7] + ")"
 		}
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/kimi-run/kimi-run/event"
 
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -31,7 +33,7 @@ const continueNote = "<system>Your reply was cut off at the output token limit. 
 // Agent runs turns. It holds the conversation; it is not safe for concurrent turns.
 type Agent struct {
 	// Model answers; Tools are offered to it; Sink receives every event.
-	Model Model
+	Model model.Model
 	Tools []tools.Tool
 	Sink  event.Sink
 	// SystemPrompt opens the conversation.
@@ -47,7 +49,7 @@ type Agent struct {
 	// Compaction keeps the conversation within the context window.
 	Compaction Compaction
 	// Session, when set, receives every record of the conversation as it happens.
-	Session *Session
+	Session *session.File
 	// CheckpointMarkers shows the model a <system>CHECKPOINT N</system> message at each
 	// checkpoint, so that it can name one in a D-Mail.
 	CheckpointMarkers bool
@@ -63,7 +65,7 @@ type Agent struct {
 	// tried once more, with a warning saying so. ok false: no fallback (left).
 	Fallback func() (name string, ok bool)
 
-	history []Message
+	history []model.Message
 	// child sums the work of subagents, added from tool goroutines.
 	childMu sync.Mutex
 	child   Stats
@@ -72,7 +74,7 @@ type Agent struct {
 	// checkpoints holds the history length at each checkpoint, by id.
 	checkpoints []int
 	// marks are conversations saved by Mark.
-	marks [][]Message
+	marks [][]model.Message
 	// dmail is a D-Mail sent during the current step, delivered after it.
 	dmail     *dmail
 	dmailMu   sync.Mutex
@@ -87,7 +89,7 @@ type Agent struct {
 type Stats struct {
 	Steps     int
 	ToolCalls int
-	Usage     TokenUsage
+	Usage     model.TokenUsage
 	// ContextTokens is the size of the context at the last model call.
 	ContextTokens int
 }
@@ -107,15 +109,15 @@ func (a *Agent) Stats() Stats {
 }
 
 // History returns a copy of the conversation, system prompt first.
-func (a *Agent) History() []Message {
+func (a *Agent) History() []model.Message {
 	a.init()
-	return append([]Message(nil), a.history...)
+	return append([]model.Message(nil), a.history...)
 }
 
 func (a *Agent) init() {
 	if a.history == nil {
-		a.history = []Message{{Role: RoleSystem, Content: a.SystemPrompt}}
-		a.persist(func(s *Session) error { return s.SystemPrompt(a.SystemPrompt) })
+		a.history = []model.Message{{Role: model.RoleSystem, Content: a.SystemPrompt}}
+		a.persist(func(s *session.File) error { return s.SystemPrompt(a.SystemPrompt) })
 	}
 }
 
@@ -164,7 +166,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 			"continuing the session's unfinished turn: its prompt is this one and %d step(s) of it are saved, so it is not asked again", steps)})
 	} else {
 		a.checkpoint()
-		a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt, Images: spec.Images})
+		a.appendMsg(model.Message{Role: model.RoleUser, Content: spec.Prompt, Images: spec.Images})
 	}
 
 	var out event.TurnOutcome
@@ -172,7 +174,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 	// answer holds the parts of a final answer that the token limit cut, to be continued.
 	answer, continued := "", 0
 	end := func(reason string) {
-		a.persist(func(s *Session) error { return s.Sync() })
+		a.persist(func(s *session.File) error { return s.Sync() })
 		a.emit(event.TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
 	}
 	for step := 1; ; step++ {
@@ -222,7 +224,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 			answer = out.FinalText
 			a.emit(event.Warning{Message: fmt.Sprintf(
 				"step %d: the answer was cut off at the completion token limit; asking the model to continue (%d of %d)", step, continued, MaxContinuations)})
-			a.appendMsg(Message{Role: RoleUser, Content: continueNote})
+			a.appendMsg(model.Message{Role: model.RoleUser, Content: continueNote})
 			continue
 		}
 		if res.calls == 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/internal/testkit"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -79,7 +80,7 @@ func newHarness(t *testing.T, responses []scripted.Response, toolNames ...string
 		ts = append(ts, ft)
 	}
 	h.agent = &agent.Agent{
-		Model:        agent.NewOpenAI(agent.OpenAIConfig{BaseURL: h.srv.URL(), APIKey: "sk-test", Model: "test-model"}),
+		Model:        model.NewOpenAI(model.Config{BaseURL: h.srv.URL(), APIKey: "sk-test", Model: "test-model"}),
 		Tools:        ts,
 		Sink:         h.sink,
 		SystemPrompt: "You are a test.",

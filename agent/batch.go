@@ -10,15 +10,16 @@ import (
 
 	"github.com/kimi-run/kimi-run/event"
 
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
 // running is one tool call of a batch.
 type running struct {
-	call CallSpec
+	call model.CallSpec
 	// sent is the call as it goes back into the conversation: arguments that were not a
 	// JSON object are replaced by {} so the provider does not reject the next request.
-	sent    CallSpec
+	sent    model.CallSpec
 	done    chan struct{}
 	output  string
 	isError bool
@@ -27,7 +28,7 @@ type running struct {
 }
 
 // start launches a call unless it already runs. It emits tool_call before the call runs.
-func (b *batch) start(ctx context.Context, c CallSpec) {
+func (b *batch) start(ctx context.Context, c model.CallSpec) {
 	b.mu.Lock()
 	if b.ids == nil {
 		b.ids = map[string]bool{}
@@ -40,7 +41,7 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 	r := &running{call: c, sent: c, done: make(chan struct{})}
 	over := len(b.calls) >= MaxCallsPerReply
 	b.calls = append(b.calls, r)
-	args, argsOK := parseArgs(c.Arguments)
+	args, argsOK := model.ParseArgs(c.Arguments)
 	var twin *running
 	note := ""
 	if argsOK && !over {
@@ -62,7 +63,7 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 	if !argsOK {
 		r.sent.Arguments = "{}"
 	}
-	a.emit(event.ToolCall{Step: b.step, ID: c.ID, Name: c.Name, Arguments: c.argsObject()})
+	a.emit(event.ToolCall{Step: b.step, ID: c.ID, Name: c.Name, Arguments: c.ArgsJSON()})
 	if twin != nil {
 		// The same call twice in one reply runs once; both get its result.
 		b.wg.Add(1)
@@ -109,7 +110,7 @@ func (b *batch) start(ctx context.Context, c CallSpec) {
 }
 
 // run calls the tool, turning an unknown name and a panic into results the model can read.
-func (b *batch) run(ctx context.Context, c CallSpec, args []byte) (res tools.Result, err error) {
+func (b *batch) run(ctx context.Context, c model.CallSpec, args []byte) (res tools.Result, err error) {
 	t := b.agent.tool(c.Name)
 	if t == nil {
 		names := make([]string, 0, len(b.agent.Tools))
@@ -134,7 +135,7 @@ func (b *batch) run(ctx context.Context, c CallSpec, args []byte) (res tools.Res
 
 // results waits for every call and returns them in the order the model made them (order).
 // The first Go error from a tool stops the run.
-func (b *batch) results(order []CallSpec) ([]*running, error) {
+func (b *batch) results(order []model.CallSpec) ([]*running, error) {
 	b.wg.Wait()
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -39,7 +40,7 @@ func TestStepsReuseOneConnection(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	a := &agent.Agent{
-		Model: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"}),
+		Model: model.NewOpenAI(model.Config{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"}),
 		Tools: []tools.Tool{&fakeTool{name: "Probe"}},
 		Retry: agent.RetryPolicy{Timer: agent.NoWait},
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -65,7 +66,7 @@ func TestToolStartsBeforeTheReplyEnds(t *testing.T) {
 		}
 	})
 	a := &agent.Agent{
-		Model: agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"}),
+		Model: model.NewOpenAI(model.Config{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"}),
 		Tools: []tools.Tool{probe},
 		Sink:  sink,
 		Retry: agent.RetryPolicy{Timer: agent.NoWait},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // fallBack reports whether a step whose model call failed with err should be tried again
@@ -14,7 +15,7 @@ import (
 // reply has started, and a fallback is left.
 func (a *Agent) fallBack(ctx context.Context, step int, err error, started int) bool {
 	var ae *AttemptsError
-	if a.Fallback == nil || started > 0 || context.Cause(ctx) != nil || !errors.As(err, &ae) || !Retryable(ae.Err) {
+	if a.Fallback == nil || started > 0 || context.Cause(ctx) != nil || !errors.As(err, &ae) || !model.Retryable(ae.Err) {
 		return false
 	}
 	name, ok := a.Fallback()

@@ -4,12 +4,14 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
 // Config is what New builds an Agent from.
 type Config struct {
-	Model Model
+	Model model.Model
 	Sink  event.Sink
 	// SystemPrompt renders the prompt that opens the conversation; it lists the toolset,
 	// so it is given the tools New built.
@@ -19,7 +21,7 @@ type Config struct {
 	Retry      RetryPolicy
 	Compaction Compaction
 	// Session, when set, receives every record of the conversation.
-	Session *Session
+	Session *session.File
 	// Now is the clock for events (default time.Now).
 	Now func() time.Time
 	// DMail gives the agent the SendDMail tool and shows it checkpoint markers.

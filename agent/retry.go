@@ -6,6 +6,8 @@ import (
 	"time"
 
 	retry "github.com/avast/retry-go/v4"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // RetryPolicy says how failed model calls are retried.
@@ -35,7 +37,7 @@ func (p RetryPolicy) delay(n int, err error) time.Duration {
 	if maxDelay <= 0 {
 		maxDelay = 60 * time.Second
 	}
-	var pe *ProviderError
+	var pe *model.ProviderError
 	if errors.As(err, &pe) && pe.RetryAfterSet() {
 		return min(time.Duration(pe.RetryAfter)*time.Millisecond, maxDelay)
 	}

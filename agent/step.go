@@ -10,6 +10,9 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 
 	retry "github.com/avast/retry-go/v4"
+
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 )
 
 // stepResult is what one step added to the turn.
@@ -30,11 +33,11 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	batch := &batch{agent: a, step: step, guard: guard}
 	defer batch.wait()
 
-	req := Request{Messages: a.history, Tools: a.Tools, MaxTokens: a.completionBudget()}
-	handler := Handler{
+	req := model.Request{Messages: a.history, Tools: a.Tools, MaxTokens: a.completionBudget()}
+	handler := model.Handler{
 		Text:     func(d string) { a.emit(event.Text{Step: step, Delta: d}) },
 		Thinking: func(d string) { a.emit(event.Thinking{Step: step, Delta: d}) },
-		ToolCall: func(c CallSpec) { batch.start(ctx, c) },
+		ToolCall: func(c model.CallSpec) { batch.start(ctx, c) },
 	}
 	reply, err := a.callWithRetry(ctx, step, req, handler, batch.started)
 	if err != nil && a.fallBack(parent, step, err, batch.started()) {
@@ -71,22 +74,22 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	}
 	a.stats.ToolCalls += len(results)
 
-	msg := Message{Role: RoleAssistant, Content: reply.Text, Reasoning: reply.Reasoning,
+	msg := model.Message{Role: model.RoleAssistant, Content: reply.Text, Reasoning: reply.Reasoning,
 		ReasoningField: reply.ReasoningField, ReasoningDetails: reply.ReasoningDetails}
 	for _, r := range results {
 		msg.ToolCalls = append(msg.ToolCalls, r.sent)
 	}
 	a.appendMsg(msg)
-	a.persist(func(s *Session) error { return s.Usage(a.stats.ContextTokens) })
+	a.persist(func(s *session.File) error { return s.Usage(a.stats.ContextTokens) })
 	for _, r := range results {
-		a.appendMsg(Message{Role: RoleTool, Content: r.output, ToolCallID: r.call.ID, Name: r.call.Name})
+		a.appendMsg(model.Message{Role: model.RoleTool, Content: r.output, ToolCallID: r.call.ID, Name: r.call.Name})
 	}
 	return stepResult{text: reply.Text, calls: len(results), cut: cut}, nil
 }
 
 // callWithRetry makes one model call under the retry policy. started reports how many tool
 // calls of the reply are already running; once any are, a broken stream is not retried.
-func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Handler, started func() int) (Reply, error) {
+func (a *Agent) callWithRetry(ctx context.Context, step int, req model.Request, h model.Handler, started func() int) (model.Reply, error) {
 	policy := a.Retry
 	attempts := policy.attempts()
 	timer := policy.Timer
@@ -94,9 +97,9 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 		timer = realTimer{}
 	}
 	reply, err := retry.DoWithData(
-		func() (Reply, error) {
+		func() (model.Reply, error) {
 			r, err := a.Model.Stream(ctx, req, h)
-			var fe *FinishError
+			var fe *model.FinishError
 			if err != nil && started != nil && started() > 0 && !errors.As(err, &fe) {
 				// Calls already running cannot be taken back. Keep the reply up to the
 				// last complete call and let the model see their results; a retry would
@@ -111,7 +114,7 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 		retry.LastErrorOnly(true),
 		// Once the run is stopped (signal, --timeout) nothing is retried, so no retry event
 		// announces an attempt that will never be made.
-		retry.RetryIf(func(err error) bool { return ctx.Err() == nil && Retryable(err) }),
+		retry.RetryIf(func(err error) bool { return ctx.Err() == nil && model.Retryable(err) }),
 		retry.WithTimer(timer),
 		retry.DelayType(func(n uint, err error, _ *retry.Config) time.Duration {
 			d := policy.delay(int(n), err)
@@ -119,7 +122,7 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 				return 0
 			}
 			ev := event.Retry{Step: step, Attempt: int(n), MaxAttempts: attempts, DelayMS: d.Milliseconds(), Error: err.Error()}
-			var pe *ProviderError
+			var pe *model.ProviderError
 			if errors.As(err, &pe) {
 				ev.HTTPStatus = pe.StatusCode
 			}
@@ -129,14 +132,14 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 	)
 	if err != nil {
 		if cerr := context.Cause(ctx); cerr != nil {
-			return Reply{}, cerr
+			return model.Reply{}, cerr
 		}
-		return Reply{}, &AttemptsError{Attempts: attempts, Err: err}
+		return model.Reply{}, &AttemptsError{Attempts: attempts, Err: err}
 	}
 	return reply, nil
 }
 
-func (a *Agent) addUsage(u TokenUsage) {
+func (a *Agent) addUsage(u model.TokenUsage) {
 	a.stats.Usage.InputTokens += u.InputTokens
 	a.stats.Usage.OutputTokens += u.OutputTokens
 	a.stats.Usage.CachedTokens += u.CachedTokens
@@ -154,7 +157,7 @@ type AttemptsError struct {
 }
 
 func (e *AttemptsError) Error() string {
-	if Retryable(e.Err) {
+	if model.Retryable(e.Err) {
 		if e.Attempts == 1 {
 			return fmt.Sprintf("model call failed after 1 attempt: %v", e.Err)
 		}

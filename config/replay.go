@@ -1,6 +1,6 @@
 package config
 
-import "github.com/kimi-run/kimi-run/agent/cassette"
+import "github.com/kimi-run/kimi-run/model/cassette"
 
 // loadReplay checks the record and replay flags and reads the replay's cassette. A replay
 // takes its endpoint and model from the cassette and needs no key: it returns the

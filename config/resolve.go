@@ -151,6 +151,7 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 	e, getenv := &s.Endpoint, s.Env.Getenv
 	e.Model = entry.Model
 	e.Headers = prov.CustomHeaders
+	e.Protocol = prov.Type
 	switch prov.Type {
 	case "kimi", "":
 		kimi = true

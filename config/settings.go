@@ -9,10 +9,10 @@ package config
 import (
 	"time"
 
-	"github.com/kimi-run/kimi-run/agent/cassette"
 	"github.com/kimi-run/kimi-run/agentspec"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/kimilogin"
+	"github.com/kimi-run/kimi-run/model/cassette"
 )
 
 // Defaults that more than one source can override, in one place.
@@ -102,6 +102,9 @@ type Endpoint struct {
 	ConfigKeys []string
 	BaseURL    string
 	Model      string
+	// Protocol is the provider's type ("kimi", "openai_legacy", ...; "" for an endpoint from
+	// the environment): model.New picks the client by it.
+	Protocol string
 	// Capabilities are the model's (config entry, or KIMI_MODEL_CAPABILITIES): image_in
 	// lets --image attach pictures.
 	Capabilities []string

@@ -139,7 +139,7 @@ func TestActionInstallWithoutTheReleaseHost(t *testing.T) {
 	}
 
 	out, o, err := installEnv(t, append(offline, "RUNNER_TOOL_CACHE="+cache, "KIMI_RUN_VERSION=v1.2.3")...)
-	if err != nil || o["bin"] != filepath.Join(dir, "kimi-run") || !strings.HasPrefix(o["version"], "dev") {
+	if err != nil || o["bin"] != filepath.Join(dir, "kimi-run") || o["version"] != binaryVersion(t) {
 		t.Errorf("from the tool cache: %v, outputs %v\n%s", err, o, out)
 	}
 	if !strings.Contains(out, "from the runner's tool cache") {

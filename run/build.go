@@ -7,6 +7,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/mcp"
 )
@@ -199,7 +200,8 @@ func (r *runState) model() (*fallbackModel, error) {
 	}
 	httpClient = r.cred.loginClient(httpClient, s.Flags.StreamIdleTimeout)
 	e := s.Endpoint
-	return withFallback(agent.OpenAIConfig{
+	return withFallback(model.Config{
+		Protocol:      e.Protocol,
 		BaseURL:       e.BaseURL,
 		APIKey:        r.cred.apiKey,
 		Model:         e.Model,
@@ -208,5 +210,5 @@ func (r *runState) model() (*fallbackModel, error) {
 		Headers:       headers(e.Headers, r.version),
 		SendReasoning: e.Thinking != nil && *e.Thinking,
 		HTTPClient:    httpClient,
-	}, s.Flags.FallbackModel), nil
+	}, s.Flags.FallbackModel)
 }

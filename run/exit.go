@@ -11,6 +11,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/kimilogin"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/ralph"
 )
 
@@ -126,7 +127,7 @@ func judge(out outcome, err error, cause error) verdict {
 		info.Kind, info.Retryable = "transient", true
 		return verdict{code: ExitTransient, reason: "transient", err: info}
 	}
-	var pe *agent.ProviderError
+	var pe *model.ProviderError
 	if errors.As(err, &pe) {
 		info.HTTPStatus = pe.StatusCode
 		if pe.Auth() {
@@ -140,12 +141,12 @@ func judge(out outcome, err error, cause error) verdict {
 			return verdict{code: ExitAuth, reason: "quota", err: info}
 		}
 	}
-	var fe *agent.FinishError
+	var fe *model.FinishError
 	if errors.As(err, &fe) {
 		info.Kind = "filtered"
 		return verdict{code: ExitFiltered, reason: "filtered", err: info}
 	}
-	var ee *agent.EndpointError
+	var ee *model.EndpointError
 	if errors.As(err, &ee) {
 		info.Kind = "config"
 		info.Message = ee.Error()
@@ -155,13 +156,13 @@ func judge(out outcome, err error, cause error) verdict {
 	if errors.As(err, &se) {
 		return verdict{code: ExitSchema, reason: "schema", err: &event.ErrorInfo{Kind: "schema", Message: se.Error()}}
 	}
-	var be *agent.BudgetError
+	var be *model.BudgetError
 	if errors.As(err, &be) {
 		// The budget's own words: the wrapping (flow node, model call) adds nothing.
 		return verdict{code: ExitSpend, reason: "budget", err: &event.ErrorInfo{Kind: "budget", Message: be.Error()}}
 	}
 	var ae *agent.AttemptsError
-	if errors.As(err, &ae) && agent.Retryable(ae.Err) {
+	if errors.As(err, &ae) && model.Retryable(ae.Err) {
 		info.Kind = "transient"
 		info.Retryable = true
 		return verdict{code: ExitTransient, reason: "transient", err: info}

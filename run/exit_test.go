@@ -10,14 +10,16 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/skills"
 )
 
 // TestJudge maps every kind of outcome to its exit code and terminal reason, without a
 // process: the end-to-end tests drive the binary into each code, this pins the mapping.
 func TestJudge(t *testing.T) {
 	t.Parallel()
-	transient := &agent.AttemptsError{Attempts: 3, Err: &agent.ProviderError{StatusCode: 503, Message: "overloaded", RetryAfter: -1}}
+	transient := &agent.AttemptsError{Attempts: 3, Err: &model.ProviderError{StatusCode: 503, Message: "overloaded", RetryAfter: -1}}
 	tests := []struct {
 		name      string
 		out       outcome
@@ -40,23 +42,23 @@ func TestJudge(t *testing.T) {
 		{name: "flow turn hit max steps", out: outcome{flow: true, stop: event.StopMaxSteps, flowResult: ralph.Result{Outcome: ralph.OutcomeTurnStopped}},
 			code: ExitMaxSteps, reason: "max_steps", kind: "max_steps"},
 		{name: "usage", err: usagef("empty prompt"), code: ExitUsage, reason: "error", kind: "usage"},
-		{name: "skill error wrapped as usage", err: usagef("%w", &ralph.SkillError{Name: "x", Err: errors.New("no such skill")}),
+		{name: "skill error wrapped as usage", err: usagef("%w", &skills.Error{Name: "x", Err: errors.New("no such skill")}),
 			code: ExitUsage, reason: "error", kind: "usage"},
 		{name: "session in use", err: &busyError{msg: "session s is in use by another run"}, code: ExitTransient, reason: "busy", kind: "busy", retryable: true},
-		{name: "401", err: &agent.AttemptsError{Attempts: 3, Err: &agent.ProviderError{StatusCode: 401, RetryAfter: -1}},
+		{name: "401", err: &agent.AttemptsError{Attempts: 3, Err: &model.ProviderError{StatusCode: 401, RetryAfter: -1}},
 			code: ExitAuth, reason: "auth", kind: "auth", status: 401},
-		{name: "403", err: &agent.ProviderError{StatusCode: 403, RetryAfter: -1}, code: ExitAuth, reason: "auth", kind: "auth", status: 403},
+		{name: "403", err: &model.ProviderError{StatusCode: 403, RetryAfter: -1}, code: ExitAuth, reason: "auth", kind: "auth", status: 403},
 		{name: "transient after retries", err: transient, code: ExitTransient, reason: "transient", kind: "transient", retryable: true, status: 503},
-		{name: "cut stream after retries", err: &agent.AttemptsError{Attempts: 3, Err: agent.ErrIncompleteStream},
+		{name: "cut stream after retries", err: &agent.AttemptsError{Attempts: 3, Err: model.ErrIncompleteStream},
 			code: ExitTransient, reason: "transient", kind: "transient", retryable: true},
-		{name: "400", err: &agent.AttemptsError{Attempts: 3, Err: &agent.ProviderError{StatusCode: 400, Message: "bad", RetryAfter: -1}},
+		{name: "400", err: &agent.AttemptsError{Attempts: 3, Err: &model.ProviderError{StatusCode: 400, Message: "bad", RetryAfter: -1}},
 			code: ExitError, reason: "error", kind: "provider", status: 400},
 		{name: "internal", err: fmt.Errorf("tool Shell: %w", errors.New("boom")), code: ExitError, reason: "error", kind: "error"},
 		{name: "SIGINT wins over the error it caused", err: context.Canceled, cause: &signalError{sig: os.Interrupt},
 			code: ExitInterrupt, reason: "cancelled", kind: "cancelled"},
 		{name: "SIGTERM", err: transient, cause: &signalError{sig: syscall.SIGTERM}, code: ExitTerminated, reason: "cancelled", kind: "cancelled"},
 		{name: "timeout", err: context.Canceled, cause: errTimeout, code: ExitTimeout, reason: "timeout", kind: "timeout"},
-		{name: "budget inside a flow node", err: fmt.Errorf("flow node %q: %w", "R1", &agent.AttemptsError{Attempts: 3, Err: &agent.BudgetError{Kind: agent.BudgetTokens, Limit: 10, Spent: 9, Next: 5}}),
+		{name: "budget inside a flow node", err: fmt.Errorf("flow node %q: %w", "R1", &agent.AttemptsError{Attempts: 3, Err: &model.BudgetError{Kind: model.BudgetTokens, Limit: 10, Spent: 9, Next: 5}}),
 			code: ExitSpend, reason: "budget", kind: "budget"},
 		{name: "timeout after success is still a timeout", out: outcome{stop: event.StopCompleted}, cause: errTimeout,
 			code: ExitTimeout, reason: "timeout", kind: "timeout"},
@@ -88,8 +90,8 @@ func TestJudge(t *testing.T) {
 
 func TestUsageErrorUnwraps(t *testing.T) {
 	t.Parallel()
-	err := usagef("flow: %w", &ralph.SkillError{Name: "deploy", Err: errors.New("not found")})
-	var se *ralph.SkillError
+	err := usagef("flow: %w", &skills.Error{Name: "deploy", Err: errors.New("not found")})
+	var se *skills.Error
 	if !errors.As(err, &se) || se.Name != "deploy" {
 		t.Fatalf("errors.As(%v) did not find the skill error", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/skills"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -63,7 +64,7 @@ type plan struct {
 	images []event.Image
 }
 
-func planRun(s *config.Settings, skills *ralph.Skills, prompt string) (plan, error) {
+func planRun(s *config.Settings, found *skills.Set, prompt string) (plan, error) {
 	cli := &s.Flags
 	p := plan{prompt: prompt, ralph: s.Ralph}
 	var err error
@@ -88,7 +89,7 @@ func planRun(s *config.Settings, skills *ralph.Skills, prompt string) (plan, err
 		p.flow, p.moves, p.request, p.prompt = f, cli.MaxMoves, prompt, ""
 		return p, nil
 	}
-	exp, err := ralph.ExpandPrompt(skills, prompt)
+	exp, err := skills.ExpandPrompt(found, prompt)
 	if err != nil {
 		return p, usagef("%w", err)
 	}

@@ -13,8 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 )
 
 const (
@@ -76,8 +77,8 @@ type sessionPlan struct {
 	// meta is what the session's meta file says, as this run updates it.
 	meta     sessionMeta
 	started  time.Time
-	session  *agent.Session
-	restored *agent.Restored
+	session  *session.File
+	restored *session.Restored
 	lock     *sessionLock
 }
 
@@ -159,9 +160,9 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 
 // open resumes or creates the session's context file, the lock taken.
 func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path, secret string, explicit bool, root string) (sessionPlan, error) {
-	opt := agent.WithRedact(func(line string) string { return redact(line, secret) })
+	opt := session.WithRedact(func(line string) string { return redact(line, secret) })
 	if _, err := os.Stat(path); err == nil {
-		p.session, p.restored, err = agent.OpenSession(ctx, path, opt)
+		p.session, p.restored, err = session.Open(ctx, path, opt)
 		if err != nil && ctx.Err() != nil {
 			return p, context.Cause(ctx) // a signal or --timeout during a long restore
 		}
@@ -175,7 +176,7 @@ func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path, se
 	if continued {
 		return p, usagef("the last session %s of %s has no context file", p.id, workDir)
 	}
-	s, err := agent.CreateSession(path, opt)
+	s, err := session.Create(path, opt)
 	if err != nil {
 		return p.unsaved(explicit, root, err)
 	}
@@ -248,7 +249,7 @@ func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
 	if m.Prompt == "" && p.restored != nil {
 		// A session older than its meta file: its first prompt is in the conversation.
 		for _, msg := range p.restored.Messages {
-			if msg.Role == agent.RoleUser && !strings.HasPrefix(msg.Content, "<system>") {
+			if msg.Role == model.RoleUser && !strings.HasPrefix(msg.Content, "<system>") {
 				m.Prompt = firstLine(msg.Content)
 				break
 			}

@@ -11,7 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 )
 
 // housekeeping runs --list-sessions or --show-session: it reads the sessions of the work dir
@@ -56,7 +57,7 @@ func housekeeping(ctx context.Context, cli *CLI, sio IO) ExitCode {
 	if !ok {
 		return fail(ExitUsage, usagef("no session %s for %s (in %s); --list-sessions lists them", id, workDir, root))
 	}
-	restored, err := agent.ReadSession(ctx, filepath.Join(dir, contextFile))
+	restored, err := session.Read(ctx, filepath.Join(dir, contextFile))
 	if err != nil {
 		return fail(ExitError, fmt.Errorf("read session %s: %w", id, err))
 	}
@@ -160,14 +161,14 @@ type toolCallLine struct {
 	Arguments string `json:"arguments"`
 }
 
-func writeConversationNDJSON(w io.Writer, info sessionInfo, r *agent.Restored) error {
+func writeConversationNDJSON(w io.Writer, info sessionInfo, r *session.Restored) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(toLine(info)); err != nil {
 		return err
 	}
 	if r.SystemPrompt != "" {
-		if err := enc.Encode(messageLine{Type: "message", Role: agent.RoleSystem, Content: r.SystemPrompt}); err != nil {
+		if err := enc.Encode(messageLine{Type: "message", Role: model.RoleSystem, Content: r.SystemPrompt}); err != nil {
 			return err
 		}
 	}
@@ -183,7 +184,7 @@ func writeConversationNDJSON(w io.Writer, info sessionInfo, r *agent.Restored) e
 	return nil
 }
 
-func writeConversationText(w io.Writer, info sessionInfo, r *agent.Restored) error {
+func writeConversationText(w io.Writer, info sessionInfo, r *session.Restored) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "session %s\n", info.ID)
 	fmt.Fprintf(&b, "started %s, %d run(s), outcome %s\n", info.Started.Local().Format(time.DateTime), info.Runs, info.describe())
@@ -193,7 +194,7 @@ func writeConversationText(w io.Writer, info sessionInfo, r *agent.Restored) err
 	fmt.Fprintf(&b, "resume with: kimi-run --session %s\n", info.ID)
 	for _, m := range r.Messages {
 		switch m.Role {
-		case agent.RoleTool:
+		case model.RoleTool:
 			fmt.Fprintf(&b, "\n--- tool result %s (%s)\n", m.Name, m.ToolCallID)
 		default:
 			fmt.Fprintf(&b, "\n--- %s\n", m.Role)

@@ -9,9 +9,10 @@ import (
 	"sync"
 
 	"github.com/kimi-run/kimi-run/agent"
-	"github.com/kimi-run/kimi-run/agent/cassette"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/output"
 )
 
@@ -80,7 +81,7 @@ func (t *tape) client(s *config.Settings, apiKey, version string) (*http.Client,
 	case t.flags.Record != "":
 		rec, err := cassette.Create(t.flags.Record, cassette.Header{
 			KimiRun: version, Model: e.Model, BaseURL: config.RedactURL(e.BaseURL), WorkDir: s.WorkDir,
-		}, agent.NewTransport(t.flags.StreamIdleTimeout), secrets)
+		}, model.NewTransport(t.flags.StreamIdleTimeout), secrets)
 		if err != nil {
 			return nil, usagef("--record: %w", err)
 		}
