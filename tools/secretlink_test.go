@@ -20,7 +20,7 @@ func TestSecretsThroughLinksAreRefused(t *testing.T) {
 	writeTestFile(t, work, ".env", "API_KEY=env-link-secret\n")
 	writeTestFile(t, work, "real.txt", "harmless text\n")
 	for link, target := range map[string]string{
-		"notes.txt":  ".env",                                      // the case
+		"notes.txt":  ".env",                                     // the case
 		"aws.txt":    filepath.Join(home, ".aws", "credentials"), // a link to a file outside
 		"dockerdir":  filepath.Join(home, ".docker"),             // a link to a directory outside
 		"awsdir":     filepath.Join(home, ".aws"),

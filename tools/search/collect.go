@@ -33,8 +33,8 @@ type collector struct {
 	content bool
 	// secret tells the files never searched (Sensitive, through root's links too).
 	secret func(path string) (reason string, ok bool)
-	files   []*File // the retained prefix, in output order
-	kept    int     // output lines held by files
+	files  []*File // the retained prefix, in output order
+	kept   int     // output lines held by files
 
 	totalFiles, totalUnits, totalMatches int
 }
