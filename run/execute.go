@@ -124,7 +124,7 @@ func (r *runState) login(ctx context.Context) error {
 // the agent's prompts, plans the run and checks that the prompt fits the model.
 func (r *runState) prepareWorkspace(in *inputs) error {
 	s, f, warn := r.s, &r.s.Flags, r.warnEarly
-	if err := createAddDirs(f.AddDir, warn); err != nil {
+	if err := createAddDirs(s.WorkDir, f.AddDir, warn); err != nil {
 		return err
 	}
 	g, err := newGuard(s)
