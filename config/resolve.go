@@ -19,6 +19,7 @@ import (
 // the error (a *UsageError for anything the user can fix). f is not changed.
 func Resolve(f Flags, env Env) (*Settings, error) {
 	s := &Settings{Flags: f, Env: env, Output: resolveOutput(&f), Ralph: f.Ralph}
+	s.envSecrets()
 	s.Session = firstSet(f.Resume, f.Session)
 	s.Prompt, s.PromptGiven = f.Prompt, f.Given("prompt")
 	if f.Command != nil {
@@ -50,8 +51,11 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 	if err != nil {
 		return s, err
 	}
-	for _, k := range fc.Providers {
-		s.Endpoint.ConfigKeys = append(s.Endpoint.ConfigKeys, k.APIKey)
+	s.fileSecrets(fc)
+	if f.Config != "" {
+		if w := inlineWarning(fc); w != "" {
+			s.Warnings = append(s.Warnings, w)
+		}
 	}
 	entry, err := s.resolveEndpoint(fc, baseURL, model)
 	if err != nil {
@@ -65,6 +69,7 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 		s.checkEndpoint,
 		s.resolveWorkDir,
 		s.resolveMCP,
+		func() error { s.mcpSecrets(); return nil },
 		s.resolveAgent,
 	}
 	for _, step := range steps {

@@ -201,8 +201,8 @@ func TestResolveKeepsWhatItFound(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if s.Output.LogLevel != "debug" || !reflect.DeepEqual(s.Endpoint.ConfigKeys, []string{"sk-cfg"}) {
-		t.Errorf("output %+v, config keys %q", s.Output, s.Endpoint.ConfigKeys)
+	if s.Output.LogLevel != "debug" || !reflect.DeepEqual(s.Secrets.Own, []string{"sk", "sk-cfg"}) {
+		t.Errorf("output %+v, secrets %q", s.Output, s.Secrets.Own)
 	}
 }
 

@@ -78,6 +78,8 @@ type Settings struct {
 	MCP MCP
 	// Agent is the agent of --agent or --agent-file (the built-in default without them).
 	Agent *agentspec.Spec
+	// Secrets are every credential the run knows of, used or not (config/secrets.go).
+	Secrets Secrets
 
 	// Warnings are what the run says about its configuration once its event stream is
 	// open, in the order found.

@@ -44,8 +44,6 @@ type runState struct {
 
 	sessionID string
 	session   sessionPlan
-	// secret is the key the run sends, scrubbed from messages (cred.apiKey).
-	secret string
 	// hooks, once the session started, fire SessionEnd when the run finishes.
 	hooks *runHooks
 	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
@@ -130,7 +128,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.Status = "error"
 	}
 	if res.Error != nil {
-		res.Error.Message = redact(res.Error.Message, r.secret)
+		res.Error.Message = r.secrets.scrub(res.Error.Message)
 		if r.jsonMode {
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)

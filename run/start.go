@@ -18,16 +18,12 @@ import (
 func start(s *config.Settings, sio IO, version string, started time.Time) (*runState, context.Context) {
 	f := &s.Flags
 	jsonMode := f.OutputFormat == "stream-json"
-	// Scrub the keys from both streams, before anything is written: those in the
-	// environment and those of the config file.
+	// Scrub every credential the run knows of from both streams, before anything is
+	// written.
 	secrets := &secretSet{}
-	for _, k := range credentialVars {
-		secrets.add(s.Env.Getenv(k))
-	}
 	secrets.add(s.Endpoint.APIKey)
-	for _, k := range s.Endpoint.ConfigKeys {
-		secrets.add(k)
-	}
+	secrets.add(s.Secrets.Own...)
+	secrets.addOther(s.Secrets.Others...)
 	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
@@ -36,7 +32,7 @@ func start(s *config.Settings, sio IO, version string, started time.Time) (*runS
 		sio.Stderr = neutralWriter{stderr}
 	}
 	r := &runState{s: s, version: version, sio: sio, jsonMode: jsonMode, started: started, secrets: secrets,
-		tape: newTape(s), secret: s.Endpoint.APIKey, keep: f.KeepBackground,
+		tape: newTape(s), keep: f.KeepBackground,
 		answerFile: f.OutputLastMessage, answerJSON: f.JSONSchema != "", scrub: stdout.scrub}
 	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
 	// export (bounded) is the last thing the run does.
