@@ -27,6 +27,7 @@ func main() {
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
 		Signals: sig,
+		Self:    true,
 	}, versionString())))
 }
 

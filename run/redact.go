@@ -80,6 +80,13 @@ func (s *secretSet) hasOwn(v string) bool {
 	return false
 }
 
+// allForms returns every form of every registered secret.
+func (s *secretSet) allForms() [][]byte {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.forms)
+}
+
 // list returns the registered secrets.
 func (s *secretSet) list() []string {
 	s.mu.RLock()

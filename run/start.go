@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
@@ -24,6 +25,9 @@ func start(s *config.Settings, sio IO, version string, started time.Time) (*runS
 	secrets.add(s.Endpoint.APIKey)
 	secrets.add(s.Secrets.Own...)
 	secrets.addOther(s.Secrets.Others...)
+	// Then from this process's own environment and command line (/proc/self/environ and
+	// cmdline), where a command could read them.
+	hideErr := sio.self.hide(secrets.allForms(), credentialVar)
 	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
@@ -41,6 +45,9 @@ func start(s *config.Settings, sio IO, version string, started time.Time) (*runS
 		r.res.add(func() { stopTelemetry(r.tel, sio.Stderr, secrets) })
 	}
 	r.sink = r.newSink(rawStderr)
+	if hideErr != nil {
+		r.warnEarly(fmt.Sprintf("the API key could not be hidden from this process's /proc/%d/environ and cmdline (%v): a command of the same user can read it there", os.Getpid(), hideErr))
+	}
 	// The watchdog kills what the run's children left in their groups should kimi-run die
 	// without ending them (SIGKILL); it starts with the first child. Its close runs after
 	// the result, the MCP servers' shutdown and the background groups'.
