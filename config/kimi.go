@@ -9,19 +9,23 @@ import "strings"
 // refuses the combinations Kimi refuses or that would leave one of two synonyms silently
 // ignored. The README section "Coming from Kimi CLI" holds the map for users.
 
-// synonyms are the pairs of flags that set the same thing.
-var synonyms = [][2]string{
-	{"max-steps", "max-steps-per-turn"},
-	{"max-retries", "max-retries-per-step"},
-	{"ralph", "max-ralph-iterations"},
-	{"session", "resume"},
-	{"config", "config-file"},
+// synonyms are the pairs of flags that set the same thing: each Kimi flag declared to set
+// another (sets:"flag"), and these, which set it with another meaning.
+func (f *Flags) synonyms() [][2]string {
+	pairs := [][2]string{
+		{"max-retries", "max-retries-per-step"}, // Kimi's counts attempts, not retries
+		{"config", "config-file"},               // the text instead of the file
+	}
+	if f.src != nil {
+		pairs = append(pairs, f.src.synonyms...)
+	}
+	return pairs
 }
 
 // checkKimi refuses the Kimi flags' conflicts and values Kimi refuses; every error is a
 // usage error.
 func checkKimi(f *Flags) error {
-	for _, pair := range synonyms {
+	for _, pair := range f.synonyms() {
 		if f.Given(pair[0]) && f.Given(pair[1]) {
 			return Usagef("--%s and --%s cannot be combined: they set the same thing", pair[0], pair[1])
 		}
@@ -35,9 +39,6 @@ func checkKimi(f *Flags) error {
 		if prompt == "" {
 			return Usagef("empty prompt: -c/--command needs the task text")
 		}
-	}
-	if f.Given("max-steps-per-turn") && f.MaxStepsPerTurn < 1 {
-		return Usagef("--max-steps-per-turn must be at least 1")
 	}
 	if f.Given("max-retries-per-step") && f.MaxRetriesPerStep < 1 {
 		return Usagef("--max-retries-per-step must be at least 1 (it counts the first attempt)")

@@ -1,12 +1,12 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,17 +16,17 @@ import (
 // Resolve reads the flags, the environment and the files into the run's Settings. It
 // always returns what it resolved so far, so that a run stopped by a usage error still
 // reports the way the flags ask and scrubs the keys it found; the first problem found is
-// the error (a *UsageError for anything the user can fix). f is not changed.
-func Resolve(f Flags, env Env) (*Settings, error) {
-	s := &Settings{Flags: f, Env: env, Output: resolveOutput(&f), Ralph: f.Ralph}
+// the error (a *UsageError for anything the user can fix). f is not changed. Reading the
+// files it names stops with ctx's cause when ctx ends (a signal, --timeout).
+func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
+	s := &Settings{Flags: f, Env: env, Output: resolveOutput(&f), Ralph: f.Ralph, Session: f.Session}
 	s.envSecrets()
-	s.Session = firstSet(f.Resume, f.Session)
 	s.Prompt, s.PromptGiven = f.Prompt, f.Given("prompt")
 	if f.Command != nil {
 		s.Prompt, s.PromptGiven = strings.TrimSpace(*f.Command), true
 	}
-	if f.MaxRalphIterations != nil {
-		s.Ralph = *f.MaxRalphIterations
+	if f.Flow != "" && f.fromFile("ralph") {
+		s.Ralph = 0 // the file's Ralph iterations are not for a flow, which brings its own graph
 	}
 	s.StdinTimeout = f.StdinTimeout
 	if !f.Given("stdin-timeout") && onCI(env) {
@@ -38,16 +38,19 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 	if err := checkFlagValues(&f); err != nil {
 		return s, err
 	}
+	if f.src != nil && len(f.src.problems) > 0 {
+		return s, f.src.problems[0]
+	}
 	// A replay brings its endpoint and model, before the file and the environment.
 	baseURL, model := f.BaseURL, f.Model
-	replayURL, replayModel, replaying, err := s.loadReplay()
+	replayURL, replayModel, replaying, err := s.loadReplay(ctx)
 	if err != nil {
 		return s, err
 	}
 	if replaying {
 		baseURL, model = replayURL, firstSet(model, replayModel)
 	}
-	fc, err := load(&f, env)
+	fc, err := f.configFile(env)
 	if err != nil {
 		return s, err
 	}
@@ -68,7 +71,7 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 		func() error { return s.resolveBudget(entry) },
 		s.checkEndpoint,
 		s.resolveWorkDir,
-		s.resolveMCP,
+		func() error { return s.resolveMCP(ctx) },
 		func() error { s.mcpSecrets(); return nil },
 		s.resolveAgent,
 	}
@@ -198,7 +201,6 @@ func (s *Settings) resolveFileSettings(fc *fileConfig) error {
 		return err
 	}
 	s.Skills = Skills{ExtraDirs: fc.ExtraSkillDirs, MergeAll: fc.MergeAllAvailableSkills == nil || *fc.MergeAllAvailableSkills}
-	s.MCP.Call = time.Duration(max(fc.MCP.Client.ToolCallTimeoutMS, 0)) * time.Millisecond
 	return nil
 }
 
@@ -228,15 +230,11 @@ func (s *Settings) resolveLoop(lc loopControl) error {
 		return err
 	}
 	l := &s.Loop
-	l.MaxSteps = firstPositive(deref(lc.MaxStepsPerTurn), deref(lc.MaxStepsPerRun), DefaultMaxSteps)
-	switch {
-	case f.Given("max-steps-per-turn"): // checked by checkKimi
-		l.MaxSteps = f.MaxStepsPerTurn
-	case f.MaxSteps != nil:
-		if *f.MaxSteps < 1 {
-			return Usagef("--max-steps must be at least 1, got %d", *f.MaxSteps)
-		}
-		l.MaxSteps = *f.MaxSteps
+	if l.MaxSteps = f.MaxSteps; l.MaxSteps < 1 {
+		return Usagef("%s must be at least 1, got %d", f.From("max-steps"), l.MaxSteps)
+	}
+	if s.Ralph < -1 {
+		return Usagef("%s must be -1 (no limit), 0 (off) or a positive number of extra iterations", f.From("ralph"))
 	}
 	l.Attempts = firstPositive(deref(lc.MaxRetriesPerStep), DefaultAttempts)
 	if f.MaxRetries != nil {
@@ -250,32 +248,21 @@ func (s *Settings) resolveLoop(lc loopControl) error {
 		l.Attempts = f.MaxRetriesPerStep
 	}
 	l.Reserve, l.TriggerRatio = deref(lc.ReservedContextSize), deref(lc.CompactionTriggerRatio)
-	// The file's Ralph iterations apply when no flag set them; a flow brings its own graph.
-	if lc.MaxRalphIterations != nil && !f.Given("ralph") && !f.Given("max-ralph-iterations") && f.Flow == "" {
-		s.Ralph = *lc.MaxRalphIterations
-	}
 	return nil
 }
 
-// resolveContext is the model's context window: the flag, the environment, the model's
-// config entry, the default.
+// resolveContext is the model's context window: the flag or its variable (declared), the
+// model's config entry, the default. 0 on the command line means unset.
 func (s *Settings) resolveContext() error {
-	e := &s.Endpoint
+	e, f := &s.Endpoint, &s.Flags
 	if !e.ContextKnown {
 		e.MaxContext = DefaultMaxContext
 	}
-	raw := s.Env.Getenv("KIMI_MODEL_MAX_CONTEXT_SIZE")
-	switch {
-	case s.Flags.MaxContextSize > 0:
-		e.MaxContext, e.ContextKnown = s.Flags.MaxContextSize, true
-	case s.Flags.MaxContextSize < 0:
-		return Usagef("--max-context-size must be positive")
-	case raw != "":
-		n, err := strconv.Atoi(raw)
-		if err != nil || n <= 0 {
-			return Usagef("KIMI_MODEL_MAX_CONTEXT_SIZE must be a positive number of tokens")
-		}
+	switch n := f.MaxContextSize; {
+	case n > 0:
 		e.MaxContext, e.ContextKnown = n, true
+	case n < 0 || (f.Set("max-context-size") && !f.Given("max-context-size")):
+		return Usagef("%s must be a positive number of tokens", f.From("max-context-size"))
 	}
 	return nil
 }

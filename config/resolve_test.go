@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,20 +13,18 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// parse reads args as kimi-run's command line does (run.Main builds the same parser).
-func parse(t *testing.T, args ...string) Flags {
+// parse reads args as kimi-run's command line does in env (run.Main builds the same
+// parser), the declared settings filled from env and the config file.
+func parse(t *testing.T, env Env, args ...string) Flags {
 	t.Helper()
 	var f Flags
-	p, err := kong.New(&f, kong.Name("kimi-run"), kong.WithHyphenPrefixedParameters(true),
-		kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
+	p, err := NewParser(&f, env, kong.Name("kimi-run"), kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	kctx, err := p.Parse(args)
-	if err != nil {
+	if _, err := p.Parse(args); err != nil {
 		t.Fatalf("parse %q: %v", args, err)
 	}
-	f.NoteGiven(kctx)
 	return f
 }
 
@@ -134,7 +133,7 @@ func TestPrecedence(t *testing.T) {
 			for k, v := range tt.env {
 				e[k] = v
 			}
-			s, err := Resolve(parse(t, tt.args...), e)
+			s, err := Resolve(context.Background(), parse(t, e, tt.args...), e)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -180,9 +179,10 @@ func TestConflicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			f := parse(t, tt.args...)
+			env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
+			f := parse(t, env, tt.args...)
 			before := f
-			_, err := Resolve(f, MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()})
+			_, err := Resolve(context.Background(), f, env)
 			var ue *UsageError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want a usage error containing %q", err, tt.want)
@@ -197,7 +197,8 @@ func TestConflicts(t *testing.T) {
 // TestResolveKeepsWhatItFound checks that a run stopped by a usage error still knows how
 // to report and which keys to scrub.
 func TestResolveKeepsWhatItFound(t *testing.T) {
-	s, err := Resolve(parse(t, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), MapEnv{"KIMI_API_KEY": "sk"})
+	env := MapEnv{"KIMI_API_KEY": "sk"}
+	s, err := Resolve(context.Background(), parse(t, env, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), env)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -253,6 +254,8 @@ func TestMCPAndReplaySources(t *testing.T) {
 	}{
 		{"call timeout from file", nil, func(s *Settings) any { return s.MCP.Call }, 5 * time.Second},
 		{"call timeout flag beats file", []string{"--mcp-call-timeout", "7s"}, func(s *Settings) any { return s.MCP.Call }, 7 * time.Second},
+		{"call timeout from --config JSON", []string{"--config", `{"mcp": {"client": {"tool_call_timeout_ms": 2500}}}`}, func(s *Settings) any { return s.MCP.Call }, 2500 * time.Millisecond},
+		{"call timeout default", []string{"--config", `{}`}, func(s *Settings) any { return s.MCP.Call }, 60 * time.Second},
 		{"share dir's mcp.json", nil, servers, "default"},
 		{"file flag replaces it", []string{"--mcp-config-file", other}, servers, "other"},
 		{"text flag adds", []string{"--mcp-config", `{"mcpServers": {"text": {"url": "http://h/mcp"}}}`}, servers, "default,text"},
@@ -263,7 +266,8 @@ func TestMCPAndReplaySources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Resolve(parse(t, tt.args...), MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": share})
+			env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": share}
+			s, err := Resolve(context.Background(), parse(t, env, tt.args...), env)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}

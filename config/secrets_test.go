@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,7 +39,7 @@ api_key = "key-b"
 		"KIMI_SHARE_DIR": share, "KIMI_API_KEY": "env-kimi", "OPENAI_API_KEY": "env-openai", "MCP_TOKEN": "mcp-token",
 		"OTEL_EXPORTER_OTLP_HEADERS": "x-honeycomb-team=otlp%20key,content-type=plain",
 	}
-	s, err := Resolve(parse(t, "--config", cfg, "--mcp-config", mcp, "-p", "x"), env)
+	s, err := Resolve(context.Background(), parse(t, env, "--config", cfg, "--mcp-config", mcp, "-p", "x"), env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +69,14 @@ api_key = "key-b"
 
 // An inline config without a credential draws no warning.
 func TestInlineConfigWithoutKeysDoesNotWarn(t *testing.T) {
-	s, err := Resolve(parse(t, "--config", `default_model = "m"
+	env := MapEnv{"KIMI_API_KEY": "k"}
+	s, err := Resolve(context.Background(), parse(t, env, "--config", `default_model = "m"
 [models.m]
 provider = "a"
 model = "x"
 [providers.a]
 type = "kimi"
-custom_headers = { X-Title = "ci" }`, "-p", "x"), MapEnv{"KIMI_API_KEY": "k"})
+custom_headers = { X-Title = "ci" }`, "-p", "x"), env)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,10 +30,10 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	}
 	r.groups = &tools.ShellGroups{}
 	if !s.Flags.KeepBackground {
-		r.shellKill.set(r.groups.Kill)
+		r.stop.shellKill.set(r.groups.Kill)
 		r.groups.Watch = r.watch // kept groups are meant to outlive kimi-run
 	}
-	servers := startMCP(ctx, mcpWithEnv(s.MCP, in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.mcpKill)
+	servers := startMCP(ctx, mcpWithEnv(s.MCP, in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
 	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
 		return nil, err
@@ -207,8 +207,18 @@ func (r *runState) model() (*fallbackModel, error) {
 		Model:         e.Model,
 		IdleTimeout:   s.Flags.StreamIdleTimeout,
 		ExtraBody:     e.RequestFields(),
-		Headers:       headers(e.Headers, r.version),
+		Headers:       r.headers(),
 		SendReasoning: e.Thinking != nil && *e.Thinking,
 		HTTPClient:    httpClient,
 	}, s.Flags.FallbackModel)
+}
+
+// headers are the request headers of every model call: our User-Agent and the provider's
+// custom headers, which may replace it.
+func (r *runState) headers() map[string]string {
+	h := map[string]string{"User-Agent": "kimi-run/" + r.version}
+	for k, v := range r.s.Endpoint.Headers {
+		h[k] = v
+	}
+	return h
 }

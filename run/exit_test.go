@@ -12,6 +12,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/skills"
 )
 
@@ -44,7 +45,7 @@ func TestJudge(t *testing.T) {
 		{name: "usage", err: usagef("empty prompt"), code: ExitUsage, reason: "error", kind: "usage"},
 		{name: "skill error wrapped as usage", err: usagef("%w", &skills.Error{Name: "x", Err: errors.New("no such skill")}),
 			code: ExitUsage, reason: "error", kind: "usage"},
-		{name: "session in use", err: &busyError{msg: "session s is in use by another run"}, code: ExitTransient, reason: "busy", kind: "busy", retryable: true},
+		{name: "session in use", err: &session.BusyError{Msg: "session s is in use by another run"}, code: ExitTransient, reason: "busy", kind: "busy", retryable: true},
 		{name: "401", err: &agent.AttemptsError{Attempts: 3, Err: &model.ProviderError{StatusCode: 401, RetryAfter: -1}},
 			code: ExitAuth, reason: "auth", kind: "auth", status: 401},
 		{name: "403", err: &model.ProviderError{StatusCode: 403, RetryAfter: -1}, code: ExitAuth, reason: "auth", kind: "auth", status: 403},

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package run
+package session
 
 import "os"
 

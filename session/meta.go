@@ -1,6 +1,7 @@
-package run
+package session
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,21 +11,23 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
-// metaFile sits beside a session's context file and says how its runs went, so that
+// MetaFile sits beside a session's context file and says how its runs went, so that
 // --list-sessions and --continue need not read conversations.
-const metaFile = "kimi-run.json"
+const MetaFile = "kimi-run.json"
 
 // Outcomes a session has that are not a run's terminal_reason.
 const (
-	outcomeRunning = "running" // a run holds the session now
-	outcomeKilled  = "killed"  // a run began and never finished (SIGKILL, OOM, power loss)
-	outcomeUnknown = "unknown" // no record of its runs (a session from before kimi-run 0.x kept one)
+	OutcomeRunning = "running" // a run holds the session now
+	OutcomeKilled  = "killed"  // a run began and never finished (SIGKILL, OOM, power loss)
+	OutcomeUnknown = "unknown" // no record of its runs (a session from before kimi-run 0.x kept one)
 )
 
-// sessionMeta is the content of metaFile.
-type sessionMeta struct {
+// Meta is the content of MetaFile.
+type Meta struct {
 	ID      string    `json:"id"`
 	WorkDir string    `json:"work_dir,omitempty"`
 	Created time.Time `json:"created"`
@@ -41,27 +44,27 @@ type sessionMeta struct {
 	SessionWarning string `json:"session_warning,omitempty"`
 }
 
-// readMeta reads a session's meta file.
-func readMeta(dir string) (sessionMeta, error) {
-	var m sessionMeta
-	b, err := os.ReadFile(filepath.Join(dir, metaFile))
+// ReadMeta reads a session's meta file.
+func ReadMeta(dir string) (Meta, error) {
+	var m Meta
+	b, err := infile.Read(context.Background(), filepath.Join(dir, MetaFile), infile.SessionMeta)
 	if err != nil {
 		return m, err
 	}
 	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("%s: %w", metaFile, err)
+		return m, fmt.Errorf("%s: %w", MetaFile, err)
 	}
 	return m, nil
 }
 
-// writeMeta replaces a session's meta file atomically. When that fails (a full disk) the
+// WriteMeta replaces a session's meta file atomically. When that fails (a full disk) the
 // old file is removed, so that no stale outcome survives: the session then lists as unknown.
-func writeMeta(dir string, m sessionMeta) error {
+func WriteMeta(dir string, m Meta) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, metaFile)
+	path := filepath.Join(dir, MetaFile)
 	tmp := path + ".tmp"
 	err = os.WriteFile(tmp, append(b, '\n'), 0o600)
 	if err == nil {
@@ -75,8 +78,8 @@ func writeMeta(dir string, m sessionMeta) error {
 	return nil
 }
 
-// firstLine is the first non-blank line of a prompt, shortened for a listing.
-func firstLine(s string) string {
+// FirstLine is the first non-blank line of a prompt, shortened for a listing.
+func FirstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			if r := []rune(l); len(r) > 120 {
@@ -88,27 +91,27 @@ func firstLine(s string) string {
 	return ""
 }
 
-// sessionInfo is one session as a listing shows it.
-type sessionInfo struct {
-	sessionMeta
+// Info is one session as a listing shows it.
+type Info struct {
+	Meta
 	// State is Outcome as it stands now: a "running" session whose lock is free was killed.
 	State string
 }
 
-// unfinished says the session's last run ended without doing its job (a failure, a limit,
+// Unfinished says the session's last run ended without doing its job (a failure, a limit,
 // a signal, a kill): the kind of session a retry should resume.
-func (s sessionInfo) unfinished() bool {
+func (s Info) Unfinished() bool {
 	switch s.State {
-	case "completed", "stop", outcomeRunning, outcomeUnknown:
+	case "completed", "stop", OutcomeRunning, OutcomeUnknown:
 		return false
 	}
 	return true
 }
 
-// describe says in a few words how the session's last run ended.
-func (s sessionInfo) describe() string {
+// Describe says in a few words how the session's last run ended.
+func (s Info) Describe() string {
 	switch {
-	case s.State == outcomeKilled:
+	case s.State == OutcomeKilled:
 		return "killed: its last run never finished"
 	case s.ExitCode != nil:
 		return fmt.Sprintf("%s, exit %d", s.State, *s.ExitCode)
@@ -116,26 +119,26 @@ func (s sessionInfo) describe() string {
 	return s.State
 }
 
-// loadSession describes the session in dir; ok is false when dir holds none.
-func loadSession(dir string) (info sessionInfo, ok bool) {
-	m, err := readMeta(dir)
+// Load describes the session in dir; ok is false when dir holds none.
+func Load(dir string) (info Info, ok bool) {
+	m, err := ReadMeta(dir)
 	if err != nil {
-		fi, serr := os.Stat(filepath.Join(dir, contextFile))
+		fi, serr := os.Stat(filepath.Join(dir, ContextFile))
 		if serr != nil {
 			return info, false
 		}
-		m = sessionMeta{ID: filepath.Base(dir), Created: fi.ModTime(), Started: fi.ModTime(), Outcome: outcomeUnknown}
+		m = Meta{ID: filepath.Base(dir), Created: fi.ModTime(), Started: fi.ModTime(), Outcome: OutcomeUnknown}
 	}
 	m.ID = filepath.Base(dir)
-	info = sessionInfo{sessionMeta: m, State: m.Outcome}
-	if m.Outcome == outcomeRunning && !lockHeld(dir) {
-		info.State = outcomeKilled
+	info = Info{Meta: m, State: m.Outcome}
+	if m.Outcome == OutcomeRunning && !lockHeld(dir) {
+		info.State = OutcomeKilled
 	}
 	return info, true
 }
 
-// listSessions describes every session under root, newest run first.
-func listSessions(root string) ([]sessionInfo, error) {
+// List describes every session under root, newest run first.
+func List(root string) ([]Info, error) {
 	entries, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -143,12 +146,12 @@ func listSessions(root string) ([]sessionInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []sessionInfo
+	var out []Info
 	for _, e := range entries {
-		if !e.IsDir() || !validSessionID(e.Name()) {
+		if !e.IsDir() || !ValidID(e.Name()) {
 			continue
 		}
-		if info, ok := loadSession(filepath.Join(root, e.Name())); ok {
+		if info, ok := Load(filepath.Join(root, e.Name())); ok {
 			out = append(out, info)
 		}
 	}
@@ -161,19 +164,19 @@ func listSessions(root string) ([]sessionInfo, error) {
 	return out, nil
 }
 
-// newestUnfinished is the newest session under root whose last run did not finish its job
+// NewestUnfinished is the newest session under root whose last run did not finish its job
 // and began after since (zero: any time), other than skip.
-func newestUnfinished(root, skip string, since time.Time) (sessionInfo, bool) {
-	all, err := listSessions(root)
+func NewestUnfinished(root, skip string, since time.Time) (Info, bool) {
+	all, err := List(root)
 	if err != nil {
-		return sessionInfo{}, false
+		return Info{}, false
 	}
 	for _, s := range all {
-		if s.ID != skip && s.unfinished() && s.Started.After(since) {
+		if s.ID != skip && s.Unfinished() && s.Started.After(since) {
 			return s, true
 		}
 	}
-	return sessionInfo{}, false
+	return Info{}, false
 }
 
 // lockHeld reports whether a run holds the session in dir now.

@@ -1,4 +1,4 @@
-package run
+package session
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // lockFile is the file in a session's folder that one run at a time holds locked: two runs
@@ -22,20 +24,20 @@ const lockPoll = 50 * time.Millisecond
 // errLocked means another process holds the lock.
 var errLocked = errors.New("locked")
 
-// busyError means another run holds the session: exit 75 (terminal_reason busy), for a
+// BusyError means another run holds the session: exit 75 (terminal_reason busy), for a
 // scheduler a temporary condition worth retrying later, not a command to fix.
-type busyError struct{ msg string }
+type BusyError struct{ Msg string }
 
-func (e *busyError) Error() string { return e.msg }
+func (e *BusyError) Error() string { return e.Msg }
 
-// sessionLock is an exclusive lock on one session, held until Unlock or the process ends
+// Lock is an exclusive lock on one session, held until Unlock or the process ends
 // (the kernel releases it then, whatever way the process ended).
-type sessionLock struct{ f *os.File }
+type Lock struct{ f *os.File }
 
-// lockSession takes the lock of the session in dir. When another run holds it, it fails at
-// once with a *busyError, or, with wait > 0, tries again until wait has passed, calling
+// TakeLock takes the lock of the session in dir. When another run holds it, it fails at
+// once with a *BusyError, or, with wait > 0, tries again until wait has passed, calling
 // notice once to say what it waits for.
-func lockSession(ctx context.Context, dir, id string, wait time.Duration, notice func(string)) (*sessionLock, error) {
+func TakeLock(ctx context.Context, dir, id string, wait time.Duration, notice func(string)) (*Lock, error) {
 	path := filepath.Join(dir, lockFile)
 	// Go opens files close-on-exec: commands the agent runs never inherit the lock.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -50,7 +52,7 @@ func lockSession(ctx context.Context, dir, id string, wait time.Duration, notice
 			// Say who holds it, for the message of the next run that finds it taken.
 			_ = f.Truncate(0)
 			_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-			return &sessionLock{f: f}, nil
+			return &Lock{f: f}, nil
 		}
 		if !errors.Is(err, errLocked) {
 			f.Close()
@@ -60,9 +62,9 @@ func lockSession(ctx context.Context, dir, id string, wait time.Duration, notice
 		if wait <= 0 || !time.Now().Before(deadline) {
 			f.Close()
 			if wait > 0 {
-				return nil, &busyError{fmt.Sprintf("session %s is still in use by another run%s after waiting %s", id, holder, wait)}
+				return nil, &BusyError{Msg: fmt.Sprintf("session %s is still in use by another run%s after waiting %s", id, holder, wait)}
 			}
-			return nil, &busyError{fmt.Sprintf("session %s is in use by another run%s; wait for it to end, pass --session-wait DURATION to wait, or use another --session", id, holder)}
+			return nil, &BusyError{Msg: fmt.Sprintf("session %s is in use by another run%s; wait for it to end, pass --session-wait DURATION to wait, or use another --session", id, holder)}
 		}
 		if !noticed {
 			notice(fmt.Sprintf("waiting up to %s for session %s, which is in use by another run%s", wait, id, holder))
@@ -81,7 +83,7 @@ func lockSession(ctx context.Context, dir, id string, wait time.Duration, notice
 
 // lockHolder describes the process that holds the lock, as far as the file tells.
 func lockHolder(path string) string {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read(context.Background(), path, infile.SessionMeta)
 	if err != nil {
 		return ""
 	}
@@ -93,7 +95,7 @@ func lockHolder(path string) string {
 }
 
 // Unlock releases the lock; nil-safe.
-func (l *sessionLock) Unlock() {
+func (l *Lock) Unlock() {
 	if l == nil || l.f == nil {
 		return
 	}
