@@ -79,7 +79,7 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 // resolveOutput is how the run reports: --log-level, or Kimi's --debug (debug) and
 // --verbose (info, the default). It never fails: a usage error is reported this way too.
 func resolveOutput(f *Flags) Output {
-	o := Output{LogLevel: f.LogLevel}
+	o := Output{Format: f.OutputFormat, LogLevel: f.LogLevel}
 	if !f.Given("log-level") {
 		switch {
 		case f.Debug:

@@ -110,7 +110,6 @@ func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) 
 func (r *runState) login(ctx context.Context) error {
 	var err error
 	r.cred, err = useLogin(ctx, r.s.Endpoint, func(msg string) { fmt.Fprintf(r.sio.Stderr, "kimi-run: warning: %s\n", msg) })
-	r.secret = r.cred.apiKey
 	r.secrets.add(r.cred.apiKey)
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -166,7 +165,7 @@ func (r *runState) prepareWorkspace(in *inputs) error {
 
 // openSession creates or resumes the run's session and records the run in it.
 func (r *runState) openSession(ctx context.Context, prompt string) error {
-	sess, err := openSession(ctx, r.s, r.secret, r.warnEarly)
+	sess, err := openSession(ctx, r.s, r.cred.apiKey, r.warnEarly)
 	if err != nil {
 		return err
 	}

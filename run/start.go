@@ -17,7 +17,6 @@ import (
 // --timeout. The returned context ends with a signal, the timeout or a diverging replay.
 func start(s *config.Settings, sio IO, version string, started time.Time) (*runState, context.Context) {
 	f := &s.Flags
-	jsonMode := f.OutputFormat == "stream-json"
 	// Scrub the keys from both streams, before anything is written: those in the
 	// environment and those of the config file.
 	secrets := &secretSet{}
@@ -31,13 +30,13 @@ func start(s *config.Settings, sio IO, version string, started time.Time) (*runS
 	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
-	if jsonMode {
+	if s.Output.NDJSON() {
 		// stderr has only kimi-run's plain lines here, never colour: neutralize all of it.
 		sio.Stderr = neutralWriter{stderr}
 	}
-	r := &runState{s: s, version: version, sio: sio, jsonMode: jsonMode, started: started, secrets: secrets,
-		tape: newTape(s), secret: s.Endpoint.APIKey, keep: f.KeepBackground,
-		answerFile: f.OutputLastMessage, answerJSON: f.JSONSchema != "", scrub: stdout.scrub}
+	r := &runState{s: s, version: version, sio: sio, started: started, secrets: secrets,
+		tape: newTape(s), cred: credentials{apiKey: s.Endpoint.APIKey},
+		answerFile: f.OutputLastMessage, scrub: stdout.scrub}
 	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
 	// export (bounded) is the last thing the run does.
 	r.tel, r.telWarnings = startTelemetry(s, version, secrets)
@@ -82,7 +81,7 @@ func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 	switch {
 	case f.KimiMessages():
 		sink = output.NewKimi(sio.Stdout, sio.Stderr, output.KimiOptions{FinalOnly: f.FinalMessageOnly})
-	case r.jsonMode:
+	case r.s.Output.NDJSON():
 		sink = output.NewJSON(sio.Stdout)
 	case f.OutputFormat == "json":
 		// One JSON object on stdout at the end, the progress of text mode on stderr.
@@ -91,7 +90,7 @@ func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 		sink = output.NewText(sio.Stdout, sio.Stderr, textOpts)
 	}
 	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
-	if r.jsonMode {
+	if r.s.Output.NDJSON() {
 		noticeTo = sio.Stderr
 	} else {
 		// Text for a person: no terminal control from tool output or the model.
@@ -108,7 +107,7 @@ func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 // there it waits for it (and reaches stderr at once, since one of them says what the run
 // is waiting for); elsewhere it is emitted at once.
 func (r *runState) warnEarly(msg string) {
-	if r.jsonMode {
+	if r.s.Output.NDJSON() {
 		fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", msg)
 		if !r.s.Flags.KimiMessages() { // that sink writes warnings to stderr itself
 			r.early = append(r.early, msg)
