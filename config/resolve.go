@@ -29,6 +29,9 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 	if !f.Given("stdin-timeout") && onCI(env) {
 		s.StdinTimeout = CIStdinTimeout
 	}
+	if err := f.Conflict(); err != nil {
+		return s, err
+	}
 	if err := checkKimi(&f); err != nil {
 		return s, err
 	}
