@@ -1,9 +1,6 @@
 package event
 
-import (
-	"encoding/json"
-	"slices"
-)
+import "encoding/json"
 
 // The event types of schema version 1. Each has its payload struct below, whose Type
 // method returns it, and its line in the registry.
@@ -30,33 +27,40 @@ const (
 )
 
 // registry lists every event type by one zero payload of it, in the order docs/events.md
-// lists them. The schema and the docs' tables are generated from it (internal/eventschema),
-// and the renderers are tested against it.
-var registry = []Payload{
-	Init{},
-	TurnBegin{},
-	TurnEnd{},
-	StepBegin{},
-	Text{},
-	Thinking{},
-	ToolCall{},
-	ToolResult{},
-	Retry{},
-	Usage{},
-	CompactionBegin{},
-	CompactionEnd{},
-	Iteration{},
-	Todo{},
-	Warning{},
-	Answer{},
-	Hook{},
-	ToolDenied{},
-	Result{},
+// lists them, with the renderers that leave it out on purpose (every other renderer has a
+// case for it). The schema and the docs' tables are generated from it (internal/eventschema),
+// and each renderer is tested against it, so a new type is decided on here, in one place.
+var registry = []registered{
+	{Init{}, KimiLines},
+	{TurnBegin{}, 0},
+	{TurnEnd{}, 0},
+	{StepBegin{}, 0},
+	{Text{}, Telemetry},
+	{Thinking{}, Telemetry},
+	{ToolCall{}, 0},
+	{ToolResult{}, 0},
+	{Retry{}, 0},
+	{Usage{}, 0},
+	{CompactionBegin{}, KimiLines},
+	{CompactionEnd{}, KimiLines | Telemetry},
+	{Iteration{}, KimiLines},
+	{Todo{}, KimiLines | Telemetry},
+	{Warning{}, Telemetry},
+	{Answer{}, Telemetry},
+	{Hook{}, Telemetry},
+	{ToolDenied{}, KimiLines},
+	{Result{}, 0},
 }
 
 // Registry returns one zero payload of every event type, in the order docs/events.md lists
 // them.
-func Registry() []Payload { return slices.Clone(registry) }
+func Registry() []Payload {
+	out := make([]Payload, len(registry))
+	for i, r := range registry {
+		out[i] = r.payload
+	}
+	return out
+}
 
 // The payloads below are the contract of docs/events.md and docs/events.schema.json, both
 // generated from this package (go test ./internal/eventschema -run TestGenerated -update).

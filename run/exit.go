@@ -24,7 +24,9 @@ const (
 	ExitFiltered   ExitCode = 8 // the provider ended the reply with a finish_reason other than stop/tool_calls/length
 	ExitTransient  ExitCode = 75
 	ExitTimeout    ExitCode = 124
+	ExitHangup     ExitCode = 129 // SIGHUP: the terminal or the ssh session went away
 	ExitInterrupt  ExitCode = 130
+	ExitQuit       ExitCode = 131 // SIGQUIT
 	ExitTerminated ExitCode = 143
 )
 
@@ -42,8 +44,26 @@ func signalName(s os.Signal) string {
 		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
 	}
 	return s.String()
+}
+
+// signalCode is the exit code of a run a signal stopped: 128 plus the signal's number, as
+// a shell reports it.
+func signalCode(s os.Signal) ExitCode {
+	switch s {
+	case syscall.SIGTERM:
+		return ExitTerminated
+	case syscall.SIGHUP:
+		return ExitHangup
+	case syscall.SIGQUIT:
+		return ExitQuit
+	}
+	return ExitInterrupt
 }
 
 // verdict is how a run ended, as the result event and the exit code say it.

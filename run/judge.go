@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"syscall"
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
@@ -43,6 +42,7 @@ func judge(out outcome, err error, cause error) verdict {
 type errorRule struct {
 	match     func(error) bool
 	code      ExitCode
+	codeOf    func(error) ExitCode // when the code depends on the error: its place
 	reason    string
 	kind      string
 	retryable bool
@@ -61,13 +61,16 @@ func (r errorRule) verdict(err error) verdict {
 	if errors.As(err, &pe) {
 		info.HTTPStatus = pe.StatusCode
 	}
-	return verdict{code: r.code, reason: r.reason, err: info}
+	code := r.code
+	if r.codeOf != nil {
+		code = r.codeOf(err)
+	}
+	return verdict{code: code, reason: r.reason, err: info}
 }
 
 // causeRules judge the cause of a cancelled run.
 var causeRules = []errorRule{
-	{match: isSignal(syscall.SIGTERM), code: ExitTerminated, reason: "cancelled", kind: "cancelled", message: ownWords[*signalError]},
-	{match: isA[*signalError], code: ExitInterrupt, reason: "cancelled", kind: "cancelled", message: ownWords[*signalError]},
+	{match: isA[*signalError], codeOf: signalExit, reason: "cancelled", kind: "cancelled", message: ownWords[*signalError]},
 	{match: is(errTimeout), code: ExitTimeout, reason: "timeout", kind: "timeout", message: func(error) string { return errTimeout.Error() }},
 	{match: isA[*replayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*replayError]},
 }
@@ -108,12 +111,11 @@ func is(target error) func(error) bool {
 	return func(err error) bool { return errors.Is(err, target) }
 }
 
-// isSignal matches a run stopped by sig.
-func isSignal(sig syscall.Signal) func(error) bool {
-	return func(err error) bool {
-		var se *signalError
-		return errors.As(err, &se) && se.sig == sig
-	}
+// signalExit is the exit code of the signal that stopped the run (signalCode).
+func signalExit(err error) ExitCode {
+	var se *signalError
+	errors.As(err, &se)
+	return signalCode(se.sig)
 }
 
 // provider matches a provider error in the chain for which test holds.
