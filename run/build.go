@@ -186,7 +186,7 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 	if f.RetryBaseDelay == 0 {
 		p.BaseDelay = -1
 	}
-	r.tape.adjust(&p, r.sio.Stderr, !r.jsonMode && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug"))
+	r.tape.adjust(&p, r.sio.Stderr, !r.s.Output.NDJSON() && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug"))
 	return p
 }
 

@@ -131,7 +131,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
-		if (wantsJSON(args) || wantsFinalJSON(args)) && !kimiProfile(args) {
+		if format, kimiLines := rawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
 			// The stream's last line is a result even when the flags did not parse.
 			output.NewJSON(sio.Stdout).Emit(event.Event{Time: time.Now(), Data: event.Result{
 				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
@@ -177,32 +177,4 @@ func newID() string {
 		return "session"
 	}
 	return hex.EncodeToString(b[:])
-}
-
-// wantsFinalJSON reports whether raw arguments ask for --output-format json, whose one
-// object is the result, for errors found before the flags could be parsed.
-func wantsFinalJSON(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--output-format=json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "json") {
-			return true
-		}
-	}
-	return false
-}
-
-// wantsJSON reports whether raw arguments ask for stream-json output, for errors found
-// before the flags could be parsed.
-func wantsJSON(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--output-format=stream-json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "stream-json") {
-			return true
-		}
-	}
-	return false
 }

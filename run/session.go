@@ -59,14 +59,8 @@ func (p sessionPlan) close() {
 func openSession(ctx context.Context, s *config.Settings, scrub func(string) string, notice func(string)) (sessionPlan, error) {
 	cli, workDir, id := &s.Flags, s.WorkDir, s.Session
 	var p sessionPlan
-	if cli.NoSession {
-		if id != "" || cli.Continue {
-			return p, usagef("--no-session cannot be combined with --session or --continue")
-		}
+	if cli.NoSession { // config.Resolve refused it with --session or --continue
 		return p, nil
-	}
-	if id != "" && cli.Continue {
-		return p, usagef("--session and --continue cannot be combined")
 	}
 	root, err := sessionRoot(cli.SessionDir, workDir, s.Env)
 	if errors.Is(err, session.ErrNoStateDir) && id == "" && !cli.Continue {
