@@ -57,17 +57,11 @@ func (p sessionPlan) close() {
 
 // openSession creates or resumes the run's session as the flags say, and locks it for this
 // run (see session.TakeLock; notice reports a wait for the lock).
-func openSession(ctx context.Context, s *config.Settings, secret string, notice func(string)) (sessionPlan, error) {
+func openSession(ctx context.Context, s *config.Settings, scrub func(string) string, notice func(string)) (sessionPlan, error) {
 	cli, workDir, id := &s.Flags, s.WorkDir, s.Session
 	var p sessionPlan
-	if cli.NoSession {
-		if id != "" || cli.Continue {
-			return p, usagef("--no-session cannot be combined with --session or --continue")
-		}
+	if cli.NoSession { // config.Resolve refused it with --session or --continue
 		return p, nil
-	}
-	if id != "" && cli.Continue {
-		return p, usagef("--session and --continue cannot be combined")
 	}
 	root, err := sessionRoot(cli.SessionDir, workDir, s.Env)
 	if errors.Is(err, session.ErrNoStateDir) && id == "" && !cli.Continue {
@@ -116,7 +110,7 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 		return p.unsaved(explicit, root, err)
 	}
 	p.lock = lock
-	p, err = p.open(ctx, cli.Continue, workDir, path, secret, explicit, root)
+	p, err = p.open(ctx, cli.Continue, workDir, path, scrub, explicit, root)
 	if err != nil || p.session == nil {
 		lock.Unlock()
 	}
@@ -124,8 +118,8 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 }
 
 // open resumes or creates the session's context file, the lock taken.
-func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path, secret string, explicit bool, root string) (sessionPlan, error) {
-	opt := session.WithRedact(func(line string) string { return redact(line, secret) })
+func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path string, scrub func(string) string, explicit bool, root string) (sessionPlan, error) {
+	opt := session.WithRedact(scrub)
 	if _, err := os.Stat(path); err == nil {
 		p.session, p.restored, err = session.Open(ctx, path, opt)
 		if err != nil && ctx.Err() != nil {
