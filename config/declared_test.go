@@ -23,6 +23,7 @@ type declaredFlag struct {
 	keys  []string
 	alias string // a Kimi flag declared to set it
 	typ   reflect.Type
+	enum  []string
 }
 
 // declaredFlags lists every flag of the model that names an environment variable, a
@@ -44,6 +45,9 @@ func declaredFlags(t *testing.T) []declaredFlag {
 	var out []declaredFlag
 	for _, fl := range p.Model.Flags {
 		d := declaredFlag{name: fl.Name, alias: aliases[fl.Name], typ: fl.Target.Type()}
+		if fl.Enum != "" {
+			d.enum = fl.EnumSlice()
+		}
 		if env := fl.Tag.Get("envvar"); env != "" {
 			d.envs = strings.Split(env, ",")
 		}
@@ -60,10 +64,16 @@ func declaredFlags(t *testing.T) []declaredFlag {
 	return out
 }
 
-// sample is the n-th test value of a flag's type: as written on the command line or in
-// the environment, as written in config.toml for key, and as the field then holds it.
-func sample(t *testing.T, typ reflect.Type, key string, n int) (text, toml string, want any) {
+// sample is the n-th test value of a flag: as written on the command line or in the
+// environment, as written in config.toml for key, and as the field then holds it. An enum
+// flag's values come from its enum; a bool has only two, so its sources cannot all differ.
+func sample(t *testing.T, d declaredFlag, key string, n int) (text, toml string, want any) {
 	t.Helper()
+	typ := d.typ
+	if len(d.enum) > 0 {
+		v := d.enum[n%len(d.enum)]
+		return v, fmt.Sprintf("%q", v), v
+	}
 	switch {
 	case typ == durationType:
 		d := time.Duration(n) * time.Second
@@ -71,20 +81,31 @@ func sample(t *testing.T, typ reflect.Type, key string, n int) (text, toml strin
 			return d.String(), fmt.Sprint(n * 1000), d
 		}
 		return d.String(), fmt.Sprint(n), d
+	case typ.Kind() == reflect.Bool:
+		return fmt.Sprint(n%2 == 1), fmt.Sprint(n%2 == 1), n%2 == 1
+	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Bool:
+		return fmt.Sprint(n%2 == 1), fmt.Sprint(n%2 == 1), ptrTo(n%2 == 1)
 	case typ.Kind() == reflect.Int:
 		return fmt.Sprint(n), fmt.Sprint(n), n
+	case typ.Kind() == reflect.Int64:
+		return fmt.Sprint(n), fmt.Sprint(n), int64(n)
 	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Int:
 		return fmt.Sprint(n), fmt.Sprint(n), &n
+	case typ.Kind() == reflect.Float64:
+		return fmt.Sprintf("%d.5", n), fmt.Sprintf("%d.5", n), float64(n) + 0.5
+	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Float64:
+		return fmt.Sprintf("%d.5", n), fmt.Sprintf("%d.5", n), ptrTo(float64(n) + 0.5)
 	case typ.Kind() == reflect.String:
 		v := fmt.Sprintf("v%d", n)
 		return v, fmt.Sprintf("%q", v), v
+	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.String:
+		v := fmt.Sprintf("v%d", n)
+		return v, fmt.Sprintf("%q", v), &v
 	case typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.String:
 		v := fmt.Sprintf("v%d", n)
 		return v, fmt.Sprintf("[%q]", v), []string{v}
-	case typ.Kind() == reflect.Float64:
-		return fmt.Sprint(n), fmt.Sprintf("%d.5", n), float64(n) + 0.5
 	}
-	t.Fatalf("no sample for type %s: add one", typ)
+	t.Fatalf("no sample for --%s's type %s: add one here", d.name, typ)
 	return "", "", nil
 }
 
@@ -123,9 +144,9 @@ func TestDeclaredPrecedence(t *testing.T) {
 			if len(d.keys) > 0 {
 				key = d.keys[0]
 			}
-			flagText, _, flagWant := sample(t, d.typ, key, 4)
-			aliasText, _, aliasWant := sample(t, d.typ, key, 3)
-			envText, _, envWant := sample(t, d.typ, key, 2)
+			flagText, _, flagWant := sample(t, d, key, 4)
+			aliasText, _, aliasWant := sample(t, d, key, 3)
+			envText, _, envWant := sample(t, d, key, 2)
 			type source struct {
 				name                string
 				args                []string
@@ -136,26 +157,26 @@ func TestDeclaredPrecedence(t *testing.T) {
 			}
 			cases := []source{{name: "default"}}
 			for i, k := range d.keys {
-				_, _, fileWant := sample(t, d.typ, k, 1)
+				_, _, fileWant := sample(t, d, k, 1)
 				cases = append(cases, source{name: "file " + k, file: k, want: fileWant, set: true, fromKey: i == 0})
 			}
 			if len(d.keys) > 1 {
-				_, _, fileWant := sample(t, d.typ, d.keys[0], 1)
+				_, _, fileWant := sample(t, d, d.keys[0], 1)
 				cases = append(cases, source{name: "first key wins", file: "all", want: fileWant, set: true, fromKey: true})
 			}
 			if len(d.envs) > 0 {
 				cases = append(cases, source{name: "env beats file", env: true, file: "all", want: envWant, set: true})
 			}
 			if d.alias != "" {
-				cases = append(cases, source{name: "Kimi alias beats env and file", args: []string{"--" + d.alias, aliasText}, env: true, file: "all", want: aliasWant, set: true})
+				cases = append(cases, source{name: "Kimi alias beats env and file", args: []string{"--" + d.alias + "=" + aliasText}, env: true, file: "all", want: aliasWant, set: true})
 			}
-			cases = append(cases, source{name: "flag beats all", args: []string{"--" + d.name, flagText}, env: true, file: "all", want: flagWant, given: true, set: true})
+			cases = append(cases, source{name: "flag beats all", args: []string{"--" + d.name + "=" + flagText}, env: true, file: "all", want: flagWant, given: true, set: true})
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					tables := map[string][]string{}
 					for _, k := range d.keys {
 						if c.file == k || c.file == "all" {
-							_, toml, _ := sample(t, d.typ, k, 1)
+							_, toml, _ := sample(t, d, k, 1)
 							table, leaf := splitKey(k)
 							tables[table] = append(tables[table], leaf+" = "+toml)
 						}
@@ -193,7 +214,7 @@ func TestDeclaredPrecedence(t *testing.T) {
 // error the way its flags ask).
 func TestDeclaredBadValues(t *testing.T) {
 	for _, d := range declaredFlags(t) {
-		if d.typ.Kind() == reflect.String || d.typ.Kind() == reflect.Slice {
+		if (d.typ.Kind() == reflect.String || d.typ.Kind() == reflect.Slice) && d.enum == nil {
 			continue // any text is a string
 		}
 		for _, src := range []string{"env", "file"} {
