@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -15,8 +16,9 @@ import (
 // Resolve reads the flags, the environment and the files into the run's Settings. It
 // always returns what it resolved so far, so that a run stopped by a usage error still
 // reports the way the flags ask and scrubs the keys it found; the first problem found is
-// the error (a *UsageError for anything the user can fix). f is not changed.
-func Resolve(f Flags, env Env) (*Settings, error) {
+// the error (a *UsageError for anything the user can fix). f is not changed. Reading the
+// files it names stops with ctx's cause when ctx ends (a signal, --timeout).
+func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	s := &Settings{Flags: f, Env: env, Output: resolveOutput(&f), Ralph: f.Ralph, Session: f.Session}
 	s.Prompt, s.PromptGiven = f.Prompt, f.Given("prompt")
 	if f.Command != nil {
@@ -40,7 +42,7 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 	}
 	// A replay brings its endpoint and model, before the file and the environment.
 	baseURL, model := f.BaseURL, f.Model
-	replayURL, replayModel, replaying, err := s.loadReplay()
+	replayURL, replayModel, replaying, err := s.loadReplay(ctx)
 	if err != nil {
 		return s, err
 	}
@@ -65,7 +67,7 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 		func() error { return s.resolveBudget(entry) },
 		s.checkEndpoint,
 		s.resolveWorkDir,
-		s.resolveMCP,
+		func() error { return s.resolveMCP(ctx) },
 		s.resolveAgent,
 	}
 	for _, step := range steps {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -132,7 +133,7 @@ func TestPrecedence(t *testing.T) {
 			for k, v := range tt.env {
 				e[k] = v
 			}
-			s, err := Resolve(parse(t, e, tt.args...), e)
+			s, err := Resolve(context.Background(), parse(t, e, tt.args...), e)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -181,7 +182,7 @@ func TestConflicts(t *testing.T) {
 			env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
 			f := parse(t, env, tt.args...)
 			before := f
-			_, err := Resolve(f, env)
+			_, err := Resolve(context.Background(), f, env)
 			var ue *UsageError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want a usage error containing %q", err, tt.want)
@@ -197,7 +198,7 @@ func TestConflicts(t *testing.T) {
 // to report and which keys to scrub.
 func TestResolveKeepsWhatItFound(t *testing.T) {
 	env := MapEnv{"KIMI_API_KEY": "sk"}
-	s, err := Resolve(parse(t, env, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), env)
+	s, err := Resolve(context.Background(), parse(t, env, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), env)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -266,7 +267,7 @@ func TestMCPAndReplaySources(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": share}
-			s, err := Resolve(parse(t, env, tt.args...), env)
+			s, err := Resolve(context.Background(), parse(t, env, tt.args...), env)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}

@@ -30,10 +30,10 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	}
 	r.groups = &tools.ShellGroups{}
 	if !s.Flags.KeepBackground {
-		r.shellKill.set(r.groups.Kill)
+		r.stop.shellKill.set(r.groups.Kill)
 		r.groups.Watch = r.watch // kept groups are meant to outlive kimi-run
 	}
-	servers := startMCP(ctx, mcpWithEnv(s.MCP, in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.mcpKill)
+	servers := startMCP(ctx, mcpWithEnv(s.MCP, in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
 	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
 		return nil, err

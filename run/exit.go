@@ -32,7 +32,9 @@ const (
 	ExitFiltered   ExitCode = 8 // the provider ended the reply with a finish_reason other than stop/tool_calls/length
 	ExitTransient  ExitCode = 75
 	ExitTimeout    ExitCode = 124
+	ExitHangup     ExitCode = 129 // SIGHUP: the terminal or the ssh session went away
 	ExitInterrupt  ExitCode = 130
+	ExitQuit       ExitCode = 131 // SIGQUIT
 	ExitTerminated ExitCode = 143
 )
 
@@ -50,8 +52,26 @@ func signalName(s os.Signal) string {
 		return "SIGINT"
 	case syscall.SIGTERM:
 		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
 	}
 	return s.String()
+}
+
+// signalCode is the exit code of a run a signal stopped: 128 plus the signal's number, as
+// a shell reports it.
+func signalCode(s os.Signal) ExitCode {
+	switch s {
+	case syscall.SIGTERM:
+		return ExitTerminated
+	case syscall.SIGHUP:
+		return ExitHangup
+	case syscall.SIGQUIT:
+		return ExitQuit
+	}
+	return ExitInterrupt
 }
 
 // verdict is how a run ended, as the result event and the exit code say it.
@@ -68,11 +88,7 @@ func judge(out outcome, err error, cause error) verdict {
 	var sig *signalError
 	switch {
 	case errors.As(cause, &sig):
-		code := ExitInterrupt
-		if sig.sig == syscall.SIGTERM {
-			code = ExitTerminated
-		}
-		return verdict{code: code, reason: "cancelled", err: &event.ErrorInfo{Kind: "cancelled", Message: sig.Error()}}
+		return verdict{code: signalCode(sig.sig), reason: "cancelled", err: &event.ErrorInfo{Kind: "cancelled", Message: sig.Error()}}
 	case errors.Is(cause, errTimeout):
 		return verdict{code: ExitTimeout, reason: "timeout", err: &event.ErrorInfo{Kind: "timeout", Message: errTimeout.Error()}}
 	}

@@ -64,11 +64,11 @@ type plan struct {
 	images []event.Image
 }
 
-func planRun(s *config.Settings, found *skills.Set, prompt string) (plan, error) {
+func planRun(ctx context.Context, s *config.Settings, found *skills.Set, prompt string) (plan, error) {
 	cli := &s.Flags
 	p := plan{prompt: prompt, ralph: s.Ralph}
 	var err error
-	if p.schema, err = loadSchema(cli.JSONSchema); err != nil {
+	if p.schema, err = loadSchema(ctx, cli.JSONSchema); err != nil {
 		return p, err
 	}
 	if s.Ralph < -1 {

@@ -38,9 +38,11 @@ type IO struct {
 	// Environ lists the environment (KEY=value) that the run's commands, hooks and MCP
 	// servers start from, less kimi-run's credentials; nil means os.Environ.
 	Environ func() []string
-	// Signals delivers SIGINT and SIGTERM; nil means none (tests).
+	// Signals delivers SIGINT, SIGTERM, SIGHUP and SIGQUIT; nil means none (tests).
 	Signals <-chan os.Signal
-	// Exit ends the process at once; a second signal calls it. nil means os.Exit.
+	// Exit ends the process at once, after the result was written: a second signal calls
+	// it, and so does a run still going stopGrace after its deadline. nil means the run
+	// never ends the process itself (a run inside tests).
 	Exit func(int)
 }
 
@@ -156,37 +158,6 @@ func newID() string {
 		return "session"
 	}
 	return hex.EncodeToString(b[:])
-}
-
-// withSignals cancels ctx on the first SIGINT or SIGTERM and exits at once on the second.
-func withSignals(parent context.Context, sio IO) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	if sio.Signals == nil {
-		return ctx, func() { cancel(nil) }
-	}
-	exit := sio.Exit
-	if exit == nil {
-		exit = os.Exit
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sio.Signals:
-			cancel(&signalError{sig: s})
-		case <-done:
-			return
-		}
-		select {
-		case s := <-sio.Signals:
-			code := ExitInterrupt
-			if signalName(s) == "SIGTERM" {
-				code = ExitTerminated
-			}
-			exit(int(code))
-		case <-done:
-		}
-	}()
-	return ctx, func() { close(done); cancel(nil) }
 }
 
 // wantsFinalJSON reports whether raw arguments ask for --output-format json, whose one

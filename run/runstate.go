@@ -34,9 +34,10 @@ type runState struct {
 	// early holds the warnings found before init in stream-json mode, where the stream
 	// must open with init (resolve's, telemetry's, the prompt's).
 	early []string
-	// mcpKill and shellKill run before a second signal exits at once: the MCP servers and
-	// the Shell commands' process groups are killed first.
-	mcpKill, shellKill exitHook
+	// stop holds the run to its deadline and writes the result once (see stopper).
+	stop *stopper
+	// tally counts what the events say the run did, for a result the stopper writes.
+	tally *tally
 	// cred is the key (or the login's token) the run sends; loginErr a login that could
 	// not be refreshed, reported once the stream has opened.
 	cred     credentials
@@ -140,7 +141,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		r.hooks.sessionEnd(ctx, v)
 	}
 	res.SessionWarning = r.settleSession(v)
-	r.emit(res)
+	r.stop.result(v.code, func() { r.emit(res) })
 	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
 		// The answer did not reach stdout: that is not success.
 		fmt.Fprintf(r.sio.Stderr, "kimi-run: writing output: %v\n", werr)

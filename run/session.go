@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/session"
 )
@@ -79,7 +80,7 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 	p.root = root
 	switch {
 	case cli.Continue:
-		b, err := os.ReadFile(filepath.Join(root, lastFile))
+		b, err := infile.Read(ctx, filepath.Join(root, lastFile), infile.SessionMeta)
 		if err != nil {
 			msg := fmt.Sprintf("no earlier session to continue for %s (in %s): --continue picks the last run that exited 0", workDir, root)
 			if u, ok := session.NewestUnfinished(root, "", time.Time{}); ok {

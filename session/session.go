@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/model"
 )
 
@@ -117,7 +118,9 @@ func Read(ctx context.Context, path string) (*Restored, error) {
 }
 
 func readScan(ctx context.Context, path string) (*scan, error) {
-	rf, err := os.Open(path)
+	// A regular file of at most infile.Session's size: a link to /dev/zero or a FIFO is
+	// refused at once, and a read stops when ctx ends even within one long line.
+	rf, err := infile.Open(ctx, path, infile.Session)
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
