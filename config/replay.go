@@ -13,8 +13,6 @@ import (
 func (s *Settings) loadReplay(ctx context.Context) (baseURL, model string, replaying bool, err error) {
 	f := &s.Flags
 	switch {
-	case f.Record != "" && f.Replay != "":
-		return "", "", false, Usagef("--record and --replay cannot be combined")
 	case f.ReplaySpeed < 0:
 		return "", "", false, Usagef("--replay-speed must not be negative")
 	case f.Replay == "" && (f.ReplayMode != "strict" || f.ReplaySpeed != 1):

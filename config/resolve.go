@@ -19,7 +19,8 @@ import (
 // the error (a *UsageError for anything the user can fix). f is not changed. Reading the
 // files it names stops with ctx's cause when ctx ends (a signal, --timeout).
 func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
-	s := &Settings{Flags: f, Env: env, Output: resolveOutput(&f), Ralph: f.Ralph, Session: f.Session}
+	s := &Settings{Flags: f, Env: env, Output: OutputOf(&f), Ralph: f.Ralph, Session: f.Session}
+	s.envSecrets()
 	s.Prompt, s.PromptGiven = f.Prompt, f.Given("prompt")
 	if f.Command != nil {
 		s.Prompt, s.PromptGiven = strings.TrimSpace(*f.Command), true
@@ -30,6 +31,9 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	s.StdinTimeout = f.StdinTimeout
 	if !f.Given("stdin-timeout") && onCI(env) {
 		s.StdinTimeout = CIStdinTimeout
+	}
+	if err := f.Conflict(); err != nil {
+		return s, err
 	}
 	if err := checkKimi(&f); err != nil {
 		return s, err
@@ -53,8 +57,11 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	if err != nil {
 		return s, err
 	}
-	for _, k := range fc.Providers {
-		s.Endpoint.ConfigKeys = append(s.Endpoint.ConfigKeys, k.APIKey)
+	s.fileSecrets(fc)
+	if f.Config != "" {
+		if w := inlineWarning(fc); w != "" {
+			s.Warnings = append(s.Warnings, w)
+		}
 	}
 	entry, err := s.resolveEndpoint(fc, baseURL, model)
 	if err != nil {
@@ -68,6 +75,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 		s.checkEndpoint,
 		s.resolveWorkDir,
 		func() error { return s.resolveMCP(ctx) },
+		func() error { s.mcpSecrets(); return nil },
 		s.resolveAgent,
 	}
 	for _, step := range steps {
@@ -78,10 +86,10 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	return s, nil
 }
 
-// resolveOutput is how the run reports: --log-level, or Kimi's --debug (debug) and
+// OutputOf is how a run with these flags reports: --log-level, or Kimi's --debug (debug) and
 // --verbose (info, the default). It never fails: a usage error is reported this way too.
-func resolveOutput(f *Flags) Output {
-	o := Output{LogLevel: f.LogLevel}
+func OutputOf(f *Flags) Output {
+	o := Output{Format: f.OutputFormat, LogLevel: f.LogLevel}
 	if !f.Given("log-level") {
 		switch {
 		case f.Debug:

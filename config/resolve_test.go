@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // parse reads args as kimi-run's command line does in env (run.Main builds the same
@@ -113,10 +114,10 @@ func TestPrecedence(t *testing.T) {
 		{"session Kimi alias", []string{"-r", "b"}, nil, true, func(s *Settings) any { return s.Session }, "b"},
 		{"prompt Kimi alias, trimmed", []string{"-c", "  fix it "}, nil, true, func(s *Settings) any { return [2]any{s.Prompt, s.PromptGiven} }, [2]any{"fix it", true}},
 		{"prompt given empty", []string{"-p", ""}, nil, true, func(s *Settings) any { return [2]any{s.Prompt, s.PromptGiven} }, [2]any{"", true}},
-		{"log level default", nil, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "info"}},
-		{"log level --debug", []string{"--debug"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "debug"}},
-		{"log level --verbose", []string{"--verbose"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "info"}},
-		{"log level warn is quiet", []string{"--log-level", "warn"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "warn", Quiet: true}},
+		{"log level default", nil, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "info"}},
+		{"log level --debug", []string{"--debug"}, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "debug"}},
+		{"log level --verbose", []string{"--verbose"}, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "info"}},
+		{"log level warn is quiet", []string{"--log-level", "warn"}, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "warn", Quiet: true}},
 		// The environment's defaults.
 		{"stdin timeout default", nil, nil, true, func(s *Settings) any { return s.StdinTimeout }, 60 * time.Second},
 		{"stdin timeout on CI", nil, env{"CI": "true"}, true, func(s *Settings) any { return s.StdinTimeout }, CIStdinTimeout},
@@ -173,6 +174,20 @@ func TestConflicts(t *testing.T) {
 		{[]string{"--final-message-only", "--output-format", "stream-json"}, "needs --print"},
 		{[]string{"--record", "a", "--replay", "b"}, "--record and --replay cannot be combined"},
 		{[]string{"--agent", "default", "--agent-file", "a.yaml"}, "--agent and --agent-file cannot be combined"},
+		// Moved from run/ (issue 28 #5): every combination is refused before anything runs.
+		{[]string{"--flow", "f.mmd", "--ralph", "2"}, "--flow and --ralph cannot be combined"},
+		{[]string{"--flow", "f.mmd", "--max-ralph-iterations", "-1"}, "--flow and --ralph cannot be combined"},
+		{[]string{"--no-session", "-S", "a"}, "--no-session cannot be combined with --session or --continue"},
+		{[]string{"--no-session", "-C"}, "--no-session cannot be combined with --session or --continue"},
+		{[]string{"-S", "a", "-C"}, "--session and --continue cannot be combined"},
+		{[]string{"-r", "a", "--continue"}, "--session and --continue cannot be combined"},
+		{[]string{"--list-sessions", "--show-session", "a"}, "--list-sessions and --show-session cannot be combined"},
+		{[]string{"--list-sessions", "-p", "x"}, "--list-sessions prints sessions and runs nothing: it takes no prompt"},
+		{[]string{"--show-session", "a", "--flow", "f.mmd"}, "--show-session prints sessions and runs nothing: it takes no prompt"},
+		{[]string{"--list-sessions", "-r", "a"}, "--list-sessions cannot be combined with --session, --continue or --no-session"},
+		{[]string{"-p", "a", "words"}, "give the prompt one way"},
+		{[]string{"--prompt-file", "p.md", "words"}, "give the prompt one way"},
+		{[]string{"-p", "", "--prompt-file", "p.md"}, "give the prompt one way"},
 		{[]string{"--mcp-config", "{"}, "--mcp-config #1: not valid JSON"},
 		{[]string{"--max-cost-usd", "1"}, "--max-cost-usd needs the model's prices"},
 		{[]string{"--config-file", "/nonexistent/config.toml"}, "config file"},
@@ -202,8 +217,8 @@ func TestResolveKeepsWhatItFound(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if s.Output.LogLevel != "debug" || !reflect.DeepEqual(s.Endpoint.ConfigKeys, []string{"sk-cfg"}) {
-		t.Errorf("output %+v, config keys %q", s.Output, s.Endpoint.ConfigKeys)
+	if s.Output.LogLevel != "debug" || !reflect.DeepEqual(s.Secrets.Own, []string{"sk", "sk-cfg"}) {
+		t.Errorf("output %+v, secrets %q", s.Output, s.Secrets.Own)
 	}
 }
 
@@ -275,5 +290,17 @@ func TestMCPAndReplaySources(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// The flag's default is the model client's: one cap, whichever way a reply reaches it.
+func TestMaxReplyBytesDefault(t *testing.T) {
+	f := parse(t, MapEnv{})
+	if f.MaxReplyBytes != model.DefaultMaxReplyBytes {
+		t.Fatalf("--max-reply-bytes defaults to %d, the client to %d", f.MaxReplyBytes, model.DefaultMaxReplyBytes)
+	}
+	env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
+	if _, err := Resolve(context.Background(), parse(t, env, "--max-reply-bytes", "0"), env); err == nil || !strings.Contains(err.Error(), "--max-reply-bytes") {
+		t.Fatalf("0 accepted: %v", err)
 	}
 }

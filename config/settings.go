@@ -23,7 +23,8 @@ const (
 	DefaultKimiBaseURL   = "https://api.moonshot.ai/v1"
 	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 	// DefaultMaxSteps and DefaultAttempts are Kimi CLI's loop control: model calls per
-	// turn, and tries of one model call, the first included.
+	// turn, and tries of one model call, the first included. Written here only: the agent
+	// takes both from the settings, and --help quotes them (TestLoopDefaults).
 	DefaultMaxSteps = 1000
 	DefaultAttempts = 3
 	// DefaultMaxContext is the window assumed when none is configured: compaction still
@@ -78,6 +79,8 @@ type Settings struct {
 	MCP MCP
 	// Agent is the agent of --agent or --agent-file (the built-in default without them).
 	Agent *agentspec.Spec
+	// Secrets are every credential the run knows of, used or not (config/secrets.go).
+	Secrets Secrets
 
 	// Warnings are what the run says about its configuration once its event stream is
 	// open, in the order found.
@@ -86,22 +89,25 @@ type Settings struct {
 
 // Output is how the run reports.
 type Output struct {
+	// Format is --output-format: text, stream-json or json.
+	Format string
 	// LogLevel is --log-level, or what Kimi's --debug and --verbose mean.
 	LogLevel string
 	// Quiet keeps everything but what went wrong off stderr: -q, or a warn/error level.
 	Quiet bool
 }
 
+// NDJSON reports whether stdout carries one JSON object per line (stream-json): kimi-run's
+// events, or Kimi CLI's message lines with --print. stderr then has only plain lines.
+func (o Output) NDJSON() bool { return o.Format == "stream-json" }
+
 // Endpoint is the model's endpoint, credentials and request settings.
 type Endpoint struct {
 	// APIKey is the key from the environment or the config file; a stored login may
 	// replace it when the run starts (Login).
-	APIKey string
-	// ConfigKeys are every provider's api_key in the config file, the one used or not: all
-	// are scrubbed and kept from commands (a key the environment overrides included).
-	ConfigKeys []string
-	BaseURL    string
-	Model      string
+	APIKey  string
+	BaseURL string
+	Model   string
 	// Protocol is the provider's type ("kimi", "openai_legacy", ...; "" for an endpoint from
 	// the environment): model.New picks the client by it.
 	Protocol string

@@ -63,7 +63,7 @@ func renderResult(f *config.Flags, o config.Output, secrets *secretSet, v verdic
 		res.Status = "success"
 	}
 	var out, errOut bytes.Buffer
-	if f.OutputFormat == "stream-json" && res.Error != nil {
+	if o.NDJSON() && res.Error != nil {
 		// As finish does: stdout stays NDJSON, a person reading the log still sees why.
 		fmt.Fprintf(&errOut, "kimi-run: %s\n", res.Error.Message)
 	}

@@ -55,16 +55,7 @@ func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional b
 // instruction is the prompt the command line gives (-p or -c, prompt words, or
 // --prompt-file), trimmed; fromStdin says the prompt is "-", stdin itself.
 func instruction(ctx context.Context, s *config.Settings) (prompt string, fromStdin bool, err error) {
-	cli := &s.Flags
-	given := 0
-	for _, set := range []bool{s.PromptGiven || s.Prompt != "", len(cli.Words) > 0, cli.Given("prompt-file") || cli.PromptFile != ""} {
-		if set {
-			given++
-		}
-	}
-	if given > 1 {
-		return "", false, usagef("give the prompt one way: -p, prompt words or --prompt-file")
-	}
+	cli := &s.Flags // config.Resolve refused more than one way
 	// named is the way an instruction was given on the command line, even an empty one.
 	named := ""
 	switch {

@@ -44,6 +44,12 @@ type IO struct {
 	// it, and so does a run still going stopGrace after its deadline. nil means the run
 	// never ends the process itself (a run inside tests).
 	Exit func(int)
+	// Self says that the run is this process (main): its credentials are then hidden
+	// from the process's own /proc entries (run/procself.go). Tests that call Main in
+	// their own process leave it unset.
+	Self bool
+
+	self *selfProc // the handle Self brings, until start hides the secrets
 }
 
 // env is the environment as the run reads it: the one way configuration and children's
@@ -59,6 +65,11 @@ type kongExit struct{ code int }
 func Main(args []string, sio IO, version string) (code ExitCode) {
 	if len(args) > 0 && args[0] == procgroup.WatchdogArg {
 		// The run's watchdog (see procgroup.Watcher): it reads the list of groups on stdin.
+		// It may outlive the run and needs no environment: none of it stays readable.
+		if sio.Self {
+			p, _ := hardenSelf(nil)
+			_ = p.hide(nil, anyVar)
+		}
 		return ExitCode(procgroup.Watchdog(os.Stdin))
 	}
 	if len(args) > 0 && args[0] == procgroup.GateArg {
@@ -69,6 +80,14 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		// A Shell command starting under the sandbox: confine this process, then become
 		// the shell. It returns only when that fails.
 		return ExitCode(sandbox.Helper(args[1:], sio.Stderr))
+	}
+	if sio.Self {
+		// Before anything reads the environment: the strings it hands out must not point
+		// into the block that start overwrites.
+		sio.self, args = hardenSelf(args)
+		if sio.self != nil && sio.self.mem != nil {
+			defer sio.self.mem.Close() // done by start, unless the run ends before it
+		}
 	}
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv
@@ -112,7 +131,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
-		if (wantsJSON(args) || wantsFinalJSON(args)) && !kimiProfile(args) {
+		if format, kimiLines := rawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
 			// The stream's last line is a result even when the flags did not parse.
 			output.NewJSON(sio.Stdout).Emit(event.Event{Time: time.Now(), Data: event.Result{
 				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
@@ -158,32 +177,4 @@ func newID() string {
 		return "session"
 	}
 	return hex.EncodeToString(b[:])
-}
-
-// wantsFinalJSON reports whether raw arguments ask for --output-format json, whose one
-// object is the result, for errors found before the flags could be parsed.
-func wantsFinalJSON(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--output-format=json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "json") {
-			return true
-		}
-	}
-	return false
-}
-
-// wantsJSON reports whether raw arguments ask for stream-json output, for errors found
-// before the flags could be parsed.
-func wantsJSON(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--output-format=stream-json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "stream-json") {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
@@ -18,27 +19,29 @@ import (
 // replay.
 func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, version string, started time.Time) (*runState, context.Context) {
 	f := &s.Flags
-	jsonMode := f.OutputFormat == "stream-json"
-	// Scrub the keys from both streams, before anything is written: those in the
-	// environment and those of the config file.
+	// Scrub every credential the run knows of from both streams, before anything is
+	// written.
 	secrets := &secretSet{}
-	for _, k := range credentialVars {
-		secrets.add(s.Env.Getenv(k))
-	}
 	secrets.add(s.Endpoint.APIKey)
-	for _, k := range s.Endpoint.ConfigKeys {
-		secrets.add(k)
+	secrets.add(s.Secrets.Own...)
+	secrets.addOther(s.Secrets.Others...)
+	// Then from this process's own environment and command line (/proc/self/environ and
+	// cmdline), where a command could read them.
+	forms := secrets.allForms()
+	hideErr := sio.self.hide(forms, credentialVar)
+	if len(forms) == 0 {
+		hideErr = nil // nothing was there to hide
 	}
 	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
-	if jsonMode {
+	if s.Output.NDJSON() {
 		// stderr has only kimi-run's plain lines here, never colour: neutralize all of it.
 		sio.Stderr = neutralWriter{stderr}
 	}
-	r := &runState{s: s, version: version, sio: sio, jsonMode: jsonMode, started: started, secrets: secrets,
-		tape: newTape(s), secret: s.Endpoint.APIKey, keep: f.KeepBackground, stop: stop,
-		answerFile: f.OutputLastMessage, answerJSON: f.JSONSchema != "", scrub: stdout.scrub}
+	r := &runState{s: s, version: version, sio: sio, started: started, secrets: secrets,
+		tape: newTape(s), cred: credentials{apiKey: s.Endpoint.APIKey}, stop: stop,
+		answerFile: f.OutputLastMessage, scrub: stdout.scrub}
 	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
 	// export (bounded) is the last thing the run does.
 	r.tel, r.telWarnings = startTelemetry(s, version, secrets)
@@ -46,6 +49,9 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 		r.res.add(func() { stopTelemetry(r.tel, sio.Stderr, secrets) })
 	}
 	r.sink = r.newSink(rawStderr)
+	if hideErr != nil {
+		r.warnEarly(fmt.Sprintf("the API key could not be hidden from this process's /proc/%d/environ and cmdline (%v): a command of the same user can read it there", os.Getpid(), hideErr))
+	}
 	// The stopper's last word, should it have to write the result: what the run knows.
 	render := func(v verdict) ([]byte, []byte) {
 		res := r.tally.totals()
@@ -71,7 +77,7 @@ func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 	f, sio := &r.s.Flags, r.sio
 	sink := formatSink(f, r.s.Output, sio.Stdout, sio.Stderr, colorOK(rawStderr, r.s.Env))
 	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
-	if r.jsonMode {
+	if r.s.Output.NDJSON() {
 		noticeTo = sio.Stderr
 	} else {
 		// Text for a person: no terminal control from tool output or the model.
@@ -99,9 +105,9 @@ func formatSink(f *config.Flags, o config.Output, stdout, stderr io.Writer, colo
 	switch {
 	case f.KimiMessages():
 		return output.NewKimi(stdout, stderr, output.KimiOptions{FinalOnly: f.FinalMessageOnly})
-	case f.OutputFormat == "stream-json":
+	case o.NDJSON():
 		return output.NewJSON(stdout)
-	case f.OutputFormat == "json":
+	case o.Format == "json":
 		// One JSON object on stdout at the end, the progress of text mode on stderr.
 		return output.NewFinal(stdout, output.NewText(io.Discard, stderr, textOpts))
 	}
@@ -112,7 +118,7 @@ func formatSink(f *config.Flags, o config.Output, stdout, stderr io.Writer, colo
 // there it waits for it (and reaches stderr at once, since one of them says what the run
 // is waiting for); elsewhere it is emitted at once.
 func (r *runState) warnEarly(msg string) {
-	if r.jsonMode {
+	if r.s.Output.NDJSON() {
 		fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", msg)
 		if !r.s.Flags.KimiMessages() { // that sink writes warnings to stderr itself
 			r.early = append(r.early, msg)

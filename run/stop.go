@@ -65,7 +65,7 @@ func newStopper(f *config.Flags, sio IO) (*stopper, IO) {
 	s.stdout, s.stderr = &gate{w: sio.Stdout}, &gate{w: sio.Stderr}
 	sio.Stdout, sio.Stderr = s.stdout, s.stderr
 	early := func(v verdict) ([]byte, []byte) {
-		return renderResult(f, config.Output{LogLevel: f.LogLevel, Quiet: f.Quiet}, nil, v, event.Result{})
+		return renderResult(f, config.OutputOf(f), nil, v, event.Result{})
 	}
 	s.render.Store(&early)
 	return s, sio
