@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
 	"github.com/kimi-run/kimi-run/model"
 )
 
@@ -288,6 +290,33 @@ func TestMCPAndReplaySources(t *testing.T) {
 			}
 			if got := tt.get(s); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestEveryProtocolResolves: a provider of every type the model package speaks resolves to
+// an endpoint that names it, with the provider's own key and base URL (a new protocol needs
+// no change in config), and a type it does not speak is a usage error that lists them.
+func TestEveryProtocolResolves(t *testing.T) {
+	for _, typ := range append(model.Protocols(), "carrier_pigeon") {
+		t.Run(typ, func(t *testing.T) {
+			text := fmt.Sprintf("default_model = \"m\"\n[models.m]\nprovider = \"p\"\nmodel = \"the-model\"\n[providers.p]\ntype = %q\nbase_url = \"https://p.example/v1\"\napi_key = \"sk-p\"\n", typ)
+			env := MapEnv{"KIMI_SHARE_DIR": shareDir(t, text)}
+			s, err := Resolve(context.Background(), parse(t, env, "-p", "x"), env)
+			if typ == "carrier_pigeon" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), strings.Join(model.Protocols(), ", ")) {
+					t.Fatalf("err = %v, want a usage error listing the protocols", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := s.Endpoint
+			if e.Protocol != typ || e.Model != "the-model" || e.APIKey != "sk-p" || e.BaseURL != "https://p.example/v1" {
+				t.Errorf("endpoint = %+v", e)
 			}
 		})
 	}
