@@ -19,7 +19,9 @@ var version, commit, date = "dev", "none", "unknown"
 
 func main() {
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a lost terminal or ssh session) and SIGQUIT end the run as SIGTERM does,
+	// with a result and their own exit codes, rather than as the runtime would.
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	os.Exit(int(run.Main(os.Args[1:], run.IO{
 		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
@@ -27,6 +29,7 @@ func main() {
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
 		Signals: sig,
+		Exit:    os.Exit,
 	}, versionString())))
 }
 

@@ -96,6 +96,7 @@ func TestReleaseExtras(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cmd := exec.Command("sh", "scripts/release-extras.sh", "9.8.7", dir)
+	cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=1767323045") // 2026-01-02T03:04:05Z
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("release-extras.sh: %v\n%s", err, out)
 	}
@@ -103,7 +104,7 @@ func TestReleaseExtras(t *testing.T) {
 		"completions/kimi-run.bash": "complete -o default -F _kimi_run kimi-run",
 		"completions/_kimi-run":     "#compdef kimi-run",
 		"completions/kimi-run.fish": "complete -c kimi-run",
-		"manpages/kimi-run.1":       `.TH KIMI\-RUN 1 "" "kimi-run 9.8.7"`,
+		"manpages/kimi-run.1":       `.TH KIMI\-RUN 1 "2026-01-02" "kimi\-run 9.8.7"`,
 	} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

@@ -31,6 +31,13 @@ func (a *Agent) persist(write func(*session.File) error) {
 	}
 }
 
+// session is the session the run still writes, or nil.
+func (a *Agent) session() *session.File {
+	a.sessionMu.Lock()
+	defer a.sessionMu.Unlock()
+	return a.Session
+}
+
 // SessionError returns the failure that stopped the session from recording this run (a full
 // disk), or nil while every record was written.
 func (a *Agent) SessionError() error {

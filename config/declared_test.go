@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -216,7 +217,7 @@ func TestDeclaredBadValues(t *testing.T) {
 					// The typed view of the file may refuse the key first: it names the key too.
 					want = append(want, leaf)
 				}
-				_, err := Resolve(parse(t, env), env)
+				_, err := Resolve(context.Background(), parse(t, env), env)
 				var ue *UsageError
 				if !errors.As(err, &ue) {
 					t.Fatalf("error %v, want a usage error", err)

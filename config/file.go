@@ -2,16 +2,17 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/BurntSushi/toml"
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // fileConfig is the part of Kimi CLI's config.toml that a print-mode run uses, so that an
@@ -104,7 +105,9 @@ func load(f *Flags, env Env) (*fileConfig, error) {
 	if path == "" {
 		return &fileConfig{}, nil
 	}
-	data, err := os.ReadFile(path)
+	// Read while the command line is parsed, before the run's clock exists: a regular file
+	// only, which cannot keep the read waiting (a pipe's text goes in --config instead).
+	data, err := infile.Read(context.Background(), path, infile.Config)
 	if (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && !explicit {
 		// No default file (HOME may even be a file or a path that does not exist).
 		return &fileConfig{}, nil

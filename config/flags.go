@@ -118,7 +118,7 @@ type Flags struct {
 
 	// Release artefacts (issue 19 #3): the man page, generated from this model for the
 	// release archives. Shell completions are `kimi-run completion SHELL` (run/completion.go).
-	ManPage bool `name:"man-page" hidden:"" help:"Print the man page (roff) and exit."`
+	ManPage bool `name:"man-page" help:"Print the man page (roff, man(7)) and exit: kimi-run --man-page > ~/.local/share/man/man1/kimi-run.1"`
 
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`

@@ -22,46 +22,17 @@ func (f *Flags) synonyms() [][2]string {
 	return pairs
 }
 
-// checkKimi refuses the Kimi flags' conflicts and values Kimi refuses; every error is a
-// usage error.
+// checkKimi refuses values of the Kimi flags that Kimi refuses (their conflicts are rows
+// of conflicts.go); every error is a usage error.
 func checkKimi(f *Flags) error {
-	for _, pair := range f.synonyms() {
-		if f.Given(pair[0]) && f.Given(pair[1]) {
-			return Usagef("--%s and --%s cannot be combined: they set the same thing", pair[0], pair[1])
-		}
-	}
-	prompt := f.Prompt
-	if f.Command != nil {
-		if f.Prompt != "" || len(f.Words) > 0 || f.PromptFile != "" {
-			return Usagef("give the prompt one way: -p, -c, prompt words or --prompt-file")
-		}
-		prompt = strings.TrimSpace(*f.Command)
-		if prompt == "" {
-			return Usagef("empty prompt: -c/--command needs the task text")
-		}
+	if f.Command != nil && strings.TrimSpace(*f.Command) == "" {
+		return Usagef("empty prompt: -c/--command needs the task text")
 	}
 	if f.Given("max-retries-per-step") && f.MaxRetriesPerStep < 1 {
 		return Usagef("--max-retries-per-step must be at least 1 (it counts the first attempt)")
 	}
-	// Kimi's log switches map onto --log-level; naming both would leave one ignored.
-	if (f.Debug || f.Verbose) && f.Given("log-level") {
-		return Usagef("--debug and --verbose set the log level: they cannot be combined with --log-level")
-	}
 	if f.Given("config") && strings.TrimSpace(f.Config) == "" {
 		return Usagef("--config is empty: give the config as JSON or TOML text")
-	}
-	if f.FinalMessageOnly && f.OutputFormat == "stream-json" && !f.Print {
-		return Usagef("--final-message-only with --output-format stream-json needs --print (Kimi CLI's message lines); kimi-run's own events always end with the final answer in the result")
-	}
-	if f.Conversing() {
-		switch {
-		case f.NoStdin:
-			return Usagef("--input-format stream-json reads messages from stdin; it cannot be combined with --no-stdin")
-		case f.Flow != "":
-			return Usagef("--input-format stream-json cannot be combined with --flow: a flow brings its own prompts")
-		case prompt == "-" || (len(f.Words) == 1 && f.Words[0] == "-"):
-			return Usagef("--input-format stream-json reads messages from stdin; the prompt cannot also be read from it (-)")
-		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/tools/mcp"
 )
 
@@ -57,7 +59,7 @@ var mcpKnownKeys = []string{"command", "args", "env", "cwd", "url", "headers", "
 // replaces an earlier one. A source that does not parse is a usage error naming
 // it. The call timeout is the flag's, else the config file's ([mcp.client]), else the
 // default.
-func (s *Settings) resolveMCP() error {
+func (s *Settings) resolveMCP(ctx context.Context) error {
 	cli, workDir := &s.Flags, s.WorkDir
 	p := &s.MCP
 	p.Startup, p.Call, p.Strict = cli.MCPStartupTimeout, cli.MCPCallTimeout, cli.MCPStrict
@@ -73,7 +75,7 @@ func (s *Settings) resolveMCP() error {
 	if cli.NoMCP {
 		return nil
 	}
-	sources, err := mcpSources(cli, s.Env)
+	sources, err := mcpSources(ctx, cli, s.Env)
 	if err != nil {
 		return err
 	}
@@ -116,7 +118,7 @@ type mcpSource struct{ name, text string }
 // mcpSources are the MCP configuration texts in the order they apply: the files of
 // --mcp-config-file (or Kimi CLI's mcp.json when none is given and it exists), then each
 // --mcp-config text.
-func mcpSources(cli *Flags, env Env) ([]mcpSource, error) {
+func mcpSources(ctx context.Context, cli *Flags, env Env) ([]mcpSource, error) {
 	var sources []mcpSource
 	files := cli.MCPConfigFile
 	if len(files) == 0 {
@@ -131,7 +133,7 @@ func mcpSources(cli *Flags, env Env) ([]mcpSource, error) {
 		}
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := infile.Read(ctx, f, infile.MCPConfig)
 		if err != nil {
 			return nil, Usagef("MCP config file: %w", err)
 		}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -15,9 +16,10 @@ import (
 // Resolve reads the flags, the environment and the files into the run's Settings. It
 // always returns what it resolved so far, so that a run stopped by a usage error still
 // reports the way the flags ask and scrubs the keys it found; the first problem found is
-// the error (a *UsageError for anything the user can fix). f is not changed.
-func Resolve(f Flags, env Env) (*Settings, error) {
-	s := &Settings{Flags: f, Env: env, Output: resolveOutput(&f), Ralph: f.Ralph, Session: f.Session}
+// the error (a *UsageError for anything the user can fix). f is not changed. Reading the
+// files it names stops with ctx's cause when ctx ends (a signal, --timeout).
+func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
+	s := &Settings{Flags: f, Env: env, Output: OutputOf(&f), Ralph: f.Ralph, Session: f.Session}
 	s.Prompt, s.PromptGiven = f.Prompt, f.Given("prompt")
 	if f.Command != nil {
 		s.Prompt, s.PromptGiven = strings.TrimSpace(*f.Command), true
@@ -28,6 +30,9 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 	s.StdinTimeout = f.StdinTimeout
 	if !f.Given("stdin-timeout") && onCI(env) {
 		s.StdinTimeout = CIStdinTimeout
+	}
+	if err := f.Conflict(); err != nil {
+		return s, err
 	}
 	if err := checkKimi(&f); err != nil {
 		return s, err
@@ -40,7 +45,7 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 	}
 	// A replay brings its endpoint and model, before the file and the environment.
 	baseURL, model := f.BaseURL, f.Model
-	replayURL, replayModel, replaying, err := s.loadReplay()
+	replayURL, replayModel, replaying, err := s.loadReplay(ctx)
 	if err != nil {
 		return s, err
 	}
@@ -65,7 +70,7 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 		func() error { return s.resolveBudget(entry) },
 		s.checkEndpoint,
 		s.resolveWorkDir,
-		s.resolveMCP,
+		func() error { return s.resolveMCP(ctx) },
 		s.resolveAgent,
 	}
 	for _, step := range steps {
@@ -76,10 +81,10 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 	return s, nil
 }
 
-// resolveOutput is how the run reports: --log-level, or Kimi's --debug (debug) and
+// OutputOf is how a run with these flags reports: --log-level, or Kimi's --debug (debug) and
 // --verbose (info, the default). It never fails: a usage error is reported this way too.
-func resolveOutput(f *Flags) Output {
-	o := Output{LogLevel: f.LogLevel}
+func OutputOf(f *Flags) Output {
+	o := Output{Format: f.OutputFormat, LogLevel: f.LogLevel}
 	if !f.Given("log-level") {
 		switch {
 		case f.Debug:

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -112,10 +113,10 @@ func TestPrecedence(t *testing.T) {
 		{"session Kimi alias", []string{"-r", "b"}, nil, true, func(s *Settings) any { return s.Session }, "b"},
 		{"prompt Kimi alias, trimmed", []string{"-c", "  fix it "}, nil, true, func(s *Settings) any { return [2]any{s.Prompt, s.PromptGiven} }, [2]any{"fix it", true}},
 		{"prompt given empty", []string{"-p", ""}, nil, true, func(s *Settings) any { return [2]any{s.Prompt, s.PromptGiven} }, [2]any{"", true}},
-		{"log level default", nil, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "info"}},
-		{"log level --debug", []string{"--debug"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "debug"}},
-		{"log level --verbose", []string{"--verbose"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "info"}},
-		{"log level warn is quiet", []string{"--log-level", "warn"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "warn", Quiet: true}},
+		{"log level default", nil, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "info"}},
+		{"log level --debug", []string{"--debug"}, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "debug"}},
+		{"log level --verbose", []string{"--verbose"}, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "info"}},
+		{"log level warn is quiet", []string{"--log-level", "warn"}, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "warn", Quiet: true}},
 		// The environment's defaults.
 		{"stdin timeout default", nil, nil, true, func(s *Settings) any { return s.StdinTimeout }, 60 * time.Second},
 		{"stdin timeout on CI", nil, env{"CI": "true"}, true, func(s *Settings) any { return s.StdinTimeout }, CIStdinTimeout},
@@ -132,7 +133,7 @@ func TestPrecedence(t *testing.T) {
 			for k, v := range tt.env {
 				e[k] = v
 			}
-			s, err := Resolve(parse(t, e, tt.args...), e)
+			s, err := Resolve(context.Background(), parse(t, e, tt.args...), e)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -172,6 +173,20 @@ func TestConflicts(t *testing.T) {
 		{[]string{"--final-message-only", "--output-format", "stream-json"}, "needs --print"},
 		{[]string{"--record", "a", "--replay", "b"}, "--record and --replay cannot be combined"},
 		{[]string{"--agent", "default", "--agent-file", "a.yaml"}, "--agent and --agent-file cannot be combined"},
+		// Moved from run/ (issue 28 #5): every combination is refused before anything runs.
+		{[]string{"--flow", "f.mmd", "--ralph", "2"}, "--flow and --ralph cannot be combined"},
+		{[]string{"--flow", "f.mmd", "--max-ralph-iterations", "-1"}, "--flow and --ralph cannot be combined"},
+		{[]string{"--no-session", "-S", "a"}, "--no-session cannot be combined with --session or --continue"},
+		{[]string{"--no-session", "-C"}, "--no-session cannot be combined with --session or --continue"},
+		{[]string{"-S", "a", "-C"}, "--session and --continue cannot be combined"},
+		{[]string{"-r", "a", "--continue"}, "--session and --continue cannot be combined"},
+		{[]string{"--list-sessions", "--show-session", "a"}, "--list-sessions and --show-session cannot be combined"},
+		{[]string{"--list-sessions", "-p", "x"}, "--list-sessions prints sessions and runs nothing: it takes no prompt"},
+		{[]string{"--show-session", "a", "--flow", "f.mmd"}, "--show-session prints sessions and runs nothing: it takes no prompt"},
+		{[]string{"--list-sessions", "-r", "a"}, "--list-sessions cannot be combined with --session, --continue or --no-session"},
+		{[]string{"-p", "a", "words"}, "give the prompt one way"},
+		{[]string{"--prompt-file", "p.md", "words"}, "give the prompt one way"},
+		{[]string{"-p", "", "--prompt-file", "p.md"}, "give the prompt one way"},
 		{[]string{"--mcp-config", "{"}, "--mcp-config #1: not valid JSON"},
 		{[]string{"--max-cost-usd", "1"}, "--max-cost-usd needs the model's prices"},
 		{[]string{"--config-file", "/nonexistent/config.toml"}, "config file"},
@@ -181,7 +196,7 @@ func TestConflicts(t *testing.T) {
 			env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
 			f := parse(t, env, tt.args...)
 			before := f
-			_, err := Resolve(f, env)
+			_, err := Resolve(context.Background(), f, env)
 			var ue *UsageError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want a usage error containing %q", err, tt.want)
@@ -197,7 +212,7 @@ func TestConflicts(t *testing.T) {
 // to report and which keys to scrub.
 func TestResolveKeepsWhatItFound(t *testing.T) {
 	env := MapEnv{"KIMI_API_KEY": "sk"}
-	s, err := Resolve(parse(t, env, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), env)
+	s, err := Resolve(context.Background(), parse(t, env, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), env)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -266,7 +281,7 @@ func TestMCPAndReplaySources(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": share}
-			s, err := Resolve(parse(t, env, tt.args...), env)
+			s, err := Resolve(context.Background(), parse(t, env, tt.args...), env)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}

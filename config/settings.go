@@ -86,11 +86,17 @@ type Settings struct {
 
 // Output is how the run reports.
 type Output struct {
+	// Format is --output-format: text, stream-json or json.
+	Format string
 	// LogLevel is --log-level, or what Kimi's --debug and --verbose mean.
 	LogLevel string
 	// Quiet keeps everything but what went wrong off stderr: -q, or a warn/error level.
 	Quiet bool
 }
+
+// NDJSON reports whether stdout carries one JSON object per line (stream-json): kimi-run's
+// events, or Kimi CLI's message lines with --print. stderr then has only plain lines.
+func (o Output) NDJSON() bool { return o.Format == "stream-json" }
 
 // Endpoint is the model's endpoint, credentials and request settings.
 type Endpoint struct {

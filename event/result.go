@@ -18,7 +18,7 @@ type Result struct {
 	// `finish_reason` other than `stop`, `tool_calls` or `length`).
 	TerminalReason string `json:"terminal_reason" enum:"completed,stop,max_steps,repeat,truncated,max_iterations,timeout,cancelled,error,auth,transient,busy,budget,schema,quota,filtered"`
 	// The process's exit code (see Exit codes).
-	ExitCode int `json:"exit_code" enum:"0,1,2,3,4,5,6,7,8,75,124,130,143"`
+	ExitCode int `json:"exit_code" enum:"0,1,2,3,4,5,6,7,8,75,124,129,130,131,143"`
 	// The model's final answer (the text of the last step); may be empty on errors.
 	FinalText string `json:"final_text"`
 	// With `--json-schema`, on success: the final answer as the JSON value that matched the

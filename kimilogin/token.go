@@ -11,6 +11,7 @@
 package kimilogin
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // The problems a login can have. ErrNoLogin and ErrExpired are the user's to fix (run
@@ -82,7 +85,7 @@ func FileName(key string) string {
 
 // load reads the token file at path.
 func load(path string) (Token, error) {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read(context.Background(), path, infile.Login)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Token{}, fmt.Errorf("%w: %s does not exist (run `kimi login`, or set KIMI_API_KEY)", ErrNoLogin, path)
 	}

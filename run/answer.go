@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // writeAnswer writes the final answer to the --output-last-message file: the same bytes
@@ -53,6 +55,10 @@ func writeAnswer(path, text string, scrub func(string) string) error {
 func checkAnswerFile(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return usagef("--output-last-message %s is a directory", path)
+	} else if err == nil && !fi.Mode().IsRegular() {
+		// The answer replaces the file by a rename: a FIFO or a device (as root, /dev/null
+		// itself) would be replaced, not written to.
+		return usagef("--output-last-message: %v; the answer file is replaced whole when written", &infile.NotRegularError{Path: path, Mode: fi.Mode()})
 	}
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {

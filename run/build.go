@@ -30,10 +30,10 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	}
 	r.groups = &tools.ShellGroups{}
 	if !s.Flags.KeepBackground {
-		r.shellKill.set(r.groups.Kill)
+		r.stop.shellKill.set(r.groups.Kill)
 		r.groups.Watch = r.watch // kept groups are meant to outlive kimi-run
 	}
-	servers := startMCP(ctx, mcpWithEnv(s.MCP, in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.mcpKill)
+	servers := startMCP(ctx, mcpWithEnv(s.MCP, in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
 	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
 		return nil, err
@@ -186,7 +186,7 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 	if f.RetryBaseDelay == 0 {
 		p.BaseDelay = -1
 	}
-	r.tape.adjust(&p, r.sio.Stderr, !r.jsonMode && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug"))
+	r.tape.adjust(&p, r.sio.Stderr, !r.s.Output.NDJSON() && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug"))
 	return p
 }
 

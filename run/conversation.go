@@ -231,7 +231,7 @@ func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m m
 		}
 		p, err := plan{}, in.bad
 		if err == nil {
-			p, err = planRun(m.s, m.skills, in.text)
+			p, err = planRun(ctx, m.s, m.skills, in.text)
 		}
 		if err != nil {
 			reason := fmt.Sprintf("line %d: %v", in.n, err)

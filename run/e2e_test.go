@@ -638,6 +638,12 @@ func TestTimeoutAndSignals(t *testing.T) {
 			signal: os.Interrupt, code: 130, reason: "cancelled"},
 		{name: "SIGTERM in a tool", script: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"sleep 30"}`))},
 			signal: syscall.SIGTERM, code: 143, reason: "cancelled"},
+		// A lost terminal or ssh session (issue 25 #4): as SIGTERM, with its own code.
+		{name: "SIGHUP in a tool", script: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"sleep 30"}`))},
+			signal: syscall.SIGHUP, code: 129, reason: "cancelled"},
+		// Not the runtime's stack dump and exit 2 (the code for "fix the command").
+		{name: "SIGQUIT while streaming", script: []scripted.Response{scripted.Reply(scripted.Say("thinking"), scripted.Hang())},
+			signal: syscall.SIGQUIT, code: 131, reason: "cancelled"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/session"
@@ -31,6 +32,7 @@ func TestJudge(t *testing.T) {
 		kind      string
 		retryable bool
 		status    int
+		message   string // when set, the result's message exactly
 	}{
 		{name: "completed", out: outcome{stop: event.StopCompleted}, code: ExitOK, reason: "completed"},
 		{name: "max steps", out: outcome{stop: event.StopMaxSteps}, code: ExitMaxSteps, reason: "max_steps", kind: "max_steps"},
@@ -63,6 +65,23 @@ func TestJudge(t *testing.T) {
 			code: ExitSpend, reason: "budget", kind: "budget"},
 		{name: "timeout after success is still a timeout", out: outcome{stop: event.StopCompleted}, cause: errTimeout,
 			code: ExitTimeout, reason: "timeout", kind: "timeout"},
+		// One row per rule of the table (issue 28 #5).
+		{name: "replay diverged", err: fmt.Errorf("step: %w", &replayError{unused: 1, total: 2}), code: ExitError, reason: "error", kind: "replay",
+			message: "replay: the run ended with 1 of the cassette's 2 model calls unplayed (--replay-mode lenient allows that)"},
+		{name: "replay as the cause", err: context.Canceled, cause: &replayError{unused: 1, total: 2}, code: ExitError, reason: "error", kind: "replay"},
+		{name: "hook blocked", err: &hookBlockedError{reason: "no"}, code: ExitError, reason: "error", kind: "hook"},
+		{name: "login expired", err: fmt.Errorf("login: %w", kimilogin.ErrExpired), code: ExitAuth, reason: "auth", kind: "auth"},
+		{name: "login not refreshed", err: fmt.Errorf("login: %w", kimilogin.ErrRefresh), code: ExitTransient, reason: "transient", kind: "transient", retryable: true},
+		{name: "quota", err: &agent.AttemptsError{Attempts: 1, Err: &model.ProviderError{StatusCode: 402, RetryAfter: -1}},
+			code: ExitAuth, reason: "quota", kind: "quota", status: 402},
+		{name: "filtered", err: fmt.Errorf("step 2: %w", &model.FinishError{Reason: "content_filter"}), code: ExitFiltered, reason: "filtered", kind: "filtered"},
+		{name: "endpoint is a web page", err: fmt.Errorf("call: %w", &model.EndpointError{URL: "https://x.example/", ContentType: "text/html"}),
+			code: ExitError, reason: "error", kind: "config", message: (&model.EndpointError{URL: "https://x.example/", ContentType: "text/html"}).Error()},
+		{name: "schema never matched", err: fmt.Errorf("answer: %w", &SchemaError{Problems: []string{"missing x"}}), code: ExitSchema, reason: "schema", kind: "schema",
+			message: (&SchemaError{Problems: []string{"missing x"}}).Error()},
+		{name: "cancelled without a cause", err: fmt.Errorf("step: %w", context.Canceled), code: ExitError, reason: "cancelled", kind: "cancelled"},
+		{name: "404 gets a hint", err: &model.ProviderError{StatusCode: 404, Message: "no route", RetryAfter: -1}, code: ExitError, reason: "error", kind: "provider", status: 404,
+			message: (&model.ProviderError{StatusCode: 404, Message: "no route", RetryAfter: -1}).Error() + " (check the base URL, which usually ends in /v1, and the model name)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,8 +101,8 @@ func TestJudge(t *testing.T) {
 			if v.err.Kind != tt.kind || v.err.Retryable != tt.retryable || v.err.HTTPStatus != tt.status {
 				t.Errorf("error = %+v, want kind %q retryable %v status %d", v.err, tt.kind, tt.retryable, tt.status)
 			}
-			if v.err.Message == "" {
-				t.Errorf("error has no message")
+			if v.err.Message == "" || (tt.message != "" && v.err.Message != tt.message) {
+				t.Errorf("message %q, want %q", v.err.Message, tt.message)
 			}
 		})
 	}

@@ -18,7 +18,7 @@ func housekeeping(ctx context.Context, cli *CLI, sio IO) ExitCode {
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v\n", err)
 		return code
 	}
-	if err := housekeepingUsage(cli); err != nil {
+	if err := cli.Conflict(); err != nil {
 		return fail(ExitUsage, err)
 	}
 	workDir, err := housekeepingWorkDir(cli)
@@ -54,24 +54,6 @@ func housekeeping(ctx context.Context, cli *CLI, sio IO) ExitCode {
 		fmt.Fprintf(sio.Stderr, "kimi-run: session %s: %s\n", id, w)
 	}
 	return exitIf(session.WriteTranscript(sio.Stdout, info, restored, ndjson))
-}
-
-// housekeepingUsage refuses flags that would make a run: these modes run nothing.
-func housekeepingUsage(cli *CLI) error {
-	if cli.ListSessions && cli.ShowSession != "" {
-		return usagef("--list-sessions and --show-session cannot be combined")
-	}
-	mode := "--list-sessions"
-	if cli.ShowSession != "" {
-		mode = "--show-session"
-	}
-	if cli.Prompt != "" || len(cli.Words) > 0 || cli.PromptFile != "" || cli.Command != nil || cli.Flow != "" {
-		return usagef("%s prints sessions and runs nothing: it takes no prompt", mode)
-	}
-	if cli.Session != "" || cli.Resume != "" || cli.Continue || cli.NoSession {
-		return usagef("%s cannot be combined with --session, --continue or --no-session", mode)
-	}
-	return nil
 }
 
 func housekeepingWorkDir(cli *CLI) (string, error) {

@@ -15,6 +15,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/kimi-run/kimi-run/agentspec"
+	"github.com/kimi-run/kimi-run/completion"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 
@@ -36,9 +38,11 @@ type IO struct {
 	// Environ lists the environment (KEY=value) that the run's commands, hooks and MCP
 	// servers start from, less kimi-run's credentials; nil means os.Environ.
 	Environ func() []string
-	// Signals delivers SIGINT and SIGTERM; nil means none (tests).
+	// Signals delivers SIGINT, SIGTERM, SIGHUP and SIGQUIT; nil means none (tests).
 	Signals <-chan os.Signal
-	// Exit ends the process at once; a second signal calls it. nil means os.Exit.
+	// Exit ends the process at once, after the result was written: a second signal calls
+	// it, and so does a run still going stopGrace after its deadline. nil means the run
+	// never ends the process itself (a run inside tests).
 	Exit func(int)
 }
 
@@ -101,13 +105,14 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}
 		}
 	}()
-	if shell, ok := completionRequest(args); ok {
-		return exitIf(writeCompletion(sio.Stdout, parser.Model, shell))
+	if shell, ok := completion.Request(args); ok {
+		// --agent's values are not a kong enum: its empty default means "default".
+		return exitIf(completion.Write(sio.Stdout, parser.Model, shell, map[string][]string{"agent": agentspec.Builtins}))
 	}
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
-		if (wantsJSON(args) || wantsFinalJSON(args)) && !kimiProfile(args) {
+		if format, kimiLines := rawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
 			// The stream's last line is a result even when the flags did not parse.
 			output.NewJSON(sio.Stdout).Emit(event.Event{Time: time.Now(), Data: event.Result{
 				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
@@ -153,63 +158,4 @@ func newID() string {
 		return "session"
 	}
 	return hex.EncodeToString(b[:])
-}
-
-// withSignals cancels ctx on the first SIGINT or SIGTERM and exits at once on the second.
-func withSignals(parent context.Context, sio IO) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	if sio.Signals == nil {
-		return ctx, func() { cancel(nil) }
-	}
-	exit := sio.Exit
-	if exit == nil {
-		exit = os.Exit
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sio.Signals:
-			cancel(&signalError{sig: s})
-		case <-done:
-			return
-		}
-		select {
-		case s := <-sio.Signals:
-			code := ExitInterrupt
-			if signalName(s) == "SIGTERM" {
-				code = ExitTerminated
-			}
-			exit(int(code))
-		case <-done:
-		}
-	}()
-	return ctx, func() { close(done); cancel(nil) }
-}
-
-// wantsFinalJSON reports whether raw arguments ask for --output-format json, whose one
-// object is the result, for errors found before the flags could be parsed.
-func wantsFinalJSON(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--output-format=json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "json") {
-			return true
-		}
-	}
-	return false
-}
-
-// wantsJSON reports whether raw arguments ask for stream-json output, for errors found
-// before the flags could be parsed.
-func wantsJSON(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--output-format=stream-json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "stream-json") {
-			return true
-		}
-	}
-	return false
 }

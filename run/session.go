@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/session"
 )
@@ -58,14 +59,8 @@ func (p sessionPlan) close() {
 func openSession(ctx context.Context, s *config.Settings, secret string, notice func(string)) (sessionPlan, error) {
 	cli, workDir, id := &s.Flags, s.WorkDir, s.Session
 	var p sessionPlan
-	if cli.NoSession {
-		if id != "" || cli.Continue {
-			return p, usagef("--no-session cannot be combined with --session or --continue")
-		}
+	if cli.NoSession { // config.Resolve refused it with --session or --continue
 		return p, nil
-	}
-	if id != "" && cli.Continue {
-		return p, usagef("--session and --continue cannot be combined")
 	}
 	root, err := sessionRoot(cli.SessionDir, workDir, s.Env)
 	if errors.Is(err, session.ErrNoStateDir) && id == "" && !cli.Continue {
@@ -79,7 +74,7 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 	p.root = root
 	switch {
 	case cli.Continue:
-		b, err := os.ReadFile(filepath.Join(root, lastFile))
+		b, err := infile.Read(ctx, filepath.Join(root, lastFile), infile.SessionMeta)
 		if err != nil {
 			msg := fmt.Sprintf("no earlier session to continue for %s (in %s): --continue picks the last run that exited 0", workDir, root)
 			if u, ok := session.NewestUnfinished(root, "", time.Time{}); ok {

@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -164,15 +163,6 @@ func (e *replayError) Error() string {
 		relax = "a tool's output differs: --replay-mode strict (the default) leaves tool output out, lenient compares nothing"
 	}
 	return fmt.Sprintf("replay diverged%s (model call %d, recorded call %d): %s (%s)", at, d.Call, d.Recorded, d.Detail, relax)
-}
-
-// replayVerdict maps a stopped replay to exit 1.
-func replayVerdict(err, cause error) (verdict, bool) {
-	var re *replayError
-	if !errors.As(cause, &re) && !errors.As(err, &re) {
-		return verdict{}, false
-	}
-	return verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "replay", Message: re.Error()}}, true
 }
 
 // stepTracker remembers the step that is running, to name it in a divergence.

@@ -155,6 +155,7 @@ case "$code" in
   5) meaning="authentication refused by the provider" ;;
   6) meaning="token or cost budget used up" ;;
   7) meaning="the answer never matched --json-schema" ;;
+  8) meaning="the provider stopped the answer (finish_reason such as content_filter)" ;;
   75) meaning="transient provider failure after every retry" ;;
   124) meaning="--timeout reached" ;;
   130 | 143) meaning="interrupted" ;;

@@ -81,7 +81,7 @@ func TestSessionCorruption(t *testing.T) {
 			roles: "uatt", checkpoints: 1, warn: "line 4: skipped"},
 		{name: "duplicated result", file: lines(lnPrompt, lnUser, lnCall1, lnRes1, lnRes1, lnAnswer), roles: "uata", warn: "line 5: dropped a tool result"},
 		{name: "duplicated call record", file: lines(lnPrompt, lnUser, lnCall1, lnCall1, lnRes1, lnAnswer), roles: "uaiata", warn: "marked as interrupted"},
-		{name: "missing result before the next prompt", file: lines(lnPrompt, lnUser, lnCall2, lnRes3, lnUser), roles: "uatiu", warn: "line 5: tool call(s) c2"},
+		{name: "missing result before the next prompt", file: lines(lnPrompt, lnUser, lnCall2, lnRes3, lnUser), roles: "uaitu", warn: "line 5: tool call(s) c2"}, // results in call order: c2's first
 		{name: "missing results before a checkpoint", file: lines(lnPrompt, lnCP0, lnUser, lnCall2, lnCP1, lnRes2, lnRes3),
 			roles: "uaii", checkpoints: 2, warn: "line 5: tool call(s) c2, c3"},
 		{name: "orphaned result", file: lines(lnPrompt, lnRes1, lnUser, lnAnswer), roles: "ua", warn: "line 2: dropped a tool result"},
@@ -171,12 +171,13 @@ func TestSessionRevertAfterRepair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if roleLetters(got.Messages) != "uatia" || roleLetters(r.Messages) != "uatia" {
-		t.Fatalf("restored %q, revert kept %q, want uatia", roleLetters(got.Messages), roleLetters(r.Messages))
+	// c2's made-up result comes first: results are restored in call order.
+	if roleLetters(got.Messages) != "uaita" || roleLetters(r.Messages) != "uaita" {
+		t.Fatalf("restored %q, revert kept %q, want uaita", roleLetters(got.Messages), roleLetters(r.Messages))
 	}
 	s.Close()
 	again := restoreFile(t, path)
-	if roleLetters(again.Messages) != "uatia" || len(again.Checkpoints) != 2 || len(again.Warnings) != 0 {
+	if roleLetters(again.Messages) != "uaita" || len(again.Checkpoints) != 2 || len(again.Warnings) != 0 {
 		t.Errorf("rewritten file restores to %q, checkpoints %v, warnings %q", roleLetters(again.Messages), again.Checkpoints, again.Warnings)
 	}
 }

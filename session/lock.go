@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // lockFile is the file in a session's folder that one run at a time holds locked: two runs
@@ -81,7 +83,7 @@ func TakeLock(ctx context.Context, dir, id string, wait time.Duration, notice fu
 
 // lockHolder describes the process that holds the lock, as far as the file tells.
 func lockHolder(path string) string {
-	b, err := os.ReadFile(path)
+	b, err := infile.Read(context.Background(), path, infile.SessionMeta)
 	if err != nil {
 		return ""
 	}

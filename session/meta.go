@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // MetaFile sits beside a session's context file and says how its runs went, so that
@@ -44,7 +47,7 @@ type Meta struct {
 // ReadMeta reads a session's meta file.
 func ReadMeta(dir string) (Meta, error) {
 	var m Meta
-	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	b, err := infile.Read(context.Background(), filepath.Join(dir, MetaFile), infile.SessionMeta)
 	if err != nil {
 		return m, err
 	}

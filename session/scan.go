@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/kimi-run/kimi-run/model"
@@ -25,9 +26,24 @@ const minCheckpointBytes = len(`{"role":"_checkpoint","id":0}` + "\n")
 const cancelEvery = 256
 
 // interruptedResult is the tool result a restore gives a tool call whose result was never
-// saved (a kill, a full disk, a hand edit): providers refuse a conversation with an
-// unanswered call, and the model should know the call's effects are uncertain.
-const interruptedResult = "<system>ERROR: this tool call was interrupted: the run stopped before its result was saved. It may not have run, or run only in part; check its effects before relying on them.</system>"
+// saved (a kill, a lost terminal, a crash of the machine, a full disk, a hand edit):
+// providers refuse a conversation with an unanswered call, and the model must know what
+// kimi-run knows. A call is saved, and synced, before it starts; its result as soon as it
+// ends. So a call without a result was started, or was about to be, and may have done its
+// work in full, in part or not at all.
+const interruptedResult = "<system>ERROR: this tool call was interrupted: the run stopped (killed, or its machine or terminal went away) after the call was started and before its result was saved. It may have had all, some or none of its effects. Check them before relying on them, and before running it again.</system>"
+
+// interrupted is interruptedResult with what else is known about call (see scan.known).
+func (sc *scan) interrupted(c model.CallSpec) string {
+	if sc.known == nil {
+		return interruptedResult
+	}
+	more := sc.known(c)
+	if more == "" {
+		return interruptedResult
+	}
+	return strings.TrimSuffix(interruptedResult, "</system>") + "\n" + more + "</system>"
+}
 
 // scan is what reading a context file found.
 type scan struct {
@@ -45,6 +61,14 @@ type scan struct {
 	// pending holds the tool calls of the last assistant message still waiting for their
 	// results, in call order.
 	pending []model.CallSpec
+	// rank is each call's place in the last assistant message, and groupAt the index in
+	// Messages of that message's first result: results are saved as their calls end, and
+	// restored in call order, as the run that made them sent them on.
+	rank    map[string]int
+	groupAt int
+	// known, when set, tells what else is known about a call that gets an interrupted
+	// result (what a subagent it started had done), or "".
+	known func(model.CallSpec) string
 	// repaired holds the results made up for calls left pending at the end of the file;
 	// Open appends them, so the file is valid for Kimi CLI too.
 	repaired []model.Message
@@ -68,7 +92,11 @@ func (sc *scan) warn(format string, args ...any) {
 // orphan, a duplicate) is dropped, each with a warning. Time and memory are bounded by the
 // file's size.
 func scanRecords(ctx context.Context, r io.Reader, stopAt int, keep func(line []byte) error) (*scan, error) {
-	sc := &scan{}
+	return scanWith(ctx, &scan{}, r, stopAt, keep)
+}
+
+// scanWith is scanRecords into a scan the caller prepared (its known).
+func scanWith(ctx context.Context, sc *scan, r io.Reader, stopAt int, keep func(line []byte) error) (*scan, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
 	for lineNo := 1; ; lineNo++ {
@@ -103,11 +131,11 @@ func scanRecords(ctx context.Context, r io.Reader, stopAt int, keep func(line []
 		}
 	}
 	if !sc.reached {
-		before := len(sc.restored.Messages)
-		if err := sc.closePending("the end of the file", keep); err != nil {
+		made, err := sc.closePending("the end of the file", keep)
+		if err != nil {
 			return nil, err
 		}
-		sc.repaired = sc.restored.Messages[before:]
+		sc.repaired = made
 	}
 	if sc.unlisted > 0 {
 		sc.restored.Warnings = append(sc.restored.Warnings, fmt.Sprintf("%d more warnings not shown", sc.unlisted))
@@ -154,10 +182,7 @@ func (sc *scan) take(lineNo int, line []byte, ended, tooLong bool, stopAt int, k
 		if err := sc.closeIfNeeded(lineNo, rec.msg, keep); err != nil {
 			return false, err
 		}
-		res.Messages = append(res.Messages, rec.msg)
-		if rec.msg.Role == model.RoleAssistant {
-			sc.pending = append(sc.pending[:0], rec.msg.ToolCalls...)
-		}
+		sc.add(rec.msg)
 		if altered && keep != nil {
 			return false, keepRecord(toMessageRecord(rec.msg), keep)
 		}
@@ -169,7 +194,7 @@ func (sc *scan) take(lineNo int, line []byte, ended, tooLong bool, stopAt int, k
 		}
 		// A checkpoint marks a whole conversation: reverting to it must not cut a call
 		// from its results.
-		if err := sc.closePending(fmt.Sprintf("line %d", lineNo), keep); err != nil {
+		if _, err := sc.closePending(fmt.Sprintf("line %d", lineNo), keep); err != nil {
 			return false, err
 		}
 		id := rec.n
@@ -242,28 +267,55 @@ func (sc *scan) closeIfNeeded(lineNo int, m model.Message, keep func([]byte) err
 	if m.Role == model.RoleTool {
 		return nil
 	}
-	return sc.closePending(fmt.Sprintf("line %d", lineNo), keep)
+	_, err := sc.closePending(fmt.Sprintf("line %d", lineNo), keep)
+	return err
 }
 
-// closePending gives every pending call an interrupted result.
-func (sc *scan) closePending(where string, keep func([]byte) error) error {
+// add appends an admitted message to the conversation; a tool result goes among its
+// group's results in call order.
+func (sc *scan) add(m model.Message) {
+	res := &sc.restored
+	switch m.Role {
+	case model.RoleAssistant:
+		res.Messages = append(res.Messages, m)
+		sc.pending = append(sc.pending[:0], m.ToolCalls...)
+		sc.rank = make(map[string]int, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			sc.rank[c.ID] = i
+		}
+		sc.groupAt = len(res.Messages)
+	case model.RoleTool:
+		i := len(res.Messages)
+		for i > sc.groupAt && sc.rank[res.Messages[i-1].ToolCallID] > sc.rank[m.ToolCallID] {
+			i--
+		}
+		res.Messages = slices.Insert(res.Messages, i, m)
+	default:
+		res.Messages = append(res.Messages, m)
+	}
+}
+
+// closePending gives every pending call an interrupted result and returns those results.
+func (sc *scan) closePending(where string, keep func([]byte) error) ([]model.Message, error) {
 	if len(sc.pending) == 0 {
-		return nil
+		return nil, nil
 	}
 	ids := make([]string, len(sc.pending))
+	made := make([]model.Message, 0, len(sc.pending))
 	for i, c := range sc.pending {
 		ids[i] = c.ID
-		m := model.Message{Role: model.RoleTool, Content: interruptedResult, ToolCallID: c.ID, Name: c.Name}
-		sc.restored.Messages = append(sc.restored.Messages, m)
+		m := model.Message{Role: model.RoleTool, Content: sc.interrupted(c), ToolCallID: c.ID, Name: c.Name}
+		made = append(made, m)
+		sc.add(m)
 		if keep != nil {
 			if err := keepRecord(toMessageRecord(m), keep); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	sc.pending = sc.pending[:0]
 	sc.warn("%s: tool call(s) %s had no saved result; marked as interrupted", where, strings.Join(ids, ", "))
-	return nil
+	return made, nil
 }
 
 // keepRecord encodes a record the restore made up and hands it to keep.

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/model"
 )
 
@@ -53,19 +54,29 @@ type Restored struct {
 // File appends a run's context to a JSONL file in Kimi CLI's context.jsonl layout.
 //
 // Each record is written whole by one write call on a file opened for appending, so a crash
-// at any moment leaves at most a torn last line, which Open skips and cuts off.
-// Writes are safe for concurrent use.
+// at any moment leaves at most a torn last line, which Open skips and cuts off. A written
+// record survives the process being killed; AppendSync and Sync make records survive the
+// machine going down too. Writes are safe for concurrent use.
 type File struct {
 	path   string
 	redact func(string) string
 
-	mu sync.Mutex
-	f  *os.File
+	// syncMu lets one sync run at a time, without holding up writes; Close and Revert take it
+	// too, so the file is not closed under a sync. Lock order: syncMu, then mu.
+	syncMu sync.Mutex
+	mu     sync.Mutex
+	f      *os.File
 	// next is the id the next checkpoint gets.
 	next int
 	// fresh is set when the file may end without a newline (a failed write, or a whole
 	// record that lost only its newline); the next record then starts with one.
 	fresh bool
+	// written counts the records written; durable is how many of them the last sync
+	// covered, so a sync that an earlier one already covered costs nothing.
+	written, durable int64
+	// dirPending says the new file's directory entry is not synced yet; the first sync does
+	// it, so creating a session costs no sync before the run needs one.
+	dirPending bool
 }
 
 // Option configures a File.
@@ -90,9 +101,9 @@ func Create(path string, opts ...Option) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	syncDir(dir)
 	s := newFile(path, opts)
 	s.f = f
+	s.dirPending = true
 	return s, nil
 }
 
@@ -107,12 +118,14 @@ func Read(ctx context.Context, path string) (*Restored, error) {
 }
 
 func readScan(ctx context.Context, path string) (*scan, error) {
-	rf, err := os.Open(path)
+	// A regular file of at most infile.Session's size: a link to /dev/zero or a FIFO is
+	// refused at once, and a read stops when ctx ends even within one long line.
+	rf, err := infile.Open(ctx, path, infile.Session)
 	if err != nil {
 		return nil, fmt.Errorf("open session: %w", err)
 	}
 	defer rf.Close()
-	return scanRecords(ctx, rf, -1, nil)
+	return scanWith(ctx, &scan{known: childKnown(ctx, path)}, rf, -1, nil)
 }
 
 // Open restores the context file at path and keeps appending to it. Lines that
@@ -164,17 +177,30 @@ func (s *File) Path() string { return s.path }
 // SystemPrompt records the system prompt. Call it first on a new session; on restore the
 // last system prompt record wins.
 func (s *File) SystemPrompt(p string) error {
-	return s.write(systemPromptRecord{Role: recordSystemPrompt, Content: p})
+	_, err := s.write(systemPromptRecord{Role: recordSystemPrompt, Content: p})
+	return err
 }
 
 // Append records one message.
 func (s *File) Append(m model.Message) error {
-	return s.write(toMessageRecord(m))
+	_, err := s.write(toMessageRecord(m))
+	return err
+}
+
+// AppendSync records one message and returns once it is on stable storage, with every
+// record written before it. Calls that overlap share one sync.
+func (s *File) AppendSync(m model.Message) error {
+	n, err := s.write(toMessageRecord(m))
+	if err != nil {
+		return err
+	}
+	return s.syncThrough(n)
 }
 
 // Usage records the context's token count after a model call.
 func (s *File) Usage(tokenCount int) error {
-	return s.write(usageRecord{Role: recordUsage, TokenCount: tokenCount})
+	_, err := s.write(usageRecord{Role: recordUsage, TokenCount: tokenCount})
+	return err
 }
 
 // Checkpoint records a checkpoint and returns its id: 0 for the first, then 1, 2, ….
@@ -193,15 +219,19 @@ func (s *File) Checkpoint() (int, error) {
 	return id, nil
 }
 
-// write encodes outside the lock, so a big tool output does not hold up other writers.
-func (s *File) write(v any) error {
+// write encodes outside the lock, so a big tool output does not hold up other writers. It
+// returns the record's number, for syncThrough.
+func (s *File) write(v any) (int64, error) {
 	line, err := encodeLine(v, s.redact)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.writeLocked(line)
+	if err := s.writeLocked(line); err != nil {
+		return 0, err
+	}
+	return s.written, nil
 }
 
 func (s *File) writeLocked(line []byte) error {
@@ -218,30 +248,61 @@ func (s *File) writeLocked(line []byte) error {
 		return fmt.Errorf("write session record: %w", err)
 	}
 	s.fresh = false
+	s.written++
 	return nil
 }
 
-// Sync flushes the file to stable storage. The agent calls it at the end of each turn.
+// Sync puts every record written so far on stable storage (and, for a new file, its
+// directory entry). The agent calls it before a tool call starts and at the end of each turn.
 func (s *File) Sync() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.f == nil {
+	n := s.written
+	s.mu.Unlock()
+	return s.syncThrough(n)
+}
+
+// syncThrough makes records up to number n durable. Writes go on while it syncs; a sync
+// that began after record n was written covers it, so overlapping callers share one.
+func (s *File) syncThrough(n int64) error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	s.mu.Lock()
+	f, upto, dir := s.f, s.written, s.dirPending
+	done := s.durable >= n && !dir
+	s.mu.Unlock()
+	if f == nil {
 		return ErrClosed
 	}
-	if err := s.f.Sync(); err != nil {
+	if done {
+		return nil
+	}
+	if err := f.Sync(); err != nil {
 		return fmt.Errorf("sync session: %w", err)
 	}
+	if dir {
+		syncDir(filepath.Dir(s.path))
+	}
+	s.mu.Lock()
+	s.durable = max(s.durable, upto)
+	s.dirPending = false
+	s.mu.Unlock()
 	return nil
 }
 
 // Close syncs and closes the file. Closing twice is harmless.
 func (s *File) Close() error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
 		return nil
 	}
 	serr := s.f.Sync()
+	if s.dirPending {
+		syncDir(filepath.Dir(s.path))
+		s.dirPending = false
+	}
 	cerr := s.f.Close()
 	s.f = nil
 	if err := errors.Join(serr, cerr); err != nil {
@@ -268,6 +329,8 @@ func syncDir(dir string) {
 // renamed into place, so a crash leaves either the old file or the new one at path. Later
 // writes go to the new file, and the next checkpoint gets id again.
 func (s *File) Revert(id int) (*Restored, error) {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.f == nil {
@@ -310,6 +373,8 @@ func (s *File) Revert(id int) (*Restored, error) {
 	s.f = f
 	s.next = len(sc.restored.Checkpoints)
 	s.fresh = false
+	// The new file was synced before it took the old one's place.
+	s.written, s.durable, s.dirPending = 0, 0, false
 	sc.restored.Rotated = rotated
 	return &sc.restored, nil
 }
@@ -333,7 +398,7 @@ func (s *File) writePrefix(id int) (string, *scan, error) {
 	}
 	bw := bufio.NewWriterSize(tmp, 64<<10)
 	// The file is this run's own, under its lock: no cancellation midway.
-	sc, err := scanRecords(context.Background(), src, id, func(line []byte) error {
+	sc, err := scanWith(context.Background(), &scan{known: childKnown(context.Background(), s.path)}, src, id, func(line []byte) error {
 		bw.Write(line)
 		return bw.WriteByte('\n')
 	})

@@ -5,12 +5,13 @@
 package skills
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/ralph"
 )
 
@@ -75,7 +76,8 @@ func validSkillName(name string) bool {
 // readSkill reads and splits the skill file; dirName names it when its front matter
 // does not, and display is how messages show its path.
 func readSkill(file, dirName, display string) (*Skill, error) {
-	b, err := os.ReadFile(file)
+	// A regular file only, so reading it never waits (see infile.Skill).
+	b, err := infile.Read(context.Background(), file, infile.Skill)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // strReplaceMaxBytes is the largest file StrReplaceFile edits; the whole file is held in
@@ -174,7 +176,8 @@ func strReplace(env Env, in strReplaceArgs) Result {
 		return Errorf("cannot edit %s: it is %d bytes, more than the %d MiB StrReplaceFile handles; use Shell (sed, a script) instead",
 			in.Path, info.Size(), strReplaceMaxBytes>>20)
 	}
-	data, err := os.ReadFile(path)
+	// The file may have changed since Stat: still a regular file of at most the cap.
+	data, err := infile.Read(context.Background(), path, infile.Limit{Max: strReplaceMaxBytes, RegularOnly: true})
 	if err != nil {
 		return Errorf("cannot edit %s: %v", in.Path, err)
 	}

@@ -21,6 +21,8 @@ type Server struct {
 	http   *httptest.Server
 	done   chan struct{} // closed at cleanup so hanging and sleeping handlers return
 	script []Response
+	// answer, when set, makes each response from the request instead of the script.
+	answer func(Request) Response
 	prefix string // the path every URL of this server starts with: "/" and 12 random characters
 	strays atomic.Int64
 
@@ -80,6 +82,17 @@ func New(t testing.TB, responses ...Response) *Server {
 		close(s.done)
 		s.http.Close()
 	})
+	return s
+}
+
+// NewFunc starts a server that answers each request with answer(request): a model that
+// reads the conversation it is sent, for tests whose requests cannot be listed in advance
+// (a run killed at a random moment and resumed). answer runs on the request's own
+// goroutine, possibly concurrently with others. Request.Answer counts the requests so far.
+func NewFunc(t testing.TB, answer func(Request) Response) *Server {
+	t.Helper()
+	s := New(t)
+	s.answer = answer
 	return s
 }
 
@@ -149,10 +162,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		code, req.Problem = http.StatusBadRequest, "body is not a JSON object"
 	}
 
+	var resp Response
+	if code == 0 && s.answer != nil {
+		resp = s.answer(req)
+	}
 	s.mu.Lock()
 	n := len(s.reqs)
-	var resp Response
-	if code == 0 {
+	if code == 0 && s.answer != nil {
+		req.Answer = n
+	} else if code == 0 {
 		resp, req.Answer = s.pick()
 		if req.Answer < 0 {
 			code, req.Problem = http.StatusInternalServerError,

@@ -13,14 +13,16 @@ package cassette
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"sort"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // Version is the cassette format this package writes and reads.
@@ -129,9 +131,13 @@ func (e *FormatError) Error() string {
 
 func (e *FormatError) Unwrap() error { return e.Err }
 
-// Load reads a cassette file.
-func Load(path string) (*Cassette, error) {
-	f, err := os.Open(path)
+// maxLine bounds one line of a cassette (one exchange, its request and reply bodies whole).
+const maxLine = 64 << 20
+
+// Load reads a cassette file, at most infile.Cassette's cap. It stops with ctx's cause
+// when ctx ends.
+func Load(ctx context.Context, path string) (*Cassette, error) {
+	f, err := infile.Open(ctx, path, infile.Cassette)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +154,7 @@ func Load(path string) (*Cassette, error) {
 // lines were written in (concurrent calls finish in any order).
 func Read(r io.Reader) (*Cassette, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 256<<20)
+	sc.Buffer(nil, maxLine)
 	var c Cassette
 	n := 0
 	for sc.Scan() {
@@ -176,6 +182,9 @@ func Read(r io.Reader) (*Cassette, error) {
 		c.Exchanges = append(c.Exchanges, x)
 	}
 	if err := sc.Err(); err != nil {
+		if tl := (*infile.TooLargeError)(nil); errors.As(err, &tl) {
+			return nil, err
+		}
 		return nil, &FormatError{Line: n + 1, Err: err}
 	}
 	if n == 0 {

@@ -81,7 +81,7 @@ func record(t *testing.T, srv *scripted.Server, bodies ...string) (string, [][]s
 
 func load(t *testing.T, path string) *Cassette {
 	t.Helper()
-	c, err := Load(path)
+	c, err := Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // Recorder is an http.RoundTripper that passes every request to Next and writes the
@@ -32,6 +34,10 @@ type Recorder struct {
 // Secrets are scrubbed from everything recorded: pass the API key and any configured
 // header values. next is the transport that talks to the network.
 func Create(path string, h Header, next http.RoundTripper, secrets []string) (*Recorder, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		// A FIFO would hold the open until a reader came; a device would swallow the run.
+		return nil, &infile.NotRegularError{Path: path, Mode: fi.Mode()}
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
