@@ -30,6 +30,7 @@ func main() {
 		Environ: os.Environ,
 		Signals: sig,
 		Exit:    os.Exit,
+		Self:    true,
 	}, versionString())))
 }
 

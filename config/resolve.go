@@ -20,6 +20,7 @@ import (
 // files it names stops with ctx's cause when ctx ends (a signal, --timeout).
 func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	s := &Settings{Flags: f, Env: env, Output: OutputOf(&f), Ralph: f.Ralph, Session: f.Session}
+	s.envSecrets()
 	s.Prompt, s.PromptGiven = f.Prompt, f.Given("prompt")
 	if f.Command != nil {
 		s.Prompt, s.PromptGiven = strings.TrimSpace(*f.Command), true
@@ -56,8 +57,11 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	if err != nil {
 		return s, err
 	}
-	for _, k := range fc.Providers {
-		s.Endpoint.ConfigKeys = append(s.Endpoint.ConfigKeys, k.APIKey)
+	s.fileSecrets(fc)
+	if f.Config != "" {
+		if w := inlineWarning(fc); w != "" {
+			s.Warnings = append(s.Warnings, w)
+		}
 	}
 	entry, err := s.resolveEndpoint(fc, baseURL, model)
 	if err != nil {
@@ -71,6 +75,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 		s.checkEndpoint,
 		s.resolveWorkDir,
 		func() error { return s.resolveMCP(ctx) },
+		func() error { s.mcpSecrets(); return nil },
 		s.resolveAgent,
 	}
 	for _, step := range steps {

@@ -23,7 +23,8 @@ const (
 	DefaultKimiBaseURL   = "https://api.moonshot.ai/v1"
 	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 	// DefaultMaxSteps and DefaultAttempts are Kimi CLI's loop control: model calls per
-	// turn, and tries of one model call, the first included.
+	// turn, and tries of one model call, the first included. Written here only: the agent
+	// takes both from the settings, and --help quotes them (TestLoopDefaults).
 	DefaultMaxSteps = 1000
 	DefaultAttempts = 3
 	// DefaultMaxContext is the window assumed when none is configured: compaction still
@@ -78,6 +79,8 @@ type Settings struct {
 	MCP MCP
 	// Agent is the agent of --agent or --agent-file (the built-in default without them).
 	Agent *agentspec.Spec
+	// Secrets are every credential the run knows of, used or not (config/secrets.go).
+	Secrets Secrets
 
 	// Warnings are what the run says about its configuration once its event stream is
 	// open, in the order found.
@@ -102,12 +105,9 @@ func (o Output) NDJSON() bool { return o.Format == "stream-json" }
 type Endpoint struct {
 	// APIKey is the key from the environment or the config file; a stored login may
 	// replace it when the run starts (Login).
-	APIKey string
-	// ConfigKeys are every provider's api_key in the config file, the one used or not: all
-	// are scrubbed and kept from commands (a key the environment overrides included).
-	ConfigKeys []string
-	BaseURL    string
-	Model      string
+	APIKey  string
+	BaseURL string
+	Model   string
 	// Protocol is the provider's type ("kimi", "openai_legacy", ...; "" for an endpoint from
 	// the environment): model.New picks the client by it.
 	Protocol string

@@ -194,7 +194,7 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 // fallback model behind it.
 func (r *runState) model() (*fallbackModel, error) {
 	s := r.s
-	httpClient, err := r.tape.client(s, r.cred.apiKey, r.version)
+	httpClient, err := r.tape.client(s, append(r.secrets.list(), r.cred.apiKey), r.version)
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +209,7 @@ func (r *runState) model() (*fallbackModel, error) {
 		ExtraBody:     e.RequestFields(),
 		Headers:       r.headers(),
 		SendReasoning: e.Thinking != nil && *e.Thinking,
+		MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
 		HTTPClient:    httpClient,
 	}, s.Flags.FallbackModel)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/tools"
 )
@@ -114,6 +115,11 @@ func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) 
 // stream has opened.
 func (r *runState) login(ctx context.Context) error {
 	var err error
+	if l := r.s.Endpoint.Login; l != nil {
+		// Every token the login reads or obtains is a secret from then on, the refresh
+		// token too: a command may print the token file.
+		l.Seen = func(t kimilogin.Token) { r.secrets.add(t.AccessToken, t.RefreshToken) }
+	}
 	r.cred, err = useLogin(ctx, r.s.Endpoint, func(msg string) { fmt.Fprintf(r.sio.Stderr, "kimi-run: warning: %s\n", msg) })
 	r.secrets.add(r.cred.apiKey)
 	var ue *usageError
@@ -128,7 +134,7 @@ func (r *runState) login(ctx context.Context) error {
 // the agent's prompts, plans the run and checks that the prompt fits the model.
 func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	s, f, warn := r.s, &r.s.Flags, r.warnEarly
-	if err := createAddDirs(f.AddDir, warn); err != nil {
+	if err := createAddDirs(s.WorkDir, f.AddDir, warn); err != nil {
 		return err
 	}
 	g, err := newGuard(s)
@@ -170,7 +176,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 
 // openSession creates or resumes the run's session and records the run in it.
 func (r *runState) openSession(ctx context.Context, prompt string) error {
-	sess, err := openSession(ctx, r.s, r.cred.apiKey, r.warnEarly)
+	sess, err := openSession(ctx, r.s, r.secrets.scrub, r.warnEarly)
 	if err != nil {
 		return err
 	}
@@ -219,7 +225,7 @@ func (r *runState) begin(b *built) error {
 // work runs the prompt (its turn, Ralph loop or flow) or the conversation on stdin,
 // between the session's hooks, and settles the tape.
 func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, error) {
-	rh := &runHooks{e: b.hooks, secret: r.cred.apiKey}
+	rh := &runHooks{e: b.hooks, scrub: r.secrets.scrub}
 	r.hooks = rh
 	source := "startup"
 	if r.session.restored != nil {

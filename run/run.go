@@ -44,6 +44,12 @@ type IO struct {
 	// it, and so does a run still going stopGrace after its deadline. nil means the run
 	// never ends the process itself (a run inside tests).
 	Exit func(int)
+	// Self says that the run is this process (main): its credentials are then hidden
+	// from the process's own /proc entries (run/procself.go). Tests that call Main in
+	// their own process leave it unset.
+	Self bool
+
+	self *selfProc // the handle Self brings, until start hides the secrets
 }
 
 // env is the environment as the run reads it: the one way configuration and children's
@@ -59,6 +65,11 @@ type kongExit struct{ code int }
 func Main(args []string, sio IO, version string) (code ExitCode) {
 	if len(args) > 0 && args[0] == procgroup.WatchdogArg {
 		// The run's watchdog (see procgroup.Watcher): it reads the list of groups on stdin.
+		// It may outlive the run and needs no environment: none of it stays readable.
+		if sio.Self {
+			p, _ := hardenSelf(nil)
+			_ = p.hide(nil, anyVar)
+		}
 		return ExitCode(procgroup.Watchdog(os.Stdin))
 	}
 	if len(args) > 0 && args[0] == procgroup.GateArg {
@@ -69,6 +80,14 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		// A Shell command starting under the sandbox: confine this process, then become
 		// the shell. It returns only when that fails.
 		return ExitCode(sandbox.Helper(args[1:], sio.Stderr))
+	}
+	if sio.Self {
+		// Before anything reads the environment: the strings it hands out must not point
+		// into the block that start overwrites.
+		sio.self, args = hardenSelf(args)
+		if sio.self != nil && sio.self.mem != nil {
+			defer sio.self.mem.Close() // done by start, unless the run ends before it
+		}
 	}
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv

@@ -127,7 +127,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.Status = "error"
 	}
 	if res.Error != nil {
-		res.Error.Message = redact(res.Error.Message, r.cred.apiKey)
+		res.Error.Message = r.secrets.scrub(res.Error.Message)
 		if r.s.Output.NDJSON() {
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/internal/atomicfile"
 	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/session"
@@ -56,7 +57,7 @@ func (p sessionPlan) close() {
 
 // openSession creates or resumes the run's session as the flags say, and locks it for this
 // run (see session.TakeLock; notice reports a wait for the lock).
-func openSession(ctx context.Context, s *config.Settings, secret string, notice func(string)) (sessionPlan, error) {
+func openSession(ctx context.Context, s *config.Settings, scrub func(string) string, notice func(string)) (sessionPlan, error) {
 	cli, workDir, id := &s.Flags, s.WorkDir, s.Session
 	var p sessionPlan
 	if cli.NoSession { // config.Resolve refused it with --session or --continue
@@ -109,7 +110,7 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 		return p.unsaved(explicit, root, err)
 	}
 	p.lock = lock
-	p, err = p.open(ctx, cli.Continue, workDir, path, secret, explicit, root)
+	p, err = p.open(ctx, cli.Continue, workDir, path, scrub, explicit, root)
 	if err != nil || p.session == nil {
 		lock.Unlock()
 	}
@@ -117,8 +118,8 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 }
 
 // open resumes or creates the session's context file, the lock taken.
-func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path, secret string, explicit bool, root string) (sessionPlan, error) {
-	opt := session.WithRedact(func(line string) string { return redact(line, secret) })
+func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path string, scrub func(string) string, explicit bool, root string) (sessionPlan, error) {
+	opt := session.WithRedact(scrub)
 	if _, err := os.Stat(path); err == nil {
 		p.session, p.restored, err = session.Open(ctx, path, opt)
 		if err != nil && ctx.Err() != nil {
@@ -160,13 +161,7 @@ func (p sessionPlan) recordLast() error {
 		return nil
 	}
 	last := filepath.Join(p.root, lastFile)
-	tmp := last + ".tmp"
-	err := os.WriteFile(tmp, []byte(p.id+"\n"), 0o600)
-	if err == nil {
-		err = os.Rename(tmp, last)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(last, []byte(p.id+"\n"), 0o600); err != nil {
 		if rerr := os.Remove(last); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			return fmt.Errorf("last-session could not be updated (%w) nor removed (%v): --continue would resume an older session", err, rerr)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
@@ -18,15 +19,18 @@ import (
 // replay.
 func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, version string, started time.Time) (*runState, context.Context) {
 	f := &s.Flags
-	// Scrub the keys from both streams, before anything is written: those in the
-	// environment and those of the config file.
+	// Scrub every credential the run knows of from both streams, before anything is
+	// written.
 	secrets := &secretSet{}
-	for _, k := range credentialVars {
-		secrets.add(s.Env.Getenv(k))
-	}
 	secrets.add(s.Endpoint.APIKey)
-	for _, k := range s.Endpoint.ConfigKeys {
-		secrets.add(k)
+	secrets.add(s.Secrets.Own...)
+	secrets.addOther(s.Secrets.Others...)
+	// Then from this process's own environment and command line (/proc/self/environ and
+	// cmdline), where a command could read them.
+	forms := secrets.allForms()
+	hideErr := sio.self.hide(forms, credentialVar)
+	if len(forms) == 0 {
+		hideErr = nil // nothing was there to hide
 	}
 	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
 	rawStderr := sio.Stderr
@@ -45,6 +49,9 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 		r.res.add(func() { stopTelemetry(r.tel, sio.Stderr, secrets) })
 	}
 	r.sink = r.newSink(rawStderr)
+	if hideErr != nil {
+		r.warnEarly(fmt.Sprintf("the API key could not be hidden from this process's /proc/%d/environ and cmdline (%v): a command of the same user can read it there", os.Getpid(), hideErr))
+	}
 	// The stopper's last word, should it have to write the result: what the run knows.
 	render := func(v verdict) ([]byte, []byte) {
 		res := r.tally.totals()

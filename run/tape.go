@@ -69,10 +69,9 @@ func (t *tape) track(s output.Sink) output.Sink {
 }
 
 // client returns the HTTP client for the model: a recorder around the network, a
-// replayer instead of it, or nil for the default.
-func (t *tape) client(s *config.Settings, apiKey, version string) (*http.Client, error) {
+// replayer instead of it, or nil for the default. secrets are kept out of a recording.
+func (t *tape) client(s *config.Settings, secrets []string, version string) (*http.Client, error) {
 	e := s.Endpoint
-	secrets := []string{apiKey}
 	for _, v := range e.Headers {
 		secrets = append(secrets, v)
 	}

@@ -1,8 +1,6 @@
 package run
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -37,24 +35,6 @@ func addDirs(s *config.Settings) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// createAddDirs makes the --add-dir directories that do not exist yet, with a warning
-// naming each (a typo shows). A build cache such as ~/.cache/go-build is missing on a fresh
-// runner until the first build, and the README's CI invocation names one: refusing it would
-// fail the job the first time only, and ignoring it would leave the sandbox without it.
-// Something other than a directory there is left to addDirs to refuse.
-func createAddDirs(dirs []string, warn func(string)) error {
-	for _, d := range dirs {
-		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return usagef("--add-dir %s does not exist and cannot be created: %w", d, err)
-		}
-		warn("--add-dir " + d + " did not exist: created it")
-	}
-	return nil
 }
 
 // findSkills discovers the skills of the run: --skills-dir (which must exist) or the

@@ -59,7 +59,7 @@ func readFile(ctx context.Context, env Env, in readFileArgs) (Result, error) {
 	if err != nil {
 		return Errorf("cannot read: %v", err), nil
 	}
-	if reason, ok := search.Sensitive(path); ok {
+	if reason, ok := search.SensitiveFile(path); ok {
 		return Errorf("refusing to read %s: %s, and what is read is sent to the model provider", in.Path, reason), nil
 	}
 	if in.NLines < 0 {

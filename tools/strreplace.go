@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kimi-run/kimi-run/internal/infile"
+	"github.com/kimi-run/kimi-run/tools/search"
 )
 
 // strReplaceMaxBytes is the largest file StrReplaceFile edits; the whole file is held in
@@ -158,6 +159,11 @@ func strReplace(env Env, in strReplaceArgs) Result {
 	path, err := resolvePath(env.WorkDir, in.Path, env.AddDirs...)
 	if err != nil {
 		return Errorf("cannot edit: %v", err)
+	}
+	// An edit reads the file: whether old text is found tells the model what the file
+	// holds, one guess at a time. Files ReadFile refuses are refused here too.
+	if reason, ok := search.SensitiveFile(path); ok {
+		return Errorf("refusing to edit %s: %s; ReadFile refuses it too. WriteFile can overwrite it or append to it", in.Path, reason)
 	}
 	if path, err = followLink(path); err != nil {
 		return Errorf("cannot edit %s: %v", in.Path, err)
