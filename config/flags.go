@@ -102,7 +102,8 @@ type Flags struct {
 	PrintSchema       bool    `group:"Record, replay and CI" name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
 
 	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run
-	// unchanged (config/kimi.go resolves them with the flags above). Grouped in --help.
+	// unchanged (sets:"flag" names the flag one sets; config/kimi.go has the rest).
+	// Grouped in --help.
 	Print              bool    `group:"Kimi CLI compatibility" help:"Kimi CLI's print mode; kimi-run always runs in it. With --output-format stream-json, stdout carries Kimi CLI's message lines instead of kimi-run's events."`
 	Yolo               bool    `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve" help:"Accepted, as --yes and --auto-approve: every tool call is always approved."`
 	AFK                bool    `group:"Kimi CLI compatibility" name:"afk" help:"Accepted: kimi-run never waits for a person."`

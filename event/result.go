@@ -48,6 +48,12 @@ type Result struct {
 	// run itself earned (0 stays 0); this field, a `warning` event and the text summary tell
 	// the run apart from a clean one.
 	SessionWarning string `json:"session_warning,omitempty" minLength:"1"`
+	// What restoring the session had to repair, one line each, as the `warning` events said
+	// it: lines skipped or cut, tool calls answered as interrupted, or a history that was
+	// lost (a context file missing, empty or holding only a system prompt although a run had
+	// finished on the session: the run then started it again from its prompt). Absent when
+	// the session is new or came back whole.
+	SessionRepairs []string `json:"session_repairs,omitempty"`
 }
 
 // Type is "result".

@@ -188,7 +188,9 @@ func TestEveryFileInputIsBounded(t *testing.T) {
 				for k, v := range tt.env {
 					env[k] = v
 				}
-				args = append(args, "--timeout", "3s", "--output-format", "stream-json")
+				// Long enough that a loaded machine reads 20 MiB of /dev/urandom within it:
+				// only a FIFO should meet it.
+				args = append(args, "--timeout", "8s", "--output-format", "stream-json")
 				if tt.flag != "--prompt-file" {
 					args = append(args, "-p", "go")
 				}

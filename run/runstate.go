@@ -137,6 +137,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		r.hooks.sessionEnd(ctx, v)
 	}
 	res.SessionWarning = r.settleSession(v)
+	res.SessionRepairs = r.session.repairs
 	r.stop.result(v.code, func() { r.emit(res) })
 	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
 		// The answer did not reach stdout: that is not success.
