@@ -359,3 +359,22 @@ func BenchmarkLongReplyRun(b *testing.B) {
 		})
 	}
 }
+
+// An MCP server that floods its stdout with one message that never ends during the
+// handshake (a broken or hostile server) fails at the MCP SDK's frame limit (16 MiB), and
+// the run goes on without it, instead of growing by gigabytes until the start-up timeout.
+func TestMCPServerFloodIsBounded(t *testing.T) {
+	t.Parallel()
+	flood := mcpConfigFile(t, map[string]any{"flood": map[string]any{"command": "sh", "args": []string{"-c", `printf '{"jsonrpc":"2.0","id":1,"result":"'; exec tr '\000' x < /dev/zero`}}})
+	srv := scripted.New(t, scripted.Text("done"))
+	r := runBounded(t, srv, t.TempDir(), []string{"--mcp-config-file", flood, "--output-format", "stream-json", "-p", "go"}, nil)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0 (the run goes on without the server)\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "flood") {
+		t.Errorf("nothing says the server failed:\n%s", r.stdout)
+	}
+	if r.rss > boundedRSS {
+		t.Errorf("peak RSS %d MiB", r.rss>>20)
+	}
+}
