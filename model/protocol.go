@@ -28,6 +28,10 @@ type Config struct {
 	// SendReasoning sends reasoning_content back on assistant messages with tool calls,
 	// even when empty; thinking models reject the request otherwise.
 	SendReasoning bool
+	// MediaInToolResults sends the images and videos of tool results inside the tool
+	// messages, as Kimi CLI sends them to Moonshot's API; without it they follow the results
+	// in a user message, the only place OpenAI's API and most compatible servers take them.
+	MediaInToolResults bool
 	// MaxReplyBytes bounds one reply: its content, reasoning and tool arguments together
 	// (see ReplyTooLargeError). Zero means DefaultMaxReplyBytes.
 	MaxReplyBytes int64

@@ -169,6 +169,7 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		ShellPrefix:   g.sandbox.shellPrefix(),
 		Environ:       in.childEnv,
 		WriteDirs:     g.sandbox.writeDirs(),
+		Media:         mediaSupport(r.s.Endpoint),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -212,6 +213,9 @@ func (r *runState) model() (*fallbackModel, error) {
 		SendReasoning: e.Thinking != nil && *e.Thinking,
 		MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
 		HTTPClient:    httpClient,
+		// Moonshot reads the media of a tool result in the tool message, as Kimi CLI
+		// sends them; other endpoints get them in a user message after the results.
+		MediaInToolResults: e.KimiProvider,
 	}, s.Flags.FallbackModel)
 }
 

@@ -41,6 +41,9 @@ type Env struct {
 	// Environ is the environment of Shell commands (before Shell's own settings); nil
 	// inherits this process's. run/ leaves kimi-run's credentials out of it.
 	Environ []string
+	// Media says which media the model reads (image_in, video_in); ReadMediaFile is offered
+	// when it reads any.
+	Media MediaSupport
 	// WriteDirs, when set, opens the directories WriteFile and StrReplaceFile write in (the
 	// sandbox's, which keeps the writes below its writable roots); the tools then refuse to
 	// append through a file with more than one hard link, whose other name may be outside.
@@ -93,6 +96,7 @@ var builtinTable = []struct {
 }{
 	{make: NewShell},
 	{make: NewReadFile},
+	{make: NewReadMediaFile, offered: func(env Env) bool { return env.Media.Any() }},
 	{make: NewWriteFile},
 	{make: NewStrReplaceFile},
 	{make: NewGlob},

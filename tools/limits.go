@@ -14,6 +14,7 @@ var limitText = sync.OnceValue(func() *strings.Replacer {
 	return strings.NewReplacer(
 		"{fetch_timeout}", itoa(int(fetchTimeout.Seconds()))+" seconds",
 		"{fetch_max}", itoa(fetchMaxBytes>>20)+" MiB",
+		"{media_max}", itoa(int(MediaMaxBytes>>20))+" MiB",
 		"{glob_limit}", itoa(globLimit),
 		"{grep_default_limit}", itoa(grepDefaultLimit),
 		"{grep_max_lines}", itoa(grepMaxUnits),

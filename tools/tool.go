@@ -35,6 +35,9 @@ type Result struct {
 	// (--print --output-format stream-json); nil when the tool has no Kimi counterpart.
 	// The model always reads Output.
 	Kimi *KimiText
+	// Media are images or videos the result puts into the model's context beside Output
+	// (ReadMediaFile); events and text renderers show Output only.
+	Media []Media
 }
 
 // KimiText is a tool result in Kimi CLI's terms (its ToolReturnValue): a short message,
