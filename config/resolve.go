@@ -59,6 +59,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 		return s, err
 	}
 	s.fileSecrets(fc)
+	s.serviceSecrets(fc)
 	if f.Config != "" {
 		if w := inlineWarning(fc); w != "" {
 			s.Warnings = append(s.Warnings, w)
@@ -68,8 +69,12 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	if err != nil {
 		return s, err
 	}
+	s.resolveProviderKeys(fc, entry.Provider)
+	s.Warnings = append(s.Warnings, kimiKeyWarnings(fc)...)
+	s.Warnings = append(s.Warnings, envWarnings(s.Env)...)
 	steps := []func() error{
 		func() error { return s.resolveFileSettings(fc) },
+		func() error { return s.resolveServices(fc) },
 		func() error { return s.resolveLoop(fc.LoopControl) },
 		s.resolveContext,
 		func() error { return s.resolveBudget(entry) },

@@ -77,6 +77,8 @@ type Settings struct {
 	Hooks []hooks.Hook
 	// Skills are the config file's skill discovery settings.
 	Skills Skills
+	// Services are Moonshot's web services the tools use (config/services.go).
+	Services Services
 	// MCP is the MCP servers to start and their timeouts.
 	MCP MCP
 	// Agent is the agent of --agent or --agent-file (the built-in default without them).
@@ -123,6 +125,10 @@ type Endpoint struct {
 	Thinking *bool
 	// Headers are the provider's custom headers.
 	Headers map[string]string
+	// ReasoningKey is an openai_legacy provider's reasoning_key, nil when it sets none
+	// (config/kimikeys.go): the message field reasoning is read from and sent back in;
+	// "" turns the round trip off.
+	ReasoningKey *string
 	// Generation holds the KIMI_MODEL_* sampling settings (config/modelenv.go).
 	Generation Generation
 	// Login is the stored `kimi login` of the provider, when it names one and no

@@ -89,6 +89,7 @@ const (
 // replyReader folds decoded chunks into a Reply.
 type replyReader struct {
 	h        Handler
+	key      *string // the provider's reasoning_key (reasoningkey.go); nil reads every field
 	size     *replyMeter
 	asm      *assembler
 	text     strings.Builder
@@ -107,6 +108,9 @@ func (r *replyReader) add(line []byte) error {
 	var c rawChunk
 	if err := json.Unmarshal(line, &c); err != nil {
 		return fmt.Errorf("decode stream chunk: %w", err)
+	}
+	if r.key != nil {
+		keepReasoning(*r.key, &c, line)
 	}
 	if len(c.Error) > 0 && !bytes.Equal(bytes.TrimSpace(c.Error), []byte("null")) && !r.finished {
 		r.errDoc = c.Error

@@ -28,6 +28,10 @@ type Config struct {
 	// SendReasoning sends reasoning_content back on assistant messages with tool calls,
 	// even when empty; thinking models reject the request otherwise.
 	SendReasoning bool
+	// ReasoningKey is an openai_legacy provider's reasoning_key: the one message field the
+	// reasoning is read from and sent back in; "" reads and sends none. nil (no key, and
+	// every other provider type) reads every known field and answers in the one it came in.
+	ReasoningKey *string
 	// MediaInToolResults sends the images and videos of tool results inside the tool
 	// messages, as Kimi CLI sends them to Moonshot's API; without it they follow the results
 	// in a user message, the only place OpenAI's API and most compatible servers take them.

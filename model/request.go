@@ -97,6 +97,12 @@ func (o *OpenAI) message(m Message) (openai.ChatCompletionMessage, map[string]js
 				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments},
 			})
 		}
+		if k := o.cfg.ReasoningKey; k != nil {
+			// A configured reasoning_key: the reasoning goes back in that field, on every
+			// assistant message that had some, or nowhere for "".
+			extra = reasoningByKey(*k, m.Reasoning)
+			break
+		}
 		switch {
 		case m.ReasoningField == ReasoningDetails && json.Valid(m.ReasoningDetails):
 			extra = map[string]json.RawMessage{ReasoningDetails: m.ReasoningDetails}

@@ -170,6 +170,8 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		Environ:       in.childEnv,
 		WriteDirs:     g.sandbox.writeDirs(),
 		Media:         mediaSupport(r.s.Endpoint),
+		Search:        r.service(r.s.Services.Search),
+		Fetch:         r.service(r.s.Services.Fetch),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -216,6 +218,7 @@ func (r *runState) model() (*fallbackModel, error) {
 		// Moonshot reads the media of a tool result in the tool message, as Kimi CLI
 		// sends them; other endpoints get them in a user message after the results.
 		MediaInToolResults: e.KimiProvider,
+		ReasoningKey:       e.ReasoningKey,
 	}, s.Flags.FallbackModel)
 }
 

@@ -20,6 +20,12 @@ type Env struct {
 	Ripgrep string
 	// HTTPClient is used by FetchURL; nil means a client with the tool's own timeouts.
 	HTTPClient *http.Client
+	// Search is Moonshot's search service ([services.moonshot_search]); SearchWeb is
+	// offered only with it.
+	Search *Service
+	// Fetch is Moonshot's fetch service ([services.moonshot_fetch]): FetchURL asks it
+	// first and fetches the page itself when it fails; nil fetches at once.
+	Fetch *Service
 	// Todos receives every SetTodoList update; nil discards them.
 	Todos func([]Todo)
 	// Subagent runs Agent calls; nil leaves the Agent tool out.
@@ -101,6 +107,7 @@ var builtinTable = []struct {
 	{make: NewStrReplaceFile},
 	{make: NewGlob},
 	{make: NewGrep},
+	{make: NewSearchWeb, offered: func(env Env) bool { return env.Search != nil }},
 	{make: NewFetchURL},
 	{make: NewSetTodoList},
 	{make: NewThink},

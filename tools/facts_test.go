@@ -61,14 +61,14 @@ func TestBuiltinsFollowTheTable(t *testing.T) {
 	}
 	var unconditional []string
 	for _, n := range all {
-		if !slices.Contains([]string{"Agent", "SendDMail", "ReadMediaFile"}, n) {
+		if !slices.Contains([]string{"Agent", "SendDMail", "ReadMediaFile", "SearchWeb"}, n) {
 			unconditional = append(unconditional, n)
 		}
 	}
 	if got := names(Builtins(Env{})); !slices.Equal(got, unconditional) {
 		t.Errorf("without delegates = %v, want %v", got, unconditional)
 	}
-	if got := names(Builtins(Env{Subagent: noSubagent{}, DMail: noDMail{}, Media: MediaSupport{Images: true}})); !slices.Equal(got, all) {
+	if got := names(Builtins(Env{Subagent: noSubagent{}, DMail: noDMail{}, Media: MediaSupport{Images: true}, Search: &Service{}})); !slices.Equal(got, all) {
 		t.Errorf("with every delegate = %v, want %v", got, all)
 	}
 }
