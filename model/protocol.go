@@ -34,6 +34,12 @@ type Config struct {
 	// HTTPClient is the underlying client; nil builds one. It must not set Timeout:
 	// that would cut long streams.
 	HTTPClient *http.Client
+	// Thinking is the --thinking switch for protocols that express it in their own
+	// request fields (Gemini's thinkingConfig); nil leaves the model's default.
+	Thinking *bool
+	// Project and Location are Vertex AI's (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION):
+	// without an API key, the model is addressed under them.
+	Project, Location string
 }
 
 // protocols maps a provider type to the client that speaks its wire protocol. Adding a
@@ -47,7 +53,14 @@ var protocols = map[string]func(Config) Model{
 	// Kimi CLI's Responses API type is served by chat completions until a Responses client
 	// exists (the endpoints that offer Responses offer chat completions too).
 	"openai_responses": chatCompletions,
+	// Gemini's generateContent API: google_genai is Kimi CLI's older name for gemini;
+	// vertexai is the same API on Vertex AI (gemini.go).
+	"gemini":       gemini,
+	"google_genai": gemini,
+	"vertexai":     gemini,
 }
+
+func gemini(cfg Config) Model { return NewGemini(cfg) }
 
 func chatCompletions(cfg Config) Model { return NewOpenAI(cfg) }
 

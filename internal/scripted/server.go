@@ -49,8 +49,12 @@ type Request struct {
 
 // Messages returns the "messages" array of the request body, each message as a
 // map, so tests can check what the client sent back (tool results,
-// reasoning_content, ...).
+// reasoning_content, ...). A Gemini request's contents are given in the same shape
+// (geminiMessages).
 func (r Request) Messages() []map[string]any {
+	if _, ok := r.Body["contents"]; ok && r.Body["messages"] == nil {
+		return geminiMessages(r.Body)
+	}
 	list, _ := r.Body["messages"].([]any)
 	out := make([]map[string]any, 0, len(list))
 	for _, m := range list {
@@ -158,7 +162,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		code, req.Problem = http.StatusBadRequest, fmt.Sprintf("reading body: %v", err)
 	case r.Method != http.MethodPost:
 		code, req.Problem = http.StatusMethodNotAllowed, "method "+r.Method+", want POST"
-	case path != "/v1/chat/completions":
+	case path != "/v1/chat/completions" && !geminiPath(path):
 		code, req.Problem = http.StatusNotFound, "path "+path+", want /v1/chat/completions"
 	case req.Body == nil:
 		code, req.Problem = http.StatusBadRequest, "body is not a JSON object"
@@ -192,6 +196,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if code != 0 {
 		s.t.Errorf("scripted: request %d (%s %s, User-Agent %q): %s", n+1, r.Method, path, r.UserAgent(), req.Problem)
 		resp = Status(code, ErrorBody("scripted_error", "scripted: "+req.Problem))
+	}
+	if geminiPath(path) {
+		resp = resp.gemini()
 	}
 	s.play(w, r, resp)
 }
