@@ -188,6 +188,16 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 		}
 		e.APIKey = firstSet(getenv("OPENAI_API_KEY"), prov.APIKey)
 		e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, DefaultOpenAIBaseURL)
+	case "gemini", "google_genai", "vertexai":
+		if modelFlag == "" {
+			e.Model = entry.Model
+		}
+		if err := s.fromGoogle(prov, name, entry.Provider, baseURL); err != nil {
+			return false, err
+		}
+		if s.Flags.Thinking == nil {
+			e.Thinking = googleThinking(fc, e.Model, entry.Capabilities)
+		}
 	default:
 		// Any other protocol the model package speaks takes the provider's own key and
 		// endpoint: Kimi CLI overrides them from the environment for the two families above
@@ -290,7 +300,11 @@ func (s *Settings) checkEndpoint() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Usagef("invalid base URL %q: want http(s)://host[:port]/path", RedactURL(e.BaseURL))
 	}
-	if e.APIKey == "" && e.Login == nil && !isLoopback(u.Hostname()) && s.Flags.Replay == "" {
+	// A custom Authorization header is a credential too (a gateway's, Vertex AI's token).
+	if e.APIKey == "" && e.Login == nil && !hasHeader(e.Headers, "Authorization") && !isLoopback(u.Hostname()) && s.Flags.Replay == "" {
+		if googleType(e.Protocol) {
+			return Usagef("no API key: set the provider's api_key, or GOOGLE_API_KEY (or GEMINI_API_KEY) in the environment")
+		}
 		return Usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
 	}
 	if e.Model == "" {

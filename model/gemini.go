@@ -86,6 +86,9 @@ func geminiURL(cfg Config) string {
 	return base + "/" + name + ":streamGenerateContent?alt=sse"
 }
 
+// GeminiDefaultBaseURL is the endpoint of a Gemini protocol when the config names none.
+func GeminiDefaultBaseURL(cfg Config) string { return defaultGeminiBase(cfg) }
+
 // defaultGeminiBase is the endpoint when the config names none: Google AI's, or Vertex
 // AI's global or regional one.
 func defaultGeminiBase(cfg Config) string {

@@ -211,6 +211,9 @@ func (r *runState) model() (*fallbackModel, error) {
 		SendReasoning: e.Thinking != nil && *e.Thinking,
 		MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
 		HTTPClient:    httpClient,
+		Thinking:      e.Thinking,
+		Project:       e.Project,
+		Location:      e.Location,
 	}, s.Flags.FallbackModel)
 }
 
