@@ -68,6 +68,10 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	if err != nil {
 		return s, err
 	}
+	if replaying && s.Replay.Header.Provider != "" {
+		// The recorded requests speak the recorded protocol, whatever the file says now.
+		s.Endpoint.Protocol = s.Replay.Header.Provider
+	}
 	steps := []func() error{
 		func() error { return s.resolveFileSettings(fc) },
 		func() error { return s.resolveLoop(fc.LoopControl) },

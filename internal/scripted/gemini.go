@@ -372,3 +372,16 @@ func partsText(content map[string]any, thoughts bool) string {
 	}
 	return b.String()
 }
+
+// Model is the model a request asked for: the body's "model", or, for Gemini, the model in
+// the path (…/models/NAME:streamGenerateContent).
+func (r Request) Model() string {
+	if m, ok := r.Body["model"].(string); ok {
+		return m
+	}
+	if geminiPath(r.Path) {
+		p := strings.TrimSuffix(r.Path, ":streamGenerateContent")
+		return p[strings.LastIndex(p, "/")+1:]
+	}
+	return ""
+}
