@@ -2,9 +2,11 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -32,7 +34,15 @@ func NewOpenAI(cfg Config) *OpenAI {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &transport{next: hc, extra: cfg.ExtraBody, headers: cfg.Headers}
+	extra := cfg.ExtraBody
+	if f := thinkingField(cfg.Thinking); f != nil {
+		extra = maps.Clone(extra)
+		if extra == nil {
+			extra = map[string]json.RawMessage{}
+		}
+		extra["thinking"] = f
+	}
+	oc.HTTPClient = &transport{next: hc, extra: extra, headers: cfg.Headers}
 	// Keep-alive comment lines are legal SSE; a provider may send thousands while it thinks.
 	oc.EmptyMessagesLimit = 1 << 30
 	return &OpenAI{client: openai.NewClientWithConfig(oc), cfg: cfg}
@@ -88,6 +98,11 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 			// An error object beside the choices (OpenRouter's mid-stream error) before
 			// the reply finished: the reply is cut, and the object says why.
 			return partial(rr.reply(), rr.asm), o.wrap(ctx, x, providerError(0, rr.errDoc, nil))
+		}
+	}
+	if !rr.finished {
+		if err := rr.end(x); err != nil {
+			return partial(rr.reply(), rr.asm), o.wrap(ctx, x, midStream(err))
 		}
 	}
 	reply := rr.reply()
