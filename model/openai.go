@@ -134,10 +134,13 @@ func partial(r Reply, asm *assembler) Reply {
 }
 
 // midStream marks a transport or decoding failure after the stream began as an incomplete
-// reply; provider error objects and cancellations keep their identity.
+// reply; provider error objects, a reply cut for its size and cancellations keep their
+// identity.
 func midStream(err error) error {
 	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var pe *ProviderError
+	if errors.As(err, &apiErr) || errors.As(err, &pe) || errors.Is(err, ErrIncompleteStream) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrIncompleteStream, err)
@@ -147,25 +150,7 @@ func midStream(err error) error {
 // wins over go-openai's reading: the real HTTP status and a lenient parse of the body, or
 // the error object found inside the stream.
 func (o *OpenAI) wrap(ctx context.Context, x *exchange, err error) error {
-	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrStreamIdle) {
-		return fmt.Errorf("%w after %s", ErrStreamIdle, o.cfg.IdleTimeout)
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	err = fromOpenAI(err)
-	if status, body := x.errorAnswer(); status != 0 {
-		err = providerError(status, body, err)
-	} else if doc := x.streamError(); doc != nil {
-		err = providerError(0, doc, err)
-	}
-	var pe *ProviderError
-	if errors.As(err, &pe) {
-		if ms := x.ms.Load(); ms >= 0 {
-			pe.RetryAfter = ms
-		}
-	}
-	return err
+	return classify(ctx, x, o.cfg.IdleTimeout, fromOpenAI(err))
 }
 
 // providerError builds the error for an answer with status (0: inside a stream) and body;
