@@ -333,3 +333,21 @@ func TestMaxReplyBytesDefault(t *testing.T) {
 		t.Fatalf("0 accepted: %v", err)
 	}
 }
+
+// TestContextWindowSources: 0 on the command line means "unset" (the default window), as
+// before; 0 or less from KIMI_MODEL_MAX_CONTEXT_SIZE is refused, naming the variable.
+func TestContextWindowSources(t *testing.T) {
+	env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
+	s, err := Resolve(context.Background(), parse(t, env, "--max-context-size", "0"), env)
+	if err != nil || s.Endpoint.MaxContext != DefaultMaxContext || s.Endpoint.ContextKnown {
+		t.Errorf("--max-context-size 0: %v, %d known %v", err, s.Endpoint.MaxContext, s.Endpoint.ContextKnown)
+	}
+	for _, v := range []string{"0", "-5"} {
+		env["KIMI_MODEL_MAX_CONTEXT_SIZE"] = v
+		_, err := Resolve(context.Background(), parse(t, env), env)
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "KIMI_MODEL_MAX_CONTEXT_SIZE must be a positive number of tokens") {
+			t.Errorf("KIMI_MODEL_MAX_CONTEXT_SIZE=%s: %v", v, err)
+		}
+	}
+}
