@@ -54,7 +54,7 @@ func TestSecondSignalKillsShellCommands(t *testing.T) {
 		t.Fatalf("exit %d, want 143\n%s", r.code, r.stderr)
 	}
 	if !has("got-term")() {
-		t.Fatalf("the command never saw the first SIGTERM, so no second one was sent")
+		t.Fatalf("the command never saw the first SIGTERM, so no second one was sent\n%s\n%s", r.stdout, r.stderr)
 	}
 	for _, f := range []string{"shell.pid", "child.pid"} {
 		testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, f)))
