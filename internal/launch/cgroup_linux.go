@@ -66,6 +66,35 @@ func newCgroup(limit int) *cgroup {
 	return c
 }
 
+// CanLimitTasks reports whether a launcher started here could bound its children's
+// tasks (Launcher.TaskLimit): the pids controller is offered to the children of this
+// process's cgroup v2 cgroup, or a cgroup v1 pids hierarchy is mounted, and this process
+// may make cgroups there (checked by making one).
+func CanLimitTasks() bool {
+	m := cgroupMounts()
+	if own, ok := ownCgroup(""); ok && m.v2 != "" {
+		dir := filepath.Join(m.v2, own)
+		b, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+		if err == nil && slices.Contains(strings.Fields(string(b)), "pids") && canMake(dir) {
+			return true
+		}
+	}
+	if own, ok := ownCgroup("pids"); ok && m.v1pids != "" {
+		return canMake(filepath.Join(m.v1pids, own))
+	}
+	return false
+}
+
+// canMake reports whether a cgroup can be made in dir.
+func canMake(dir string) bool {
+	probe := filepath.Join(dir, namePrefix+"probe-"+strconv.Itoa(os.Getpid()))
+	if os.Mkdir(probe, 0o755) != nil {
+		return false
+	}
+	os.Remove(probe)
+	return true
+}
+
 // cloneFD is the descriptor to start children in the cgroup with.
 func (c *cgroup) cloneFD() (int, bool) {
 	if c == nil {

@@ -20,3 +20,6 @@ func (l *Launcher) startRemote(bool, string, []string, []string, Spec) (*Proc, e
 }
 
 func (l *Launcher) closeRemote() {}
+
+// CanLimitTasks is false: there are no cgroups here.
+func CanLimitTasks() bool { return false }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync"
 	"syscall"
 
@@ -60,7 +61,21 @@ func Serve(args []string) int {
 	chld := make(chan os.Signal, 1)
 	signal.Notify(chld, syscall.SIGCHLD)
 	go s.reap(chld)
+	s.forks = make(chan func())
+	go s.forker()
 	return s.serve()
+}
+
+// forker runs every fork on one OS thread, for the server's whole life. Landlock keeps a
+// domain per thread, and before ABI 8 each thread restricts itself into a domain of its
+// own: children forked from one thread share its domain, so a command can signal the
+// server an earlier command started. The parent-death signal is per thread too: this one
+// never ends before the launcher does.
+func (s *server) forker() {
+	runtime.LockOSThread()
+	for f := range s.forks {
+		f()
+	}
 }
 
 // server is a launcher process: the run's (top) or its confined arm (box).
@@ -75,6 +90,7 @@ type server struct {
 	// before its start.
 	mu       sync.Mutex
 	children map[int]bool // the children it started, and whether each is kept
+	forks    chan func()  // run on the forking thread (forker)
 }
 
 func (s *server) send(m message) {
@@ -177,13 +193,20 @@ func (s *server) fork(path string, argv, env []string, dir string, files []*os.F
 		sys.UseCgroupFD, sys.CgroupFD = true, fd
 	}
 	attr := &syscall.ProcAttr{Dir: dir, Env: env, Files: fds, Sys: sys}
-	pid, err := syscall.ForkExec(path, argv, attr)
-	if err != nil && sys.UseCgroupFD && cloneRefused(err) {
-		// This kernel or cgroup will not take children at clone: go on without it.
-		s.cg.stopCloning()
-		sys.UseCgroupFD = false
+	var pid int
+	var err error
+	done := make(chan struct{})
+	s.forks <- func() {
+		defer close(done)
 		pid, err = syscall.ForkExec(path, argv, attr)
+		if err != nil && sys.UseCgroupFD && cloneRefused(err) {
+			// This kernel or cgroup will not take children at clone: go on without it.
+			s.cg.stopCloning()
+			sys.UseCgroupFD = false
+			pid, err = syscall.ForkExec(path, argv, attr)
+		}
 	}
+	<-done
 	return pid, err
 }
 
