@@ -257,18 +257,20 @@ func exitState(m message) State {
 	return s
 }
 
-// childOf reports whether pid is a child of parent, or gone already (an exit will say so).
+// childOf reports whether pid is a child of parent, or has ended already (an exit will
+// say so). The stat of a process being reaped may read as nothing, or with parent 0.
 func childOf(pid, parent int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return os.IsNotExist(err)
-	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return false
+	if err != nil || i < 0 {
+		_, serr := os.Stat("/proc/" + strconv.Itoa(pid))
+		return os.IsNotExist(serr)
 	}
 	f := strings.Fields(s[i+1:])
+	if len(f) > 1 && (f[0] == "Z" || f[0] == "X") {
+		return true // ended: a dead process shows no parent
+	}
 	return len(f) > 1 && f[1] == strconv.Itoa(parent)
 }
 

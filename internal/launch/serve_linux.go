@@ -58,24 +58,16 @@ func Serve(args []string) int {
 	default:
 		return 125
 	}
-	chld := make(chan os.Signal, 1)
-	signal.Notify(chld, syscall.SIGCHLD)
-	go s.reap(chld)
-	s.forks = make(chan func())
-	go s.forker()
-	return s.serve()
-}
-
-// forker runs every fork on one OS thread, for the server's whole life. Landlock keeps a
-// domain per thread, and before ABI 8 each thread restricts itself into a domain of its
-// own: children forked from one thread share its domain, so a command can signal the
-// server an earlier command started. The parent-death signal is per thread too: this one
-// never ends before the launcher does.
-func (s *server) forker() {
+	s.wake = make(chan os.Signal, 1)
+	signal.Notify(s.wake, syscall.SIGCHLD)
+	go s.reap()
+	// Every fork happens on this OS thread, which serves requests for the launcher's whole
+	// life. Landlock keeps a domain per thread, and before ABI 8 each thread restricts
+	// itself into a domain of its own: children forked from one thread share its domain,
+	// so a command can signal the server an earlier command started. The parent-death
+	// signal is per thread too: this one never ends before the launcher does.
 	runtime.LockOSThread()
-	for f := range s.forks {
-		f()
-	}
+	return s.serve()
 }
 
 // server is a launcher process: the run's (top) or its confined arm (box).
@@ -89,8 +81,8 @@ type server struct {
 	// mu is held across each start and each reaped end, so an end is never reported
 	// before its start.
 	mu       sync.Mutex
-	children map[int]bool // the children it started, and whether each is kept
-	forks    chan func()  // run on the forking thread (forker)
+	children map[int]bool   // the children it started, and whether each is kept
+	wake     chan os.Signal // SIGCHLD, and a poke after each start: the reaper looks again
 }
 
 func (s *server) send(m message) {
@@ -193,44 +185,44 @@ func (s *server) fork(path string, argv, env []string, dir string, files []*os.F
 		sys.UseCgroupFD, sys.CgroupFD = true, fd
 	}
 	attr := &syscall.ProcAttr{Dir: dir, Env: env, Files: fds, Sys: sys}
-	var pid int
-	var err error
-	done := make(chan struct{})
-	s.forks <- func() {
-		defer close(done)
+	pid, err := syscall.ForkExec(path, argv, attr)
+	if err != nil && sys.UseCgroupFD && cloneRefused(err) {
+		// This kernel or cgroup will not take children at clone: go on without it.
+		s.cg.stopCloning()
+		sys.UseCgroupFD = false
 		pid, err = syscall.ForkExec(path, argv, attr)
-		if err != nil && sys.UseCgroupFD && cloneRefused(err) {
-			// This kernel or cgroup will not take children at clone: go on without it.
-			s.cg.stopCloning()
-			sys.UseCgroupFD = false
-			pid, err = syscall.ForkExec(path, argv, attr)
+	}
+	if err == nil {
+		select {
+		case s.wake <- syscall.SIGCHLD:
+		default:
 		}
 	}
-	<-done
 	return pid, err
 }
 
 // reap waits for every child that ends, its own and the orphans it adopted as the
-// subreaper, and reports its own.
-func (s *server) reap(chld <-chan os.Signal) {
-	for range chld {
-		for {
-			var ws syscall.WaitStatus
-			var ru syscall.Rusage
-			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, &ru)
-			if errors.Is(err, syscall.EINTR) {
-				continue
-			}
-			if err != nil || pid <= 0 {
-				break
-			}
-			s.mu.Lock()
-			if _, ok := s.children[pid]; ok {
-				delete(s.children, pid)
-				s.send(message{Op: opExit, Pid: pid, Status: int(ws), User: ru.Utime.Nano(), System: ru.Stime.Nano()})
-			}
-			s.mu.Unlock()
+// subreaper, and reports its own. It blocks in wait4 while there are children, so an end
+// wakes it directly; with none, it waits for the next start or SIGCHLD (an orphan adopted
+// meanwhile).
+func (s *server) reap() {
+	for {
+		var ws syscall.WaitStatus
+		var ru syscall.Rusage
+		pid, err := syscall.Wait4(-1, &ws, 0, &ru)
+		if errors.Is(err, syscall.EINTR) {
+			continue
 		}
+		if err != nil || pid <= 0 {
+			<-s.wake
+			continue
+		}
+		s.mu.Lock()
+		if _, ok := s.children[pid]; ok {
+			delete(s.children, pid)
+			s.send(message{Op: opExit, Pid: pid, Status: int(ws), User: ru.Utime.Nano(), System: ru.Stime.Nano()})
+		}
+		s.mu.Unlock()
 	}
 }
 
