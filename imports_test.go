@@ -58,7 +58,7 @@ func ownImports(t *testing.T) map[string][]string {
 // which package may import which. A change that breaks one redraws the map on purpose.
 func TestPackageMapHolds(t *testing.T) {
 	graph := ownImports(t)
-	for _, dir := range []string{".", "run", "config", "agent", "tools", "event", "output", "ralph"} {
+	for _, dir := range []string{".", "run", "config", "agent", "model", "session", "skills", "tools", "event", "output", "ralph"} {
 		if _, ok := graph[dir]; !ok {
 			t.Fatalf("package %s not found: the walk is broken", dir)
 		}
@@ -81,12 +81,22 @@ func TestPackageMapHolds(t *testing.T) {
 				why = "the settings are resolved once, by run, and handed down as values"
 			case dir == "event":
 				why = "event is the leaf every side shares: it imports nothing of ours"
-			case under(dir, "output", "ralph", "telemetry") && under(imp, "agent", "config", "hooks"):
+			case under(dir, "output", "ralph", "telemetry") && under(imp, "agent", "model", "session", "skills", "config", "hooks"):
 				why = "the renderers and the flow runner know events, never the model client"
-			case under(dir, "tools") && under(imp, "agent", "config", "hooks", "output", "ralph", "telemetry", "sandbox"):
+			case under(dir, "tools") && under(imp, "agent", "model", "session", "skills", "config", "hooks", "output", "ralph", "telemetry", "sandbox"):
 				why = "tools imports nothing of ours but its subpackages and internal helpers"
-			case under(dir, "agent") && under(imp, "config", "output", "ralph", "hooks", "telemetry", "sandbox"):
+			case under(dir, "agent") && under(imp, "config", "output", "ralph", "skills", "hooks", "telemetry", "sandbox"):
 				why = "the agent loop gets its collaborators as values, not packages"
+			case under(dir, "config") && under(imp, "agent", "session", "skills", "output", "ralph", "telemetry", "sandbox"):
+				why = "config names the model's values (prices, usage) and never the loop or the store"
+			case under(dir, "model") && under(imp, "agent", "session", "skills", "config", "output", "ralph", "hooks", "telemetry", "sandbox"):
+				why = "the provider client knows no loop, no store: a new protocol touches model/ only"
+			case dir == "session" && under(imp, "agent", "skills", "config", "output", "ralph", "hooks", "telemetry", "sandbox", "tools"):
+				why = "the session store keeps messages (model) and nothing else of ours"
+			case dir == "skills" && under(imp, "agent", "model", "session", "config", "output", "hooks", "telemetry", "sandbox", "tools"):
+				why = "skills are files and prompts: they know flows (ralph), not the loop or the model"
+			case under(dir, "completion", "manpage"):
+				why = "the completion scripts and the man page are written from the kong model alone"
 			case !under(dir, "internal", "scripts") && under(imp, "internal/scripted", "internal/testkit", "internal/mcptest", "internal/otlptest", "internal/eventschema", "internal/escapetest"):
 				why = "test helpers stay out of the binary"
 			}

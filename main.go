@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/kimi-run/kimi-run/run"
@@ -18,7 +19,9 @@ var version, commit, date = "dev", "none", "unknown"
 
 func main() {
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a lost terminal or ssh session) and SIGQUIT end the run as SIGTERM does,
+	// with a result and their own exit codes, rather than as the runtime would.
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	os.Exit(int(run.Main(os.Args[1:], run.IO{
 		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
@@ -26,11 +29,13 @@ func main() {
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
 		Signals: sig,
+		Exit:    os.Exit,
+		Self:    true,
 	}, versionString())))
 }
 
-// versionString reports the release version, or for `go install` builds the module
-// version and VCS revision recorded in the binary.
+// versionString reports the release version, or for other builds what Go recorded in the
+// binary (buildVersion).
 func versionString() string {
 	if version != "dev" {
 		return version + " (" + commit + ", " + date + ")"
@@ -39,12 +44,19 @@ func versionString() string {
 	if !ok {
 		return version
 	}
+	return buildVersion(info)
+}
+
+// buildVersion is the module version of a `go install` build, or "dev" for a build of a
+// checkout, followed by the VCS revision when Go stamped one (the default -buildvcs in a
+// git checkout) and the version does not already carry it (a pseudo-version does).
+func buildVersion(info *debug.BuildInfo) string {
 	v := info.Main.Version
 	if v == "" || v == "(devel)" {
 		v = "dev"
 	}
 	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 7 {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 && !strings.Contains(v, s.Value[:12]) {
 			v += " (" + s.Value[:7] + ")"
 		}
 	}

@@ -25,6 +25,7 @@ func TestReleaseArchivesCarryLicenceCompletionsAndManPage(t *testing.T) {
 		} `yaml:"archives"`
 		SBOMs []struct {
 			Artifacts string `yaml:"artifacts"`
+			Disable   string `yaml:"disable"`
 		} `yaml:"sboms"`
 		Checksum struct {
 			NameTemplate string `yaml:"name_template"`
@@ -53,8 +54,27 @@ func TestReleaseArchivesCarryLicenceCompletionsAndManPage(t *testing.T) {
 			}
 		}
 	}
-	if len(cfg.SBOMs) == 0 || cfg.SBOMs[0].Artifacts != "archive" {
-		t.Errorf("sboms %+v: want one SBOM per archive", cfg.SBOMs)
+	for _, a := range cfg.Archives {
+		// What each pattern takes from this checkout: documents, never Go source (issue 29
+		// #6: docs/* shipped docs/docs.go).
+		for _, pat := range a.Files {
+			matches, err := filepath.Glob(pat)
+			if err != nil {
+				t.Errorf("archive file pattern %q: %v", pat, err)
+			}
+			for _, m := range matches {
+				if strings.HasSuffix(m, ".go") {
+					t.Errorf("archive file pattern %q ships Go source %s", pat, m)
+				}
+			}
+			if len(matches) == 0 && !strings.HasPrefix(pat, "completions/") && !strings.HasPrefix(pat, "manpages/") {
+				t.Errorf("archive file pattern %q matches nothing in the checkout", pat)
+			}
+		}
+	}
+	// A snapshot must pass on a machine without syft (issue 29 #1): the SBOM is for releases.
+	if len(cfg.SBOMs) == 0 || cfg.SBOMs[0].Artifacts != "archive" || cfg.SBOMs[0].Disable != "{{ .IsSnapshot }}" {
+		t.Errorf("sboms %+v: want one SBOM per archive, for releases only", cfg.SBOMs)
 	}
 	if cfg.Checksum.NameTemplate == "" {
 		t.Errorf("no checksum file")
@@ -76,6 +96,7 @@ func TestReleaseExtras(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cmd := exec.Command("sh", "scripts/release-extras.sh", "9.8.7", dir)
+	cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=1767323045") // 2026-01-02T03:04:05Z
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("release-extras.sh: %v\n%s", err, out)
 	}
@@ -83,7 +104,7 @@ func TestReleaseExtras(t *testing.T) {
 		"completions/kimi-run.bash": "complete -o default -F _kimi_run kimi-run",
 		"completions/_kimi-run":     "#compdef kimi-run",
 		"completions/kimi-run.fish": "complete -c kimi-run",
-		"manpages/kimi-run.1":       `.TH KIMI\-RUN 1 "" "kimi-run 9.8.7"`,
+		"manpages/kimi-run.1":       `.TH KIMI\-RUN 1 "2026-01-02" "kimi\-run 9.8.7"`,
 	} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -107,7 +128,7 @@ func TestImageReference(t *testing.T) {
 		}
 		return string(b)
 	}
-	if w := read(".github/workflows/release.yml"); !strings.Contains(w, "go run ./scripts/image") || !strings.Contains(w, ref+":$version") {
+	if w := read(".github/workflows/release.yml"); !strings.Contains(w, "go run -C scripts ./image") || !strings.Contains(w, ref+":$version") {
 		t.Errorf("the release workflow does not push %s with scripts/image", ref)
 	}
 	for _, f := range []string{"examples/kubernetes/job.yaml", "examples/kubernetes/cronjob.yaml", "examples/gitlab/gitlab-ci.yml", "examples/container/Dockerfile"} {
@@ -118,5 +139,28 @@ func TestImageReference(t *testing.T) {
 	if !strings.Contains(read("scripts/image/main.go"), `binaryPath = "/usr/local/bin/kimi-run"`) ||
 		!strings.Contains(read("examples/container/Dockerfile"), "COPY --from=kimi-run /usr/local/bin/kimi-run ") {
 		t.Errorf("the Dockerfile does not copy the binary from where scripts/image puts it")
+	}
+}
+
+// TestReleaseToolsStayOutOfTheProduct: the image builder's dependencies (go-containerregistry,
+// and through it docker/cli and logrus) live in scripts/go.mod, not in the module graph of
+// the binary (issue 28 #6).
+func TestReleaseToolsStayOutOfTheProduct(t *testing.T) {
+	root, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"github.com/google/go-containerregistry", "github.com/docker/", "github.com/sirupsen/logrus"} {
+		if strings.Contains(string(root), m) {
+			t.Errorf("go.mod requires %s, a dependency of the release scripts only", m)
+		}
+	}
+	scripts, err := os.ReadFile(filepath.Join("scripts", "go.mod"))
+	if err != nil {
+		t.Fatalf("scripts/ is not a module of its own: %v", err)
+	}
+	if !strings.Contains(string(scripts), "module github.com/kimi-run/kimi-run/scripts") ||
+		!strings.Contains(string(scripts), "github.com/google/go-containerregistry") {
+		t.Errorf("scripts/go.mod does not hold the image builder's dependencies:\n%s", scripts)
 	}
 }

@@ -4,19 +4,21 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
-
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
-// Defaults, matching Kimi CLI where that is sound.
+// Limits of the loop that are not settings. The step limit and the attempts are settings
+// (config.DefaultMaxSteps, config.DefaultAttempts): the agent has no defaults of its own
+// for them.
 const (
-	DefaultMaxSteps    = 1000
-	DefaultMaxAttempts = 3
 	// MaxCallsPerReply bounds the tool calls run from one reply; the rest are answered
 	// with an error result so a runaway reply cannot fork thousands of processes.
 	MaxCallsPerReply = 64
@@ -25,18 +27,23 @@ const (
 	MaxContinuations = 2
 )
 
+// errNoStepLimit is a turn asked of an agent that was given no step limit: a programming
+// error, reported rather than run without a bound.
+var errNoStepLimit = errors.New("agent: no step limit: set Agent.MaxSteps or TurnSpec.MaxSteps")
+
 // continueNote asks the model to go on with an answer that the token limit cut off.
 const continueNote = "<system>Your reply was cut off at the output token limit. Continue exactly where it stopped, without repeating anything already written.</system>"
 
 // Agent runs turns. It holds the conversation; it is not safe for concurrent turns.
 type Agent struct {
 	// Model answers; Tools are offered to it; Sink receives every event.
-	Model Model
+	Model model.Model
 	Tools []tools.Tool
 	Sink  event.Sink
 	// SystemPrompt opens the conversation.
 	SystemPrompt string
-	// MaxSteps bounds model calls per turn (default DefaultMaxSteps).
+	// MaxSteps bounds model calls per turn; it must be set (a turn without a limit is an
+	// error), as run does from the settings.
 	MaxSteps int
 	// Retry is the policy for failed model calls.
 	Retry RetryPolicy
@@ -47,7 +54,7 @@ type Agent struct {
 	// Compaction keeps the conversation within the context window.
 	Compaction Compaction
 	// Session, when set, receives every record of the conversation as it happens.
-	Session *Session
+	Session *session.File
 	// CheckpointMarkers shows the model a <system>CHECKPOINT N</system> message at each
 	// checkpoint, so that it can name one in a D-Mail.
 	CheckpointMarkers bool
@@ -63,7 +70,7 @@ type Agent struct {
 	// tried once more, with a warning saying so. ok false: no fallback (left).
 	Fallback func() (name string, ok bool)
 
-	history []Message
+	history []model.Message
 	// child sums the work of subagents, added from tool goroutines.
 	childMu sync.Mutex
 	child   Stats
@@ -72,7 +79,7 @@ type Agent struct {
 	// checkpoints holds the history length at each checkpoint, by id.
 	checkpoints []int
 	// marks are conversations saved by Mark.
-	marks [][]Message
+	marks [][]model.Message
 	// dmail is a D-Mail sent during the current step, delivered after it.
 	dmail     *dmail
 	dmailMu   sync.Mutex
@@ -87,7 +94,7 @@ type Agent struct {
 type Stats struct {
 	Steps     int
 	ToolCalls int
-	Usage     TokenUsage
+	Usage     model.TokenUsage
 	// ContextTokens is the size of the context at the last model call.
 	ContextTokens int
 }
@@ -107,15 +114,15 @@ func (a *Agent) Stats() Stats {
 }
 
 // History returns a copy of the conversation, system prompt first.
-func (a *Agent) History() []Message {
+func (a *Agent) History() []model.Message {
 	a.init()
-	return append([]Message(nil), a.history...)
+	return append([]model.Message(nil), a.history...)
 }
 
 func (a *Agent) init() {
 	if a.history == nil {
-		a.history = []Message{{Role: RoleSystem, Content: a.SystemPrompt}}
-		a.persist(func(s *Session) error { return s.SystemPrompt(a.SystemPrompt) })
+		a.history = []model.Message{{Role: model.RoleSystem, Content: a.SystemPrompt}}
+		a.persist(func(s *session.File) error { return s.SystemPrompt(a.SystemPrompt) })
 	}
 }
 
@@ -148,15 +155,15 @@ func (a *Agent) tool(name string) tools.Tool {
 // retries, cancellation, a tool's Go error); limits are reported in the outcome.
 func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
 	a.init()
-	a.turns++
-	turn := a.turns
 	maxSteps := spec.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = a.MaxSteps
 	}
 	if maxSteps <= 0 {
-		maxSteps = DefaultMaxSteps
+		return event.TurnOutcome{}, errNoStepLimit
 	}
+	a.turns++
+	turn := a.turns
 	a.emit(event.TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
 	// A prompt with images is always asked again: the session keeps only its text.
 	if steps, ok := a.unfinishedTurn(turn, spec.Prompt); ok && len(spec.Images) == 0 {
@@ -164,7 +171,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 			"continuing the session's unfinished turn: its prompt is this one and %d step(s) of it are saved, so it is not asked again", steps)})
 	} else {
 		a.checkpoint()
-		a.appendMsg(Message{Role: RoleUser, Content: spec.Prompt, Images: spec.Images})
+		a.appendMsg(model.Message{Role: model.RoleUser, Content: spec.Prompt, Images: spec.Images})
 	}
 
 	var out event.TurnOutcome
@@ -172,7 +179,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 	// answer holds the parts of a final answer that the token limit cut, to be continued.
 	answer, continued := "", 0
 	end := func(reason string) {
-		a.persist(func(s *Session) error { return s.Sync() })
+		a.persist(func(s *session.File) error { return s.Sync() })
 		a.emit(event.TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
 	}
 	for step := 1; ; step++ {
@@ -222,7 +229,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 			answer = out.FinalText
 			a.emit(event.Warning{Message: fmt.Sprintf(
 				"step %d: the answer was cut off at the completion token limit; asking the model to continue (%d of %d)", step, continued, MaxContinuations)})
-			a.appendMsg(Message{Role: RoleUser, Content: continueNote})
+			a.appendMsg(model.Message{Role: model.RoleUser, Content: continueNote})
 			continue
 		}
 		if res.calls == 0 {

@@ -1,11 +1,14 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // agentsMDMax bounds the AGENTS.md text in the system prompt, headers included.
@@ -109,10 +112,7 @@ func isFile(p string) bool {
 
 // readCapped reads at most max bytes of the regular file p; "" when it cannot.
 func readCapped(p string, max int) string {
-	if !isFile(p) {
-		return ""
-	}
-	f, err := os.Open(p)
+	f, err := infile.Open(context.Background(), p, infile.AgentsMD)
 	if err != nil {
 		return ""
 	}

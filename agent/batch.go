@@ -9,16 +9,26 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
-
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
 // running is one tool call of a batch.
 type running struct {
-	call CallSpec
+	call model.CallSpec
 	// sent is the call as it goes back into the conversation: arguments that were not a
 	// JSON object are replaced by {} so the provider does not reject the next request.
-	sent    CallSpec
+	sent model.CallSpec
+	// args are the parsed arguments, when argsOK; over says the call is past
+	// MaxCallsPerReply; twin is an identical earlier call of the reply, which runs for both;
+	// note is the repeat guard's reminder, added to the result.
+	args   []byte
+	argsOK bool
+	over   bool
+	twin   *running
+	note   string
+
 	done    chan struct{}
 	output  string
 	isError bool
@@ -26,90 +36,100 @@ type running struct {
 	kimi    *event.KimiToolText // the result in Kimi CLI's wording, when the tool gives it
 }
 
-// start launches a call unless it already runs. It emits tool_call before the call runs.
-func (b *batch) start(ctx context.Context, c CallSpec) {
-	b.mu.Lock()
-	if b.ids == nil {
-		b.ids = map[string]bool{}
+// message is the call's result as the conversation holds it.
+func (r *running) message() model.Message {
+	out := r.output
+	if r.err != nil {
+		// The run stops on this error; the conversation still answers every call.
+		out = "ERROR: the tool failed and the run stopped: " + r.err.Error()
 	}
-	if b.ids[c.ID] {
-		b.mu.Unlock()
-		return
-	}
-	b.ids[c.ID] = true
-	r := &running{call: c, sent: c, done: make(chan struct{})}
-	over := len(b.calls) >= MaxCallsPerReply
-	b.calls = append(b.calls, r)
-	args, argsOK := parseArgs(c.Arguments)
-	var twin *running
-	note := ""
-	if argsOK && !over {
-		key := callKey(c.Name, args)
-		if b.byKey == nil {
-			b.byKey = map[string]*running{}
-		}
-		twin = b.byKey[key]
-		if twin == nil {
-			b.byKey[key] = r
-		}
-		if b.guard != nil {
-			note = reminder(c.Name, b.guard.observe(key))
-		}
-	}
-	b.mu.Unlock()
+	return model.Message{Role: model.RoleTool, Content: out, ToolCallID: r.call.ID, Name: r.call.Name}
+}
 
-	a := b.agent
-	if !argsOK {
-		r.sent.Arguments = "{}"
-	}
-	a.emit(event.ToolCall{Step: b.step, ID: c.ID, Name: c.Name, Arguments: c.argsObject()})
-	if twin != nil {
-		// The same call twice in one reply runs once; both get its result.
-		b.wg.Add(1)
-		go func() {
-			defer b.wg.Done()
-			defer close(r.done)
-			<-twin.done
-			r.output, r.isError, r.err, r.kimi = twin.output, twin.isError, twin.err, twin.kimi
-			if r.err == nil {
-				a.emit(event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output, Kimi: r.kimi})
+// newBatch prepares the calls of a complete reply, in order: a repeated id is dropped,
+// arguments are checked, identical calls are paired, and the repeat guard sees each call.
+func newBatch(a *Agent, step int, guard *repeatGuard, calls []model.CallSpec) *batch {
+	b := &batch{agent: a, step: step}
+	ids := make(map[string]bool, len(calls))
+	byKey := map[string]*running{}
+	for _, c := range calls {
+		if ids[c.ID] {
+			continue
+		}
+		ids[c.ID] = true
+		r := &running{call: c, sent: c, done: make(chan struct{}), over: len(b.calls) >= MaxCallsPerReply}
+		r.args, r.argsOK = model.ParseArgs(c.Arguments)
+		if !r.argsOK {
+			r.sent.Arguments = "{}"
+		}
+		if r.argsOK && !r.over {
+			key := callKey(c.Name, r.args)
+			if r.twin = byKey[key]; r.twin == nil {
+				byKey[key] = r
 			}
-		}()
-		return
+			if guard != nil {
+				r.note = reminder(c.Name, guard.observe(key))
+			}
+		}
+		b.calls = append(b.calls, r)
 	}
+	return b
+}
 
+// start emits tool_call and runs the call. Its result is saved and synced as soon as it
+// is known, then reported in tool_result: a consumer that saw tool_result can count on the
+// session to have it.
+func (b *batch) start(ctx context.Context, r *running) {
+	a, c := b.agent, r.call
+	a.emit(event.ToolCall{Step: b.step, ID: c.ID, Name: c.Name, Arguments: c.ArgsJSON()})
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
 		defer close(r.done)
 		began := time.Now()
-		var res tools.Result
-		switch {
-		case over:
-			res = tools.Errorf("not run: a reply may make at most %d tool calls; make fewer calls per reply", MaxCallsPerReply)
-		case !argsOK:
-			res = tools.Errorf("not run: the arguments are not a JSON object. You sent: %s", clip(c.Arguments, 300))
-		default:
-			res, r.err = b.run(ctx, c, args)
+		if r.twin != nil {
+			// The same call twice in one reply runs once; both get its result.
+			<-r.twin.done
+			r.output, r.isError, r.err, r.kimi = r.twin.output, r.twin.isError, r.twin.err, r.twin.kimi
+		} else {
+			b.runOne(ctx, r)
 		}
-		r.output = tools.Cap(res.Output)
-		r.isError = res.IsError
-		if res.IsError {
-			r.output = "ERROR: " + r.output
+		if r.err != nil {
+			return
 		}
-		r.output += note
-		if res.Kimi != nil {
-			r.kimi = &event.KimiToolText{Message: res.Kimi.Message, Output: tools.Cap(res.Kimi.Output)}
+		a.persist(func(s *session.File) error { return s.AppendSync(r.message()) })
+		ev := event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output, Kimi: r.kimi}
+		if r.twin == nil {
+			ev.DurationMS = time.Since(began).Milliseconds()
 		}
-		if r.err == nil {
-			a.emit(event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: res.IsError,
-				Output: r.output, DurationMS: time.Since(began).Milliseconds(), Kimi: r.kimi})
-		}
+		a.emit(ev)
 	}()
 }
 
+// runOne runs a call that is not a twin and fills in its result.
+func (b *batch) runOne(ctx context.Context, r *running) {
+	var res tools.Result
+	switch {
+	case r.over:
+		res = tools.Errorf("not run: a reply may make at most %d tool calls; make fewer calls per reply", MaxCallsPerReply)
+	case !r.argsOK:
+		res = tools.Errorf("not run: the arguments are not a JSON object. You sent: %s", clip(r.call.Arguments, 300))
+	default:
+		res, r.err = b.run(ctx, r.call, r.args)
+	}
+	r.output = tools.Cap(res.Output)
+	r.isError = res.IsError
+	if res.IsError {
+		r.output = "ERROR: " + r.output
+	}
+	r.output += r.note
+	if res.Kimi != nil {
+		r.kimi = &event.KimiToolText{Message: res.Kimi.Message, Output: tools.Cap(res.Kimi.Output)}
+	}
+}
+
 // run calls the tool, turning an unknown name and a panic into results the model can read.
-func (b *batch) run(ctx context.Context, c CallSpec, args []byte) (res tools.Result, err error) {
+func (b *batch) run(ctx context.Context, c model.CallSpec, args []byte) (res tools.Result, err error) {
 	t := b.agent.tool(c.Name)
 	if t == nil {
 		names := make([]string, 0, len(b.agent.Tools))
@@ -130,34 +150,6 @@ func (b *batch) run(ctx context.Context, c CallSpec, args []byte) (res tools.Res
 		err = fmt.Errorf("tool %s: %w", c.Name, err)
 	}
 	return res, err
-}
-
-// results waits for every call and returns them in the order the model made them (order).
-// The first Go error from a tool stops the run.
-func (b *batch) results(order []CallSpec) ([]*running, error) {
-	b.wg.Wait()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	byID := make(map[string]*running, len(b.calls))
-	for _, r := range b.calls {
-		if r.err != nil {
-			return nil, r.err
-		}
-		byID[r.call.ID] = r
-	}
-	out := make([]*running, 0, len(b.calls))
-	for _, c := range order {
-		if r, ok := byID[c.ID]; ok {
-			out = append(out, r)
-			delete(byID, c.ID)
-		}
-	}
-	for _, r := range b.calls {
-		if _, left := byID[r.call.ID]; left {
-			out = append(out, r)
-		}
-	}
-	return out, nil
 }
 
 // clip shortens s to at most n bytes on a rune boundary.

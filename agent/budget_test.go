@@ -8,10 +8,11 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // budgeted puts a Budget between the harness's agent and its model.
-func budgeted(h *harness, b *agent.Budget) *agent.Budget {
+func budgeted(h *harness, b *model.Budget) *model.Budget {
 	b.Model = h.agent.Model
 	h.agent.Model = b
 	return b
@@ -25,13 +26,13 @@ func TestBudgetStopsBeforeTheCallThatWouldNotFit(t *testing.T) {
 		scripted.Reply(scripted.Call("Think", `{"again":1}`), scripted.Usage(1000, 100, 0)),
 		scripted.Text("never sent"),
 	}, "Think")
-	b := budgeted(h, &agent.Budget{MaxTokens: 2210})
+	b := budgeted(h, &model.Budget{MaxTokens: 2210})
 	_, err := h.turn(t, "think twice")
-	var be *agent.BudgetError
-	if !errors.As(err, &be) || be.Kind != agent.BudgetTokens {
+	var be *model.BudgetError
+	if !errors.As(err, &be) || be.Kind != model.BudgetTokens {
 		t.Fatalf("err = %v, want a token BudgetError", err)
 	}
-	if agent.Retryable(err) {
+	if model.Retryable(err) {
 		t.Errorf("a budget error is retryable")
 	}
 	if n := len(h.srv.Requests()); n != 2 {
@@ -67,7 +68,7 @@ func TestBudgetCapsTheCompletion(t *testing.T) {
 			if tt.window > 0 {
 				h.agent.Compaction = agent.Compaction{MaxContext: tt.window, CapCompletion: true}
 			}
-			budgeted(h, &agent.Budget{MaxTokens: tt.max})
+			budgeted(h, &model.Budget{MaxTokens: tt.max})
 			if _, err := h.turn(t, "hello"); err != nil {
 				t.Fatal(err)
 			}
@@ -91,13 +92,13 @@ func TestBudgetCost(t *testing.T) {
 		scripted.Reply(scripted.Call("Think", `{}`), scripted.Usage(100, 20, 40)),
 		scripted.Reply(scripted.Say("done"), scripted.Usage(100, 20, 40)),
 	}, "Think")
-	prices := agent.Prices{Input: 2, CachedInput: 0.5, Output: 10}
+	prices := model.Prices{Input: 2, CachedInput: 0.5, Output: 10}
 	// One call costs (60*2 + 40*0.5 + 20*10) / 1e6 = $0.00034; the second call's prompt
 	// (over 10 tokens, $0.00002) no longer fits in $0.00036.
-	b := budgeted(h, &agent.Budget{MaxCostUSD: 0.00036, Prices: prices})
+	b := budgeted(h, &model.Budget{MaxCostUSD: 0.00036, Prices: prices})
 	_, err := h.turn(t, "go")
-	var be *agent.BudgetError
-	if !errors.As(err, &be) || be.Kind != agent.BudgetCost {
+	var be *model.BudgetError
+	if !errors.As(err, &be) || be.Kind != model.BudgetCost {
 		t.Fatalf("err = %v, want a cost BudgetError", err)
 	}
 	if math.Abs(prices.Cost(b.Spent())-0.00034) > 1e-12 {
@@ -120,12 +121,12 @@ func TestBudgetCountsCompaction(t *testing.T) {
 		scripted.Text("never sent"),
 	})
 	h.agent.Compaction = agent.Compaction{MaxContext: 130}
-	b := budgeted(h, &agent.Budget{MaxTokens: 550})
+	b := budgeted(h, &model.Budget{MaxTokens: 550})
 	if _, err := h.turn(t, "explain the parser"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := h.turn(t, "now write tests")
-	var be *agent.BudgetError
+	var be *model.BudgetError
 	if !errors.As(err, &be) {
 		t.Fatalf("err = %v, want a BudgetError", err)
 	}
@@ -145,17 +146,17 @@ func TestBudgetCountsCompaction(t *testing.T) {
 }
 
 func TestPricesCost(t *testing.T) {
-	p := agent.Prices{Input: 1, CachedInput: 0.25, Output: 4}
+	p := model.Prices{Input: 1, CachedInput: 0.25, Output: 4}
 	tests := []struct {
-		u    agent.TokenUsage
+		u    model.TokenUsage
 		want float64
 	}{
-		{agent.TokenUsage{}, 0},
-		{agent.TokenUsage{InputTokens: 1_000_000}, 1},
-		{agent.TokenUsage{InputTokens: 1_000_000, CachedTokens: 1_000_000}, 0.25},
-		{agent.TokenUsage{InputTokens: 2_000_000, CachedTokens: 1_000_000, OutputTokens: 500_000}, 1 + 0.25 + 2},
+		{model.TokenUsage{}, 0},
+		{model.TokenUsage{InputTokens: 1_000_000}, 1},
+		{model.TokenUsage{InputTokens: 1_000_000, CachedTokens: 1_000_000}, 0.25},
+		{model.TokenUsage{InputTokens: 2_000_000, CachedTokens: 1_000_000, OutputTokens: 500_000}, 1 + 0.25 + 2},
 		// A server that reports more cached than input tokens is not charged twice.
-		{agent.TokenUsage{InputTokens: 100, CachedTokens: 500}, 100 * 0.25 / 1e6},
+		{model.TokenUsage{InputTokens: 100, CachedTokens: 500}, 100 * 0.25 / 1e6},
 	}
 	for _, tt := range tests {
 		if got := p.Cost(tt.u); math.Abs(got-tt.want) > 1e-12 {

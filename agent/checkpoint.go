@@ -6,12 +6,14 @@ import (
 	"strings"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 )
 
 // persist writes to the session, if any. A failing session (a full disk) must not end a run
 // that is otherwise doing its job: the first failure is reported as a warning and the
 // session is dropped.
-func (a *Agent) persist(write func(*Session) error) {
+func (a *Agent) persist(write func(*session.File) error) {
 	a.sessionMu.Lock()
 	s := a.Session
 	a.sessionMu.Unlock()
@@ -29,6 +31,13 @@ func (a *Agent) persist(write func(*Session) error) {
 	}
 }
 
+// session is the session the run still writes, or nil.
+func (a *Agent) session() *session.File {
+	a.sessionMu.Lock()
+	defer a.sessionMu.Unlock()
+	return a.Session
+}
+
 // SessionError returns the failure that stopped the session from recording this run (a full
 // disk), or nil while every record was written.
 func (a *Agent) SessionError() error {
@@ -38,9 +47,9 @@ func (a *Agent) SessionError() error {
 }
 
 // appendMsg adds a message to the conversation and the session.
-func (a *Agent) appendMsg(m Message) {
+func (a *Agent) appendMsg(m model.Message) {
 	a.history = append(a.history, m)
-	a.persist(func(s *Session) error { return s.Append(m) })
+	a.persist(func(s *session.File) error { return s.Append(m) })
 }
 
 // checkpoint marks the current end of the conversation and returns its id.
@@ -48,7 +57,7 @@ func (a *Agent) checkpoint() int {
 	a.init()
 	id := len(a.checkpoints)
 	a.checkpoints = append(a.checkpoints, len(a.history))
-	a.persist(func(s *Session) error {
+	a.persist(func(s *session.File) error {
 		got, err := s.Checkpoint()
 		if err == nil && got != id {
 			err = fmt.Errorf("checkpoint ids out of step: session %d, agent %d", got, id)
@@ -56,7 +65,7 @@ func (a *Agent) checkpoint() int {
 		return err
 	})
 	if a.CheckpointMarkers {
-		a.appendMsg(Message{Role: RoleUser, Content: fmt.Sprintf("<system>CHECKPOINT %d</system>", id)})
+		a.appendMsg(model.Message{Role: model.RoleUser, Content: fmt.Sprintf("<system>CHECKPOINT %d</system>", id)})
 	}
 	return id
 }
@@ -65,7 +74,7 @@ func (a *Agent) checkpoint() int {
 // file is rotated aside, not deleted).
 func (a *Agent) revert(id int) error {
 	if id < 0 || id >= len(a.checkpoints) {
-		return &UnknownCheckpointError{ID: id, Taken: len(a.checkpoints)}
+		return &session.UnknownCheckpointError{ID: id, Taken: len(a.checkpoints)}
 	}
 	a.history = a.history[:a.checkpoints[id]]
 	a.checkpoints = a.checkpoints[:id]
@@ -73,7 +82,7 @@ func (a *Agent) revert(id int) error {
 		a.usageAt = 0 // the last usage counted messages that are gone; estimate afresh
 		a.stats.ContextTokens = 0
 	}
-	a.persist(func(s *Session) error {
+	a.persist(func(s *session.File) error {
 		_, err := s.Revert(id)
 		return err
 	})
@@ -85,7 +94,7 @@ func (a *Agent) revert(id int) error {
 // the checkpoints).
 func (a *Agent) Mark(_ context.Context) (int, error) {
 	a.init()
-	a.marks = append(a.marks, append([]Message(nil), a.history...))
+	a.marks = append(a.marks, append([]model.Message(nil), a.history...))
 	return len(a.marks) - 1, nil
 }
 
@@ -95,7 +104,7 @@ func (a *Agent) Rewind(_ context.Context, mark int) error {
 	if mark < 0 || mark >= len(a.marks) {
 		return fmt.Errorf("rewind: no mark %d", mark)
 	}
-	a.history = append([]Message(nil), a.marks[mark]...)
+	a.history = append([]model.Message(nil), a.marks[mark]...)
 	a.usageAt, a.stats.ContextTokens = 0, 0 // estimate afresh
 	return a.persistReset()
 }
@@ -103,12 +112,12 @@ func (a *Agent) Rewind(_ context.Context, mark int) error {
 // Restore continues a conversation read back from a session file. Call it before the first
 // turn; the system prompt of the file wins over SystemPrompt, as the conversation was built
 // on it.
-func (a *Agent) Restore(r *Restored) {
+func (a *Agent) Restore(r *session.Restored) {
 	prompt := r.SystemPrompt
 	if prompt == "" {
 		prompt = a.SystemPrompt
 	}
-	a.history = append([]Message{{Role: RoleSystem, Content: prompt}}, r.Messages...)
+	a.history = append([]model.Message{{Role: model.RoleSystem, Content: prompt}}, r.Messages...)
 	a.checkpoints = append([]int(nil), r.Checkpoints...)
 	for i := range a.checkpoints {
 		a.checkpoints[i]++ // the file's counts leave out the system prompt
@@ -123,7 +132,7 @@ func (a *Agent) Restore(r *Restored) {
 // new one holds the compacted conversation.
 func (a *Agent) persistReset() error {
 	a.checkpoints = nil
-	a.persist(func(s *Session) error {
+	a.persist(func(s *session.File) error {
 		if _, err := s.Revert(0); err != nil {
 			return err
 		}
@@ -149,17 +158,17 @@ func (a *Agent) unfinishedTurn(turn int, prompt string) (steps int, ok bool) {
 		return 0, false
 	}
 	last := a.history[len(a.history)-1]
-	if last.Role == RoleAssistant && len(last.ToolCalls) == 0 {
+	if last.Role == model.RoleAssistant && len(last.ToolCalls) == 0 {
 		return 0, false // answered: a new turn asks again
 	}
 	for i := len(a.history) - 1; i > 0; i-- {
 		m := a.history[i]
 		switch {
-		case m.Role == RoleAssistant:
+		case m.Role == model.RoleAssistant:
 			steps++
-		case m.Role == RoleUser && strings.HasPrefix(m.Content, "<system>"):
+		case m.Role == model.RoleUser && strings.HasPrefix(m.Content, "<system>"):
 			// A checkpoint marker or a note of the agent's own, not a prompt.
-		case m.Role == RoleUser:
+		case m.Role == model.RoleUser:
 			return steps, m.Content == prompt
 		}
 	}

@@ -14,9 +14,10 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/testkit"
+	"github.com/kimi-run/kimi-run/model"
 )
 
-// These tests run the real client (go-openai under agent.OpenAI, and the Agent's retry loop
+// These tests run the real client (go-openai under model.OpenAI, and the Agent's retry loop
 // with its real timer) on synctest's fake clock. The provider is an in-memory
 // http.RoundTripper, as a socket would never let the bubble's clock move; what it sends and
 // when is written as a script of sleeps. Timeouts and backoff waits are checked to the
@@ -101,8 +102,8 @@ func answer(text string) sse {
 	return sse{stream: func(_ context.Context, w io.Writer) { chunk(w, text); finish(w) }}
 }
 
-func fakeModel(p *fakeProvider, idle time.Duration) *agent.OpenAI {
-	return agent.NewOpenAI(agent.OpenAIConfig{BaseURL: "http://provider.test/v1", APIKey: "sk-test", Model: "m",
+func fakeModel(p *fakeProvider, idle time.Duration) *model.OpenAI {
+	return model.NewOpenAI(model.Config{BaseURL: "http://provider.test/v1", APIKey: "sk-test", Model: "m",
 		IdleTimeout: idle, HTTPClient: &http.Client{Transport: p}})
 }
 
@@ -141,12 +142,12 @@ func TestStreamIdleTimeoutOnTheFakeClock(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				m := fakeModel(&fakeProvider{script: []sse{tt.answer}}, idle)
 				start := time.Now()
-				reply, err := m.Stream(t.Context(), agent.Request{Messages: []agent.Message{{Role: "user", Content: "x"}}}, agent.Handler{})
+				reply, err := m.Stream(t.Context(), model.Request{Messages: []model.Message{{Role: "user", Content: "x"}}}, model.Handler{})
 				if got := time.Since(start); got != tt.elapsed {
 					t.Errorf("the call ended after %v, want %v", got, tt.elapsed)
 				}
 				if tt.idle {
-					if !errors.Is(err, agent.ErrStreamIdle) || !strings.Contains(err.Error(), "after 2m0s") {
+					if !errors.Is(err, model.ErrStreamIdle) || !strings.Contains(err.Error(), "after 2m0s") {
 						t.Errorf("err = %v, want the idle timeout after 2m0s", err)
 					}
 					return
@@ -178,8 +179,9 @@ func TestRetryBackoffOnTheRealTimer(t *testing.T) {
 				p := &fakeProvider{script: tt.script}
 				sink := &testkit.Recorder{}
 				a := &agent.Agent{
-					Model: fakeModel(p, time.Minute),
-					Sink:  sink,
+					Model:    fakeModel(p, time.Minute),
+					Sink:     sink,
+					MaxSteps: 10,
 					// No Timer: the real one, on the bubble's clock. No jitter, so the
 					// waits are exact.
 					Retry: agent.RetryPolicy{Attempts: 3, BaseDelay: time.Second, MaxDelay: time.Minute,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // Compaction keeps a long conversation within the model's context window.
@@ -47,18 +48,6 @@ func (c Compaction) due(tokens int) bool {
 	return float64(tokens) >= ratio*float64(c.MaxContext) || tokens+c.reserve() >= c.MaxContext
 }
 
-// estimateTokens guesses the token count of messages: about four characters a token.
-func estimateTokens(msgs []Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += len(m.Content) + len(m.Reasoning)
-		for _, c := range m.ToolCalls {
-			n += len(c.Name) + len(c.Arguments)
-		}
-	}
-	return n / 4
-}
-
 // ContextTokens is the size of the conversation now: the last reported usage plus an
 // estimate for the messages added since.
 func (a *Agent) ContextTokens() int {
@@ -67,9 +56,9 @@ func (a *Agent) ContextTokens() int {
 		a.usageAt = len(a.history)
 	}
 	if a.usageAt == 0 {
-		return estimateTokens(a.history)
+		return model.EstimateTokens(a.history)
 	}
-	return a.stats.ContextTokens + estimateTokens(a.history[a.usageAt:])
+	return a.stats.ContextTokens + model.EstimateTokens(a.history[a.usageAt:])
 }
 
 // completionBudget is the most completion tokens the next request may ask for; 0 asks for
@@ -130,25 +119,25 @@ func (a *Agent) Compact(ctx context.Context) error {
 	a.emit(event.CompactionBegin{TokensBefore: before})
 
 	old := a.history[1:keepFrom]
-	kept := append([]Message(nil), a.history[keepFrom:]...)
+	kept := append([]model.Message(nil), a.history[keepFrom:]...)
 	summary, usage, err := a.summarise(ctx, old)
 	if err != nil {
 		if cerr := context.Cause(ctx); cerr != nil {
 			return cerr
 		}
-		var be *BudgetError
+		var be *model.BudgetError
 		if errors.As(err, &be) {
 			// Dropping messages would not make the run affordable; it ends here.
 			return err
 		}
 		a.truncate(keepFrom)
-		after := estimateTokens(a.history)
+		after := model.EstimateTokens(a.history)
 		a.stats.ContextTokens, a.usageAt = after, len(a.history)
 		a.emit(event.CompactionEnd{TokensBefore: before, TokensAfter: after, Fallback: true, Error: err.Error()})
 		return a.persistReset()
 	}
-	a.history = append([]Message{a.history[0], {Role: RoleUser, Content: compactedNote + summary}}, kept...)
-	after := usage.OutputTokens + estimateTokens(kept) + estimateTokens(a.history[:1])
+	a.history = append([]model.Message{a.history[0], {Role: model.RoleUser, Content: compactedNote + summary}}, kept...)
+	after := usage.OutputTokens + model.EstimateTokens(kept) + model.EstimateTokens(a.history[:1])
 	a.stats.ContextTokens, a.usageAt = after, len(a.history)
 	a.emit(event.CompactionEnd{TokensBefore: before, TokensAfter: after})
 	return a.persistReset()
@@ -159,7 +148,7 @@ func (a *Agent) Compact(ctx context.Context) error {
 func (a *Agent) keepFrom() int {
 	seen := 0
 	for i := len(a.history) - 1; i >= 1; i-- {
-		if r := a.history[i].Role; r == RoleUser || r == RoleAssistant {
+		if r := a.history[i].Role; r == model.RoleUser || r == model.RoleAssistant {
 			seen++
 			if seen == 2 {
 				return i
@@ -169,7 +158,7 @@ func (a *Agent) keepFrom() int {
 	return 0
 }
 
-func (a *Agent) summarise(ctx context.Context, old []Message) (string, TokenUsage, error) {
+func (a *Agent) summarise(ctx context.Context, old []model.Message) (string, model.TokenUsage, error) {
 	var b strings.Builder
 	for i, m := range old {
 		fmt.Fprintf(&b, "## Message %d\nRole: %s\n", i+1, m.Role)
@@ -183,17 +172,17 @@ func (a *Agent) summarise(ctx context.Context, old []Message) (string, TokenUsag
 		b.WriteByte('\n')
 	}
 	b.WriteString(compactAsk)
-	req := Request{
-		Messages: []Message{{Role: RoleSystem, Content: compactSystem}, {Role: RoleUser, Content: b.String()}},
+	req := model.Request{
+		Messages: []model.Message{{Role: model.RoleSystem, Content: compactSystem}, {Role: model.RoleUser, Content: b.String()}},
 		NoTools:  true,
 	}
-	reply, err := a.callWithRetry(ctx, 0, req, Handler{}, nil)
+	reply, err := a.callWithRetry(ctx, 0, req, model.Handler{})
 	if err != nil {
-		return "", TokenUsage{}, err
+		return "", model.TokenUsage{}, err
 	}
 	a.addUsage(reply.Usage)
 	if strings.TrimSpace(reply.Text) == "" {
-		return "", TokenUsage{}, ErrEmptyReply
+		return "", model.TokenUsage{}, model.ErrEmptyReply
 	}
 	return reply.Text, reply.Usage, nil
 }
@@ -203,18 +192,18 @@ func (a *Agent) summarise(ctx context.Context, old []Message) (string, TokenUsag
 func (a *Agent) truncate(keepFrom int) {
 	first := -1
 	for i := 1; i < keepFrom; i++ {
-		if a.history[i].Role == RoleUser {
+		if a.history[i].Role == model.RoleUser {
 			first = i
 			break
 		}
 	}
-	out := []Message{a.history[0]}
+	out := []model.Message{a.history[0]}
 	dropped := keepFrom - 1
 	if first > 0 {
 		out = append(out, a.history[first])
 		dropped--
 	}
-	out = append(out, Message{Role: RoleUser, Content: fmt.Sprintf(
+	out = append(out, model.Message{Role: model.RoleUser, Content: fmt.Sprintf(
 		"<system>%d earlier messages were dropped to fit the context window (summarising them failed). Re-read files you need; do not rely on memory of them.</system>", dropped)})
 	a.history = append(out, a.history[keepFrom:]...)
 }

@@ -3,6 +3,9 @@ package agent
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 )
 
 // dmail is a message the agent sends back to an earlier checkpoint of its own conversation.
@@ -23,7 +26,7 @@ func (a *Agent) SendDMail(message string, checkpoint int) error {
 		return ErrDMailPending
 	}
 	if checkpoint < 0 || checkpoint >= len(a.checkpoints) {
-		return &UnknownCheckpointError{ID: checkpoint, Taken: len(a.checkpoints)}
+		return &session.UnknownCheckpointError{ID: checkpoint, Taken: len(a.checkpoints)}
 	}
 	a.dmail = &dmail{message: message, checkpoint: checkpoint}
 	return nil
@@ -44,7 +47,7 @@ func (a *Agent) deliver(d *dmail) error {
 		return fmt.Errorf("deliver D-Mail: %w", err)
 	}
 	a.checkpoint()
-	a.appendMsg(Message{Role: RoleUser, Content: fmt.Sprintf(
+	a.appendMsg(model.Message{Role: model.RoleUser, Content: fmt.Sprintf(
 		"<system>A D-Mail arrived from your future self. It rewound this conversation to checkpoint %d; whatever you did after it is gone from your memory, but any change you made to files is still on disk. Use what it says and do not mention it to the user. The message:\n\n%s</system>",
 		d.checkpoint, d.message)})
 	return nil

@@ -6,15 +6,16 @@ import (
 	"fmt"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // fallBack reports whether a step whose model call failed with err should be tried again
 // on the fallback model, and switches to it: the failure is of the kind that outlasted the
-// retries (overload, 5xx, network: exit 75), the run was not stopped, no tool call of the
-// reply has started, and a fallback is left.
-func (a *Agent) fallBack(ctx context.Context, step int, err error, started int) bool {
+// retries (overload, 5xx, network: exit 75), the run was not stopped, and a fallback is
+// left. (No tool call of a reply starts before the reply is complete.)
+func (a *Agent) fallBack(ctx context.Context, step int, err error) bool {
 	var ae *AttemptsError
-	if a.Fallback == nil || started > 0 || context.Cause(ctx) != nil || !errors.As(err, &ae) || !Retryable(ae.Err) {
+	if a.Fallback == nil || context.Cause(ctx) != nil || !errors.As(err, &ae) || !model.Retryable(ae.Err) {
 		return false
 	}
 	name, ok := a.Fallback()

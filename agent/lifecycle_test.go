@@ -10,6 +10,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -65,8 +66,9 @@ func TestLifecycleHearsSubagents(t *testing.T) {
 	)
 	rec := &lifecycle{}
 	a := agent.New(agent.Config{
-		Model:     agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL(), APIKey: "sk-test", Model: "test-model"}),
+		Model:     model.NewOpenAI(model.Config{BaseURL: srv.URL(), APIKey: "sk-test", Model: "test-model"}),
 		Lifecycle: rec,
+		MaxSteps:  100,
 		Tools: func(d agent.Delegates) []tools.Tool {
 			return []tools.Tool{tools.NewAgent(tools.Env{Subagent: d.Subagent})}
 		},

@@ -4,22 +4,24 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
 // Config is what New builds an Agent from.
 type Config struct {
-	Model Model
+	Model model.Model
 	Sink  event.Sink
 	// SystemPrompt renders the prompt that opens the conversation; it lists the toolset,
 	// so it is given the tools New built.
 	SystemPrompt func(toolset []tools.Tool) string
-	// MaxSteps bounds model calls per turn (default DefaultMaxSteps).
+	// MaxSteps bounds model calls per turn; it must be set (see Agent.MaxSteps).
 	MaxSteps   int
 	Retry      RetryPolicy
 	Compaction Compaction
 	// Session, when set, receives every record of the conversation.
-	Session *Session
+	Session *session.File
 	// Now is the clock for events (default time.Now).
 	Now func() time.Time
 	// DMail gives the agent the SendDMail tool and shows it checkpoint markers.

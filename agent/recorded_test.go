@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // recording loads a provider recording from testdata/providers (see its README for the
@@ -202,8 +202,8 @@ func TestQuotaIsNotRetried(t *testing.T) {
 	for i, r := range recording(t, "quota-429") {
 		h := newHarness(t, []scripted.Response{r.Forever()})
 		_, err := h.turn(t, "hi")
-		var pe *agent.ProviderError
-		if !errors.As(err, &pe) || !pe.Quota() || agent.Retryable(err) {
+		var pe *model.ProviderError
+		if !errors.As(err, &pe) || !pe.Quota() || model.Retryable(err) {
 			t.Errorf("response %d: error = %v", i+1, err)
 		}
 		if n := len(h.srv.Requests()); n != 1 {
@@ -285,8 +285,8 @@ func TestUnknownFinishReason(t *testing.T) {
 		t.Run(reason, func(t *testing.T) {
 			h := newHarness(t, []scripted.Response{scripted.Reply(scripted.Say("the answer is"), scripted.Finish(reason)).Forever()})
 			_, err := h.turn(t, "hi")
-			var fe *agent.FinishError
-			if !errors.As(err, &fe) || fe.Reason != reason || agent.Retryable(err) {
+			var fe *model.FinishError
+			if !errors.As(err, &fe) || fe.Reason != reason || model.Retryable(err) {
 				t.Fatalf("error = %v", err)
 			}
 			if n := len(h.srv.Requests()); n != 1 {
@@ -331,8 +331,8 @@ func TestStatusRetried(t *testing.T) {
 func TestWebPageIsEndpointError(t *testing.T) {
 	h := newHarness(t, []scripted.Response{scripted.Page("<!doctype html><html><body><h1>Welcome to our dashboard</h1></body></html>").Forever()})
 	_, err := h.turn(t, "hi")
-	var ee *agent.EndpointError
-	if !errors.As(err, &ee) || agent.Retryable(err) {
+	var ee *model.EndpointError
+	if !errors.As(err, &ee) || model.Retryable(err) {
 		t.Fatalf("error = %v", err)
 	}
 	if msg := err.Error(); !strings.Contains(msg, "base URL looks wrong") || strings.Contains(msg, "\n") || strings.Contains(msg, "Welcome") {

@@ -6,11 +6,14 @@ import (
 	"time"
 
 	retry "github.com/avast/retry-go/v4"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // RetryPolicy says how failed model calls are retried.
 type RetryPolicy struct {
-	// Attempts is the total number of attempts per step (default DefaultMaxAttempts).
+	// Attempts is the total number of attempts per step, the first included (the run's
+	// setting; less than 1 tries once).
 	Attempts int
 	// BaseDelay is the first backoff wait; it doubles per attempt (default 1 s).
 	BaseDelay time.Duration
@@ -23,8 +26,8 @@ type RetryPolicy struct {
 }
 
 func (p RetryPolicy) attempts() int {
-	if p.Attempts <= 0 {
-		return DefaultMaxAttempts
+	if p.Attempts < 1 {
+		return 1
 	}
 	return p.Attempts
 }
@@ -35,7 +38,7 @@ func (p RetryPolicy) delay(n int, err error) time.Duration {
 	if maxDelay <= 0 {
 		maxDelay = 60 * time.Second
 	}
-	var pe *ProviderError
+	var pe *model.ProviderError
 	if errors.As(err, &pe) && pe.RetryAfterSet() {
 		return min(time.Duration(pe.RetryAfter)*time.Millisecond, maxDelay)
 	}

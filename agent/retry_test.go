@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kimi-run/kimi-run/event"
-
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 func TestRetryAfterHonoured(t *testing.T) {
@@ -66,8 +66,8 @@ func TestFailures(t *testing.T) {
 		{name: "500 with error and message side by side", scenario: scripted.Scenario(t, "server-error-flat"), requests: 3, status: 500, retryable: true,
 			message: "SyntaxError: Unexpected token < in JSON at position 0"},
 		{name: "invalid_api_key in a 200 stream", scenario: scripted.Scenario(t, "stream-auth-error"), requests: 1, auth: true, message: "Incorrect API key provided"},
-		{name: "cut forever", scenario: []scripted.Response{scripted.Reply(scripted.Say("partial"), scripted.Cut()).Forever()}, requests: 3, retryable: true, sentinel: agent.ErrIncompleteStream},
-		{name: "empty reply", scenario: []scripted.Response{scripted.Reply(scripted.Say("")).Forever()}, requests: 3, retryable: true, sentinel: agent.ErrEmptyReply},
+		{name: "cut forever", scenario: []scripted.Response{scripted.Reply(scripted.Say("partial"), scripted.Cut()).Forever()}, requests: 3, retryable: true, sentinel: model.ErrIncompleteStream},
+		{name: "empty reply", scenario: []scripted.Response{scripted.Reply(scripted.Say("")).Forever()}, requests: 3, retryable: true, sentinel: model.ErrEmptyReply},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,14 +77,14 @@ func TestFailures(t *testing.T) {
 			if !errors.As(err, &ae) {
 				t.Fatalf("err = %v, want an AttemptsError", err)
 			}
-			if got := agent.Retryable(ae.Err); got != tt.retryable {
+			if got := model.Retryable(ae.Err); got != tt.retryable {
 				t.Errorf("retryable = %v, want %v (%v)", got, tt.retryable, err)
 			}
 			if n := len(h.srv.Requests()); n != tt.requests {
 				t.Errorf("server got %d requests, want %d", n, tt.requests)
 			}
 			if tt.status != 0 {
-				var pe *agent.ProviderError
+				var pe *model.ProviderError
 				if !errors.As(err, &pe) || pe.StatusCode != tt.status {
 					t.Errorf("err = %v, want HTTP %d", err, tt.status)
 				}
@@ -92,7 +92,7 @@ func TestFailures(t *testing.T) {
 			if tt.sentinel != nil && !errors.Is(err, tt.sentinel) {
 				t.Errorf("err = %v, want %v", err, tt.sentinel)
 			}
-			var pe *agent.ProviderError
+			var pe *model.ProviderError
 			if errors.As(err, &pe) && pe.Auth() != tt.auth {
 				t.Errorf("Auth() = %v, want %v (%v)", pe.Auth(), tt.auth, err)
 			}

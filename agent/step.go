@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 
 	retry "github.com/avast/retry-go/v4"
 )
@@ -20,39 +22,34 @@ type stepResult struct {
 	cut bool
 }
 
-// step makes one model call, retrying transient failures, runs the tool calls of the reply
-// and appends the assistant message and the tool results to the conversation.
+// step makes one model call, retrying transient failures, saves the reply, runs its tool
+// calls and saves each result as it comes.
+//
+// Exactly once across a crash (issue 25 #1): no call starts before the assistant message
+// that makes it is written and synced, and each result is written and synced as soon as
+// its call ends, before its tool_result event. So a run killed at any moment leaves every
+// call it started in the session, each with its result or without one; a resume answers a
+// call without one as interrupted, and nothing runs a second time unless the model asks.
 func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepResult, error) {
-	// Tool calls start while the reply still streams; the batch collects them in order.
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	batch := &batch{agent: a, step: step, guard: guard}
-	defer batch.wait()
 
-	req := Request{Messages: a.history, Tools: a.Tools, MaxTokens: a.completionBudget()}
-	handler := Handler{
+	req := model.Request{Messages: a.history, Tools: a.Tools, MaxTokens: a.completionBudget()}
+	handler := model.Handler{
 		Text:     func(d string) { a.emit(event.Text{Step: step, Delta: d}) },
 		Thinking: func(d string) { a.emit(event.Thinking{Step: step, Delta: d}) },
-		ToolCall: func(c CallSpec) { batch.start(ctx, c) },
 	}
-	reply, err := a.callWithRetry(ctx, step, req, handler, batch.started)
-	if err != nil && a.fallBack(parent, step, err, batch.started()) {
-		reply, err = a.callWithRetry(ctx, step, req, handler, batch.started)
+	reply, err := a.callWithRetry(ctx, step, req, handler)
+	if err != nil && a.fallBack(parent, step, err) {
+		reply, err = a.callWithRetry(ctx, step, req, handler)
 	}
 	if err != nil {
-		batch.cancelAll(cancel)
 		if cerr := context.Cause(parent); cerr != nil {
 			// The run was stopped (signal, timeout): say so, not what it broke downstream.
 			return stepResult{}, cerr
 		}
 		return stepResult{}, err
-	}
-	// Every call of the reply runs (late ones start here), then results go in call order.
-	// They start before the usage event, so that every tool_call of a step comes before
-	// its usage: sinks take usage as "the reply is complete" (output.Kimi does).
-	for _, c := range reply.ToolCalls {
-		batch.start(ctx, c)
 	}
 	a.addUsage(reply.Usage)
 	a.usageAt = len(a.history)
@@ -62,31 +59,43 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 		// arguments may be incomplete, and the model will read that in its result.
 		a.emit(event.Warning{Message: fmt.Sprintf("step %d: the reply reached the completion token limit and may be cut short", step)})
 	}
-	a.emit(event.Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
-		CachedTokens: reply.Usage.CachedTokens, ReasoningTokens: reply.Usage.ReasoningTokens, ContextTokens: a.stats.ContextTokens})
 
-	results, err := batch.results(reply.ToolCalls)
-	if err != nil {
-		return stepResult{text: reply.Text}, err
-	}
-	a.stats.ToolCalls += len(results)
-
-	msg := Message{Role: RoleAssistant, Content: reply.Text, Reasoning: reply.Reasoning,
+	batch := newBatch(a, step, guard, reply.ToolCalls)
+	msg := model.Message{Role: model.RoleAssistant, Content: reply.Text, Reasoning: reply.Reasoning,
 		ReasoningField: reply.ReasoningField, ReasoningDetails: reply.ReasoningDetails}
-	for _, r := range results {
+	for _, r := range batch.calls {
 		msg.ToolCalls = append(msg.ToolCalls, r.sent)
 	}
 	a.appendMsg(msg)
-	a.persist(func(s *Session) error { return s.Usage(a.stats.ContextTokens) })
-	for _, r := range results {
-		a.appendMsg(Message{Role: RoleTool, Content: r.output, ToolCallID: r.call.ID, Name: r.call.Name})
+	a.persist(func(s *session.File) error { return s.Usage(a.stats.ContextTokens) })
+	if len(batch.calls) > 0 {
+		// The calls are on stable storage before the first of them starts.
+		a.persist(func(s *session.File) error { return s.Sync() })
 	}
-	return stepResult{text: reply.Text, calls: len(results), cut: cut}, nil
+	// Every call starts before the usage event, so that every tool_call of a step comes
+	// before its usage: sinks take usage as "the reply is complete" (output.Kimi does).
+	for _, r := range batch.calls {
+		batch.start(ctx, r)
+	}
+	a.emit(event.Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
+		CachedTokens: reply.Usage.CachedTokens, ReasoningTokens: reply.Usage.ReasoningTokens, ContextTokens: a.stats.ContextTokens})
+
+	batch.wait()
+	a.stats.ToolCalls += len(batch.calls)
+	// The results are in the session already, in the order the calls ended; the
+	// conversation gets them in call order.
+	for _, r := range batch.calls {
+		a.history = append(a.history, r.message())
+	}
+	if err := batch.err(); err != nil {
+		return stepResult{text: reply.Text}, err
+	}
+	return stepResult{text: reply.Text, calls: len(batch.calls), cut: cut}, nil
 }
 
-// callWithRetry makes one model call under the retry policy. started reports how many tool
-// calls of the reply are already running; once any are, a broken stream is not retried.
-func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Handler, started func() int) (Reply, error) {
+// callWithRetry makes one model call under the retry policy. No tool call of the reply runs
+// before the reply is complete, so a broken stream is retried like any failed call.
+func (a *Agent) callWithRetry(ctx context.Context, step int, req model.Request, h model.Handler) (model.Reply, error) {
 	policy := a.Retry
 	attempts := policy.attempts()
 	timer := policy.Timer
@@ -94,24 +103,15 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 		timer = realTimer{}
 	}
 	reply, err := retry.DoWithData(
-		func() (Reply, error) {
-			r, err := a.Model.Stream(ctx, req, h)
-			var fe *FinishError
-			if err != nil && started != nil && started() > 0 && !errors.As(err, &fe) {
-				// Calls already running cannot be taken back. Keep the reply up to the
-				// last complete call and let the model see their results; a retry would
-				// run them twice.
-				a.emit(event.Warning{Message: fmt.Sprintf("step %d: reply broke off after %d complete tool calls (%v); keeping them", step, started(), err)})
-				return r, nil
-			}
-			return r, err
+		func() (model.Reply, error) {
+			return a.Model.Stream(ctx, req, h)
 		},
 		retry.Context(ctx),
 		retry.Attempts(uint(attempts)),
 		retry.LastErrorOnly(true),
 		// Once the run is stopped (signal, --timeout) nothing is retried, so no retry event
 		// announces an attempt that will never be made.
-		retry.RetryIf(func(err error) bool { return ctx.Err() == nil && Retryable(err) }),
+		retry.RetryIf(func(err error) bool { return ctx.Err() == nil && model.Retryable(err) }),
 		retry.WithTimer(timer),
 		retry.DelayType(func(n uint, err error, _ *retry.Config) time.Duration {
 			d := policy.delay(int(n), err)
@@ -119,7 +119,7 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 				return 0
 			}
 			ev := event.Retry{Step: step, Attempt: int(n), MaxAttempts: attempts, DelayMS: d.Milliseconds(), Error: err.Error()}
-			var pe *ProviderError
+			var pe *model.ProviderError
 			if errors.As(err, &pe) {
 				ev.HTTPStatus = pe.StatusCode
 			}
@@ -129,14 +129,14 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req Request, h Hand
 	)
 	if err != nil {
 		if cerr := context.Cause(ctx); cerr != nil {
-			return Reply{}, cerr
+			return model.Reply{}, cerr
 		}
-		return Reply{}, &AttemptsError{Attempts: attempts, Err: err}
+		return model.Reply{}, &AttemptsError{Attempts: attempts, Err: err}
 	}
 	return reply, nil
 }
 
-func (a *Agent) addUsage(u TokenUsage) {
+func (a *Agent) addUsage(u model.TokenUsage) {
 	a.stats.Usage.InputTokens += u.InputTokens
 	a.stats.Usage.OutputTokens += u.OutputTokens
 	a.stats.Usage.CachedTokens += u.CachedTokens
@@ -154,7 +154,7 @@ type AttemptsError struct {
 }
 
 func (e *AttemptsError) Error() string {
-	if Retryable(e.Err) {
+	if model.Retryable(e.Err) {
 		if e.Attempts == 1 {
 			return fmt.Sprintf("model call failed after 1 attempt: %v", e.Err)
 		}
@@ -169,24 +169,19 @@ func (e *AttemptsError) Unwrap() error { return e.Err }
 type batch struct {
 	agent *Agent
 	step  int
-	guard *repeatGuard
-	// byKey finds an identical earlier call of the same reply, which runs once.
-	byKey map[string]*running
-	mu    sync.Mutex
+	// calls are the reply's calls in the order the model made them.
 	calls []*running
-	ids   map[string]bool
 	wg    sync.WaitGroup
 }
 
-func (b *batch) started() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.calls)
-}
-
-func (b *batch) cancelAll(cancel context.CancelFunc) {
-	cancel()
-	b.wait()
-}
-
 func (b *batch) wait() { b.wg.Wait() }
+
+// err is the first Go error of a tool, in call order; it stops the run.
+func (b *batch) err() error {
+	for _, r := range b.calls {
+		if r.err != nil {
+			return r.err
+		}
+	}
+	return nil
+}

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/kimi-run/kimi-run/event"
-
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -65,6 +64,16 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 		Compaction:   p.Compaction,
 		Lifecycle:    p.Lifecycle,
 		Fallback:     p.Fallback,
+	}
+	// The subagent's conversation is saved beside the parent's, by the same rules, so that a
+	// restore can tell the model what it had done if a kill interrupts it.
+	if ps := p.session(); ps != nil {
+		if store, err := ps.Child(tools.CallID(ctx)); err != nil {
+			p.emit(event.Warning{Message: fmt.Sprintf("subagent %q: its conversation is not saved: %v", description, err)})
+		} else {
+			child.Session = store
+			defer store.Close()
+		}
 	}
 	if p.Lifecycle != nil {
 		p.Lifecycle.SubagentStart(ctx, kind, prompt)

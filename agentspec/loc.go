@@ -1,10 +1,12 @@
 package agentspec
 
 import (
-	"os"
+	"context"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // loc is a file: in the embedded built-in agents, or on disk.
@@ -24,7 +26,8 @@ func (l loc) read() ([]byte, error) {
 	if l.builtin {
 		return builtinFS.ReadFile(l.path)
 	}
-	return os.ReadFile(l.path)
+	// A regular file only, so reading it never waits (see infile.AgentFile).
+	return infile.Read(context.Background(), l.path, infile.AgentFile)
 }
 
 // dir is the directory of l, as a loc to join names to.

@@ -13,8 +13,6 @@ func (s *Settings) resolveAgent() error {
 	f := &s.Flags
 	var err error
 	switch {
-	case f.Agent != "" && f.AgentFile != "":
-		return Usagef("--agent and --agent-file cannot be combined")
 	case f.AgentFile != "":
 		s.Agent, err = agentspec.Load(f.AgentFile)
 	case f.Agent != "":

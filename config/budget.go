@@ -3,7 +3,7 @@ package config
 import (
 	"math"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // Budget is what --max-tokens-total, --max-cost-usd and the prices resolved to.
@@ -11,7 +11,7 @@ type Budget struct {
 	MaxTokens int
 	MaxCost   float64
 	// Prices is nil when the input or output price is unknown.
-	Prices *agent.Prices
+	Prices *model.Prices
 }
 
 // resolveBudget reads the limits and the model's prices: flags first, then kimi-run's own
@@ -40,7 +40,7 @@ func (s *Settings) resolveBudget(entry modelConfig) error {
 		if cached == nil {
 			cached = in
 		}
-		b.Prices = &agent.Prices{Input: *in, CachedInput: *cached, Output: *out}
+		b.Prices = &model.Prices{Input: *in, CachedInput: *cached, Output: *out}
 	}
 	if b.MaxCost > 0 && b.Prices == nil {
 		return Usagef("--max-cost-usd needs the model's prices: pass --price-input and --price-output (US dollars per million tokens), or set price_input and price_output in the model's config.toml entry")
@@ -58,7 +58,7 @@ func firstPrice(vals ...*float64) *float64 {
 }
 
 // CostUSD is the cost of the run's usage, or nil when the prices are unknown.
-func (b Budget) CostUSD(u agent.TokenUsage) *float64 {
+func (b Budget) CostUSD(u model.TokenUsage) *float64 {
 	if b.Prices == nil {
 		return nil
 	}

@@ -2,16 +2,17 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/BurntSushi/toml"
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // fileConfig is the part of Kimi CLI's config.toml that a print-mode run uses, so that an
@@ -25,9 +26,21 @@ type fileConfig struct {
 	Hooks           []hookConfig              `toml:"hooks" json:"hooks"`
 	// Skills: extra_skill_dirs add directories; merge_all_available_skills (default true)
 	// reads all of .kimi, .claude and .codex rather than the first that exists.
-	ExtraSkillDirs          []string    `toml:"extra_skill_dirs" json:"extra_skill_dirs"`
-	MergeAllAvailableSkills *bool       `toml:"merge_all_available_skills" json:"merge_all_available_skills"`
-	MCP                     mcpSettings `toml:"mcp" json:"mcp"`
+	ExtraSkillDirs          []string `toml:"extra_skill_dirs" json:"extra_skill_dirs"`
+	MergeAllAvailableSkills *bool    `toml:"merge_all_available_skills" json:"merge_all_available_skills"`
+
+	// raw is the whole file as tables of values, for the declared settings' keys
+	// (declared.go); decodeRaw makes it on first need.
+	raw       map[string]any
+	decodeRaw func() map[string]any
+}
+
+// tree is the whole file as tables of values (nil for none).
+func (fc *fileConfig) tree() map[string]any {
+	if fc.decodeRaw != nil {
+		fc.raw, fc.decodeRaw = fc.decodeRaw(), nil
+	}
+	return fc.raw
 }
 
 // hookConfig is one [[hooks]] entry: a command run at an event of the agent's life.
@@ -92,7 +105,9 @@ func load(f *Flags, env Env) (*fileConfig, error) {
 	if path == "" {
 		return &fileConfig{}, nil
 	}
-	data, err := os.ReadFile(path)
+	// Read while the command line is parsed, before the run's clock exists: a regular file
+	// only, which cannot keep the read waiting (a pipe's text goes in --config instead).
+	data, err := infile.Read(context.Background(), path, infile.Config)
 	if (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && !explicit {
 		// No default file (HOME may even be a file or a path that does not exist).
 		return &fileConfig{}, nil
@@ -100,16 +115,50 @@ func load(f *Flags, env Env) (*fileConfig, error) {
 	if err != nil {
 		return nil, Usagef("config file: %w", err)
 	}
-	var fc fileConfig
+	var fc *fileConfig
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		err = dec.Decode(&fc)
+		fc, err = decodeJSON(data)
 	} else {
-		_, err = toml.Decode(string(data), &fc)
+		fc, err = decodeTOML(string(data))
 	}
 	if err != nil {
 		// The parsers' messages quote a line, never a whole file; no key is echoed.
 		return nil, Usagef("config file %s: %v", path, OneLine(err))
+	}
+	return fc, nil
+}
+
+// decodeJSON reads a config in JSON.
+func decodeJSON(data []byte) (*fileConfig, error) {
+	var fc fileConfig
+	if err := json.Unmarshal(data, &fc); err != nil {
+		return nil, err
+	}
+	fc.decodeRaw = func() map[string]any {
+		var raw map[string]any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber() // an integer stays one
+		_ = dec.Decode(&raw)
+		return raw
+	}
+	return &fc, nil
+}
+
+// decodeTOML reads a config in TOML, parsed once for both the typed view and the tree.
+func decodeTOML(text string) (*fileConfig, error) {
+	var top toml.Primitive
+	md, err := toml.Decode(text, &top)
+	if err != nil {
+		return nil, err
+	}
+	var fc fileConfig
+	if err := md.PrimitiveDecode(top, &fc); err != nil {
+		return nil, err
+	}
+	fc.decodeRaw = func() map[string]any {
+		var raw map[string]any
+		_ = md.PrimitiveDecode(top, &raw)
+		return raw
 	}
 	return &fc, nil
 }
@@ -144,15 +193,13 @@ func (fc *fileConfig) model(name string) (modelConfig, providerConfig, bool, err
 // as Kimi CLI does. It replaces the config file. The text is never echoed back: it may hold
 // a key.
 func parseInlineConfig(text string) (*fileConfig, error) {
-	var fc fileConfig
-	jerr := json.Unmarshal([]byte(text), &fc)
+	fc, jerr := decodeJSON([]byte(text))
 	if jerr == nil {
-		return &fc, nil
+		return fc, nil
 	}
-	fc = fileConfig{}
-	_, terr := toml.Decode(text, &fc)
+	fc, terr := decodeTOML(text)
 	if terr == nil {
-		return &fc, nil
+		return fc, nil
 	}
 	return nil, Usagef("--config is neither JSON (%s) nor TOML (%s)", OneLine(jerr), tomlWhere(terr))
 }

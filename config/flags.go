@@ -6,9 +6,13 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// Flags is the command line of kimi-run as kong parses it. It is never changed after
-// parsing: Resolve reads it, with the environment and the files, into Settings. A flag
-// with one source and no default from elsewhere is read from Settings.Flags as given.
+// Flags is the command line of kimi-run as kong parses it, with each declared setting the
+// command line leaves out filled from its other sources (declared.go): a field whose tags
+// name an environment variable, a config key or a Kimi alias holds the setting whatever its
+// source. It is never changed after parsing: Resolve reads it, with the environment and the
+// files, into Settings, and checks it. A setting with one declared value is read from
+// Settings.Flags; one that needs more (a model's config entry, a key family) from its field
+// of Settings.
 type Flags struct {
 	Prompt       string        `short:"p" placeholder:"TEXT" help:"The task. Use - to read it from stdin. With a prompt, piped stdin is attached as context."`
 	Words        []string      `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
@@ -20,15 +24,16 @@ type Flags struct {
 	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`
 	BaseURL           string        `name:"base-url" placeholder:"URL" help:"OpenAI-compatible endpoint (env KIMI_BASE_URL with KIMI_API_KEY, OPENAI_BASE_URL with OPENAI_API_KEY; default https://api.moonshot.ai/v1)."`
 	Thinking          *bool         `negatable:"" help:"Ask a Kimi thinking model to think (--thinking) or not (--no-thinking). Unset sends nothing."`
-	MaxSteps          *int          `name:"max-steps" placeholder:"N" help:"Most model calls in one turn, at least 1 (default 1000, or loop_control.max_steps_per_turn); reaching it exits 3."`
+	MaxSteps          int           `name:"max-steps" placeholder:"N" default:"${default_max_steps}" config:"loop_control.max_steps_per_turn,loop_control.max_steps_per_run" help:"Most model calls in one turn, at least 1 (default ${default}); reaching it exits 3."`
 	MaxRetries        *int          `name:"max-retries" placeholder:"N" help:"Retries of a model call after its first attempt fails transiently (429, 5xx, network, cut streams); 0 tries once. Default 2, i.e. 3 attempts, or loop_control.max_retries_per_step, which counts attempts as in Kimi CLI."`
 	ConfigFile        string        `name:"config-file" placeholder:"FILE" help:"Kimi CLI config file (TOML, or JSON by extension) with providers, models and loop_control (default ~/.kimi/config.toml when it exists)."`
-	MaxContextSize    int           `name:"max-context-size" placeholder:"TOKENS" help:"The model's context window (env KIMI_MODEL_MAX_CONTEXT_SIZE). The context is compacted before it fills; requests ask for at most the completion tokens that fit. Unset: compact at 128k and send no completion cap."`
+	MaxContextSize    int           `name:"max-context-size" placeholder:"TOKENS" envvar:"KIMI_MODEL_MAX_CONTEXT_SIZE" help:"The model's context window (default: the model's max_context_size in config.toml). The context is compacted before it fills; requests ask for at most the completion tokens that fit. Unset: compact at 128k and send no completion cap."`
 	Timeout           time.Duration `placeholder:"DURATION" help:"Wall-clock limit for the whole run, e.g. 30m; reaching it exits 124. 0 means none."`
 	StreamIdleTimeout time.Duration `name:"stream-idle-timeout" default:"120s" help:"Abandon and retry a model stream that sends nothing for this long."`
+	MaxReplyBytes     int           `name:"max-reply-bytes" placeholder:"BYTES" default:"16777216" config:"loop_control.max_reply_bytes" help:"Most bytes one model reply may bring, content, reasoning and tool arguments together (default 16 MiB): past it the reply is cut and asked again like a broken stream (75 when every attempt is cut)."`
 	WorkDir           string        `name:"work-dir" short:"w" placeholder:"DIR" help:"Directory the agent works in (default: the current directory)."`
 
-	Ralph      int    `placeholder:"N" help:"Repeat the task up to N more times until the model chooses STOP (-1: no limit, 0: off). Used up without STOP exits 4."`
+	Ralph      int    `placeholder:"N" config:"loop_control.max_ralph_iterations" help:"Repeat the task up to N more times until the model chooses STOP (-1: no limit, 0: off). Used up without STOP exits 4."`
 	RalphFresh bool   `name:"ralph-fresh" help:"Start each Ralph iteration or flow node from the context as it was before the first: the model keeps only what it wrote to files."`
 	Flow       string `placeholder:"FILE" help:"Run a prompt flow: a Mermaid (.mmd, or a fenced block in .md) or D2 (.d2) flowchart."`
 	MaxMoves   int    `name:"max-moves" default:"1000" help:"Most node executions of a --flow run; used up exits 4."`
@@ -73,7 +78,7 @@ type Flags struct {
 	NoMCP             bool          `group:"MCP servers" name:"no-mcp" help:"Start no MCP server at all, whatever the config files and flags say."`
 	MCPStrict         bool          `group:"MCP servers" name:"mcp-strict" help:"Exit 2 before any model call if an MCP server fails to start (default: warn and go on without it)."`
 	MCPStartupTimeout time.Duration `group:"MCP servers" name:"mcp-startup-timeout" default:"30s" help:"Time each MCP server gets to start and list its tools; servers start in parallel."`
-	MCPCallTimeout    time.Duration `group:"MCP servers" name:"mcp-call-timeout" placeholder:"DURATION" help:"Time one MCP tool call may take (default 60s, or [mcp.client] tool_call_timeout_ms of config.toml)."`
+	MCPCallTimeout    time.Duration `group:"MCP servers" name:"mcp-call-timeout" placeholder:"DURATION" config:"mcp.client.tool_call_timeout_ms" help:"Time one MCP tool call may take (default 60s)."`
 
 	// Guardrails for unattended runs (issue 12): budgets, structured output, tool rules, sandbox.
 	MaxTokensTotal   int      `group:"Guardrails for unattended runs" name:"max-tokens-total" placeholder:"N" help:"Most input+output tokens the whole run may use (subagents, compaction and re-asks included); running out exits 6."`
@@ -97,16 +102,17 @@ type Flags struct {
 	PrintSchema       bool    `group:"Record, replay and CI" name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
 
 	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run
-	// unchanged (config/kimi.go resolves them with the flags above). Grouped in --help.
+	// unchanged (sets:"flag" names the flag one sets; config/kimi.go has the rest).
+	// Grouped in --help.
 	Print              bool    `group:"Kimi CLI compatibility" help:"Kimi CLI's print mode; kimi-run always runs in it. With --output-format stream-json, stdout carries Kimi CLI's message lines instead of kimi-run's events."`
 	Yolo               bool    `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve" help:"Accepted, as --yes and --auto-approve: every tool call is always approved."`
 	AFK                bool    `group:"Kimi CLI compatibility" name:"afk" help:"Accepted: kimi-run never waits for a person."`
 	Command            *string `group:"Kimi CLI compatibility" short:"c" placeholder:"TEXT" help:"The task, as -p."`
 	FinalMessageOnly   bool    `group:"Kimi CLI compatibility" name:"final-message-only" help:"Only the final assistant message: what text output prints anyway; with --print --output-format stream-json, one assistant line per answer."`
-	MaxStepsPerTurn    int     `group:"Kimi CLI compatibility" name:"max-steps-per-turn" placeholder:"N" help:"As --max-steps."`
+	MaxStepsPerTurn    int     `group:"Kimi CLI compatibility" name:"max-steps-per-turn" placeholder:"N" sets:"max-steps" help:"As --max-steps."`
 	MaxRetriesPerStep  int     `group:"Kimi CLI compatibility" name:"max-retries-per-step" placeholder:"N" help:"Attempts per model call in total, first one included (Kimi's meaning; overrides loop_control.max_retries_per_step)."`
-	MaxRalphIterations *int    `group:"Kimi CLI compatibility" name:"max-ralph-iterations" placeholder:"N" help:"As --ralph (-1: no limit, 0: off); beats loop_control.max_ralph_iterations."`
-	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" help:"As --session."`
+	MaxRalphIterations *int    `group:"Kimi CLI compatibility" name:"max-ralph-iterations" placeholder:"N" sets:"ralph" help:"As --ralph (-1: no limit, 0: off); beats loop_control.max_ralph_iterations."`
+	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" sets:"session" help:"As --session."`
 	Config             string  `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
 	Verbose            bool    `group:"Kimi CLI compatibility" help:"Accepted: progress on stderr at the default level (info); Kimi CLI declares the flag and ignores it."`
 	Debug              bool    `group:"Kimi CLI compatibility" help:"As --log-level debug."`
@@ -114,7 +120,7 @@ type Flags struct {
 
 	// Release artefacts (issue 19 #3): the man page, generated from this model for the
 	// release archives. Shell completions are `kimi-run completion SHELL` (run/completion.go).
-	ManPage bool `name:"man-page" hidden:"" help:"Print the man page (roff) and exit."`
+	ManPage bool `name:"man-page" help:"Print the man page (roff, man(7)) and exit: kimi-run --man-page > ~/.local/share/man/man1/kimi-run.1"`
 
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
@@ -127,4 +133,7 @@ type Flags struct {
 	// times counts how often each flag was given: one that takes a single value and came
 	// twice (-p x -p y) would otherwise keep the last without a word.
 	times map[string]int `kong:"-"`
+	// src is the declared settings' resolver (NewParser): the config file it loaded, where
+	// each value came from, the values that did not parse.
+	src *source `kong:"-"`
 }

@@ -3,64 +3,37 @@ package config
 import "strings"
 
 // Kimi CLI compatibility: Kimi CLI's print-mode flags are accepted with Kimi's meaning.
-// Resolve reads each alias into the setting it names (-c into Prompt, -r into Session,
-// --max-steps-per-turn into Loop.MaxSteps, --max-retries-per-step into Loop.Attempts,
-// --max-ralph-iterations into Ralph, --debug/--verbose into Output.LogLevel); checkKimi
-// refuses the combinations Kimi refuses or that would leave one of two synonyms silently
-// ignored. The README section "Coming from Kimi CLI" holds the map for users.
+// Those that are another name for a flag say so in their declaration (sets:"flag": -r,
+// --max-steps-per-turn, --max-ralph-iterations) and the parser fills the flag from them;
+// Resolve reads the others into the setting they name (-c into Prompt,
+// --max-retries-per-step into Loop.Attempts, --debug/--verbose into Output.LogLevel).
+// conflicts.go refuses two names of one setting given together; checkKimi the values Kimi
+// refuses. The README section "Coming from Kimi CLI" holds the map for users.
 
-// synonyms are the pairs of flags that set the same thing.
-var synonyms = [][2]string{
-	{"max-steps", "max-steps-per-turn"},
-	{"max-retries", "max-retries-per-step"},
-	{"ralph", "max-ralph-iterations"},
-	{"session", "resume"},
-	{"config", "config-file"},
+// synonyms are the pairs of flags that set the same thing: each Kimi flag declared to set
+// another (sets:"flag"), and these, which set it with another meaning.
+func (f *Flags) synonyms() [][2]string {
+	pairs := [][2]string{
+		{"max-retries", "max-retries-per-step"}, // Kimi's counts attempts, not retries
+		{"config", "config-file"},               // the text instead of the file
+	}
+	if f.src != nil {
+		pairs = append(pairs, f.src.synonyms...)
+	}
+	return pairs
 }
 
-// checkKimi refuses the Kimi flags' conflicts and values Kimi refuses; every error is a
-// usage error.
+// checkKimi refuses values of the Kimi flags that Kimi refuses (their conflicts are rows
+// of conflicts.go); every error is a usage error.
 func checkKimi(f *Flags) error {
-	for _, pair := range synonyms {
-		if f.Given(pair[0]) && f.Given(pair[1]) {
-			return Usagef("--%s and --%s cannot be combined: they set the same thing", pair[0], pair[1])
-		}
-	}
-	prompt := f.Prompt
-	if f.Command != nil {
-		if f.Prompt != "" || len(f.Words) > 0 || f.PromptFile != "" {
-			return Usagef("give the prompt one way: -p, -c, prompt words or --prompt-file")
-		}
-		prompt = strings.TrimSpace(*f.Command)
-		if prompt == "" {
-			return Usagef("empty prompt: -c/--command needs the task text")
-		}
-	}
-	if f.Given("max-steps-per-turn") && f.MaxStepsPerTurn < 1 {
-		return Usagef("--max-steps-per-turn must be at least 1")
+	if f.Command != nil && strings.TrimSpace(*f.Command) == "" {
+		return Usagef("empty prompt: -c/--command needs the task text")
 	}
 	if f.Given("max-retries-per-step") && f.MaxRetriesPerStep < 1 {
 		return Usagef("--max-retries-per-step must be at least 1 (it counts the first attempt)")
 	}
-	// Kimi's log switches map onto --log-level; naming both would leave one ignored.
-	if (f.Debug || f.Verbose) && f.Given("log-level") {
-		return Usagef("--debug and --verbose set the log level: they cannot be combined with --log-level")
-	}
 	if f.Given("config") && strings.TrimSpace(f.Config) == "" {
 		return Usagef("--config is empty: give the config as JSON or TOML text")
-	}
-	if f.FinalMessageOnly && f.OutputFormat == "stream-json" && !f.Print {
-		return Usagef("--final-message-only with --output-format stream-json needs --print (Kimi CLI's message lines); kimi-run's own events always end with the final answer in the result")
-	}
-	if f.Conversing() {
-		switch {
-		case f.NoStdin:
-			return Usagef("--input-format stream-json reads messages from stdin; it cannot be combined with --no-stdin")
-		case f.Flow != "":
-			return Usagef("--input-format stream-json cannot be combined with --flow: a flow brings its own prompts")
-		case prompt == "-" || (len(f.Words) == 1 && f.Words[0] == "-"):
-			return Usagef("--input-format stream-json reads messages from stdin; the prompt cannot also be read from it (-)")
-		}
 	}
 	return nil
 }
@@ -77,6 +50,9 @@ func checkFlagValues(f *Flags) error {
 		if d.value < 0 {
 			return Usagef("%s must not be negative", d.name)
 		}
+	}
+	if f.MaxReplyBytes < 1 {
+		return Usagef("--max-reply-bytes must be at least 1, got %d", f.MaxReplyBytes)
 	}
 	for _, v := range []struct {
 		flag, name, value string

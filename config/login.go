@@ -1,10 +1,11 @@
 package config
 
 import (
-	"os"
+	"context"
 	"path/filepath"
 	"strings"
 
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/kimilogin"
 )
 
@@ -28,7 +29,7 @@ func loginSource(prov providerConfig, env Env) *kimilogin.Source {
 	s.Headers = map[string]string{"X-Msh-Platform": "kimi_cli"}
 	// Kimi CLI identifies its device to the OAuth host; its device id is reused when it
 	// exists, never created.
-	if b, err := os.ReadFile(filepath.Join(share, "device_id")); err == nil && strings.TrimSpace(string(b)) != "" {
+	if b, err := infile.Read(context.Background(), filepath.Join(share, "device_id"), infile.Login); err == nil && strings.TrimSpace(string(b)) != "" {
 		s.Headers["X-Msh-Device-Id"] = strings.TrimSpace(string(b))
 	}
 	return s

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,15 +18,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/tools/mcp"
 )
-
-// mcpSettings is the [mcp] table of Kimi CLI's config.toml.
-type mcpSettings struct {
-	Client struct {
-		ToolCallTimeoutMS int `toml:"tool_call_timeout_ms" json:"tool_call_timeout_ms"`
-	} `toml:"client" json:"client"`
-}
 
 // MCP is the MCP servers a run will start, decided before any model call so that a broken
 // configuration is a usage error.
@@ -64,10 +59,9 @@ var mcpKnownKeys = []string{"command", "args", "env", "cwd", "url", "headers", "
 // replaces an earlier one. A source that does not parse is a usage error naming
 // it. The call timeout is the flag's, else the config file's ([mcp.client]), else the
 // default.
-func (s *Settings) resolveMCP() error {
+func (s *Settings) resolveMCP(ctx context.Context) error {
 	cli, workDir := &s.Flags, s.WorkDir
 	p := &s.MCP
-	fileCall := p.Call
 	p.Startup, p.Call, p.Strict = cli.MCPStartupTimeout, cli.MCPCallTimeout, cli.MCPStrict
 	if p.Startup < 0 || p.Call < 0 {
 		return Usagef("MCP timeouts must not be negative")
@@ -76,12 +70,12 @@ func (s *Settings) resolveMCP() error {
 		p.Startup = mcp.DefaultStartupTimeout
 	}
 	if p.Call == 0 {
-		p.Call = firstDuration(fileCall, mcp.DefaultCallTimeout)
+		p.Call = mcp.DefaultCallTimeout
 	}
 	if cli.NoMCP {
 		return nil
 	}
-	sources, err := mcpSources(cli, s.Env)
+	sources, err := mcpSources(ctx, cli, s.Env)
 	if err != nil {
 		return err
 	}
@@ -124,7 +118,7 @@ type mcpSource struct{ name, text string }
 // mcpSources are the MCP configuration texts in the order they apply: the files of
 // --mcp-config-file (or Kimi CLI's mcp.json when none is given and it exists), then each
 // --mcp-config text.
-func mcpSources(cli *Flags, env Env) ([]mcpSource, error) {
+func mcpSources(ctx context.Context, cli *Flags, env Env) ([]mcpSource, error) {
 	var sources []mcpSource
 	files := cli.MCPConfigFile
 	if len(files) == 0 {
@@ -139,7 +133,7 @@ func mcpSources(cli *Flags, env Env) ([]mcpSource, error) {
 		}
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := infile.Read(ctx, f, infile.MCPConfig)
 		if err != nil {
 			return nil, Usagef("MCP config file: %w", err)
 		}
@@ -325,13 +319,4 @@ func expandVars(s string, env Env, missing func(string)) string {
 		missing(m[1])
 		return ""
 	})
-}
-
-func firstDuration(ds ...time.Duration) time.Duration {
-	for _, d := range ds {
-		if d > 0 {
-			return d
-		}
-	}
-	return 0
 }

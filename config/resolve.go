@@ -1,35 +1,40 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // Resolve reads the flags, the environment and the files into the run's Settings. It
 // always returns what it resolved so far, so that a run stopped by a usage error still
 // reports the way the flags ask and scrubs the keys it found; the first problem found is
-// the error (a *UsageError for anything the user can fix). f is not changed.
-func Resolve(f Flags, env Env) (*Settings, error) {
-	s := &Settings{Flags: f, Env: env, Output: resolveOutput(&f), Ralph: f.Ralph}
-	s.Session = firstSet(f.Resume, f.Session)
+// the error (a *UsageError for anything the user can fix). f is not changed. Reading the
+// files it names stops with ctx's cause when ctx ends (a signal, --timeout).
+func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
+	s := &Settings{Flags: f, Env: env, Output: OutputOf(&f), Ralph: f.Ralph, Session: f.Session}
+	s.envSecrets()
 	s.Prompt, s.PromptGiven = f.Prompt, f.Given("prompt")
 	if f.Command != nil {
 		s.Prompt, s.PromptGiven = strings.TrimSpace(*f.Command), true
 	}
-	if f.MaxRalphIterations != nil {
-		s.Ralph = *f.MaxRalphIterations
+	if f.Flow != "" && f.fromFile("ralph") {
+		s.Ralph = 0 // the file's Ralph iterations are not for a flow, which brings its own graph
 	}
 	s.StdinTimeout = f.StdinTimeout
 	if !f.Given("stdin-timeout") && onCI(env) {
 		s.StdinTimeout = CIStdinTimeout
+	}
+	if err := f.Conflict(); err != nil {
+		return s, err
 	}
 	if err := checkKimi(&f); err != nil {
 		return s, err
@@ -37,21 +42,27 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 	if err := checkFlagValues(&f); err != nil {
 		return s, err
 	}
+	if f.src != nil && len(f.src.problems) > 0 {
+		return s, f.src.problems[0]
+	}
 	// A replay brings its endpoint and model, before the file and the environment.
 	baseURL, model := f.BaseURL, f.Model
-	replayURL, replayModel, replaying, err := s.loadReplay()
+	replayURL, replayModel, replaying, err := s.loadReplay(ctx)
 	if err != nil {
 		return s, err
 	}
 	if replaying {
 		baseURL, model = replayURL, firstSet(model, replayModel)
 	}
-	fc, err := load(&f, env)
+	fc, err := f.configFile(env)
 	if err != nil {
 		return s, err
 	}
-	for _, k := range fc.Providers {
-		s.Endpoint.ConfigKeys = append(s.Endpoint.ConfigKeys, k.APIKey)
+	s.fileSecrets(fc)
+	if f.Config != "" {
+		if w := inlineWarning(fc); w != "" {
+			s.Warnings = append(s.Warnings, w)
+		}
 	}
 	entry, err := s.resolveEndpoint(fc, baseURL, model)
 	if err != nil {
@@ -64,7 +75,8 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 		func() error { return s.resolveBudget(entry) },
 		s.checkEndpoint,
 		s.resolveWorkDir,
-		s.resolveMCP,
+		func() error { return s.resolveMCP(ctx) },
+		func() error { s.mcpSecrets(); return nil },
 		s.resolveAgent,
 	}
 	for _, step := range steps {
@@ -75,10 +87,10 @@ func Resolve(f Flags, env Env) (*Settings, error) {
 	return s, nil
 }
 
-// resolveOutput is how the run reports: --log-level, or Kimi's --debug (debug) and
+// OutputOf is how a run with these flags reports: --log-level, or Kimi's --debug (debug) and
 // --verbose (info, the default). It never fails: a usage error is reported this way too.
-func resolveOutput(f *Flags) Output {
-	o := Output{LogLevel: f.LogLevel}
+func OutputOf(f *Flags) Output {
+	o := Output{Format: f.OutputFormat, LogLevel: f.LogLevel}
 	if !f.Given("log-level") {
 		switch {
 		case f.Debug:
@@ -147,14 +159,15 @@ func (s *Settings) resolveEndpoint(fc *fileConfig, baseURL, model string) (model
 // fromEntry takes the endpoint from a model of the config file: its provider's key and
 // endpoint, which the environment of the same family overrides, as in Kimi CLI. It reports
 // whether the provider is a Kimi one.
-func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, prov providerConfig, baseURL, model string, menv modelEnv) (kimi bool, err error) {
+func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, prov providerConfig, baseURL, modelFlag string, menv modelEnv) (kimi bool, err error) {
 	e, getenv := &s.Endpoint, s.Env.Getenv
 	e.Model = entry.Model
 	e.Headers = prov.CustomHeaders
+	e.Protocol = prov.Type
 	switch prov.Type {
 	case "kimi", "":
 		kimi = true
-		if model == "" {
+		if modelFlag == "" {
 			e.Model = firstSet(getenv("KIMI_MODEL_NAME"), entry.Model)
 		}
 		if menv.capabilities != nil {
@@ -170,13 +183,24 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 			e.Thinking = &on
 		}
 	case "openai_legacy", "openai_responses":
-		if model == "" {
+		if modelFlag == "" {
 			e.Model = firstSet(getenv("OPENAI_MODEL"), entry.Model)
 		}
 		e.APIKey = firstSet(getenv("OPENAI_API_KEY"), prov.APIKey)
 		e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, DefaultOpenAIBaseURL)
 	default:
-		return false, Usagef("config: provider %q of model %q has type %q; kimi-run speaks only OpenAI-compatible chat completions (kimi, openai_legacy)", entry.Provider, name, prov.Type)
+		// Any other protocol the model package speaks takes the provider's own key and
+		// endpoint: Kimi CLI overrides them from the environment for the two families above
+		// only. A new protocol thus needs no change here.
+		if !model.Speaks(prov.Type) {
+			return false, Usagef("config: provider %q of model %q has type %q, which kimi-run does not speak (it speaks %s: OpenAI-compatible chat completions)",
+				entry.Provider, name, prov.Type, strings.Join(model.Protocols(), ", "))
+		}
+		if modelFlag == "" {
+			e.Model = entry.Model
+		}
+		e.APIKey = prov.APIKey
+		e.BaseURL = firstSet(baseURL, prov.BaseURL)
 	}
 	if entry.MaxContextSize > 0 {
 		e.MaxContext, e.ContextKnown = entry.MaxContextSize, true
@@ -192,7 +216,6 @@ func (s *Settings) resolveFileSettings(fc *fileConfig) error {
 		return err
 	}
 	s.Skills = Skills{ExtraDirs: fc.ExtraSkillDirs, MergeAll: fc.MergeAllAvailableSkills == nil || *fc.MergeAllAvailableSkills}
-	s.MCP.Call = time.Duration(max(fc.MCP.Client.ToolCallTimeoutMS, 0)) * time.Millisecond
 	return nil
 }
 
@@ -222,15 +245,11 @@ func (s *Settings) resolveLoop(lc loopControl) error {
 		return err
 	}
 	l := &s.Loop
-	l.MaxSteps = firstPositive(deref(lc.MaxStepsPerTurn), deref(lc.MaxStepsPerRun), DefaultMaxSteps)
-	switch {
-	case f.Given("max-steps-per-turn"): // checked by checkKimi
-		l.MaxSteps = f.MaxStepsPerTurn
-	case f.MaxSteps != nil:
-		if *f.MaxSteps < 1 {
-			return Usagef("--max-steps must be at least 1, got %d", *f.MaxSteps)
-		}
-		l.MaxSteps = *f.MaxSteps
+	if l.MaxSteps = f.MaxSteps; l.MaxSteps < 1 {
+		return Usagef("%s must be at least 1, got %d", f.From("max-steps"), l.MaxSteps)
+	}
+	if s.Ralph < -1 {
+		return Usagef("%s must be -1 (no limit), 0 (off) or a positive number of extra iterations", f.From("ralph"))
 	}
 	l.Attempts = firstPositive(deref(lc.MaxRetriesPerStep), DefaultAttempts)
 	if f.MaxRetries != nil {
@@ -244,32 +263,21 @@ func (s *Settings) resolveLoop(lc loopControl) error {
 		l.Attempts = f.MaxRetriesPerStep
 	}
 	l.Reserve, l.TriggerRatio = deref(lc.ReservedContextSize), deref(lc.CompactionTriggerRatio)
-	// The file's Ralph iterations apply when no flag set them; a flow brings its own graph.
-	if lc.MaxRalphIterations != nil && !f.Given("ralph") && !f.Given("max-ralph-iterations") && f.Flow == "" {
-		s.Ralph = *lc.MaxRalphIterations
-	}
 	return nil
 }
 
-// resolveContext is the model's context window: the flag, the environment, the model's
-// config entry, the default.
+// resolveContext is the model's context window: the flag or its variable (declared), the
+// model's config entry, the default. 0 on the command line means unset.
 func (s *Settings) resolveContext() error {
-	e := &s.Endpoint
+	e, f := &s.Endpoint, &s.Flags
 	if !e.ContextKnown {
 		e.MaxContext = DefaultMaxContext
 	}
-	raw := s.Env.Getenv("KIMI_MODEL_MAX_CONTEXT_SIZE")
-	switch {
-	case s.Flags.MaxContextSize > 0:
-		e.MaxContext, e.ContextKnown = s.Flags.MaxContextSize, true
-	case s.Flags.MaxContextSize < 0:
-		return Usagef("--max-context-size must be positive")
-	case raw != "":
-		n, err := strconv.Atoi(raw)
-		if err != nil || n <= 0 {
-			return Usagef("KIMI_MODEL_MAX_CONTEXT_SIZE must be a positive number of tokens")
-		}
+	switch n := f.MaxContextSize; {
+	case n > 0:
 		e.MaxContext, e.ContextKnown = n, true
+	case n < 0 || (f.Set("max-context-size") && !f.Given("max-context-size")):
+		return Usagef("%s must be a positive number of tokens", f.From("max-context-size"))
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,22 +12,22 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
-// parse reads args as kimi-run's command line does (run.Main builds the same parser).
-func parse(t *testing.T, args ...string) Flags {
+// parse reads args as kimi-run's command line does in env (run.Main builds the same
+// parser), the declared settings filled from env and the config file.
+func parse(t *testing.T, env Env, args ...string) Flags {
 	t.Helper()
 	var f Flags
-	p, err := kong.New(&f, kong.Name("kimi-run"), kong.WithHyphenPrefixedParameters(true),
-		kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
+	p, err := NewParser(&f, env, kong.Name("kimi-run"), kong.Exit(func(int) { t.Fatalf("kong exited on %q", args) }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	kctx, err := p.Parse(args)
-	if err != nil {
+	if _, err := p.Parse(args); err != nil {
 		t.Fatalf("parse %q: %v", args, err)
 	}
-	f.NoteGiven(kctx)
 	return f
 }
 
@@ -114,10 +116,10 @@ func TestPrecedence(t *testing.T) {
 		{"session Kimi alias", []string{"-r", "b"}, nil, true, func(s *Settings) any { return s.Session }, "b"},
 		{"prompt Kimi alias, trimmed", []string{"-c", "  fix it "}, nil, true, func(s *Settings) any { return [2]any{s.Prompt, s.PromptGiven} }, [2]any{"fix it", true}},
 		{"prompt given empty", []string{"-p", ""}, nil, true, func(s *Settings) any { return [2]any{s.Prompt, s.PromptGiven} }, [2]any{"", true}},
-		{"log level default", nil, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "info"}},
-		{"log level --debug", []string{"--debug"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "debug"}},
-		{"log level --verbose", []string{"--verbose"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "info"}},
-		{"log level warn is quiet", []string{"--log-level", "warn"}, nil, true, func(s *Settings) any { return s.Output }, Output{LogLevel: "warn", Quiet: true}},
+		{"log level default", nil, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "info"}},
+		{"log level --debug", []string{"--debug"}, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "debug"}},
+		{"log level --verbose", []string{"--verbose"}, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "info"}},
+		{"log level warn is quiet", []string{"--log-level", "warn"}, nil, true, func(s *Settings) any { return s.Output }, Output{Format: "text", LogLevel: "warn", Quiet: true}},
 		// The environment's defaults.
 		{"stdin timeout default", nil, nil, true, func(s *Settings) any { return s.StdinTimeout }, 60 * time.Second},
 		{"stdin timeout on CI", nil, env{"CI": "true"}, true, func(s *Settings) any { return s.StdinTimeout }, CIStdinTimeout},
@@ -134,7 +136,7 @@ func TestPrecedence(t *testing.T) {
 			for k, v := range tt.env {
 				e[k] = v
 			}
-			s, err := Resolve(parse(t, tt.args...), e)
+			s, err := Resolve(context.Background(), parse(t, e, tt.args...), e)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -174,15 +176,30 @@ func TestConflicts(t *testing.T) {
 		{[]string{"--final-message-only", "--output-format", "stream-json"}, "needs --print"},
 		{[]string{"--record", "a", "--replay", "b"}, "--record and --replay cannot be combined"},
 		{[]string{"--agent", "default", "--agent-file", "a.yaml"}, "--agent and --agent-file cannot be combined"},
+		// Moved from run/ (issue 28 #5): every combination is refused before anything runs.
+		{[]string{"--flow", "f.mmd", "--ralph", "2"}, "--flow and --ralph cannot be combined"},
+		{[]string{"--flow", "f.mmd", "--max-ralph-iterations", "-1"}, "--flow and --ralph cannot be combined"},
+		{[]string{"--no-session", "-S", "a"}, "--no-session cannot be combined with --session or --continue"},
+		{[]string{"--no-session", "-C"}, "--no-session cannot be combined with --session or --continue"},
+		{[]string{"-S", "a", "-C"}, "--session and --continue cannot be combined"},
+		{[]string{"-r", "a", "--continue"}, "--session and --continue cannot be combined"},
+		{[]string{"--list-sessions", "--show-session", "a"}, "--list-sessions and --show-session cannot be combined"},
+		{[]string{"--list-sessions", "-p", "x"}, "--list-sessions prints sessions and runs nothing: it takes no prompt"},
+		{[]string{"--show-session", "a", "--flow", "f.mmd"}, "--show-session prints sessions and runs nothing: it takes no prompt"},
+		{[]string{"--list-sessions", "-r", "a"}, "--list-sessions cannot be combined with --session, --continue or --no-session"},
+		{[]string{"-p", "a", "words"}, "give the prompt one way"},
+		{[]string{"--prompt-file", "p.md", "words"}, "give the prompt one way"},
+		{[]string{"-p", "", "--prompt-file", "p.md"}, "give the prompt one way"},
 		{[]string{"--mcp-config", "{"}, "--mcp-config #1: not valid JSON"},
 		{[]string{"--max-cost-usd", "1"}, "--max-cost-usd needs the model's prices"},
 		{[]string{"--config-file", "/nonexistent/config.toml"}, "config file"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			f := parse(t, tt.args...)
+			env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
+			f := parse(t, env, tt.args...)
 			before := f
-			_, err := Resolve(f, MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()})
+			_, err := Resolve(context.Background(), f, env)
 			var ue *UsageError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want a usage error containing %q", err, tt.want)
@@ -197,12 +214,13 @@ func TestConflicts(t *testing.T) {
 // TestResolveKeepsWhatItFound checks that a run stopped by a usage error still knows how
 // to report and which keys to scrub.
 func TestResolveKeepsWhatItFound(t *testing.T) {
-	s, err := Resolve(parse(t, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), MapEnv{"KIMI_API_KEY": "sk"})
+	env := MapEnv{"KIMI_API_KEY": "sk"}
+	s, err := Resolve(context.Background(), parse(t, env, "--debug", "--max-steps", "0", "--config", `{"providers": {"p": {"api_key": "sk-cfg"}}}`), env)
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if s.Output.LogLevel != "debug" || !reflect.DeepEqual(s.Endpoint.ConfigKeys, []string{"sk-cfg"}) {
-		t.Errorf("output %+v, config keys %q", s.Output, s.Endpoint.ConfigKeys)
+	if s.Output.LogLevel != "debug" || !reflect.DeepEqual(s.Secrets.Own, []string{"sk", "sk-cfg"}) {
+		t.Errorf("output %+v, secrets %q", s.Output, s.Secrets.Own)
 	}
 }
 
@@ -253,6 +271,8 @@ func TestMCPAndReplaySources(t *testing.T) {
 	}{
 		{"call timeout from file", nil, func(s *Settings) any { return s.MCP.Call }, 5 * time.Second},
 		{"call timeout flag beats file", []string{"--mcp-call-timeout", "7s"}, func(s *Settings) any { return s.MCP.Call }, 7 * time.Second},
+		{"call timeout from --config JSON", []string{"--config", `{"mcp": {"client": {"tool_call_timeout_ms": 2500}}}`}, func(s *Settings) any { return s.MCP.Call }, 2500 * time.Millisecond},
+		{"call timeout default", []string{"--config", `{}`}, func(s *Settings) any { return s.MCP.Call }, 60 * time.Second},
 		{"share dir's mcp.json", nil, servers, "default"},
 		{"file flag replaces it", []string{"--mcp-config-file", other}, servers, "other"},
 		{"text flag adds", []string{"--mcp-config", `{"mcpServers": {"text": {"url": "http://h/mcp"}}}`}, servers, "default,text"},
@@ -263,7 +283,8 @@ func TestMCPAndReplaySources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Resolve(parse(t, tt.args...), MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": share})
+			env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": share}
+			s, err := Resolve(context.Background(), parse(t, env, tt.args...), env)
 			if err != nil {
 				t.Fatalf("Resolve: %v", err)
 			}
@@ -271,5 +292,62 @@ func TestMCPAndReplaySources(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestEveryProtocolResolves: a provider of every type the model package speaks resolves to
+// an endpoint that names it, with the provider's own key and base URL (a new protocol needs
+// no change in config), and a type it does not speak is a usage error that lists them.
+func TestEveryProtocolResolves(t *testing.T) {
+	for _, typ := range append(model.Protocols(), "carrier_pigeon") {
+		t.Run(typ, func(t *testing.T) {
+			text := fmt.Sprintf("default_model = \"m\"\n[models.m]\nprovider = \"p\"\nmodel = \"the-model\"\n[providers.p]\ntype = %q\nbase_url = \"https://p.example/v1\"\napi_key = \"sk-p\"\n", typ)
+			env := MapEnv{"KIMI_SHARE_DIR": shareDir(t, text)}
+			s, err := Resolve(context.Background(), parse(t, env, "-p", "x"), env)
+			if typ == "carrier_pigeon" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), strings.Join(model.Protocols(), ", ")) {
+					t.Fatalf("err = %v, want a usage error listing the protocols", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := s.Endpoint
+			if e.Protocol != typ || e.Model != "the-model" || e.APIKey != "sk-p" || e.BaseURL != "https://p.example/v1" {
+				t.Errorf("endpoint = %+v", e)
+			}
+		})
+	}
+}
+
+// The flag's default is the model client's: one cap, whichever way a reply reaches it.
+func TestMaxReplyBytesDefault(t *testing.T) {
+	f := parse(t, MapEnv{})
+	if f.MaxReplyBytes != model.DefaultMaxReplyBytes {
+		t.Fatalf("--max-reply-bytes defaults to %d, the client to %d", f.MaxReplyBytes, model.DefaultMaxReplyBytes)
+	}
+	env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
+	if _, err := Resolve(context.Background(), parse(t, env, "--max-reply-bytes", "0"), env); err == nil || !strings.Contains(err.Error(), "--max-reply-bytes") {
+		t.Fatalf("0 accepted: %v", err)
+	}
+}
+
+// TestContextWindowSources: 0 on the command line means "unset" (the default window), as
+// before; 0 or less from KIMI_MODEL_MAX_CONTEXT_SIZE is refused, naming the variable.
+func TestContextWindowSources(t *testing.T) {
+	env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
+	s, err := Resolve(context.Background(), parse(t, env, "--max-context-size", "0"), env)
+	if err != nil || s.Endpoint.MaxContext != DefaultMaxContext || s.Endpoint.ContextKnown {
+		t.Errorf("--max-context-size 0: %v, %d known %v", err, s.Endpoint.MaxContext, s.Endpoint.ContextKnown)
+	}
+	for _, v := range []string{"0", "-5"} {
+		env["KIMI_MODEL_MAX_CONTEXT_SIZE"] = v
+		_, err := Resolve(context.Background(), parse(t, env), env)
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "KIMI_MODEL_MAX_CONTEXT_SIZE must be a positive number of tokens") {
+			t.Errorf("KIMI_MODEL_MAX_CONTEXT_SIZE=%s: %v", v, err)
+		}
 	}
 }

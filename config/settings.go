@@ -2,17 +2,18 @@
 // Kimi CLI's config.toml (or --config text), its mcp.json and the agent file become one
 // typed Settings value, with the warnings to report once the run's event stream is open.
 // It is resolved once, before anything runs, and only read after that. Precedence: a flag
-// beats the environment, which beats the config file, which beats the default; Kimi CLI's
-// flag aliases and their conflicts are resolved here, never by changing the parsed flags.
+// beats the environment, which beats the config file, which beats the default. A setting
+// declared on its flag (declared.go) is filled in while the command line is parsed;
+// Resolve does the rest, checks the flags' conflicts first and never changes the flags.
 package config
 
 import (
 	"time"
 
-	"github.com/kimi-run/kimi-run/agent/cassette"
 	"github.com/kimi-run/kimi-run/agentspec"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/kimilogin"
+	"github.com/kimi-run/kimi-run/model/cassette"
 )
 
 // Defaults that more than one source can override, in one place.
@@ -23,7 +24,8 @@ const (
 	DefaultKimiBaseURL   = "https://api.moonshot.ai/v1"
 	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 	// DefaultMaxSteps and DefaultAttempts are Kimi CLI's loop control: model calls per
-	// turn, and tries of one model call, the first included.
+	// turn, and tries of one model call, the first included. Written here only: the agent
+	// takes both from the settings, and --help quotes them (TestLoopDefaults).
 	DefaultMaxSteps = 1000
 	DefaultAttempts = 3
 	// DefaultMaxContext is the window assumed when none is configured: compaction still
@@ -36,11 +38,12 @@ const (
 	CIStdinTimeout = 10 * time.Second
 )
 
-// Settings is one run's resolved configuration. Values with more than one source (a Kimi
-// alias, the environment, a file, a default) are read from their field here, never from
-// Flags; Flags keeps the command line as parsed for the values it alone sets.
+// Settings is one run's resolved configuration. A setting declared on its flag (an
+// environment variable, a config key, a Kimi alias: declared.go) is read from Flags, which
+// the parser filled from those sources; one that needs more than that (a model's config
+// entry, a key family, a default that depends on the environment) from its field here.
 type Settings struct {
-	// Flags is the command line as parsed.
+	// Flags is the command line as parsed, the declared settings filled in.
 	Flags Flags
 	// Env is the environment the run was given.
 	Env Env
@@ -78,6 +81,8 @@ type Settings struct {
 	MCP MCP
 	// Agent is the agent of --agent or --agent-file (the built-in default without them).
 	Agent *agentspec.Spec
+	// Secrets are every credential the run knows of, used or not (config/secrets.go).
+	Secrets Secrets
 
 	// Warnings are what the run says about its configuration once its event stream is
 	// open, in the order found.
@@ -86,22 +91,28 @@ type Settings struct {
 
 // Output is how the run reports.
 type Output struct {
+	// Format is --output-format: text, stream-json or json.
+	Format string
 	// LogLevel is --log-level, or what Kimi's --debug and --verbose mean.
 	LogLevel string
 	// Quiet keeps everything but what went wrong off stderr: -q, or a warn/error level.
 	Quiet bool
 }
 
+// NDJSON reports whether stdout carries one JSON object per line (stream-json): kimi-run's
+// events, or Kimi CLI's message lines with --print. stderr then has only plain lines.
+func (o Output) NDJSON() bool { return o.Format == "stream-json" }
+
 // Endpoint is the model's endpoint, credentials and request settings.
 type Endpoint struct {
 	// APIKey is the key from the environment or the config file; a stored login may
 	// replace it when the run starts (Login).
-	APIKey string
-	// ConfigKeys are every provider's api_key in the config file, the one used or not: all
-	// are scrubbed and kept from commands (a key the environment overrides included).
-	ConfigKeys []string
-	BaseURL    string
-	Model      string
+	APIKey  string
+	BaseURL string
+	Model   string
+	// Protocol is the provider's type ("kimi", "openai_legacy", ...; "" for an endpoint from
+	// the environment): model.New picks the client by it.
+	Protocol string
 	// Capabilities are the model's (config entry, or KIMI_MODEL_CAPABILITIES): image_in
 	// lets --image attach pictures.
 	Capabilities []string

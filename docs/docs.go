@@ -5,7 +5,8 @@ package docs
 import _ "embed"
 
 // EventsSchema is docs/events.schema.json: the JSON Schema (2020-12) of one line of
-// --output-format stream-json, schema version 1.
+// --output-format stream-json, schema version 1, generated from the payloads of event/
+// (internal/eventschema).
 //
 //go:embed events.schema.json
 var EventsSchema string

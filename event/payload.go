@@ -1,9 +1,6 @@
 package event
 
-import (
-	"encoding/json"
-	"slices"
-)
+import "encoding/json"
 
 // The event types of schema version 1. Each has its payload struct below, whose Type
 // method returns it, and its line in the registry.
@@ -30,43 +27,67 @@ const (
 )
 
 // registry lists every event type by one zero payload of it, in the order docs/events.md
-// lists them. The schema, the docs and the renderers are tested against it.
-var registry = []Payload{
-	Init{},
-	TurnBegin{},
-	TurnEnd{},
-	StepBegin{},
-	Text{},
-	Thinking{},
-	ToolCall{},
-	ToolResult{},
-	Retry{},
-	Usage{},
-	CompactionBegin{},
-	CompactionEnd{},
-	Iteration{},
-	Todo{},
-	Warning{},
-	Answer{},
-	Hook{},
-	ToolDenied{},
-	Result{},
+// lists them, with the renderers that leave it out on purpose (every other renderer has a
+// case for it). The schema and the docs' tables are generated from it (internal/eventschema),
+// and each renderer is tested against it, so a new type is decided on here, in one place.
+var registry = []registered{
+	{Init{}, KimiLines},
+	{TurnBegin{}, 0},
+	{TurnEnd{}, 0},
+	{StepBegin{}, 0},
+	{Text{}, Telemetry},
+	{Thinking{}, Telemetry},
+	{ToolCall{}, 0},
+	{ToolResult{}, 0},
+	{Retry{}, 0},
+	{Usage{}, 0},
+	{CompactionBegin{}, KimiLines},
+	{CompactionEnd{}, KimiLines | Telemetry},
+	{Iteration{}, KimiLines},
+	{Todo{}, KimiLines | Telemetry},
+	{Warning{}, Telemetry},
+	{Answer{}, Telemetry},
+	{Hook{}, Telemetry},
+	{ToolDenied{}, KimiLines},
+	{Result{}, 0},
 }
 
 // Registry returns one zero payload of every event type, in the order docs/events.md lists
 // them.
-func Registry() []Payload { return slices.Clone(registry) }
+func Registry() []Payload {
+	out := make([]Payload, len(registry))
+	for i, r := range registry {
+		out[i] = r.payload
+	}
+	return out
+}
 
-// Init opens every stream.
+// The payloads below are the contract of docs/events.md and docs/events.schema.json, both
+// generated from this package (go test ./internal/eventschema -run TestGenerated -update).
+// A payload's doc comment, after its Go name, says when the event is written (its first
+// paragraph is the summary); each field's doc comment is its description, written for a
+// reader of the stream (JSON names, not Go names). The json tag gives the name, and
+// omitempty an optional field; the tags enum, minimum, maximum, minLength, pattern and
+// types (a union, as anyOf) add JSON Schema keywords, to a slice's items when on a slice.
+
+// Init opens every stream: the first line, before any model call.
 type Init struct {
-	SchemaVersion int      `json:"schema_version"`
-	SessionID     string   `json:"session_id"`
-	Model         string   `json:"model"`
-	BaseURLHost   string   `json:"base_url_host"`
-	WorkDir       string   `json:"work_dir"`
-	Tools         []string `json:"tools"`
-	Version       string   `json:"version,omitempty"`
-	// MCPServers lists the configured MCP servers, started or not; absent when there are none.
+	// Always 1 in this version of the schema.
+	SchemaVersion int `json:"schema_version" enum:"1"`
+	// The run's session id; empty with --no-session.
+	SessionID string `json:"session_id"`
+	// The model's name as sent to the provider.
+	Model string `json:"model"`
+	// The endpoint's host[:port] only: never a path, a query or credentials.
+	BaseURLHost string `json:"base_url_host" pattern:"^[^/?#@]*$"`
+	// The directory the tools work in.
+	WorkDir string `json:"work_dir" minLength:"1"`
+	// The names of the tools the model is offered, MCP tools included.
+	Tools []string `json:"tools" minLength:"1"`
+	// kimi-run's version.
+	Version string `json:"version,omitempty" minLength:"1"`
+	// The configured MCP servers, sorted by name, whether they started or not; absent when
+	// there are none. MCP servers start before `init`, so their state is known.
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
 }
 
@@ -75,85 +96,119 @@ func (Init) Type() Type { return TypeInit }
 
 // MCPServer is one MCP server in the init event.
 type MCPServer struct {
-	Name      string `json:"name"`
-	Transport string `json:"transport"` // stdio, http or sse
-	// Status is "connected", or "failed" with Error saying why.
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-	// Tools are the names the model sees for the server's tools (also in Init.Tools).
-	Tools []string `json:"tools"`
+	// The server's name in the config.
+	Name string `json:"name" minLength:"1"`
+	// `stdio`, `http` (streamable HTTP) or `sse`.
+	Transport string `json:"transport" enum:"stdio,http,sse"`
+	// `connected`, or `failed` with `error` saying why.
+	Status string `json:"status" enum:"connected,failed"`
+	// Why a failed server is not available, with the last lines of its stderr.
+	Error string `json:"error,omitempty"`
+	// The names the model sees for the server's tools (also in `tools`); empty when it failed.
+	Tools []string `json:"tools" minLength:"1"`
 }
 
-// TurnBegin starts one agent turn: one prompt, or one flow node.
+// TurnBegin starts an agent turn: one prompt, or one flow node.
 type TurnBegin struct {
-	Turn      int    `json:"turn"`
-	Iteration int    `json:"iteration,omitempty"`
-	Node      string `json:"node,omitempty"`
+	// The turn's number in the run, from 1.
+	Turn int `json:"turn" minimum:"1"`
+	// The Ralph iteration or flow step the turn belongs to; absent outside a flow.
+	Iteration int `json:"iteration,omitempty" minimum:"1"`
+	// The flow node the turn runs; absent outside a flow.
+	Node string `json:"node,omitempty" minLength:"1"`
 }
 
 // Type is "turn_begin".
 func (TurnBegin) Type() Type { return TypeTurnBegin }
 
-// TurnEnd ends a turn. StopReason says why the turn ended (completed, max_steps, repeat, error).
+// TurnEnd ends the turn.
 type TurnEnd struct {
-	Turn       int    `json:"turn"`
-	Iteration  int    `json:"iteration,omitempty"`
-	Node       string `json:"node,omitempty"`
-	Steps      int    `json:"steps"`
-	StopReason string `json:"stop_reason"`
+	// The turn's number in the run, as in its `turn_begin`.
+	Turn int `json:"turn" minimum:"1"`
+	// The Ralph iteration or flow step the turn belongs to; absent outside a flow.
+	Iteration int `json:"iteration,omitempty" minimum:"1"`
+	// The flow node the turn ran; absent outside a flow.
+	Node string `json:"node,omitempty" minLength:"1"`
+	// The model calls the turn made.
+	Steps int `json:"steps" minimum:"0"`
+	// Why the turn ended: it was answered, its step budget ran out, the loop guard stopped a
+	// repeating model, the answer stayed cut at the token limit, or an error.
+	StopReason string `json:"stop_reason" enum:"completed,max_steps,repeat,truncated,error"`
 }
 
 // Type is "turn_end".
 func (TurnEnd) Type() Type { return TypeTurnEnd }
 
-// StepBegin marks one model call within a turn.
+// StepBegin starts a model call.
 type StepBegin struct {
-	Turn int `json:"turn"`
-	Step int `json:"step"`
+	// The turn the call belongs to.
+	Turn int `json:"turn" minimum:"1"`
+	// The model call's number within its turn, from 1.
+	Step int `json:"step" minimum:"1"`
 }
 
 // Type is "step_begin".
 func (StepBegin) Type() Type { return TypeStepBegin }
 
-// Text is a piece of assistant text as it streams. After a retry event for the same step,
-// the step's text starts again from the beginning.
+// Text carries assistant text as it streams.
+//
+// After a `retry` event for the same step, the step's text starts again from the beginning.
 type Text struct {
-	Step  int    `json:"step"`
+	// The model call the text belongs to.
+	Step int `json:"step" minimum:"1"`
+	// The next piece of text.
 	Delta string `json:"delta"`
 }
 
 // Type is "text".
 func (Text) Type() Type { return TypeText }
 
-// Thinking is a piece of reasoning_content as it streams.
+// Thinking carries the model's reasoning as it streams, whichever field the provider uses
+// (`reasoning_content`, OpenRouter's `reasoning` or the text of its `reasoning_details`;
+// one chunk's thought is shown once).
 type Thinking struct {
-	Step  int    `json:"step"`
+	// The model call the reasoning belongs to.
+	Step int `json:"step" minimum:"1"`
+	// The next piece of reasoning.
 	Delta string `json:"delta"`
 }
 
 // Type is "thinking".
 func (Thinking) Type() Type { return TypeThinking }
 
-// ToolCall is a complete tool call, emitted before it runs. Arguments is the JSON object the
-// model sent; when the model sent something that is not a JSON object it is kept as a string.
+// ToolCall announces a tool call that has fully streamed and is about to run.
 type ToolCall struct {
-	Step      int             `json:"step"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
+	// The model call that asked for it.
+	Step int `json:"step" minimum:"1"`
+	// The tool call's id, as the model gave it.
+	ID string `json:"id" minLength:"1"`
+	// The tool's name.
+	Name string `json:"name"`
+	// The JSON object the model sent; the raw text as a JSON string when it sent something
+	// that is not a JSON object.
+	Arguments json.RawMessage `json:"arguments" types:"object,string"`
 }
 
 // Type is "tool_call".
 func (ToolCall) Type() Type { return TypeToolCall }
 
-// ToolResult is a finished tool call, with its output as it was sent to the model.
+// ToolResult reports a finished tool call, with its output as it was sent to the model.
 type ToolResult struct {
-	Step       int    `json:"step"`
-	ID         string `json:"id"`
-	Name       string `json:"name"`
-	IsError    bool   `json:"is_error"`
-	Output     string `json:"output"`
-	DurationMS int64  `json:"duration_ms"`
+	// The model call that asked for it.
+	Step int `json:"step" minimum:"1"`
+	// The tool call's id, as in its `tool_call`.
+	ID string `json:"id" minLength:"1"`
+	// The tool's name.
+	Name string `json:"name"`
+	// Whether the tool failed (the model was told so).
+	IsError bool `json:"is_error"`
+	// The text sent to the model: capped at 50,000 characters and 2,000 per line, `ERROR: ` in
+	// front of a failure, the loop guard's `<system>` note behind a repeated call; the API
+	// key is replaced by `[redacted]` here, as in every event, while the model saw the output
+	// unchanged.
+	Output string `json:"output"`
+	// How long the call ran, in milliseconds.
+	DurationMS int64 `json:"duration_ms" minimum:"0"`
 	// Kimi is the result in Kimi CLI's wording, for Kimi's message lines only; it is not
 	// part of kimi-run's events.
 	Kimi *KimiToolText `json:"-"`
@@ -168,66 +223,97 @@ type KimiToolText struct {
 	Output  string
 }
 
-// Retry is emitted before each backoff wait.
+// Retry reports a model call that failed transiently; it is written before the backoff
+// wait.
 type Retry struct {
-	Step        int    `json:"step"`
-	Attempt     int    `json:"attempt"`
-	MaxAttempts int    `json:"max_attempts"`
-	DelayMS     int64  `json:"delay_ms"`
-	Error       string `json:"error"`
-	HTTPStatus  int    `json:"http_status,omitempty"`
+	// The model call that failed.
+	Step int `json:"step" minimum:"1"`
+	// The attempt that failed, from 1.
+	Attempt int `json:"attempt" minimum:"1"`
+	// All attempts, the first included: `--max-retries` + 1.
+	MaxAttempts int `json:"max_attempts" minimum:"1"`
+	// The wait before the next attempt, in milliseconds.
+	DelayMS int64 `json:"delay_ms" minimum:"0"`
+	// What went wrong, in one line.
+	Error string `json:"error"`
+	// The HTTP status of the failed attempt; absent when it got none (a network error, a cut
+	// stream).
+	HTTPStatus int `json:"http_status,omitempty" minimum:"100" maximum:"599"`
 }
 
 // Type is "retry".
 func (Retry) Type() Type { return TypeRetry }
 
-// Usage reports token usage after each model call.
+// Usage reports token usage after each model call, once its reply has fully streamed: every
+// `tool_call` of the step comes before it.
+//
+// The counts are as the provider reported them wherever it put them: a usage chunk, inside
+// the finishing choice (Moonshot), under `x_groq` (Groq).
 type Usage struct {
-	Step         int `json:"step"`
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
-	CachedTokens int `json:"cached_tokens"`
-	// ReasoningTokens is the part of OutputTokens spent thinking, when the provider
-	// reports it (completion_tokens_details.reasoning_tokens).
-	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
-	ContextTokens   int `json:"context_tokens"`
+	// The model call the usage is for.
+	Step int `json:"step" minimum:"1"`
+	// Prompt tokens of the call.
+	InputTokens int `json:"input_tokens" minimum:"0"`
+	// Completion tokens of the call.
+	OutputTokens int `json:"output_tokens" minimum:"0"`
+	// The prompt tokens served from the provider's cache (`usage.cached_tokens` or
+	// `prompt_tokens_details.cached_tokens`).
+	CachedTokens int `json:"cached_tokens" minimum:"0"`
+	// The part of `output_tokens` spent thinking, when the provider reports it
+	// (`completion_tokens_details.reasoning_tokens`); absent otherwise.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty" minimum:"0"`
+	// The context's size after the call (its input and output tokens), what compaction is
+	// measured by.
+	ContextTokens int `json:"context_tokens" minimum:"0"`
 }
 
 // Type is "usage".
 func (Usage) Type() Type { return TypeUsage }
 
-// CompactionBegin and CompactionEnd surround a context compaction.
+// CompactionBegin starts a context compaction.
 type CompactionBegin struct {
-	TokensBefore int `json:"tokens_before"`
+	// The context's size before compaction, in tokens.
+	TokensBefore int `json:"tokens_before" minimum:"0"`
 }
 
 // Type is "compaction_begin".
 func (CompactionBegin) Type() Type { return TypeCompactionBegin }
 
-// CompactionEnd reports the context size after compaction.
+// CompactionEnd ends a context compaction.
 type CompactionEnd struct {
-	TokensBefore int    `json:"tokens_before"`
-	TokensAfter  int    `json:"tokens_after"`
-	Fallback     bool   `json:"fallback,omitempty"`
-	Error        string `json:"error,omitempty"`
+	// The context's size before compaction, in tokens.
+	TokensBefore int `json:"tokens_before" minimum:"0"`
+	// The context's size after compaction, in tokens.
+	TokensAfter int `json:"tokens_after" minimum:"0"`
+	// Whether the summary failed and the oldest messages were dropped instead.
+	Fallback bool `json:"fallback,omitempty"`
+	// Why the summary failed, when it did.
+	Error string `json:"error,omitempty" minLength:"1"`
 }
 
 // Type is "compaction_end".
 func (CompactionEnd) Type() Type { return TypeCompactionEnd }
 
-// Iteration marks a Ralph iteration or flow node transition.
+// Iteration marks a Ralph iteration or flow node that starts, and once more the end node
+// when the flow reaches it (with the same `iteration` number).
 type Iteration struct {
-	Iteration int    `json:"iteration"`
-	Max       int    `json:"max,omitempty"`
-	Node      string `json:"node"`
-	Choice    string `json:"choice,omitempty"`
+	// The iteration's number, from 1.
+	Iteration int `json:"iteration" minimum:"1"`
+	// The iteration budget; absent when unlimited.
+	Max int `json:"max,omitempty" minimum:"1"`
+	// The flow node that starts.
+	Node string `json:"node"`
+	// The branch taken to get here; on the end node, the choice that ended the flow, e.g.
+	// `STOP`.
+	Choice string `json:"choice,omitempty" minLength:"1"`
 }
 
 // Type is "iteration".
 func (Iteration) Type() Type { return TypeIteration }
 
-// Todo is emitted on every SetTodoList update.
+// Todo reports the agent's plan each time it updates it (SetTodoList).
 type Todo struct {
+	// The whole plan, in order.
 	Items []TodoItem `json:"todos"`
 }
 
@@ -236,112 +322,82 @@ func (Todo) Type() Type { return TypeTodo }
 
 // TodoItem is one entry of the agent's plan.
 type TodoItem struct {
-	Title  string `json:"title"`
-	Status string `json:"status"`
+	// What the entry is about.
+	Title string `json:"title"`
+	// Where it stands.
+	Status string `json:"status" enum:"pending,in_progress,done"`
 }
 
-// Warning reports something the run recovered from (a torn session line, a malformed reply).
+// Warning reports something the run recovered from or wants a person to know: an ignored
+// stdin, a session that cannot be kept, a model call silent for 30 s, an answer continued
+// after the token limit, background processes stopped at the end, a skipped line of
+// `--input-format stream-json` input, a `--json-schema` re-ask, running as root without a
+// sandbox.
 type Warning struct {
+	// What happened, in one line.
 	Message string `json:"message"`
 }
 
 // Type is "warning".
 func (Warning) Type() Type { return TypeWarning }
 
-// Answer is the final answer to one message of a conversation read with --input-format
-// stream-json, emitted when that message's turn (or Ralph loop) ended well, before the next
-// message is read.
+// Answer reports that one message read with `--input-format stream-json` was answered, before
+// the next is read.
+//
+// It is written when the message's turn (or Ralph loop) ended well, and only with
+// `--input-format stream-json`.
 type Answer struct {
-	// Message counts the messages answered, from 1; a prompt given with -p is the first.
-	Message int `json:"message"`
-	// Line is the message's line on stdin; absent for the -p prompt.
-	Line      int    `json:"line,omitempty"`
+	// The count of messages answered, from 1; a `-p` prompt is the first.
+	Message int `json:"message" minimum:"1"`
+	// The message's line on stdin; absent for the `-p` prompt.
+	Line int `json:"line,omitempty" minimum:"1"`
+	// The answer: the text of the turn's last step.
 	FinalText string `json:"final_text"`
 }
 
 // Type is "answer".
 func (Answer) Type() Type { return TypeAnswer }
 
-// Hook reports one run of a user's hook command (config.toml [[hooks]]).
+// Hook reports that one of the user's hook commands ran (config.toml `[[hooks]]`).
 type Hook struct {
-	// Event is the hook event that ran it, e.g. PreToolUse.
-	Event string `json:"event"`
-	// Target is what the matcher was tested against: the tool name, the stop's error
-	// type, the session's source, ...
+	// The hook event that ran it.
+	Event string `json:"event" enum:"PreToolUse,PostToolUse,PostToolUseFailure,UserPromptSubmit,Stop,StopFailure,SessionStart,SessionEnd,SubagentStart,SubagentStop,PreCompact,PostCompact,Notification"`
+	// What the matcher was tested against: the tool name, the stop's error type, the
+	// session's source, ...
 	Target string `json:"target,omitempty"`
-	// ToolCallID is the tool call a tool hook ran for.
-	ToolCallID string `json:"tool_call_id,omitempty"`
-	// Command is the hook's command, shortened to one line.
+	// The tool call a tool hook ran for.
+	ToolCallID string `json:"tool_call_id,omitempty" minLength:"1"`
+	// The hook's command, on one line, at most 80 bytes.
 	Command string `json:"command"`
-	// ExitCode is the command's exit status; -1 when it was killed or did not start.
-	ExitCode   int   `json:"exit_code"`
-	DurationMS int64 `json:"duration_ms"`
-	// Blocked says the hook blocked the action (exit 2, or permissionDecision deny).
+	// The command's exit status; -1 when it was killed or did not start.
+	ExitCode int `json:"exit_code" minimum:"-1"`
+	// How long the command ran, in milliseconds.
+	DurationMS int64 `json:"duration_ms" minimum:"0"`
+	// Whether the hook blocked the action (exit 2, or permissionDecision deny).
 	Blocked bool `json:"blocked"`
-	// Reason is what a blocking hook said (it goes back to the model).
+	// What a blocking hook said (it goes back to the model), at most 500 bytes.
 	Reason string `json:"reason,omitempty"`
-	// TimedOut says the hook was killed at its timeout.
+	// Whether the hook was killed at its timeout.
 	TimedOut bool `json:"timed_out,omitempty"`
 }
 
 // Type is "hook".
 func (Hook) Type() Type { return TypeHook }
 
-// ToolDenied reports a tool call that the tool rules (--allowed-tools, --disallowed-tools)
-// or the sandbox refused; the model received an error result for it.
+// ToolDenied reports a tool call refused by `--allowed-tools`/`--disallowed-tools` or by the
+// sandbox's check of a file write or FetchURL: it did not run, and its `tool_result` (an
+// error) carries the same message.
 type ToolDenied struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	// Rule is the rule that refused the call: "Shell(rm *)", or "sandbox"; empty when no
-	// allow rule matched.
-	Rule    string `json:"rule,omitempty"`
+	// The tool call's id.
+	ID string `json:"id" minLength:"1"`
+	// The tool's name.
+	Name string `json:"name" minLength:"1"`
+	// The rule that refused the call: `Shell(rm *)`, a tool name, or `sandbox`; absent when
+	// no allow rule matched.
+	Rule string `json:"rule,omitempty" minLength:"1"`
+	// Why it was refused, as the model was told.
 	Message string `json:"message"`
 }
 
 // Type is "tool_denied".
 func (ToolDenied) Type() Type { return TypeToolDenied }
-
-// Result is always the last event of a run.
-type Result struct {
-	Status         string `json:"status"`
-	TerminalReason string `json:"terminal_reason"`
-	ExitCode       int    `json:"exit_code"`
-	FinalText      string `json:"final_text"`
-	// StructuredOutput is the final answer as compact JSON when --json-schema accepted it.
-	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
-	Error            *ErrorInfo      `json:"error,omitempty"`
-	Steps            int             `json:"steps"`
-	ToolCalls        int             `json:"tool_calls"`
-	// ToolDenials counts the tool calls refused by the tool rules or the sandbox.
-	ToolDenials int         `json:"tool_denials,omitempty"`
-	Iterations  int         `json:"iterations"`
-	LastChoice  string      `json:"last_choice,omitempty"`
-	Usage       UsageTotals `json:"usage"`
-	DurationMS  int64       `json:"duration_ms"`
-	SessionID   string      `json:"session_id"`
-	// SessionWarning says why the session on disk lacks part of this run (a full disk), or
-	// why --continue will not find it; absent when the session holds the whole run.
-	SessionWarning string `json:"session_warning,omitempty"`
-}
-
-// Type is "result".
-func (Result) Type() Type { return TypeResult }
-
-// ErrorInfo describes why a run failed.
-type ErrorInfo struct {
-	Kind       string `json:"kind"`
-	Message    string `json:"message"`
-	HTTPStatus int    `json:"http_status,omitempty"`
-	Retryable  bool   `json:"retryable"`
-}
-
-// UsageTotals sums token usage over a run.
-type UsageTotals struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
-	CachedTokens int `json:"cached_tokens"`
-	// ReasoningTokens is the part of OutputTokens spent thinking, as providers report it.
-	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
-	// CostUSD is the usage priced in US dollars; absent when the model's prices are unknown.
-	CostUSD *float64 `json:"cost_usd,omitempty"`
-}

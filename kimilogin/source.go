@@ -44,6 +44,9 @@ type Source struct {
 	LockWait time.Duration
 	// Warn, when set, is told what went wrong that the run survives.
 	Warn func(string)
+	// Seen, when set, is told every token read from the file or obtained by a refresh,
+	// before it is used: the run scrubs its access and refresh tokens from all it writes.
+	Seen func(Token)
 
 	mu     sync.Mutex
 	cached Token
@@ -51,6 +54,12 @@ type Source struct {
 	// forced is the token that was refused, so that one 401 forces one refresh.
 	force  bool
 	forced string
+}
+
+func (s *Source) seen(t Token) {
+	if s.Seen != nil {
+		s.Seen(t)
+	}
 }
 
 func (s *Source) now() time.Time {
@@ -87,6 +96,7 @@ func (s *Source) AccessToken(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	s.seen(t)
 	if t.fresh(now) && !(s.force && t.AccessToken == s.forced) {
 		s.force = false
 		s.cached = t
@@ -127,6 +137,7 @@ func (s *Source) refreshLocked(ctx context.Context, t Token) (Token, error) {
 	}
 	defer unlock()
 	if again, err := load(s.Path); err == nil {
+		s.seen(again)
 		if again.RefreshToken != t.RefreshToken || (again.fresh(s.now()) && again.AccessToken != s.forced) {
 			return again, nil
 		}
@@ -142,6 +153,7 @@ func (s *Source) refreshLocked(ctx context.Context, t Token) (Token, error) {
 		}
 		return Token{}, err
 	}
+	s.seen(nt) // before the file holds it, where a command could read it
 	if err := save(s.Path, nt); err != nil {
 		// The new token works for this run, but the old refresh token is spent: say so.
 		if s.Warn != nil {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -225,5 +226,47 @@ func TestConcurrentRefreshSpendsTheRefreshTokenOnce(t *testing.T) {
 	}
 	if n := f.requests(); n != 1 {
 		t.Errorf("%d refresh requests, want 1", n)
+	}
+}
+
+// Seen is told every token the source reads or obtains, a refreshed one before the file
+// holds it (where a command could read it), so the run scrubs it first (issue 26 #2).
+func TestSeenHearsEveryTokenFirst(t *testing.T) {
+	_, srv := newFakeAuth(t, "r0")
+	path := writeToken(t, t.TempDir(), "access-0", "r0", -time.Hour)
+	s := source(path, srv.URL)
+	var seen []string
+	s.Seen = func(tok Token) {
+		onDisk, _ := load(path)
+		seen = append(seen, tok.AccessToken+"/"+tok.RefreshToken+" (file: "+onDisk.RefreshToken+")")
+	}
+	if _, err := s.AccessToken(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"access-0/r0 (file: r0)", "access-0/r0 (file: r0)", "access-1/refresh-1 (file: r0)"}
+	if !slices.Equal(seen, want) {
+		t.Errorf("seen %q, want %q", seen, want)
+	}
+}
+
+// StoredTokens lists the tokens of every login stored in the folder, whether a run uses it
+// or not, and passes over what is not a token file.
+func TestStoredTokens(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"kimi-code.json": `{"access_token":"a1","refresh_token":"r1"}`,
+		"other.json":     `{"refresh_token":"r2"}`,
+		"kimi-code.lock": `{"access_token":"no"}`,
+		"broken.json":    `{"access_token":`,
+	} {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600)
+	}
+	got := StoredTokens(dir)
+	slices.Sort(got)
+	if want := []string{"a1", "r1", "r2"}; !slices.Equal(got, want) {
+		t.Errorf("StoredTokens = %q, want %q", got, want)
+	}
+	if got := StoredTokens(filepath.Join(dir, "missing")); got != nil {
+		t.Errorf("a missing folder gave %q", got)
 	}
 }

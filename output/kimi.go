@@ -88,12 +88,6 @@ type kimiMessage struct {
 	ToolCallID string         `json:"tool_call_id,omitempty"`
 }
 
-// kimiIgnored lists the event types Kimi's message lines have no counterpart for. Emit
-// has a case for every other registered type; a test checks that each type is in one
-// place or the other, so a new type gets a decision here.
-var kimiIgnored = []event.Type{event.TypeInit, event.TypeCompactionBegin, event.TypeCompactionEnd,
-	event.TypeIteration, event.TypeTodo, event.TypeToolDenied}
-
 // Emit takes one event. Only the main agent's events are written.
 func (s *Kimi) Emit(e event.Event) {
 	s.mu.Lock()

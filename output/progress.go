@@ -14,12 +14,6 @@ import (
 // nestMark prefixes each line of a subagent's events, once per level of nesting.
 const nestMark = "  | "
 
-// progressIgnored lists the event types that have no progress line of their own (with
-// --log-level debug they show as "event TYPE"): none so far. Text.Emit or progress has a
-// case for every other registered type; a test checks that each type is in one place or
-// the other, so a new type gets a decision here.
-var progressIgnored []event.Type
-
 // progress writes the stderr lines for one event other than the final result.
 func (s *Text) progress(e event.Event, data event.Payload) {
 	depth := 0

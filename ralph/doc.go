@@ -1,6 +1,6 @@
 // Package ralph runs flows: small graphs of agent turns (begin, task, decision, end) read
-// from Mermaid or D2 flowcharts, skills that carry such a flowchart, and the Ralph loop,
-// which is a flow built in code.
+// from Mermaid or D2 flowcharts (a flow file, or a skill that carries one: see package
+// skills), and the Ralph loop, which is a flow built in code.
 //
 // A flow runs in one agent session. Each task or decision node is one agent turn whose
 // prompt is the node's label; a decision's prompt also lists its branch labels and asks

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
@@ -232,4 +233,14 @@ func (r *Runner) emit(it event.Iteration) {
 		now = r.Now
 	}
 	r.Sink.Emit(event.Event{Time: now(), Data: it})
+}
+
+// WithRequest adds the user's request to a skill's body or a flow node's prompt; an empty
+// request leaves the prompt as it is.
+func WithRequest(prompt, request string) string {
+	request = strings.TrimSpace(request)
+	if request == "" {
+		return prompt
+	}
+	return prompt + "\n\nThe user's request:\n" + request
 }

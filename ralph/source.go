@@ -1,11 +1,13 @@
 package ralph
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // ErrNoFlowBlock means a Markdown document holds no ```mermaid or ```d2 fenced block.
@@ -18,7 +20,8 @@ var ErrUnknownFormat = errors.New("unknown flow format (want .mmd, .mermaid, .d2
 // .mermaid are Mermaid, .d2 is D2, and .md and .markdown use the first ```mermaid or ```d2
 // block. Errors name path as the file.
 func LoadFlow(path string) (*Flow, error) {
-	src, err := os.ReadFile(path)
+	// A regular file only, so reading it never waits (see infile.Flow).
+	src, err := infile.Read(context.Background(), path, infile.Flow)
 	if err != nil {
 		return nil, fmt.Errorf("read flow: %w", err)
 	}

@@ -16,7 +16,7 @@ const backgroundGrace = time.Second
 // behind. It runs before the result event, on every way a run ends except a second
 // signal, which exits at once.
 func (r *runState) endBackground() {
-	if r.keep || r.groups == nil {
+	if r.s.Flags.KeepBackground || r.groups == nil {
 		return
 	}
 	if n := r.groups.End(backgroundGrace); n > 0 {

@@ -6,6 +6,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -27,9 +28,9 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	}
 	r.groups = &tools.ShellGroups{}
 	if !s.Flags.KeepBackground {
-		r.shellKill.set(r.groups.Kill)
+		r.stop.shellKill.set(r.groups.Kill)
 	}
-	servers := startMCP(ctx, r.guard.sandbox.confineServers(s.MCP, s.Env.Getenv("PATH"), in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.mcpKill)
+	servers := startMCP(ctx, r.guard.sandbox.confineServers(s.MCP, s.Env.Getenv("PATH"), in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
 	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
 		return nil, err
@@ -166,7 +167,7 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 	if f.RetryBaseDelay == 0 {
 		p.BaseDelay = -1
 	}
-	r.tape.adjust(&p, r.sio.Stderr, !r.jsonMode && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug"))
+	r.tape.adjust(&p, r.sio.Stderr, !r.s.Output.NDJSON() && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug"))
 	return p
 }
 
@@ -174,20 +175,32 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 // fallback model behind it.
 func (r *runState) model() (*fallbackModel, error) {
 	s := r.s
-	httpClient, err := r.tape.client(s, r.cred.apiKey, r.version)
+	httpClient, err := r.tape.client(s, append(r.secrets.list(), r.cred.apiKey), r.version)
 	if err != nil {
 		return nil, err
 	}
 	httpClient = r.cred.loginClient(httpClient, s.Flags.StreamIdleTimeout)
 	e := s.Endpoint
-	return withFallback(agent.OpenAIConfig{
+	return withFallback(model.Config{
+		Protocol:      e.Protocol,
 		BaseURL:       e.BaseURL,
 		APIKey:        r.cred.apiKey,
 		Model:         e.Model,
 		IdleTimeout:   s.Flags.StreamIdleTimeout,
 		ExtraBody:     e.RequestFields(),
-		Headers:       headers(e.Headers, r.version),
+		Headers:       r.headers(),
 		SendReasoning: e.Thinking != nil && *e.Thinking,
+		MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
 		HTTPClient:    httpClient,
-	}, s.Flags.FallbackModel), nil
+	}, s.Flags.FallbackModel)
+}
+
+// headers are the request headers of every model call: our User-Agent and the provider's
+// custom headers, which may replace it.
+func (r *runState) headers() map[string]string {
+	h := map[string]string{"User-Agent": "kimi-run/" + r.version}
+	for k, v := range r.s.Endpoint.Headers {
+		h[k] = v
+	}
+	return h
 }

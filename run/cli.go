@@ -21,6 +21,6 @@ A server on localhost needs no key.
 Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit, loop guard or answer
 cut at the token limit, 4 Ralph/flow budget used up, 5 authentication refused, 6 token
 or cost budget used up (--max-tokens-total, --max-cost-usd), 7 final answer never matched
---json-schema, 75 transient provider failure after retries or session in use (worth
-retrying later),
-124 --timeout, 130/143 SIGINT/SIGTERM.`
+--json-schema, 8 the provider stopped the answer (a finish_reason such as content_filter),
+75 transient provider failure after retries or session in use (worth retrying later),
+124 --timeout, 130/143 SIGINT/SIGTERM, 129/131 SIGHUP/SIGQUIT.`

@@ -14,6 +14,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/skills"
 )
 
 // conversation is --input-format stream-json: Kimi CLI user messages read from stdin, one
@@ -165,7 +166,7 @@ func userText(line []byte) (string, error) {
 // such as an unknown skill, skips the message like a bad line) and run like a prompt.
 type messageRunner struct {
 	s      *config.Settings
-	skills *ralph.Skills
+	skills *skills.Set
 	agent  *agent.Agent
 	sink   event.Sink
 	// hooks runs the prompt and stop hooks around each message, as around a -p prompt.
@@ -230,7 +231,7 @@ func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m m
 		}
 		p, err := plan{}, in.bad
 		if err == nil {
-			p, err = planRun(m.s, m.skills, in.text)
+			p, err = planRun(ctx, m.s, m.skills, in.text)
 		}
 		if err != nil {
 			reason := fmt.Sprintf("line %d: %v", in.n, err)

@@ -241,7 +241,7 @@ func exitOf(t *testing.T, err error) int {
 }
 
 // checkNoKey fails t if the run's stdout or stderr holds the API key.
-func checkNoKey(t *testing.T, r result) result {
+func checkNoKey(t testing.TB, r result) result {
 	t.Helper()
 	for name, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
 		if strings.Contains(s, testKey) {
@@ -630,6 +630,12 @@ func TestTimeoutAndSignals(t *testing.T) {
 			signal: os.Interrupt, code: 130, reason: "cancelled"},
 		{name: "SIGTERM in a tool", script: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"sleep 30"}`))},
 			signal: syscall.SIGTERM, code: 143, reason: "cancelled"},
+		// A lost terminal or ssh session (issue 25 #4): as SIGTERM, with its own code.
+		{name: "SIGHUP in a tool", script: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"sleep 30"}`))},
+			signal: syscall.SIGHUP, code: 129, reason: "cancelled"},
+		// Not the runtime's stack dump and exit 2 (the code for "fix the command").
+		{name: "SIGQUIT while streaming", script: []scripted.Response{scripted.Reply(scripted.Say("thinking"), scripted.Hang())},
+			signal: syscall.SIGQUIT, code: 131, reason: "cancelled"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/tools"
 )
@@ -31,8 +32,13 @@ type outcome struct {
 // run with the result event; what the phases opened is closed once, at the end.
 func execute(f *config.Flags, sio IO, version string) ExitCode {
 	started := time.Now()
-	s, resolveErr := config.Resolve(*f, sio.env())
-	r, ctx := start(s, sio, version, started)
+	// The run's clock starts before any file is read: a config file that never ends is
+	// held to --timeout and the signals too.
+	stop, sio := newStopper(f, sio)
+	defer stop.close()
+	ctx := stop.arm(sio.Signals, f.Timeout)
+	s, resolveErr := config.Resolve(ctx, *f, sio.env())
+	r, ctx := start(ctx, s, sio, stop, version, started)
 	defer r.res.close()
 	in, err := r.open(ctx, resolveErr)
 	if err != nil {
@@ -98,7 +104,7 @@ func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) 
 	if r.tel != nil {
 		r.tel.SetPrompt(in.prompt)
 	}
-	if err := r.prepareWorkspace(in); err != nil {
+	if err := r.prepareWorkspace(ctx, in); err != nil {
 		return nil, err
 	}
 	return in, r.openSession(ctx, in.prompt)
@@ -109,8 +115,12 @@ func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) 
 // stream has opened.
 func (r *runState) login(ctx context.Context) error {
 	var err error
+	if l := r.s.Endpoint.Login; l != nil {
+		// Every token the login reads or obtains is a secret from then on, the refresh
+		// token too: a command may print the token file.
+		l.Seen = func(t kimilogin.Token) { r.secrets.add(t.AccessToken, t.RefreshToken) }
+	}
 	r.cred, err = useLogin(ctx, r.s.Endpoint, func(msg string) { fmt.Fprintf(r.sio.Stderr, "kimi-run: warning: %s\n", msg) })
-	r.secret = r.cred.apiKey
 	r.secrets.add(r.cred.apiKey)
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -122,9 +132,9 @@ func (r *runState) login(ctx context.Context) error {
 
 // prepareWorkspace checks the extra directories, the tool rules and the sandbox, renders
 // the agent's prompts, plans the run and checks that the prompt fits the model.
-func (r *runState) prepareWorkspace(in *inputs) error {
+func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	s, f, warn := r.s, &r.s.Flags, r.warnEarly
-	if err := createAddDirs(f.AddDir, warn); err != nil {
+	if err := createAddDirs(s.WorkDir, f.AddDir, warn); err != nil {
 		return err
 	}
 	g, err := newGuard(s)
@@ -136,13 +146,13 @@ func (r *runState) prepareWorkspace(in *inputs) error {
 	if in.ws, err = setupWorkspace(s, g.sandbox.promptNote(), warn); err != nil {
 		return err
 	}
-	if err := applySystemPrompt(f, in.ws.agent); err != nil {
+	if err := applySystemPrompt(ctx, f, in.ws.agent); err != nil {
 		return err
 	}
-	if in.plan, err = planRun(s, in.ws.skills, in.prompt); err != nil {
+	if in.plan, err = planRun(ctx, s, in.ws.skills, in.prompt); err != nil {
 		return err
 	}
-	if in.plan.images, err = loadImages(s); err != nil {
+	if in.plan.images, err = loadImages(ctx, s); err != nil {
 		return err
 	}
 	// Commands, hooks, MCP servers and rg get the environment without kimi-run's
@@ -169,7 +179,7 @@ func (r *runState) prepareWorkspace(in *inputs) error {
 
 // openSession creates or resumes the run's session and records the run in it.
 func (r *runState) openSession(ctx context.Context, prompt string) error {
-	sess, err := openSession(ctx, r.s, r.secret, r.warnEarly)
+	sess, err := openSession(ctx, r.s, r.secrets.scrub, r.warnEarly)
 	if err != nil {
 		return err
 	}
@@ -218,7 +228,7 @@ func (r *runState) begin(b *built) error {
 // work runs the prompt (its turn, Ralph loop or flow) or the conversation on stdin,
 // between the session's hooks, and settles the tape.
 func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, error) {
-	rh := &runHooks{e: b.hooks, secret: r.cred.apiKey}
+	rh := &runHooks{e: b.hooks, scrub: r.secrets.scrub}
 	r.hooks = rh
 	source := "startup"
 	if r.session.restored != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // fallbackModel is the run's model with --fallback-model behind it: the agent switches it
@@ -13,24 +13,31 @@ import (
 // switch holds for the subagents and the compaction that share it.
 type fallbackModel struct {
 	mu   sync.Mutex
-	cur  agent.Model
-	next agent.Model // nil without a fallback, or once switched
+	cur  model.Model
+	next model.Model // nil without a fallback, or once switched
 	name string
 }
 
 // withFallback builds the model of the run from its client settings, with the fallback
 // model NAME (same endpoint, key and settings) when one is given.
-func withFallback(oc agent.OpenAIConfig, name string) *fallbackModel {
-	m := &fallbackModel{cur: agent.NewOpenAI(oc)}
+func withFallback(oc model.Config, name string) (*fallbackModel, error) {
+	cur, err := model.New(oc)
+	if err != nil {
+		return nil, err
+	}
+	m := &fallbackModel{cur: cur}
 	if name != "" {
 		oc.Model = name
-		m.next, m.name = agent.NewOpenAI(oc), name
+		if m.next, err = model.New(oc); err != nil {
+			return nil, err
+		}
+		m.name = name
 	}
-	return m
+	return m, nil
 }
 
-// Stream implements agent.Model with the current model.
-func (m *fallbackModel) Stream(ctx context.Context, req agent.Request, h agent.Handler) (agent.Reply, error) {
+// Stream implements model.Model with the current model.
+func (m *fallbackModel) Stream(ctx context.Context, req model.Request, h model.Handler) (model.Reply, error) {
 	m.mu.Lock()
 	cur := m.cur
 	m.mu.Unlock()

@@ -32,8 +32,8 @@ const sessionEndTimeout = 5 * time.Second
 // prompt, and the stop. Tool hooks wrap the tools and the agent reports compactions and
 // subagents (hookLifecycle).
 type runHooks struct {
-	e      *hooks.Engine
-	secret string
+	e     *hooks.Engine
+	scrub func(string) string
 	// note is what SessionStart hooks printed, waiting for the first prompt.
 	note string
 }
@@ -90,7 +90,7 @@ func (h *runHooks) around(ctx context.Context, prompt string, a ralph.Turner, wo
 		return out, err
 	case v.code != ExitOK && v.reason != "cancelled" && v.reason != "timeout" && v.err != nil:
 		h.e.Fire(ctx, hooks.StopFailure, v.err.Kind, map[string]any{
-			"error_type": v.err.Kind, "error_message": redact(v.err.Message, h.secret)})
+			"error_type": v.err.Kind, "error_message": h.scrub(v.err.Message)})
 	}
 	return out, err
 }

@@ -2,19 +2,15 @@ package run
 
 import (
 	"context"
-	"io"
+	"errors"
 	"net/http"
-	"os"
 	"slices"
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/ralph"
 )
-
-// maxImage bounds one --image file: providers refuse much smaller ones, but a clear
-// error here beats a 400 after the upload.
-const maxImage = 20 << 20
 
 // imageTypes are the formats the vision endpoints accept, by the type sniffed from the
 // file's first bytes (never its name).
@@ -22,7 +18,7 @@ var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 // loadImages reads the --image files before any model call. A model without the image_in
 // capability is refused rather than sent pictures it would reject or ignore.
-func loadImages(s *config.Settings) ([]event.Image, error) {
+func loadImages(ctx context.Context, s *config.Settings) ([]event.Image, error) {
 	cli := &s.Flags
 	if len(cli.Image) == 0 {
 		return nil, nil
@@ -32,17 +28,13 @@ func loadImages(s *config.Settings) ([]event.Image, error) {
 	}
 	var out []event.Image
 	for _, path := range cli.Image {
-		f, err := os.Open(path)
-		if err != nil {
+		data, err := infile.Read(ctx, path, infile.Image)
+		var tl *infile.TooLargeError
+		switch {
+		case errors.As(err, &tl):
+			return nil, usagef("--image %s is larger than %s", path, infile.Size(tl.Max))
+		case err != nil:
 			return nil, usagef("--image: %w", err)
-		}
-		data, err := io.ReadAll(io.LimitReader(f, maxImage+1))
-		f.Close()
-		if err != nil {
-			return nil, usagef("--image %s: %w", path, err)
-		}
-		if len(data) > maxImage {
-			return nil, usagef("--image %s is larger than %d MiB", path, maxImage>>20)
 		}
 		mime := http.DetectContentType(data)
 		if !slices.Contains(imageTypes, mime) {

@@ -75,7 +75,7 @@ func TestKimiFlagErrors(t *testing.T) {
 		{name: "config twice", args: []string{"--config", "{}", "--config-file", "x.toml"}, want: "cannot be combined"},
 		{name: "zero steps", args: []string{"--max-steps-per-turn", "0"}, want: "at least 1"},
 		{name: "zero attempts", args: []string{"--max-retries-per-step", "0"}, want: "at least 1"},
-		{name: "ralph below -1", args: []string{"--max-ralph-iterations", "-2"}, want: "--ralph"},
+		{name: "ralph below -1", args: []string{"--max-ralph-iterations", "-2"}, want: "--max-ralph-iterations must be -1"},
 		{name: "empty -c", args: []string{"-c", ""}, want: "empty prompt"},
 		{name: "blank -c", args: []string{"--command", "   "}, want: "empty prompt"},
 		{name: "-c and -p", args: []string{"-c", "x", "-p", "y"}, want: "one way"},

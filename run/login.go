@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/kimilogin"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // credentials are the run's key and stored login as the run uses them: the settings' own,
@@ -49,7 +49,7 @@ func (c credentials) loginClient(client *http.Client, idle time.Duration) *http.
 		return client
 	}
 	if client == nil {
-		client = &http.Client{Transport: agent.NewTransport(idle)}
+		client = &http.Client{Transport: model.NewTransport(idle)}
 	}
 	cl := *client
 	cl.Transport = &loginTransport{base: client.Transport, src: c.login}

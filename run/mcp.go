@@ -50,7 +50,7 @@ func startMCP(ctx context.Context, plan config.MCP, r *runState, stderr io.Write
 				"MCP server %q stopped: %v; its tools fail for the rest of the run", server, err)})
 		},
 	}
-	if !r.jsonMode && !quiet {
+	if !r.s.Output.NDJSON() && !quiet {
 		opts.Stderr = func(server, line string) {
 			if m.stopped.Load() {
 				return

@@ -333,7 +333,9 @@ func TestMCPCallTimeoutAndCrash(t *testing.T) {
 			t.Parallel()
 			home := t.TempDir()
 			os.MkdirAll(filepath.Join(home, ".kimi"), 0o755)
-			os.WriteFile(filepath.Join(home, ".kimi", "config.toml"), []byte("[mcp.client]\ntool_call_timeout_ms = 400\n"), 0o644)
+			// The timeout bounds every call, the crash's too: 3 s leaves a loaded machine (-race,
+			// parallel tests) time to deliver the crash before it, where 400 ms once did not.
+			os.WriteFile(filepath.Join(home, ".kimi", "config.toml"), []byte("[mcp.client]\ntool_call_timeout_ms = 3000\n"), 0o644)
 			data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
 				"flaky": stdioServer(t, "flaky"), "steady": stdioServer(t, "steady")}})
 			os.WriteFile(filepath.Join(home, ".kimi", "mcp.json"), data, 0o644) // read by default, as Kimi does
@@ -348,7 +350,7 @@ func TestMCPCallTimeoutAndCrash(t *testing.T) {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
 			reqs := srv.Requests()
-			if got := toolResults(reqs[1])["c1"]; !strings.Contains(got, "did not answer") || !strings.Contains(got, "400ms") {
+			if got := toolResults(reqs[1])["c1"]; !strings.Contains(got, "did not answer") || !strings.Contains(got, "3s") {
 				t.Errorf("slow result = %q", got)
 			}
 			if got := toolResults(reqs[2])["c2"]; !strings.Contains(got, "exit status 3") {

@@ -26,6 +26,7 @@ func TestStopLeavesNoOrphans(t *testing.T) {
 	}{
 		{name: "SIGTERM", signal: syscall.SIGTERM, code: 143},
 		{name: "SIGINT", signal: os.Interrupt, code: 130},
+		{name: "SIGHUP", signal: syscall.SIGHUP, code: 129},
 		// The one case that needs a clock: the timeout must fire while the Shell call
 		// runs. A second is plenty on a quiet machine; when the run timed out before the
 		// call had started its processes, it is tried again with a longer timeout (4 s,

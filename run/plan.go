@@ -6,6 +6,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/skills"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -63,20 +64,14 @@ type plan struct {
 	images []event.Image
 }
 
-func planRun(s *config.Settings, skills *ralph.Skills, prompt string) (plan, error) {
+func planRun(ctx context.Context, s *config.Settings, found *skills.Set, prompt string) (plan, error) {
 	cli := &s.Flags
 	p := plan{prompt: prompt, ralph: s.Ralph}
 	var err error
-	if p.schema, err = loadSchema(cli.JSONSchema); err != nil {
+	if p.schema, err = loadSchema(ctx, cli.JSONSchema); err != nil {
 		return p, err
 	}
-	if s.Ralph < -1 {
-		return p, usagef("--ralph must be -1 (no limit), 0 (off) or a positive number of extra iterations")
-	}
-	if cli.Flow != "" {
-		if s.Ralph != 0 {
-			return p, usagef("--flow and --ralph cannot be combined")
-		}
+	if cli.Flow != "" { // config.Resolve refused --ralph with it
 		f, err := ralph.LoadFlow(cli.Flow)
 		if err != nil {
 			return p, usagef("flow: %w", err)
@@ -88,7 +83,7 @@ func planRun(s *config.Settings, skills *ralph.Skills, prompt string) (plan, err
 		p.flow, p.moves, p.request, p.prompt = f, cli.MaxMoves, prompt, ""
 		return p, nil
 	}
-	exp, err := ralph.ExpandPrompt(skills, prompt)
+	exp, err := skills.ExpandPrompt(found, prompt)
 	if err != nil {
 		return p, usagef("%w", err)
 	}

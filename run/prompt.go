@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // Stdin is the process's standard input as run sees it: readable, and stat-able so a
@@ -31,7 +33,7 @@ func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional b
 	if s.Flags.NoStdin {
 		stdin = nil
 	}
-	prompt, fromStdin, err := instruction(s)
+	prompt, fromStdin, err := instruction(ctx, s)
 	if err != nil {
 		return "", err
 	}
@@ -52,17 +54,8 @@ func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional b
 
 // instruction is the prompt the command line gives (-p or -c, prompt words, or
 // --prompt-file), trimmed; fromStdin says the prompt is "-", stdin itself.
-func instruction(s *config.Settings) (prompt string, fromStdin bool, err error) {
-	cli := &s.Flags
-	given := 0
-	for _, set := range []bool{s.PromptGiven || s.Prompt != "", len(cli.Words) > 0, cli.Given("prompt-file") || cli.PromptFile != ""} {
-		if set {
-			given++
-		}
-	}
-	if given > 1 {
-		return "", false, usagef("give the prompt one way: -p, prompt words or --prompt-file")
-	}
+func instruction(ctx context.Context, s *config.Settings) (prompt string, fromStdin bool, err error) {
+	cli := &s.Flags // config.Resolve refused more than one way
 	// named is the way an instruction was given on the command line, even an empty one.
 	named := ""
 	switch {
@@ -76,7 +69,7 @@ func instruction(s *config.Settings) (prompt string, fromStdin bool, err error) 
 		if cli.PromptFile == "" {
 			return "", false, usagef("empty prompt: --prompt-file names no file")
 		}
-		b, err := readFileCapped(cli.PromptFile)
+		b, err := readFileCapped(ctx, cli.PromptFile)
 		if err != nil {
 			return "", false, err
 		}
@@ -256,18 +249,20 @@ func readStdin(ctx context.Context, r io.Reader, grace, noticeAfter time.Duratio
 	}
 }
 
-func readFileCapped(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
+// readFileCapped reads a prompt's file (--prompt-file, a TEXT|FILE flag) within
+// infile.Prompt, as stdin is bounded.
+func readFileCapped(ctx context.Context, path string) (string, error) {
+	b, err := infile.Read(ctx, path, infile.Prompt)
+	var tl *infile.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return "", usagef("prompt file %v", err)
+	case err != nil && ctx.Err() != nil:
+		return "", err
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		return "", usagef("prompt file: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxStdin+1))
-	if err != nil {
+	case err != nil:
 		return "", usagef("prompt file %s: %v", path, err)
-	}
-	if len(b) > maxStdin {
-		return "", usagef("prompt file %s is larger than %d MiB", path, maxStdin>>20)
 	}
 	return string(b), nil
 }

@@ -4,18 +4,23 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 )
 
-// secretSet holds kimi-run's own credentials: the API keys of the environment and of the
-// config file (also those the environment overrides), and any token a login brings. They
-// are scrubbed from the process's streams, the answer file, hooks' input and tool output,
-// and kept out of the environment of the commands the run starts (childEnviron). It is
-// safe for concurrent use: a token refreshed mid-run is added while tools run.
+// secretSet holds every credential the run knows of (config.Secrets): kimi-run's own — the
+// API keys of the environment and of the config file, used or not, custom header values,
+// every stored login's tokens — and those it hands on (MCP servers', the OTLP
+// exporter's). All are scrubbed from the process's streams, the answer file, the session
+// files, hooks' input and tool output; kimi-run's own are also kept out of the environment
+// of the commands the run starts (childEnviron). It is safe for concurrent use: a token
+// refreshed mid-run is added while tools run.
 type secretSet struct {
 	mu   sync.RWMutex
 	vals []string // each at least minSecret bytes, no duplicates
+	// own holds kimi-run's own credentials, a subset of vals.
+	own []string
 	// forms holds each value and, when it differs, its JSON-escaped form (as it appears
 	// inside a JSON document such as a hook's stdin).
 	forms [][]byte
@@ -27,18 +32,32 @@ const minSecret = 8
 
 const redacted = "[redacted]"
 
-// add registers a secret. Other parts of run (the OAuth login) call it with every token
-// they obtain, before the token can reach any output.
-func (s *secretSet) add(secret string) {
+// add registers a credential of kimi-run's own. Other parts of run (the OAuth login) call
+// it with every token they obtain, before the token can reach any output.
+func (s *secretSet) add(secrets ...string) {
+	for _, v := range secrets {
+		s.register(v, true)
+	}
+}
+
+// addOther registers a credential kimi-run hands on: scrubbed, not withheld.
+func (s *secretSet) addOther(secrets ...string) {
+	for _, v := range secrets {
+		s.register(v, false)
+	}
+}
+
+func (s *secretSet) register(secret string, own bool) {
 	if len(secret) < minSecret {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, v := range s.vals {
-		if v == secret {
-			return
-		}
+	if own && !slices.Contains(s.own, secret) {
+		s.own = append(s.own, secret)
+	}
+	if slices.Contains(s.vals, secret) {
+		return
 	}
 	s.vals = append(s.vals, secret)
 	s.forms = append(s.forms, []byte(secret))
@@ -49,16 +68,30 @@ func (s *secretSet) add(secret string) {
 	}
 }
 
-// has reports whether v contains a registered secret.
-func (s *secretSet) has(v string) bool {
+// hasOwn reports whether v contains a credential of kimi-run's own.
+func (s *secretSet) hasOwn(v string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for _, f := range s.forms {
-		if strings.Contains(v, string(f)) {
+	for _, o := range s.own {
+		if strings.Contains(v, o) {
 			return true
 		}
 	}
 	return false
+}
+
+// allForms returns every form of every registered secret.
+func (s *secretSet) allForms() [][]byte {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.forms)
+}
+
+// list returns the registered secrets.
+func (s *secretSet) list() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.vals)
 }
 
 // scrubBytes returns p with every secret replaced, or p itself when it holds none.
@@ -111,11 +144,3 @@ func (r *redactWriter) Write(p []byte) (int, error) {
 
 // scrub removes the registered secrets from s, as Write does.
 func (r *redactWriter) scrub(s string) string { return r.secrets.scrub(s) }
-
-// redact removes the API key from a string.
-func redact(s, secret string) string {
-	if len(secret) < minSecret {
-		return s
-	}
-	return strings.ReplaceAll(s, secret, redacted)
-}

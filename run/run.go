@@ -15,6 +15,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/kimi-run/kimi-run/agentspec"
+	"github.com/kimi-run/kimi-run/completion"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 
@@ -35,10 +37,18 @@ type IO struct {
 	// Environ lists the environment (KEY=value) that the run's commands, hooks and MCP
 	// servers start from, less kimi-run's credentials; nil means os.Environ.
 	Environ func() []string
-	// Signals delivers SIGINT and SIGTERM; nil means none (tests).
+	// Signals delivers SIGINT, SIGTERM, SIGHUP and SIGQUIT; nil means none (tests).
 	Signals <-chan os.Signal
-	// Exit ends the process at once; a second signal calls it. nil means os.Exit.
+	// Exit ends the process at once, after the result was written: a second signal calls
+	// it, and so does a run still going stopGrace after its deadline. nil means the run
+	// never ends the process itself (a run inside tests).
 	Exit func(int)
+	// Self says that the run is this process (main): its credentials are then hidden
+	// from the process's own /proc entries (run/procself.go). Tests that call Main in
+	// their own process leave it unset.
+	Self bool
+
+	self *selfProc // the handle Self brings, until start hides the secrets
 }
 
 // env is the environment as the run reads it: the one way configuration and children's
@@ -54,8 +64,21 @@ type kongExit struct{ code int }
 func Main(args []string, sio IO, version string) (code ExitCode) {
 	if len(args) > 0 && args[0] == launch.ServeArg {
 		// The run's launcher process, or its confined arm (see internal/launch): it starts
-		// the run's children and ends what they leave when the run ends.
+		// the run's children and ends what they leave when the run ends. It may outlive the
+		// run and starts with no environment: none of it stays readable.
+		if sio.Self {
+			p, _ := hardenSelf(nil)
+			_ = p.hide(nil, anyVar)
+		}
 		return ExitCode(launch.Serve(args[1:]))
+	}
+	if sio.Self {
+		// Before anything reads the environment: the strings it hands out must not point
+		// into the block that start overwrites.
+		sio.self, args = hardenSelf(args)
+		if sio.self != nil && sio.self.mem != nil {
+			defer sio.self.mem.Close() // done by start, unless the run ends before it
+		}
 	}
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv
@@ -69,14 +92,12 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		return ExitOK
 	}
 	var cli CLI
-	parser, err := kong.New(&cli,
+	parser, err := config.NewParser(&cli, sio.env(),
 		kong.Name("kimi-run"),
 		kong.Description(description),
 		kong.Vars{"version": "kimi-run " + version},
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
-		// --ralph -1 means "no limit"; without this kong reads -1 as a short flag.
-		kong.WithHyphenPrefixedParameters(true),
 	)
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
@@ -94,14 +115,14 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 			}
 		}
 	}()
-	if shell, ok := completionRequest(args); ok {
-		return exitIf(writeCompletion(sio.Stdout, parser.Model, shell))
+	if shell, ok := completion.Request(args); ok {
+		// --agent's values are not a kong enum: its empty default means "default".
+		return exitIf(completion.Write(sio.Stdout, parser.Model, shell, map[string][]string{"agent": agentspec.Builtins}))
 	}
-	kctx, err := parser.Parse(args)
-	if err != nil {
+	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
-		if (wantsJSON(args) || wantsFinalJSON(args)) && !kimiProfile(args) {
+		if format, kimiLines := rawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
 			// The stream's last line is a result even when the flags did not parse.
 			output.NewJSON(sio.Stdout).Emit(event.Event{Time: time.Now(), Data: event.Result{
 				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
@@ -111,26 +132,17 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		return ExitUsage
 	}
 	if cli.ManPage {
+		config.DescribeSources(parser.Model)
 		return exitIf(writeManPage(sio.Stdout, parser.Model, version))
 	}
 	if cli.PrintSchema {
 		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
 		return exitIf(err)
 	}
-	cli.NoteGiven(kctx)
 	if cli.ListSessions || cli.ShowSession != "" {
 		return housekeeping(context.Background(), &cli, sio)
 	}
 	return execute(&cli, sio, version)
-}
-
-// headers are the provider's custom headers plus our User-Agent.
-func headers(custom map[string]string, version string) map[string]string {
-	h := map[string]string{"User-Agent": "kimi-run/" + version}
-	for k, v := range custom {
-		h[k] = v
-	}
-	return h
 }
 
 func hostOf(raw string) string {
@@ -156,63 +168,4 @@ func newID() string {
 		return "session"
 	}
 	return hex.EncodeToString(b[:])
-}
-
-// withSignals cancels ctx on the first SIGINT or SIGTERM and exits at once on the second.
-func withSignals(parent context.Context, sio IO) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	if sio.Signals == nil {
-		return ctx, func() { cancel(nil) }
-	}
-	exit := sio.Exit
-	if exit == nil {
-		exit = os.Exit
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sio.Signals:
-			cancel(&signalError{sig: s})
-		case <-done:
-			return
-		}
-		select {
-		case s := <-sio.Signals:
-			code := ExitInterrupt
-			if signalName(s) == "SIGTERM" {
-				code = ExitTerminated
-			}
-			exit(int(code))
-		case <-done:
-		}
-	}()
-	return ctx, func() { close(done); cancel(nil) }
-}
-
-// wantsFinalJSON reports whether raw arguments ask for --output-format json, whose one
-// object is the result, for errors found before the flags could be parsed.
-func wantsFinalJSON(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--output-format=json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "json") {
-			return true
-		}
-	}
-	return false
-}
-
-// wantsJSON reports whether raw arguments ask for stream-json output, for errors found
-// before the flags could be parsed.
-func wantsJSON(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		if a == "--output-format=stream-json" || (a == "--output-format" && i+1 < len(args) && args[i+1] == "stream-json") {
-			return true
-		}
-	}
-	return false
 }

@@ -20,11 +20,10 @@ type runState struct {
 	s       *config.Settings
 	version string
 	// sink is the run's one sink chain (see newSink): every event goes through it.
-	sink     output.Sink
-	sio      IO
-	jsonMode bool
-	started  time.Time
-	res      resources
+	sink    output.Sink
+	sio     IO
+	started time.Time
+	res     resources
 	// secrets are scrubbed from stdout, stderr, the answer file and the telemetry.
 	secrets *secretSet
 	tel     *telemetry.Telemetry
@@ -34,30 +33,28 @@ type runState struct {
 	// early holds the warnings found before init in stream-json mode, where the stream
 	// must open with init (resolve's, telemetry's, the prompt's).
 	early []string
-	// mcpKill and shellKill run before a second signal exits at once: the MCP servers and
-	// the Shell commands' process groups are killed first.
-	mcpKill, shellKill exitHook
-	// cred is the key (or the login's token) the run sends; loginErr a login that could
-	// not be refreshed, reported once the stream has opened.
+	// stop holds the run to its deadline and writes the result once (see stopper).
+	stop *stopper
+	// tally counts what the events say the run did, for a result the stopper writes.
+	tally *tally
+	// cred is the key (or the login's token) the run sends, scrubbed from messages;
+	// loginErr a login that could not be refreshed, reported once the stream has opened.
 	cred     credentials
 	loginErr error
 
 	sessionID string
 	session   sessionPlan
-	// secret is the key the run sends, scrubbed from messages (cred.apiKey).
-	secret string
 	// hooks, once the session started, fire SessionEnd when the run finishes.
 	hooks *runHooks
 	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
 	groups *tools.ShellGroups
 	// launch starts every child of the run (internal/launch).
 	launch *launch.Launcher
-	keep   bool
 	guard  *guard
-	// answerFile is --output-last-message; scrub cleans what is written there. With
-	// answerJSON (--json-schema) it gets what stdout gets: the matching JSON or nothing.
+	// answerFile is --output-last-message, "" once it has proved unwritable; scrub cleans
+	// what is written there. With --json-schema it gets what stdout gets: the matching
+	// JSON or nothing.
 	answerFile string
-	answerJSON bool
 	scrub      func(string) string
 	// saveErr reports the agent's first failure to write the session.
 	saveErr func() error
@@ -115,7 +112,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		// Every outcome writes it, usage errors included, so that a later step never
 		// reads the answer of an earlier run.
 		text := out.finalText
-		if r.answerJSON {
+		if r.s.Flags.JSONSchema != "" {
 			text = string(res.StructuredOutput)
 		}
 		if err := writeAnswer(r.answerFile, text, r.scrub); err != nil && v.code == ExitOK {
@@ -130,8 +127,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.Status = "error"
 	}
 	if res.Error != nil {
-		res.Error.Message = redact(res.Error.Message, r.secret)
-		if r.jsonMode {
+		res.Error.Message = r.secrets.scrub(res.Error.Message)
+		if r.s.Output.NDJSON() {
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
 		}
@@ -140,7 +137,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		r.hooks.sessionEnd(ctx, v)
 	}
 	res.SessionWarning = r.settleSession(v)
-	r.emit(res)
+	r.stop.result(v.code, func() { r.emit(res) })
 	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
 		// The answer did not reach stdout: that is not success.
 		fmt.Fprintf(r.sio.Stderr, "kimi-run: writing output: %v\n", werr)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/ralph"
 )
 
@@ -43,13 +43,13 @@ var schemaVersions = map[string]bool{
 // loadSchema reads --json-schema: inline JSON when the value starts like a JSON object (or
 // is true/false, which are schemas too), a file otherwise. A $ref may name other local files
 // (relative to the schema file), never a URL: a run does not fetch its schema.
-func loadSchema(spec string) (*outputSchema, error) {
+func loadSchema(ctx context.Context, spec string) (*outputSchema, error) {
 	if strings.TrimSpace(spec) == "" {
 		return nil, nil
 	}
 	raw, base := []byte(spec), ""
 	if t := strings.TrimSpace(spec); !strings.HasPrefix(t, "{") && t != "true" && t != "false" {
-		data, err := os.ReadFile(spec)
+		data, err := infile.Read(ctx, spec, infile.Schema)
 		if err != nil {
 			return nil, usagef("--json-schema: %w", err)
 		}
@@ -70,7 +70,7 @@ func loadSchema(spec string) (*outputSchema, error) {
 	if !schemaVersions[sch.Schema] {
 		return nil, usagef("--json-schema %s: $schema %q is not supported; use draft 2020-12 or draft 7", name, sch.Schema)
 	}
-	resolved, err := sch.Resolve(&jsonschema.ResolveOptions{BaseURI: base, Loader: fileLoader})
+	resolved, err := sch.Resolve(&jsonschema.ResolveOptions{BaseURI: base, Loader: func(u *url.URL) (*jsonschema.Schema, error) { return fileLoader(ctx, u) }})
 	if err != nil {
 		return nil, usagef("--json-schema %s: %v", name, oneLineErr(err))
 	}
@@ -90,11 +90,11 @@ func parseSchema(raw []byte) (*jsonschema.Schema, error) {
 }
 
 // fileLoader loads the schemas a $ref names, from local files only.
-func fileLoader(u *url.URL) (*jsonschema.Schema, error) {
+func fileLoader(ctx context.Context, u *url.URL) (*jsonschema.Schema, error) {
 	if u.Scheme != "file" {
 		return nil, fmt.Errorf("$ref %s: only local files are loaded, not URLs", u.Redacted())
 	}
-	data, err := os.ReadFile(filepath.FromSlash(u.Path))
+	data, err := infile.Read(ctx, filepath.FromSlash(u.Path), infile.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("$ref: %w", err)
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ const personSchema = `{
 
 func TestSchemaCheck(t *testing.T) {
 	t.Parallel()
-	s, err := loadSchema(personSchema)
+	s, err := loadSchema(context.Background(), personSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestLoadSchema(t *testing.T) {
 		{spec: withRef, valid: `{"p":{"name":"x","age":1}}`, invalid: `{"p":{"name":"x"}}`},
 		{spec: "true", valid: `"anything"`},
 	} {
-		s, err := loadSchema(tt.spec)
+		s, err := loadSchema(context.Background(), tt.spec)
 		if err != nil {
 			t.Fatalf("loadSchema(%.30q): %v", tt.spec, err)
 		}
@@ -100,7 +101,7 @@ func TestLoadSchema(t *testing.T) {
 		`{"$ref": "https://example.com/s.json"}`, // no network
 		filepath.Join(dir, "missing.json"),
 	} {
-		_, err := loadSchema(bad)
+		_, err := loadSchema(context.Background(), bad)
 		var ue *usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("loadSchema(%q) = %v, want a usage error", bad, err)

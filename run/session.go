@@ -2,68 +2,34 @@ package run
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
-	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/infile"
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/session"
 )
 
-const (
-	contextFile = "context.jsonl"
-	lastFile    = "last-session"
-)
+// lastFile, beside the sessions of a work dir, names the last one whose run exited 0
+// (--continue).
+const lastFile = "last-session"
 
-// validSessionID accepts 1 to 128 letters, digits, '.', '_' and '-', not starting with a dot
-// or dash: the id names a directory. (A hand-written check: compiling the equivalent regexp
-// cost a measurable share of start-up.)
-func validSessionID(id string) bool {
-	if len(id) == 0 || len(id) > 128 || id[0] == '.' || id[0] == '-' || id[0] == '_' {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// sessionRoot is the folder holding this work dir's sessions: --session-dir, or a folder
-// per work dir under the user's state directory.
+// sessionRoot is session.Root in the run's environment; no place for sessions is a usage
+// error.
 func sessionRoot(sessionDir, workDir string, env config.Env) (string, error) {
-	if sessionDir != "" {
-		return filepath.Abs(sessionDir)
+	root, err := session.Root(sessionDir, workDir, env.Getenv)
+	if errors.Is(err, session.ErrNoStateDir) {
+		return "", usagef("%w", err)
 	}
-	getenv := env.Getenv
-	base := getenv("XDG_STATE_HOME")
-	if base == "" {
-		switch {
-		case runtime.GOOS == "windows" && getenv("LOCALAPPDATA") != "":
-			base = getenv("LOCALAPPDATA")
-		case getenv("HOME") != "":
-			base = filepath.Join(getenv("HOME"), ".local", "state")
-		default:
-			return "", errNoStateDir
-		}
-	}
-	sum := sha256.Sum256([]byte(workDir))
-	return filepath.Join(base, "kimi-run", "sessions", hex.EncodeToString(sum[:8])), nil
+	return root, err
 }
-
-// errNoStateDir means there is nowhere to keep sessions by default.
-var errNoStateDir = usagef("cannot find a place for sessions: set HOME or XDG_STATE_HOME, or pass --session-dir DIR")
 
 // sessionPlan is the session a run writes to.
 type sessionPlan struct {
@@ -74,11 +40,11 @@ type sessionPlan struct {
 	id              string
 	root            string
 	// meta is what the session's meta file says, as this run updates it.
-	meta     sessionMeta
+	meta     session.Meta
 	started  time.Time
-	session  *agent.Session
-	restored *agent.Restored
-	lock     *sessionLock
+	session  *session.File
+	restored *session.Restored
+	lock     *session.Lock
 }
 
 // close closes the context file and releases the session's lock.
@@ -90,21 +56,15 @@ func (p sessionPlan) close() {
 }
 
 // openSession creates or resumes the run's session as the flags say, and locks it for this
-// run (see lockSession; notice reports a wait for the lock).
-func openSession(ctx context.Context, s *config.Settings, secret string, notice func(string)) (sessionPlan, error) {
+// run (see session.TakeLock; notice reports a wait for the lock).
+func openSession(ctx context.Context, s *config.Settings, scrub func(string) string, notice func(string)) (sessionPlan, error) {
 	cli, workDir, id := &s.Flags, s.WorkDir, s.Session
 	var p sessionPlan
-	if cli.NoSession {
-		if id != "" || cli.Continue {
-			return p, usagef("--no-session cannot be combined with --session or --continue")
-		}
+	if cli.NoSession { // config.Resolve refused it with --session or --continue
 		return p, nil
 	}
-	if id != "" && cli.Continue {
-		return p, usagef("--session and --continue cannot be combined")
-	}
 	root, err := sessionRoot(cli.SessionDir, workDir, s.Env)
-	if errors.Is(err, errNoStateDir) && id == "" && !cli.Continue {
+	if errors.Is(err, session.ErrNoStateDir) && id == "" && !cli.Continue {
 		// A cron job with a bare environment still runs; it just keeps no session.
 		p.warning = "no session is kept: neither HOME nor XDG_STATE_HOME is set (pass --session-dir DIR to keep one)"
 		return p, nil
@@ -115,12 +75,12 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 	p.root = root
 	switch {
 	case cli.Continue:
-		b, err := os.ReadFile(filepath.Join(root, lastFile))
+		b, err := infile.Read(ctx, filepath.Join(root, lastFile), infile.SessionMeta)
 		if err != nil {
 			msg := fmt.Sprintf("no earlier session to continue for %s (in %s): --continue picks the last run that exited 0", workDir, root)
-			if u, ok := newestUnfinished(root, "", time.Time{}); ok {
+			if u, ok := session.NewestUnfinished(root, "", time.Time{}); ok {
 				msg += fmt.Sprintf("; the newest unfinished session is %s (%s; started %s): to resume it, run kimi-run --session %s",
-					u.ID, u.describe(), u.Started.Local().Format(time.DateTime), u.ID)
+					u.ID, u.Describe(), u.Started.Local().Format(time.DateTime), u.ID)
 			}
 			return p, usagef("%s", msg)
 		}
@@ -131,18 +91,18 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 	default:
 		p.id = newID()
 	}
-	if !validSessionID(p.id) {
+	if !session.ValidID(p.id) {
 		return p, usagef("invalid session id %q: use letters, digits, '.', '_' and '-'", p.id)
 	}
 	explicit := id != "" || cli.Continue
 	dir := filepath.Join(root, p.id)
-	path := filepath.Join(dir, contextFile)
+	path := filepath.Join(dir, session.ContextFile)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return p.unsaved(explicit, root, err)
 	}
-	lock, err := lockSession(ctx, dir, p.id, cli.SessionWait, notice)
+	lock, err := session.TakeLock(ctx, dir, p.id, cli.SessionWait, notice)
 	var ue *usageError
-	var be *busyError
+	var be *session.BusyError
 	switch {
 	case errors.As(err, &ue) || errors.As(err, &be) || ctx.Err() != nil:
 		return p, err
@@ -150,7 +110,7 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 		return p.unsaved(explicit, root, err)
 	}
 	p.lock = lock
-	p, err = p.open(ctx, cli.Continue, workDir, path, secret, explicit, root)
+	p, err = p.open(ctx, cli.Continue, workDir, path, scrub, explicit, root)
 	if err != nil || p.session == nil {
 		lock.Unlock()
 	}
@@ -158,10 +118,10 @@ func openSession(ctx context.Context, s *config.Settings, secret string, notice 
 }
 
 // open resumes or creates the session's context file, the lock taken.
-func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path, secret string, explicit bool, root string) (sessionPlan, error) {
-	opt := agent.WithRedact(func(line string) string { return redact(line, secret) })
+func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path string, scrub func(string) string, explicit bool, root string) (sessionPlan, error) {
+	opt := session.WithRedact(scrub)
 	if _, err := os.Stat(path); err == nil {
-		p.session, p.restored, err = agent.OpenSession(ctx, path, opt)
+		p.session, p.restored, err = session.Open(ctx, path, opt)
 		if err != nil && ctx.Err() != nil {
 			return p, context.Cause(ctx) // a signal or --timeout during a long restore
 		}
@@ -175,7 +135,7 @@ func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path, se
 	if continued {
 		return p, usagef("the last session %s of %s has no context file", p.id, workDir)
 	}
-	s, err := agent.CreateSession(path, opt)
+	s, err := session.Create(path, opt)
 	if err != nil {
 		return p.unsaved(explicit, root, err)
 	}
@@ -201,13 +161,7 @@ func (p sessionPlan) recordLast() error {
 		return nil
 	}
 	last := filepath.Join(p.root, lastFile)
-	tmp := last + ".tmp"
-	err := os.WriteFile(tmp, []byte(p.id+"\n"), 0o600)
-	if err == nil {
-		err = os.Rename(tmp, last)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(last, []byte(p.id+"\n"), 0o600); err != nil {
 		if rerr := os.Remove(last); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			return fmt.Errorf("last-session could not be updated (%w) nor removed (%v): --continue would resume an older session", err, rerr)
 		}
@@ -221,13 +175,13 @@ func (p sessionPlan) recordLast() error {
 func continueNotes(root, id string) (notice, skipped string) {
 	var since time.Time
 	notice = "continuing session " + id + ", the last run of this work dir that exited 0"
-	if cur, ok := loadSession(filepath.Join(root, id)); ok && cur.State != outcomeUnknown {
+	if cur, ok := session.Load(filepath.Join(root, id)); ok && cur.State != session.OutcomeUnknown {
 		since = cur.Started
 		notice += fmt.Sprintf(" (started %s)", cur.Started.Local().Format(time.DateTime))
 	}
-	if u, ok := newestUnfinished(root, id, since); ok {
+	if u, ok := session.NewestUnfinished(root, id, since); ok {
 		skipped = fmt.Sprintf("--continue skipped the newer unfinished session %s (%s; started %s): to resume that one instead, run kimi-run --session %s",
-			u.ID, u.describe(), u.Started.Local().Format(time.DateTime), u.ID)
+			u.ID, u.Describe(), u.Started.Local().Format(time.DateTime), u.ID)
 	}
 	return notice, skipped
 }
@@ -238,29 +192,29 @@ func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
 		return nil
 	}
 	dir := filepath.Dir(p.session.Path())
-	m, err := readMeta(dir)
+	m, err := session.ReadMeta(dir)
 	if err != nil || m.Created.IsZero() {
-		m = sessionMeta{Created: now}
+		m = session.Meta{Created: now}
 		if p.restored != nil {
-			m.Outcome = outcomeUnknown
+			m.Outcome = session.OutcomeUnknown
 		}
 	}
 	if m.Prompt == "" && p.restored != nil {
 		// A session older than its meta file: its first prompt is in the conversation.
 		for _, msg := range p.restored.Messages {
-			if msg.Role == agent.RoleUser && !strings.HasPrefix(msg.Content, "<system>") {
-				m.Prompt = firstLine(msg.Content)
+			if msg.Role == model.RoleUser && !strings.HasPrefix(msg.Content, "<system>") {
+				m.Prompt = session.FirstLine(msg.Content)
 				break
 			}
 		}
 	}
 	if m.Prompt == "" {
-		m.Prompt = firstLine(prompt)
+		m.Prompt = session.FirstLine(prompt)
 	}
-	m.ID, m.WorkDir, m.Started, m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = p.id, workDir, now, nil, outcomeRunning, nil, ""
+	m.ID, m.WorkDir, m.Started, m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = p.id, workDir, now, nil, session.OutcomeRunning, nil, ""
 	m.Runs++
 	p.meta, p.started = m, now
-	return writeMeta(dir, m)
+	return session.WriteMeta(dir, m)
 }
 
 // end records how the run ended.
@@ -271,5 +225,5 @@ func (p *sessionPlan) end(v verdict, warning string, now time.Time) error {
 	m := p.meta
 	code := int(v.code)
 	m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = &now, v.reason, &code, warning
-	return writeMeta(filepath.Dir(p.session.Path()), m)
+	return session.WriteMeta(filepath.Dir(p.session.Path()), m)
 }

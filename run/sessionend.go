@@ -55,7 +55,7 @@ func (r *runState) settleSession(v verdict) string {
 			problems = append(problems, err.Error())
 		}
 	}
-	warning := redact(strings.Join(problems, "; "), r.secret)
+	warning := r.secrets.scrub(strings.Join(problems, "; "))
 	if err := p.end(v, warning, time.Now()); err != nil {
 		r.emit(event.Warning{Message: err.Error() + " (--list-sessions shows it as unknown)"})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
@@ -13,31 +14,34 @@ import (
 )
 
 // start opens what every run has, even one that stops on a usage error at once: the
-// redacting streams, the one sink chain, the telemetry, the launcher, the signals and the
-// --timeout. The returned context ends with a signal, the timeout or a diverging replay.
-func start(s *config.Settings, sio IO, version string, started time.Time) (*runState, context.Context) {
+// redacting streams, the one sink chain, the telemetry, the launcher. ctx is the run's
+// (the stopper's: signals and --timeout); the returned one also ends with a diverging
+// replay.
+func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, version string, started time.Time) (*runState, context.Context) {
 	f := &s.Flags
-	jsonMode := f.OutputFormat == "stream-json"
-	// Scrub the keys from both streams, before anything is written: those in the
-	// environment and those of the config file.
+	// Scrub every credential the run knows of from both streams, before anything is
+	// written.
 	secrets := &secretSet{}
-	for _, k := range credentialVars {
-		secrets.add(s.Env.Getenv(k))
-	}
 	secrets.add(s.Endpoint.APIKey)
-	for _, k := range s.Endpoint.ConfigKeys {
-		secrets.add(k)
+	secrets.add(s.Secrets.Own...)
+	secrets.addOther(s.Secrets.Others...)
+	// Then from this process's own environment and command line (/proc/self/environ and
+	// cmdline), where a command could read them.
+	forms := secrets.allForms()
+	hideErr := sio.self.hide(forms, credentialVar)
+	if len(forms) == 0 {
+		hideErr = nil // nothing was there to hide
 	}
 	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
-	if jsonMode {
+	if s.Output.NDJSON() {
 		// stderr has only kimi-run's plain lines here, never colour: neutralize all of it.
 		sio.Stderr = neutralWriter{stderr}
 	}
-	r := &runState{s: s, version: version, sio: sio, jsonMode: jsonMode, started: started, secrets: secrets,
-		tape: newTape(s), secret: s.Endpoint.APIKey, keep: f.KeepBackground,
-		answerFile: f.OutputLastMessage, answerJSON: f.JSONSchema != "", scrub: stdout.scrub}
+	r := &runState{s: s, version: version, sio: sio, started: started, secrets: secrets,
+		tape: newTape(s), cred: credentials{apiKey: s.Endpoint.APIKey}, stop: stop,
+		answerFile: f.OutputLastMessage, scrub: stdout.scrub}
 	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
 	// export (bounded) is the last thing the run does.
 	r.tel, r.telWarnings = startTelemetry(s, version, secrets)
@@ -45,6 +49,16 @@ func start(s *config.Settings, sio IO, version string, started time.Time) (*runS
 		r.res.add(func() { stopTelemetry(r.tel, sio.Stderr, secrets) })
 	}
 	r.sink = r.newSink(rawStderr)
+	if hideErr != nil {
+		r.warnEarly(fmt.Sprintf("the API key could not be hidden from this process's /proc/%d/environ and cmdline (%v): a command of the same user can read it there", os.Getpid(), hideErr))
+	}
+	// The stopper's last word, should it have to write the result: what the run knows.
+	render := func(v verdict) ([]byte, []byte) {
+		res := r.tally.totals()
+		res.DurationMS = time.Since(started).Milliseconds()
+		return renderResult(f, s.Output, secrets, v, res)
+	}
+	stop.render.Store(&render)
 	// The launcher starts every child of the run, and ends what they leave running when
 	// the run ends, however it ends (SIGKILL included); its process starts with the first
 	// child. Its close runs after the result, the MCP servers' shutdown and the background
@@ -52,14 +66,6 @@ func start(s *config.Settings, sio IO, version string, started time.Time) (*runS
 	r.launch = &launch.Launcher{Exe: sandbox.SelfExe, Keep: f.KeepBackground, NoCgroup: s.Env.Getenv("KIMI_RUN_CGROUP") == "off"}
 	r.res.add(r.launch.Close)
 
-	sio.Exit = r.shellKill.wrap(r.mcpKill.wrap(sio.Exit))
-	ctx, stop := withSignals(context.Background(), sio)
-	r.res.add(stop)
-	if f.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, f.Timeout, errTimeout)
-		r.res.add(cancel)
-	}
 	ctx = r.tape.bind(ctx)
 	r.res.add(r.tape.close)
 	return r, ctx
@@ -70,29 +76,9 @@ func start(s *config.Settings, sio IO, version string, started time.Time) (*runS
 // (text for a person only), the output format's sink.
 func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 	f, sio := &r.s.Flags, r.sio
-	textOpts := output.TextOptions{
-		Quiet:    f.Quiet,
-		MinLevel: r.s.Output.LogLevel,
-		Color:    colorOK(rawStderr, r.s.Env),
-		Verbose:  r.s.Output.LogLevel == "debug",
-		// Under --json-schema stdout carries only the JSON that matched it.
-		JSONOnly:  f.JSONSchema != "",
-		WaitScale: replayWaits(f),
-	}
-	var sink output.Sink
-	switch {
-	case f.KimiMessages():
-		sink = output.NewKimi(sio.Stdout, sio.Stderr, output.KimiOptions{FinalOnly: f.FinalMessageOnly})
-	case r.jsonMode:
-		sink = output.NewJSON(sio.Stdout)
-	case f.OutputFormat == "json":
-		// One JSON object on stdout at the end, the progress of text mode on stderr.
-		sink = output.NewFinal(sio.Stdout, output.NewText(io.Discard, sio.Stderr, textOpts))
-	default:
-		sink = output.NewText(sio.Stdout, sio.Stderr, textOpts)
-	}
+	sink := formatSink(f, r.s.Output, sio.Stdout, sio.Stderr, colorOK(rawStderr, r.s.Env))
 	var noticeTo io.Writer // in stream-json mode stdout is for events; a person reads stderr
-	if r.jsonMode {
+	if r.s.Output.NDJSON() {
 		noticeTo = sio.Stderr
 	} else {
 		// Text for a person: no terminal control from tool output or the model.
@@ -102,14 +88,38 @@ func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 	if r.tel != nil {
 		sink = telemetrySink{Sink: sink, t: r.tel}
 	}
-	return r.tape.track(sink)
+	r.tally = &tally{Sink: sink}
+	return r.tape.track(r.tally)
+}
+
+// formatSink is the sink of the output format f asks for, writing to stdout and stderr.
+func formatSink(f *config.Flags, o config.Output, stdout, stderr io.Writer, color bool) output.Sink {
+	textOpts := output.TextOptions{
+		Quiet:    f.Quiet,
+		MinLevel: o.LogLevel,
+		Color:    color,
+		Verbose:  o.LogLevel == "debug",
+		// Under --json-schema stdout carries only the JSON that matched it.
+		JSONOnly:  f.JSONSchema != "",
+		WaitScale: replayWaits(f),
+	}
+	switch {
+	case f.KimiMessages():
+		return output.NewKimi(stdout, stderr, output.KimiOptions{FinalOnly: f.FinalMessageOnly})
+	case o.NDJSON():
+		return output.NewJSON(stdout)
+	case o.Format == "json":
+		// One JSON object on stdout at the end, the progress of text mode on stderr.
+		return output.NewFinal(stdout, output.NewText(io.Discard, stderr, textOpts))
+	}
+	return output.NewText(stdout, stderr, textOpts)
 }
 
 // warnEarly reports a warning found before init. The NDJSON stream must open with init, so
 // there it waits for it (and reaches stderr at once, since one of them says what the run
 // is waiting for); elsewhere it is emitted at once.
 func (r *runState) warnEarly(msg string) {
-	if r.jsonMode {
+	if r.s.Output.NDJSON() {
 		fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", msg)
 		if !r.s.Flags.KimiMessages() { // that sink writes warnings to stderr itself
 			r.early = append(r.early, msg)

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,12 +15,12 @@ var looksLikePath = regexp.MustCompile(`^[^\s]*([/\\][^\s]*|\.[A-Za-z0-9]{1,8})$
 // textOrFile reads a TEXT|FILE flag value: the content of the file it names when there is
 // one, else the text itself. A value that looks like a file name but names none is a usage
 // error, so a typo in a path is not sent to the model as its instructions.
-func textOrFile(flag, v string) (string, error) {
+func textOrFile(ctx context.Context, flag, v string) (string, error) {
 	if strings.TrimSpace(v) == "" {
 		return "", usagef("%s is empty", flag)
 	}
 	if fi, err := os.Stat(v); err == nil && !fi.IsDir() {
-		text, err := readFileCapped(v)
+		text, err := readFileCapped(ctx, v)
 		if err != nil {
 			return "", usagef("%s: %w", flag, err)
 		}
@@ -37,16 +38,16 @@ func textOrFile(flag, v string) (string, error) {
 // applySystemPrompt puts --system-prompt in place of the agent's system prompt (the
 // built-in one or an agent file's) and adds --append-system-prompt after it, as Claude
 // Code's flags do. The text is used as given, not as a template. Subagents keep theirs.
-func applySystemPrompt(cli *CLI, a *agentSetup) error {
+func applySystemPrompt(ctx context.Context, cli *CLI, a *agentSetup) error {
 	if cli.Given("system-prompt") {
-		text, err := textOrFile("--system-prompt", cli.SystemPrompt)
+		text, err := textOrFile(ctx, "--system-prompt", cli.SystemPrompt)
 		if err != nil {
 			return err
 		}
 		a.prompt = strings.TrimRight(text, "\n")
 	}
 	if cli.Given("append-system-prompt") {
-		text, err := textOrFile("--append-system-prompt", cli.AppendSystemPrompt)
+		text, err := textOrFile(ctx, "--append-system-prompt", cli.AppendSystemPrompt)
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/skills"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -30,7 +30,7 @@ func TestPromptNamesTheShellShellRuns(t *testing.T) {
 	}
 	_, ran, _ := strings.Cut(res.Output, "\n")
 	want := filepath.Base(ran) + " (`" + ran + "`)"
-	if got := promptVars(dir, nil, &ralph.Skills{}, "")["KIMI_SHELL"]; got != want {
+	if got := promptVars(dir, nil, &skills.Set{}, "")["KIMI_SHELL"]; got != want {
 		t.Errorf("the prompt names the shell %q; Shell ran %q", got, want)
 	}
 }

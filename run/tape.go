@@ -2,16 +2,16 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sync"
 
 	"github.com/kimi-run/kimi-run/agent"
-	"github.com/kimi-run/kimi-run/agent/cassette"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/output"
 )
 
@@ -69,10 +69,9 @@ func (t *tape) track(s output.Sink) output.Sink {
 }
 
 // client returns the HTTP client for the model: a recorder around the network, a
-// replayer instead of it, or nil for the default.
-func (t *tape) client(s *config.Settings, apiKey, version string) (*http.Client, error) {
+// replayer instead of it, or nil for the default. secrets are kept out of a recording.
+func (t *tape) client(s *config.Settings, secrets []string, version string) (*http.Client, error) {
 	e := s.Endpoint
-	secrets := []string{apiKey}
 	for _, v := range e.Headers {
 		secrets = append(secrets, v)
 	}
@@ -80,7 +79,7 @@ func (t *tape) client(s *config.Settings, apiKey, version string) (*http.Client,
 	case t.flags.Record != "":
 		rec, err := cassette.Create(t.flags.Record, cassette.Header{
 			KimiRun: version, Model: e.Model, BaseURL: config.RedactURL(e.BaseURL), WorkDir: s.WorkDir,
-		}, agent.NewTransport(t.flags.StreamIdleTimeout), secrets)
+		}, model.NewTransport(t.flags.StreamIdleTimeout), secrets)
 		if err != nil {
 			return nil, usagef("--record: %w", err)
 		}
@@ -163,15 +162,6 @@ func (e *replayError) Error() string {
 		relax = "a tool's output differs: --replay-mode strict (the default) leaves tool output out, lenient compares nothing"
 	}
 	return fmt.Sprintf("replay diverged%s (model call %d, recorded call %d): %s (%s)", at, d.Call, d.Recorded, d.Detail, relax)
-}
-
-// replayVerdict maps a stopped replay to exit 1.
-func replayVerdict(err, cause error) (verdict, bool) {
-	var re *replayError
-	if !errors.As(cause, &re) && !errors.As(err, &re) {
-		return verdict{}, false
-	}
-	return verdict{code: ExitError, reason: "error", err: &event.ErrorInfo{Kind: "replay", Message: re.Error()}}, true
 }
 
 // stepTracker remembers the step that is running, to name it in a divergence.

@@ -138,8 +138,16 @@ func TestTelemetryCollectorDown(t *testing.T) {
 				if r.code != 0 || r.stdout != "the answer\n" {
 					t.Errorf("exit %d, stdout %q: %s", r.code, r.stdout, r.stderr)
 				}
-				if !strings.Contains(r.stderr, "kimi-run: telemetry: not everything reached the collector") {
-					t.Errorf("stderr does not say the telemetry was lost:\n%s", r.stderr)
+				// One line, as docs/telemetry.md promises, naming both signals.
+				var lines []string
+				for _, l := range strings.Split(r.stderr, "\n") {
+					if strings.Contains(l, "telemetry") {
+						lines = append(lines, l)
+					}
+				}
+				if len(lines) != 1 || !strings.HasPrefix(lines[0], "kimi-run: telemetry: not everything reached the collector: traces: ") ||
+					!strings.Contains(lines[0], "; metrics: ") {
+					t.Errorf("stderr does not say in one line that traces and metrics were lost:\n%s", r.stderr)
 				}
 			})
 		}

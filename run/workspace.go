@@ -1,8 +1,6 @@
 package run
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,7 +10,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
-	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/skills"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -39,27 +37,9 @@ func addDirs(s *config.Settings) ([]string, error) {
 	return out, nil
 }
 
-// createAddDirs makes the --add-dir directories that do not exist yet, with a warning
-// naming each (a typo shows). A build cache such as ~/.cache/go-build is missing on a fresh
-// runner until the first build, and the README's CI invocation names one: refusing it would
-// fail the job the first time only, and ignoring it would leave the sandbox without it.
-// Something other than a directory there is left to addDirs to refuse.
-func createAddDirs(dirs []string, warn func(string)) error {
-	for _, d := range dirs {
-		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return usagef("--add-dir %s does not exist and cannot be created: %w", d, err)
-		}
-		warn("--add-dir " + d + " did not exist: created it")
-	}
-	return nil
-}
-
 // findSkills discovers the skills of the run: --skills-dir (which must exist) or the
 // project's and the user's, then extra_skill_dirs from the config file.
-func findSkills(s *config.Settings) (*ralph.Skills, error) {
+func findSkills(s *config.Settings) (*skills.Set, error) {
 	cli, getenv := &s.Flags, s.Env.Getenv
 	for _, d := range cli.SkillsDir {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
@@ -74,7 +54,7 @@ func findSkills(s *config.Settings) (*ralph.Skills, error) {
 	if home == "" && runtime.GOOS == "windows" {
 		home = getenv("USERPROFILE")
 	}
-	return ralph.FindSkills(ralph.SkillOptions{
+	return skills.Find(skills.Options{
 		WorkDir:        s.WorkDir,
 		ProjectRoot:    agent.ProjectRoot(s.WorkDir),
 		Home:           home,
@@ -85,11 +65,11 @@ func findSkills(s *config.Settings) (*ralph.Skills, error) {
 }
 
 // promptVars are the built-in variables of the system prompt templates.
-func promptVars(workDir string, dirs []string, skills *ralph.Skills, sandbox string) map[string]string {
+func promptVars(workDir string, dirs []string, found *skills.Set, sandbox string) map[string]string {
 	name, path := tools.ShellInfo()
 	return agent.PromptVars(agent.PromptEnv{
 		WorkDir: workDir, Now: time.Now(), GOOS: runtime.GOOS, ShellName: name, ShellPath: path,
-		AddDirs: dirs, Skills: skills.PromptList(), Sandbox: sandbox,
+		AddDirs: dirs, Skills: found.PromptList(), Sandbox: sandbox,
 	})
 }
 
@@ -97,7 +77,7 @@ func promptVars(workDir string, dirs []string, skills *ralph.Skills, sandbox str
 // skills and the agent with its rendered prompts.
 type workspace struct {
 	addDirs []string
-	skills  *ralph.Skills
+	skills  *skills.Set
 	agent   *agentSetup
 }
 
@@ -108,19 +88,19 @@ func setupWorkspace(s *config.Settings, sandbox string, warn func(string)) (*wor
 	if err != nil {
 		return nil, err
 	}
-	skills, err := findSkills(s)
+	found, err := findSkills(s)
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range skills.Warnings {
+	for _, w := range found.Warnings {
 		warn(w)
 	}
-	a, err := loadAgent(s.Agent, s.Flags.DMail, promptVars(s.WorkDir, dirs, skills, sandbox))
+	a, err := loadAgent(s.Agent, s.Flags.DMail, promptVars(s.WorkDir, dirs, found, sandbox))
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range a.spec.Warnings {
 		warn(w)
 	}
-	return &workspace{addDirs: dirs, skills: skills, agent: a}, nil
+	return &workspace{addDirs: dirs, skills: found, agent: a}, nil
 }

@@ -11,6 +11,20 @@
 #   RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_JOB, GITHUB_RUN_ATTEMPT
 set -uo pipefail
 
+# The key arrives in INPUT_API_KEY, in this shell's environment block, which any process of
+# the runner's user can read (/proc/PID/environ) while the script runs: the commands of the
+# run among them, with or without the sandbox. Start again without it, the key handed over
+# on a pipe; kimi-run gets it in its own environment, which it overwrites once read.
+if [ -n "${INPUT_API_KEY:-}" ]; then
+  exec env -u INPUT_API_KEY KIMI_RUN_ACTION_KEY_FD=3 bash "$0" "$@" 3< <(printf '%s' "$INPUT_API_KEY")
+fi
+api_key=""
+if [ -n "${KIMI_RUN_ACTION_KEY_FD:-}" ]; then
+  IFS= read -r -d '' api_key <&3 || true
+  exec 3<&-
+  unset KIMI_RUN_ACTION_KEY_FD
+fi
+
 bin=${KIMI_RUN_BIN:-kimi-run}
 format=${INPUT_OUTPUT_FORMAT:-text}
 temp=${RUNNER_TEMP:-$(mktemp -d)}
@@ -88,9 +102,9 @@ fi
 [ -n "${INPUT_TIMEOUT:-}" ] && args+=(--timeout "$INPUT_TIMEOUT")
 args+=(${extra[@]+"${extra[@]}"})
 
-if [ -n "${INPUT_API_KEY:-}" ]; then
-  echo "::add-mask::$INPUT_API_KEY"
-  export KIMI_API_KEY="$INPUT_API_KEY"
+if [ -n "$api_key" ]; then
+  echo "::add-mask::$api_key"
+  export KIMI_API_KEY="$api_key"
 fi
 
 # stdout goes to the log and to its file, stderr to the log and to stderr.log, both live;
@@ -155,9 +169,10 @@ case "$code" in
   5) meaning="authentication refused by the provider" ;;
   6) meaning="token or cost budget used up" ;;
   7) meaning="the answer never matched --json-schema" ;;
+  8) meaning="the provider stopped the answer (finish_reason such as content_filter)" ;;
   75) meaning="transient provider failure after every retry" ;;
   124) meaning="--timeout reached" ;;
-  130 | 143) meaning="interrupted" ;;
+  129 | 130 | 131 | 143) meaning="interrupted" ;;
   *) meaning="unexpected exit" ;;
 esac
 

@@ -52,7 +52,7 @@ command -v hyperfine >/dev/null 2>&1 || apt_install hyperfine
 echo "building kimi-run (release flags and plain go build), benchserver and hello-go..." >&2
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/kimi-run" .
 go build -o "$WORK/kimi-run-go-build" .
-go build -o "$WORK/benchserver" ./scripts/benchserver
+go build -C scripts -o "$WORK/benchserver" ./benchserver # scripts/ is a module of its own
 mkdir -p "$WORK/hello"
 printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n' >"$WORK/hello/main.go"
 printf 'module hello\n\ngo 1.21\n' >"$WORK/hello/go.mod"

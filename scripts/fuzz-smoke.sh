@@ -6,10 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-5s}
 targets=(
-  "./agent FuzzStream"
-  "./agent FuzzParseArgs"
-  "./agent FuzzRestore"
-  "./agent/cassette FuzzReplay"
+  "./model FuzzStream"
+  "./model FuzzParseArgs"
+  "./session FuzzRestore"
+  "./model/cassette FuzzReplay"
   "./output FuzzJSONSink"
   "./ralph FuzzMermaid"
   "./ralph FuzzD2"

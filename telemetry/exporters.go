@@ -32,33 +32,43 @@ func protocol(getenv func(string) string, signal string) (string, []string) {
 // spanExporter and metricExporter send OTLP with the small client above. Creating one
 // opens no connection.
 
-type spanExporter struct{ c *client }
+// A failed export is also recorded in lost under its signal.
 
-func newTraceExporter(_ context.Context, getenv func(string) string) (sdktrace.SpanExporter, []string, error) {
+type spanExporter struct {
+	c    *client
+	lost *losses
+}
+
+func newTraceExporter(_ context.Context, getenv func(string) string, lost *losses) (sdktrace.SpanExporter, []string, error) {
 	c, warnings, err := newClient(getenv, "TRACES")
 	if err != nil {
 		return nil, warnings, err
 	}
-	return spanExporter{c: c}, warnings, nil
+	return spanExporter{c: c, lost: lost}, warnings, nil
 }
 
 func (e spanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	if len(spans) == 0 {
 		return nil
 	}
-	return e.c.send(ctx, encodeSpans(spans))
+	err := e.c.send(ctx, encodeSpans(spans))
+	e.lost.add("traces", err)
+	return err
 }
 
 func (e spanExporter) Shutdown(context.Context) error { e.c.close(); return nil }
 
-type metricExporter struct{ c *client }
+type metricExporter struct {
+	c    *client
+	lost *losses
+}
 
-func newMetricExporter(_ context.Context, getenv func(string) string) (sdkmetric.Exporter, []string, error) {
+func newMetricExporter(_ context.Context, getenv func(string) string, lost *losses) (sdkmetric.Exporter, []string, error) {
 	c, warnings, err := newClient(getenv, "METRICS")
 	if err != nil {
 		return nil, warnings, err
 	}
-	return metricExporter{c: c}, warnings, nil
+	return metricExporter{c: c, lost: lost}, warnings, nil
 }
 
 func (metricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
@@ -73,7 +83,9 @@ func (e metricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetri
 	if len(rm.ScopeMetrics) == 0 {
 		return nil
 	}
-	return e.c.send(ctx, encodeMetrics(rm))
+	err := e.c.send(ctx, encodeMetrics(rm))
+	e.lost.add("metrics", err)
+	return err
 }
 
 func (metricExporter) ForceFlush(context.Context) error { return nil }

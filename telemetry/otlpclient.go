@@ -11,10 +11,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // client sends OTLP requests of one signal over HTTP/protobuf or gRPC (unary calls over
@@ -114,7 +115,7 @@ func tlsConfig(ca, cert, key string) (*tls.Config, error) {
 	}
 	conf := &tls.Config{MinVersion: tls.VersionTLS12}
 	if ca != "" {
-		pem, err := os.ReadFile(ca)
+		pem, err := infile.Read(context.Background(), ca, infile.Certificate)
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: OTLP certificate: %w", err)
 		}
@@ -124,7 +125,15 @@ func tlsConfig(ca, cert, key string) (*tls.Config, error) {
 		}
 	}
 	if cert != "" {
-		pair, err := tls.LoadX509KeyPair(cert, key)
+		certPEM, err := infile.Read(context.Background(), cert, infile.Certificate)
+		var keyPEM []byte
+		if err == nil {
+			keyPEM, err = infile.Read(context.Background(), key, infile.Certificate)
+		}
+		var pair tls.Certificate
+		if err == nil {
+			pair, err = tls.X509KeyPair(certPEM, keyPEM)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: OTLP client certificate: %w", err)
 		}

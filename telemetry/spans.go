@@ -2,6 +2,8 @@ package telemetry
 
 import (
 	"context"
+	"net"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -86,12 +88,6 @@ func (t *Telemetry) content(s string) string {
 	return s
 }
 
-// ignoredEvents lists the event types that make no span, span event or measurement. Emit
-// has a case for every other registered type; a test checks that each type is in one
-// place or the other, so a new type gets a decision here.
-var ignoredEvents = []event.Type{event.TypeText, event.TypeThinking, event.TypeCompactionEnd,
-	event.TypeTodo, event.TypeWarning, event.TypeAnswer, event.TypeHook}
-
 // Emit turns one event into spans and measurements: Telemetry is an event.Sink.
 func (t *Telemetry) Emit(e event.Event) {
 	t.mu.Lock()
@@ -109,10 +105,10 @@ func (t *Telemetry) Emit(e event.Event) {
 		st.model = d.Model
 		st.run.SetAttributes(
 			attribute.String("gen_ai.request.model", d.Model),
-			attribute.String("server.address", d.BaseURLHost),
 			attribute.String("session.id", d.SessionID),
 			attribute.Int("kimi_run.tools", len(d.Tools)),
 		)
+		st.run.SetAttributes(serverAttrs(d.BaseURLHost)...)
 	case event.TurnBegin:
 		sc := t.scope(e.Parent)
 		t.endTurn(sc, at, "")
@@ -349,4 +345,18 @@ func (t *Telemetry) endTurn(sc *agentScope, at time.Time, stop string) {
 	}
 	sc.turn.End(trace.WithTimestamp(at))
 	sc.turn, sc.turnCtx = nil, nil
+}
+
+// serverAttrs are server.address (the host alone, as the semantic conventions define it)
+// and server.port when the endpoint names one.
+func serverAttrs(hostPort string) []attribute.KeyValue {
+	host, port, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		return []attribute.KeyValue{attribute.String("server.address", hostPort)}
+	}
+	attrs := []attribute.KeyValue{attribute.String("server.address", host)}
+	if n, err := strconv.Atoi(port); err == nil {
+		attrs = append(attrs, attribute.Int("server.port", n))
+	}
+	return attrs
 }

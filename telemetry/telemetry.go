@@ -13,7 +13,6 @@ package telemetry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -83,8 +82,7 @@ type Telemetry struct {
 	mu    sync.Mutex
 	spans spanState
 
-	errMu    sync.Mutex
-	firstErr error // the first export error, reported once at exit
+	lost losses // what did not reach the collector, reported once at exit
 }
 
 // New starts the exporters the environment asks for and opens the run's span (a child of
@@ -118,7 +116,7 @@ func New(ctx context.Context, opts Options) (*Telemetry, []string, error) {
 	}
 	traces, metrics := signals(opts.Getenv)
 	if traces {
-		exp, w, err := newTraceExporter(ctx, opts.Getenv)
+		exp, w, err := newTraceExporter(ctx, opts.Getenv, &t.lost)
 		warnings = append(warnings, w...)
 		if err != nil {
 			return nil, warnings, err
@@ -127,7 +125,7 @@ func New(ctx context.Context, opts Options) (*Telemetry, []string, error) {
 		t.tracer = t.tp.Tracer(scope, trace.WithInstrumentationVersion(opts.Version))
 	}
 	if metrics {
-		exp, w, err := newMetricExporter(ctx, opts.Getenv)
+		exp, w, err := newMetricExporter(ctx, opts.Getenv, &t.lost)
 		warnings = append(warnings, w...)
 		if err != nil {
 			t.shutdownProviders(ctx)
@@ -167,13 +165,9 @@ func flushTimeout(getenv func(string) string) time.Duration {
 	return DefaultFlushTimeout
 }
 
-func (t *Telemetry) recordErr(err error) {
-	t.errMu.Lock()
-	defer t.errMu.Unlock()
-	if t.firstErr == nil {
-		t.firstErr = err
-	}
-}
+// recordErr takes the errors the SDK reports on its own (its error handler); the
+// exporters record theirs under their signal.
+func (t *Telemetry) recordErr(err error) { t.lost.add("", err) }
 
 // FlushTimeout is the most Shutdown waits for the collector.
 func (t *Telemetry) FlushTimeout() time.Duration { return t.flush }
@@ -187,31 +181,20 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 	t.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.flush)
 	defer cancel()
-	err := t.shutdownProviders(ctx)
-	t.errMu.Lock()
-	defer t.errMu.Unlock()
-	if err == nil {
-		err = t.firstErr
-	}
-	return err
+	t.shutdownProviders(ctx)
+	return t.lost.err()
 }
 
 // shutdownProviders flushes traces and metrics side by side, so the bound holds for both.
-func (t *Telemetry) shutdownProviders(ctx context.Context) error {
+// A signal whose exporter failed keeps that failure as its cause; one that only ran out of
+// time says so.
+func (t *Telemetry) shutdownProviders(ctx context.Context) {
 	var wg sync.WaitGroup
-	var terr, merr error
 	if t.tp != nil {
-		wg.Go(func() { terr = t.tp.Shutdown(ctx) })
+		wg.Go(func() { t.lost.add("traces", t.tp.Shutdown(ctx)) })
 	}
 	if t.mp != nil {
-		wg.Go(func() { merr = t.mp.Shutdown(ctx) })
+		wg.Go(func() { t.lost.add("metrics", t.mp.Shutdown(ctx)) })
 	}
 	wg.Wait()
-	if terr != nil {
-		terr = fmt.Errorf("traces: %w", terr)
-	}
-	if merr != nil {
-		merr = fmt.Errorf("metrics: %w", merr)
-	}
-	return errors.Join(terr, merr)
 }

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +34,7 @@ func run(t *testing.T, tel *telemetry.Telemetry) {
 	cost := 0.25
 	args := json.RawMessage(`{"command":"echo ` + argMarker + ` ` + secret + `"}`)
 	evs := []event.Event{
-		{Time: at(0), Data: event.Init{SessionID: "s1", Model: "kimi-k2", BaseURLHost: "api.example", Tools: []string{"Shell", "Agent"}}},
+		{Time: at(0), Data: event.Init{SessionID: "s1", Model: "kimi-k2", BaseURLHost: "api.example:8443", Tools: []string{"Shell", "Agent"}}},
 		{Time: at(1), Data: event.TurnBegin{Turn: 1}},
 		{Time: at(2), Data: event.StepBegin{Turn: 1, Step: 1}},
 		{Time: at(3), Data: event.Retry{Step: 1, Attempt: 1, MaxAttempts: 3, DelayMS: 10, HTTPStatus: 503, Error: "busy " + secret}},
@@ -100,7 +103,9 @@ func TestSpansAndMetrics(t *testing.T) {
 				t.Errorf("resource = %v", root.Resource)
 			}
 			for k, want := range map[string]string{"kimi_run.exit_code": "3", "kimi_run.terminal_reason": "max_steps",
-				"gen_ai.usage.input_tokens": "350", "session.id": "s1", "gen_ai.request.model": "kimi-k2", "kimi_run.cost_usd": "0.25"} {
+				"gen_ai.usage.input_tokens": "350", "session.id": "s1", "gen_ai.request.model": "kimi-k2", "kimi_run.cost_usd": "0.25",
+				// The semantic conventions' split: the host alone, the port apart.
+				"server.address": "api.example", "server.port": "8443"} {
 				if got := root.Attr(k); got != want {
 					t.Errorf("run span %s = %q, want %q", k, got, want)
 				}
@@ -278,3 +283,34 @@ func names(ss []otlptest.Span) []string {
 }
 
 func getenv(k string) string { return os.Getenv(k) }
+
+// A collector that is down costs one line on stderr, which names every signal that did not
+// get through and why (issue 29 #5: two lines for a stalled collector, and only metrics
+// named for a refused connection).
+func TestLostTelemetryIsOneLine(t *testing.T) {
+	for name, endpoint := range map[string]string{"closed port": otlptest.ClosedPort(t), "never answers": otlptest.Stall(t)} {
+		for _, proto := range []string{"http/protobuf", "grpc"} {
+			t.Run(name+"/"+proto, func(t *testing.T) {
+				env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": proto, "OTEL_EXPORTER_OTLP_TIMEOUT": "300"}
+				tel, _, err := telemetry.New(context.Background(), telemetry.Options{Getenv: func(k string) string { return env[k] }, Version: "1"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tel.Emit(event.Event{Time: time.Now(), Data: event.Init{SessionID: "s", Model: "m", BaseURLHost: "h"}})
+				tel.Emit(event.Event{Time: time.Now(), Data: event.Result{Status: "ok", ExitCode: 0}})
+				err = tel.Shutdown(context.Background())
+				var lost *telemetry.LostError
+				if !errors.As(err, &lost) {
+					t.Fatalf("shutdown: %v, want a LostError", err)
+				}
+				msg := err.Error()
+				if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "traces: ") || !strings.Contains(msg, "; metrics: ") {
+					t.Errorf("the message is not one line naming traces and metrics:\n%s", msg)
+				}
+				if !slices.Equal(lost.Signals, []string{"traces", "metrics"}) {
+					t.Errorf("lost signals %v", lost.Signals)
+				}
+			})
+		}
+	}
+}

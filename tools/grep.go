@@ -85,7 +85,7 @@ func (g *grepper) run(ctx context.Context, in grepArgs) (Result, error) {
 		msg := fmt.Sprintf("%s is neither a regular file nor a directory", search.DisplayPath(g.env.WorkDir, root))
 		return Errorf("%s", msg).WithKimi(kimiGrepFailed(msg), ""), nil
 	}
-	if reason, secret := search.Sensitive(root); secret && !info.IsDir() {
+	if reason, secret := search.SensitiveFile(root); secret && !info.IsDir() {
 		return Errorf("%s was not searched: %s", search.DisplayPath(g.env.WorkDir, root), reason), nil
 	}
 

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/tools/search"
 )
 
@@ -59,7 +59,7 @@ func readFile(ctx context.Context, env Env, in readFileArgs) (Result, error) {
 	if err != nil {
 		return Errorf("cannot read: %v", err), nil
 	}
-	if reason, ok := search.Sensitive(path); ok {
+	if reason, ok := search.SensitiveFile(path); ok {
 		return Errorf("refusing to read %s: %s, and what is read is sent to the model provider", in.Path, reason), nil
 	}
 	if in.NLines < 0 {
@@ -74,23 +74,23 @@ func readFile(ctx context.Context, env Env, in readFileArgs) (Result, error) {
 		want = ReadMaxLines
 	}
 
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	// Opened without waiting: a FIFO nobody writes to is refused at once, as a device is.
+	f, err := infile.Open(ctx, path, infile.ToolRead)
+	var nr *infile.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return Errorf("cannot read %s: %v", in.Path, err).WithKimi(fmt.Sprintf("`%s` does not exist.", in.Path), ""), nil
-	}
-	if err != nil {
+	case errors.As(err, &nr) && nr.Mode.IsDir():
+		return Errorf("%s is a directory, not a file; list it with Shell (ls) or Glob", in.Path).WithKimi(fmt.Sprintf("`%s` is not a file.", in.Path), ""), nil
+	case errors.As(err, &nr):
+		return Errorf("%v; only regular files can be read", &infile.NotRegularError{Path: in.Path, Mode: nr.Mode}), nil
+	case err != nil:
 		return Errorf("cannot read %s: %v", in.Path, err), nil
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
 		return Errorf("cannot read %s: %v", in.Path, err), nil
-	}
-	if info.IsDir() {
-		return Errorf("%s is a directory, not a file; list it with Shell (ls) or Glob", in.Path).WithKimi(fmt.Sprintf("`%s` is not a file.", in.Path), ""), nil
-	}
-	if !info.Mode().IsRegular() {
-		return Errorf("%s is not a regular file (%s); only regular files can be read", in.Path, info.Mode().Type()), nil
 	}
 
 	r := bufio.NewReaderSize(f, 64<<10)

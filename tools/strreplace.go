@@ -9,6 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/internal/infile"
+	"github.com/kimi-run/kimi-run/tools/search"
 )
 
 // strReplaceMaxBytes is the largest file StrReplaceFile edits; the whole file is held in
@@ -157,6 +160,11 @@ func strReplace(env Env, in strReplaceArgs) Result {
 	if err != nil {
 		return Errorf("cannot edit: %v", err)
 	}
+	// An edit reads the file: whether old text is found tells the model what the file
+	// holds, one guess at a time. Files ReadFile refuses are refused here too.
+	if reason, ok := search.SensitiveFile(path); ok {
+		return Errorf("refusing to edit %s: %s; ReadFile refuses it too. WriteFile can overwrite it or append to it", in.Path, reason)
+	}
 	if path, err = followLink(path); err != nil {
 		return Errorf("cannot edit %s: %v", in.Path, err)
 	}
@@ -174,7 +182,8 @@ func strReplace(env Env, in strReplaceArgs) Result {
 		return Errorf("cannot edit %s: it is %d bytes, more than the %d MiB StrReplaceFile handles; use Shell (sed, a script) instead",
 			in.Path, info.Size(), strReplaceMaxBytes>>20)
 	}
-	data, err := os.ReadFile(path)
+	// The file may have changed since Stat: still a regular file of at most the cap.
+	data, err := infile.Read(context.Background(), path, infile.Limit{Max: strReplaceMaxBytes, RegularOnly: true})
 	if err != nil {
 		return Errorf("cannot edit %s: %v", in.Path, err)
 	}

@@ -205,6 +205,9 @@ func (s State) ExitCode() int { return s.code }
 // Success reports whether the child exited with status 0.
 func (s State) Success() bool { return s.code == 0 }
 
+// Exited reports whether the child ended by exiting rather than by a signal.
+func (s State) Exited() bool { return s.code >= 0 }
+
 func (s State) String() string { return s.desc }
 
 // stateOf turns os's view of an ended process into a State.

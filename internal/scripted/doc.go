@@ -27,6 +27,9 @@
 //     each written as a raw HTTP response with a few "#!" directives. The format
 //     is described in testdata/scenarios/README.md at the module root.
 //
+// NewFunc serves a model written as a function of the request instead of a script: for
+// runs killed at random moments and resumed, whose requests depend on where they stopped.
+//
 // WaitRequests lets a test wait until the client has sent a given number of requests,
 // rather than sleep.
 //

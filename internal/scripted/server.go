@@ -2,12 +2,15 @@ package scripted
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -18,6 +21,10 @@ type Server struct {
 	http   *httptest.Server
 	done   chan struct{} // closed at cleanup so hanging and sleeping handlers return
 	script []Response
+	// answer, when set, makes each response from the request instead of the script.
+	answer func(Request) Response
+	prefix string // the path every URL of this server starts with: "/" and 12 random characters
+	strays atomic.Int64
 
 	mu      sync.Mutex
 	next    int
@@ -69,7 +76,7 @@ func (r Request) MessagesOf(role string) []map[string]any {
 // t.Cleanup; requests that are malformed or beyond the script fail t.
 func New(t testing.TB, responses ...Response) *Server {
 	t.Helper()
-	s := &Server{t: t, done: make(chan struct{}), script: responses}
+	s := &Server{t: t, done: make(chan struct{}), script: responses, prefix: "/" + rand.Text()[:12]}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(func() {
 		close(s.done)
@@ -78,8 +85,28 @@ func New(t testing.TB, responses ...Response) *Server {
 	return s
 }
 
-// URL returns the base URL to configure a client with; it ends in /v1.
-func (s *Server) URL() string { return s.http.URL + "/v1" }
+// NewFunc starts a server that answers each request with answer(request): a model that
+// reads the conversation it is sent, for tests whose requests cannot be listed in advance
+// (a run killed at a random moment and resumed). answer runs on the request's own
+// goroutine, possibly concurrently with others. Request.Answer counts the requests so far.
+func NewFunc(t testing.TB, answer func(Request) Response) *Server {
+	t.Helper()
+	s := New(t)
+	s.mu.Lock() // a stray request may already be served
+	s.answer = answer
+	s.mu.Unlock()
+	return s
+}
+
+// URL returns the base URL to configure a client with; it ends in /v1. Its path starts
+// with a random prefix of this server's own: the port of a server that closed may be
+// handed to the next one (in any test process), and a client still aiming at the old
+// server must not be taken for this one's client (see serve).
+func (s *Server) URL() string { return s.http.URL + s.prefix + "/v1" }
+
+// Strays counts the requests that came without this server's prefix: another server's
+// clients, on a reused port. They are answered 404 and neither recorded nor failed.
+func (s *Server) Strays() int { return int(s.strays.Load()) }
 
 // WaitRequests blocks until the server has received at least n requests and reports
 // whether it has; false means ctx ended first. A request is recorded before its response
@@ -112,8 +139,18 @@ func (s *Server) Requests() []Request {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	path, ours := strings.CutPrefix(r.URL.Path, s.prefix)
+	if !ours || (path != "" && path[0] != '/') {
+		// A client of a server that had this port before: not this test's business. A
+		// client under test that lost the base URL's path fails its own run on the 404.
+		s.strays.Add(1)
+		s.t.Logf("scripted: ignored a stray request (%s %s, Host %s, User-Agent %q): not under this server's prefix %s",
+			r.Method, r.URL.Path, r.Host, r.UserAgent(), s.prefix)
+		http.Error(w, "scripted: not a request for this server", http.StatusNotFound)
+		return
+	}
 	raw, err := io.ReadAll(r.Body)
-	req := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Raw: raw, Answer: -1}
+	req := Request{Method: r.Method, Path: path, Header: r.Header.Clone(), Raw: raw, Answer: -1}
 	_ = json.Unmarshal(raw, &req.Body)
 	code := 0
 	switch {
@@ -121,16 +158,24 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		code, req.Problem = http.StatusBadRequest, fmt.Sprintf("reading body: %v", err)
 	case r.Method != http.MethodPost:
 		code, req.Problem = http.StatusMethodNotAllowed, "method "+r.Method+", want POST"
-	case r.URL.Path != "/v1/chat/completions":
-		code, req.Problem = http.StatusNotFound, "path "+r.URL.Path+", want /v1/chat/completions"
+	case path != "/v1/chat/completions":
+		code, req.Problem = http.StatusNotFound, "path "+path+", want /v1/chat/completions"
 	case req.Body == nil:
 		code, req.Problem = http.StatusBadRequest, "body is not a JSON object"
 	}
 
+	var resp Response
+	s.mu.Lock()
+	answer := s.answer
+	s.mu.Unlock()
+	if code == 0 && answer != nil {
+		resp = answer(req)
+	}
 	s.mu.Lock()
 	n := len(s.reqs)
-	var resp Response
-	if code == 0 {
+	if code == 0 && s.answer != nil {
+		req.Answer = n
+	} else if code == 0 {
 		resp, req.Answer = s.pick()
 		if req.Answer < 0 {
 			code, req.Problem = http.StatusInternalServerError,
@@ -145,7 +190,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	if code != 0 {
-		s.t.Errorf("scripted: request %d (%s %s): %s", n+1, r.Method, r.URL.Path, req.Problem)
+		s.t.Errorf("scripted: request %d (%s %s, User-Agent %q): %s", n+1, r.Method, path, r.UserAgent(), req.Problem)
 		resp = Status(code, ErrorBody("scripted_error", "scripted: "+req.Problem))
 	}
 	s.play(w, r, resp)
@@ -208,6 +253,16 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 				left -= int64(len(piece))
 			}
 			flush()
+		case stepFlood:
+			for sent := int64(0); st.n < 0 || sent < st.n; sent += st.per {
+				if err := writeFlood(w, st.data, st.per); err != nil {
+					return
+				}
+			}
+			flush()
+			if st.n < 0 {
+				return
+			}
 		case stepKeepAlive:
 			for {
 				if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -182,5 +183,44 @@ func TestKeepAliveEveryRunsUntilTheClientLeaves(t *testing.T) {
 	}
 	if keepAlives < 20 {
 		t.Fatalf("the stream ended after %d keep-alives: %v", keepAlives, lines.Err())
+	}
+}
+
+// TestIgnoresStrayRequests: a request without the server's path prefix comes from a client
+// of another server that had the same port (a parallel test's, in this process or another);
+// it gets a 404, is not recorded, uses up nothing and fails nothing, and the client under
+// test is served as if it had not happened. This is the cross-talk of issue 28 #7.
+func TestIgnoresStrayRequests(t *testing.T) {
+	rec := &recordingTB{TB: t}
+	s := scripted.New(rec, scripted.Text("ok"))
+	u, err := url.Parse(s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := u.Scheme + "://" + u.Host
+	prefix := strings.TrimSuffix(u.Path, "/v1")
+	for _, stray := range []struct{ method, path string }{
+		{http.MethodGet, "/mcp"},
+		{http.MethodPost, "/v1/chat/completions"},
+		{http.MethodPost, prefix + "x/v1/chat/completions"},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), stray.method, origin+stray.path, strings.NewReader(`{"stream":true}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("stray %s %s: status %d, want 404", stray.method, stray.path, resp.StatusCode)
+		}
+	}
+	if got := newClient(s.URL(), 0).stream(t.Context()); got.Text != "ok" {
+		t.Errorf("the client under test got %+v after the strays, want the scripted answer", got)
+	}
+	if n := len(s.Requests()); n != 1 || s.Strays() != 3 || len(rec.errors()) != 0 {
+		t.Errorf("%d requests recorded, %d strays, errors %v; want 1, 3 and none", n, s.Strays(), rec.errors())
 	}
 }

@@ -62,25 +62,19 @@ func SwitchedTypes(t testing.TB, path string, funcs ...string) map[event.Type]bo
 	return handled
 }
 
-// EveryTypeDecided fails t for each registered event type that renderer neither handles
-// nor lists in ignored (the variable ignoredVar), or does both, and for an ignored type the
-// registry lacks: a new event type makes every renderer decide what to do with it.
-func EveryTypeDecided(t testing.TB, renderer, ignoredVar string, handled map[event.Type]bool, ignored []event.Type) {
+// EveryTypeDecided fails t for each registered event type that renderer (the Renderer r)
+// neither handles nor is said to leave out by the registry in event/payload.go, or both: a
+// new event type makes every renderer decide what to do with it, on its registry line.
+func EveryTypeDecided(t testing.TB, renderer string, r event.Renderer, handled map[event.Type]bool) {
 	t.Helper()
-	known := map[event.Type]bool{}
+	skipped := event.SkippedBy(r)
 	for _, p := range event.Registry() {
 		typ := p.Type()
-		known[typ] = true
-		switch in := slices.Contains(ignored, typ); {
+		switch in := slices.Contains(skipped, typ); {
 		case handled[typ] && in:
-			t.Errorf("%s handles the %q event, yet %s lists it", renderer, typ, ignoredVar)
+			t.Errorf("%s handles the %q event, yet its line in event/payload.go's registry says it leaves it out", renderer, typ)
 		case !handled[typ] && !in:
-			t.Errorf("%s does not handle the %q event: give it a case, or add it to %s", renderer, typ, ignoredVar)
-		}
-	}
-	for _, typ := range ignored {
-		if !known[typ] {
-			t.Errorf("%s lists %q, which is not a registered event type", ignoredVar, typ)
+			t.Errorf("%s does not handle the %q event: give it a case, or say on the type's line in event/payload.go's registry that it leaves it out", renderer, typ)
 		}
 	}
 }

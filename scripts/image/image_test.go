@@ -33,7 +33,9 @@ import (
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "kimi-run")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version=9.8.7 -X main.commit=abc1234 -X main.date=2026-01-02", "-o", out, "../..")
+	// kimi-run is the module at the repository's root; this one (scripts/) is apart.
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version=9.8.7 -X main.commit=abc1234 -X main.date=2026-01-02", "-o", out, ".")
+	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
@@ -219,7 +221,9 @@ func TestBinariesFromGoreleaserDist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := binaries{"linux/amd64": "dist/kimi-run_linux_amd64_v1/kimi-run", "linux/arm64": "dist/kimi-run_linux_arm64_v8.0/kimi-run"}
+	// Paths relative to the project (the directory holding dist), wherever this runs.
+	project := filepath.Dir(dist)
+	want := binaries{"linux/amd64": filepath.Join(project, "dist/kimi-run_linux_amd64_v1/kimi-run"), "linux/arm64": filepath.Join(project, "dist/kimi-run_linux_arm64_v8.0/kimi-run")}
 	if got.String() != want.String() {
 		t.Errorf("fromDist = %v, want %v", got, want)
 	}

@@ -6,8 +6,11 @@
 //
 // Usage:
 //
-//	go run ./scripts/image -dist dist -version 1.2.3 -oci dist/image [-push REF ...]
-//	go run ./scripts/image -binary linux/amd64=PATH [-binary linux/arm64=PATH] -oci DIR
+//	go run -C scripts ./image -dist "$PWD/dist" -version 1.2.3 -oci "$PWD/dist/image" [-push REF ...]
+//	go run -C scripts ./image -binary linux/amd64=PATH [-binary linux/arm64=PATH] -oci DIR
+//
+// scripts/ is a Go module of its own, so that go-containerregistry and what it brings
+// (docker/cli, logrus) stay out of kimi-run's module graph.
 //
 // -dist reads goreleaser's dist/artifacts.json for the linux binaries. -ca-bundle is a PEM
 // file of trusted roots, by default the build machine's (Debian's ca-certificates package
@@ -151,10 +154,16 @@ func fromDist(dist string) (binaries, error) {
 	if err := json.Unmarshal(b, &arts); err != nil {
 		return nil, fmt.Errorf("read goreleaser's artifact list: %w", err)
 	}
+	// goreleaser writes paths relative to the project, the directory dist is in.
+	project := filepath.Dir(filepath.Clean(dist))
 	out := binaries{}
 	for _, a := range arts {
 		if a.Type == "Binary" && a.Goos == "linux" {
-			out["linux/"+a.Goarch] = a.Path
+			p := a.Path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(project, p)
+			}
+			out["linux/"+a.Goarch] = p
 		}
 	}
 	if len(out) == 0 {

@@ -60,7 +60,13 @@ const (
 	termGrace     = 300 * time.Millisecond // after SIGTERM, before SIGKILL
 	killWait      = 200 * time.Millisecond // after SIGKILL, for the exit to be collected
 	httpCloseWait = time.Second            // for an HTTP session's goodbye
+	stderrDrain   = 100 * time.Millisecond // for a stopped server's last stderr lines
 )
+
+// stderrQuote bounds the wait for the last stderr lines of a server that failed, to quote
+// them in the error: longer than stderrDrain, as a message a person reads is worth being
+// whole on a loaded machine; it only runs out when a leftover process holds the pipe.
+const stderrQuote = time.Second
 
 // Options configure Start.
 type Options struct {

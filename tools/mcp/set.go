@@ -202,14 +202,15 @@ func (c *conn) listTools(ctx context.Context) error {
 func (c *conn) startError(ctx context.Context, err error, timeout time.Duration) error {
 	timedOut := errors.Is(context.Cause(ctx), context.DeadlineExceeded)
 	switch {
-	case c.proc != nil && !timedOut && c.proc.waitExit(killWait):
-		// The handshake broke because the server exited; say that, not "EOF".
+	case c.proc != nil && !timedOut && c.proc.collect(ctx) && c.proc.exitedOnItsOwn():
+		// The handshake broke because the server exited; say that, not "EOF". (A server
+		// still running is killed by collect: the start failed, it is closed anyway.)
 		err = fmt.Errorf("exited during start-up (%v)", c.proc.exitErr())
 	case timedOut:
 		err = fmt.Errorf("did not complete the MCP handshake within %s: %w", timeout, err)
 	}
 	if c.proc != nil {
-		c.proc.drainStderr()
+		c.proc.drainStderr(stderrQuote)
 		if tail := c.proc.tail.String(); tail != "" {
 			err = fmt.Errorf("%w; stderr: %s", err, tail)
 		}
@@ -230,7 +231,7 @@ func (c *conn) crashed() {
 		return
 	}
 	c.reported.Do(func() {
-		c.proc.drainStderr()
+		c.proc.drainStderr(stderrQuote)
 		err := c.proc.exitErr()
 		if tail := c.proc.tail.String(); tail != "" {
 			err = fmt.Errorf("%w; stderr: %s", err, tail)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -123,13 +124,37 @@ func (p *process) hasExited() bool {
 // exitErr describes how the process ended; call it after exited is closed.
 func (p *process) exitErr() error { return errors.New(p.state.String()) }
 
-// drainStderr gives the stderr reader a moment to take in the last lines of a process that
-// has just ended, so that error messages can quote them.
-func (p *process) drainStderr() {
+// drainStderr gives the stderr reader up to d to take in the last lines of a process that
+// has just ended, so that error messages can quote them. The reader ends as soon as the
+// pipe does; d only runs out when something the server left behind still holds it.
+func (p *process) drainStderr(d time.Duration) {
 	select {
 	case <-p.stderrDone:
-	case <-time.After(100 * time.Millisecond):
+	case <-time.After(d):
 	}
+}
+
+// collect makes sure the process ends and waits until its exit is collected, or ctx ends:
+// for a server whose link broke, which cannot serve again. It is killed if it still runs,
+// so the wait is the kernel's, not a timer's: what is reported about the server does not
+// depend on how loaded the machine is. It reports whether the exit was collected.
+func (p *process) collect(ctx context.Context) bool {
+	if p.hasExited() {
+		return true // also when ctx ended because of this exit
+	}
+	p.kill()
+	select {
+	case <-p.exited:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// exitedOnItsOwn says the process ended by exiting rather than by a signal; call it after
+// exited is closed.
+func (p *process) exitedOnItsOwn() bool {
+	return p.state.Exited()
 }
 
 // stop closes the server's stdin and waits briefly for it to go (when graceful), then
@@ -153,7 +178,7 @@ func (p *process) stop(graceful bool) {
 		_ = proc.Signal(true)
 		launch.WaitGone(time.Now().Add(killWait), proc)
 		p.stdout.Close()
-		p.drainStderr()
+		p.drainStderr(stderrDrain)
 		p.stderr.Close()
 	})
 }

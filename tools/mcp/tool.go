@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -80,6 +81,7 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 	var rpcErr *jsonrpc.Error // an error the server answered with, as opposed to a broken link
 	answered := errors.As(err, &rpcErr)
 	closed := errors.Is(err, sdk.ErrConnectionClosed)
+	broken := closed || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) // the link, not the call
 	err = scrubURL(err, c.server.URL)
 	switch {
 	case err == nil:
@@ -89,7 +91,10 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return tools.Errorf("MCP server %q did not answer the call to %s within %s; the call was cancelled",
 			c.server.Name, t.name, timeout), nil
-	case !answered && c.proc != nil && c.proc.waitExit(killWait):
+	case !answered && broken && c.proc != nil && c.proc.collect(ctx):
+		// The link broke: the server exited or closed its output. Its exit is collected
+		// (killing it if need be) rather than waited for a moment, so the model hears why
+		// whatever the machine's load, and the next call finds it gone.
 		return tools.Errorf("MCP server %q stopped during the call (%v); its tools cannot be used for the rest of this run",
 			c.server.Name, c.proc.exitErr()), nil
 	case closed:

@@ -31,8 +31,10 @@ type skips struct {
 type collector struct {
 	keep    int
 	content bool
-	files   []*File // the retained prefix, in output order
-	kept    int     // output lines held by files
+	// secret tells the files never searched (Sensitive, through root's links too).
+	secret func(path string) (reason string, ok bool)
+	files  []*File // the retained prefix, in output order
+	kept   int     // output lines held by files
 
 	totalFiles, totalUnits, totalMatches int
 }

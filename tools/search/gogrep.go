@@ -100,7 +100,7 @@ func (g *Grep) searchGo(ctx context.Context, opts Options, root string, isDir bo
 			if e.isDir || !filters.wantType(e.name) {
 				return nil
 			}
-			if reason, secret := Sensitive(e.path); secret {
+			if reason, secret := col.secret(e.path); secret {
 				secrets = append(secrets, Skip{Path: DisplayPath(opts.WorkDir, e.path), Reason: reason})
 				return nil
 			}

@@ -75,7 +75,7 @@ func (g *Grep) Run(ctx context.Context, opts Options, root string) (*Matches, er
 	if !info.IsDir() && !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is neither a regular file nor a directory", root)
 	}
-	col := &collector{keep: g.keep(), content: g.q.Mode == Content}
+	col := &collector{keep: g.keep(), content: g.q.Mode == Content, secret: sensitiveBelow(root)}
 	run := g.searchGo
 	if opts.Ripgrep != "" {
 		run = g.searchRipgrep

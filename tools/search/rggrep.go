@@ -156,7 +156,7 @@ func finishRgFile(f *File, path string, col *collector, sk *skips) {
 	if f == nil || f.units == 0 {
 		return
 	}
-	if reason, secret := Sensitive(path); secret {
+	if reason, secret := col.secret(path); secret {
 		sk.secrets = append(sk.secrets, Skip{Path: f.Path, Reason: reason})
 		return
 	}

@@ -32,3 +32,46 @@ func Sensitive(path string) (reason string, ok bool) {
 	}
 	return "", false
 }
+
+// SensitiveFile is Sensitive for a file as opening it would reach it: the path as named,
+// then the path it resolves to through symbolic links. A link named notes.txt to .env, or
+// a path through a link to ~/.aws, is refused like the file it leads to.
+func SensitiveFile(path string) (reason string, ok bool) {
+	if reason, ok := Sensitive(path); ok {
+		return reason, true
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || real == filepath.Clean(path) {
+		return "", false
+	}
+	if reason, ok := Sensitive(real); ok {
+		return "it leads to " + real + " through a symbolic link, and " + reason, true
+	}
+	return "", false
+}
+
+// sensitiveBelow is the check for the files a search of root finds. Neither engine follows
+// a link below root, but root itself, or a directory above it, may be one (a link to ~/.aws
+// in the work dir): a file is then judged by its real path too, root's real path joined
+// with the file's path below root.
+func sensitiveBelow(root string) func(path string) (string, bool) {
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil || real == filepath.Clean(root) {
+		return Sensitive
+	}
+	base := strings.TrimSuffix(filepath.ToSlash(filepath.Clean(root)), "/") + "/"
+	realBase := strings.TrimSuffix(filepath.ToSlash(real), "/") + "/"
+	return func(path string) (string, bool) {
+		if reason, ok := Sensitive(path); ok {
+			return reason, true
+		}
+		p := filepath.ToSlash(path)
+		if !strings.HasPrefix(p, base) {
+			return SensitiveFile(path)
+		}
+		if reason, ok := Sensitive(realBase + p[len(base):]); ok {
+			return "it lies below " + real + " through a symbolic link, and " + reason, true
+		}
+		return "", false
+	}
+}

@@ -1,0 +1,86 @@
+package event
+
+import "encoding/json"
+
+// Result ends every run: always the last line, on success, on every limit, on errors and on
+// SIGINT, SIGTERM or --timeout.
+//
+// Nothing follows it. A usage error found before the run starts makes it the only line.
+type Result struct {
+	// `success` exactly when `exit_code` is 0.
+	Status string `json:"status" enum:"success,error"`
+	// Why the run ended: `completed`, `stop` (Ralph STOP), `max_steps`, `repeat`, `truncated`
+	// (the final answer was still cut at the completion token limit after two
+	// continuations), `max_iterations`, `timeout`, `cancelled`, `error`, `auth`, `transient`,
+	// `busy` (the session is in use by another run), `budget` (`--max-tokens-total` or
+	// `--max-cost-usd` ran out), `schema` (the final answer never matched `--json-schema`),
+	// `quota` (the account is out of credit), `filtered` (the provider ended the reply with a
+	// `finish_reason` other than `stop`, `tool_calls` or `length`).
+	TerminalReason string `json:"terminal_reason" enum:"completed,stop,max_steps,repeat,truncated,max_iterations,timeout,cancelled,error,auth,transient,busy,budget,schema,quota,filtered"`
+	// The process's exit code (see Exit codes).
+	ExitCode int `json:"exit_code" enum:"0,1,2,3,4,5,6,7,8,75,124,129,130,131,143"`
+	// The model's final answer (the text of the last step); may be empty on errors.
+	FinalText string `json:"final_text"`
+	// With `--json-schema`, on success: the final answer as the JSON value that matched the
+	// schema (code fences removed).
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
+	// Why the run failed; present exactly when `status` is `error`.
+	Error *ErrorInfo `json:"error,omitempty"`
+	// The model calls of the whole run.
+	Steps int `json:"steps" minimum:"0"`
+	// The tool calls of the whole run.
+	ToolCalls int `json:"tool_calls" minimum:"0"`
+	// The tool calls refused by the tool rules or the sandbox; absent when none.
+	ToolDenials int `json:"tool_denials,omitempty" minimum:"0"`
+	// Ralph or flow node executions; 0 without Ralph or a flow.
+	Iterations int `json:"iterations" minimum:"0"`
+	// The last `<choice>` a flow decision took.
+	LastChoice string `json:"last_choice,omitempty" minLength:"1"`
+	// The token usage summed over the run.
+	Usage UsageTotals `json:"usage"`
+	// The run's wall-clock duration, in milliseconds.
+	DurationMS int64 `json:"duration_ms" minimum:"0"`
+	// The run's session id, as in `init`.
+	SessionID string `json:"session_id"`
+	// Present when the session could not be saved whole (a full disk, a failed sync): it ends
+	// at the last record written, and resuming it continues from there; or `last-session`
+	// could not be updated, so `--continue` will not pick this run. The exit code is what the
+	// run itself earned (0 stays 0); this field, a `warning` event and the text summary tell
+	// the run apart from a clean one.
+	SessionWarning string `json:"session_warning,omitempty" minLength:"1"`
+}
+
+// Type is "result".
+func (Result) Type() Type { return TypeResult }
+
+// ErrorInfo describes why a run failed.
+type ErrorInfo struct {
+	// The class of failure: `usage`, `provider`, `auth`, `transient`, `timeout`, `cancelled`,
+	// `max_steps`, `repeat`, `hook` (a UserPromptSubmit hook refused the prompt), `budget`,
+	// `schema`, `quota`, `filtered`, `config` (a web page answered where the API should be: the
+	// base URL looks wrong), `error`, `replay` (a `--replay` that diverged), `output` (the `-o`
+	// file could not be written), ...
+	Kind string `json:"kind" minLength:"1"`
+	// One line; for `schema`, the validator's findings and the last answer.
+	Message string `json:"message"`
+	// The provider's HTTP status, when the failure came with one.
+	HTTPStatus int `json:"http_status,omitempty" minimum:"100" maximum:"599"`
+	// Whether the same run may succeed when tried again later (a transient failure).
+	Retryable bool `json:"retryable"`
+}
+
+// UsageTotals sums token usage over a run.
+type UsageTotals struct {
+	// Prompt tokens of every model call.
+	InputTokens int `json:"input_tokens" minimum:"0"`
+	// Completion tokens of every model call.
+	OutputTokens int `json:"output_tokens" minimum:"0"`
+	// The prompt tokens served from the provider's cache.
+	CachedTokens int `json:"cached_tokens" minimum:"0"`
+	// The part of `output_tokens` spent thinking, as the provider reported it; absent when
+	// none was reported.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty" minimum:"0"`
+	// The usage priced in US dollars; absent when the model's prices are unknown (set them
+	// with flags or the model's config entry).
+	CostUSD *float64 `json:"cost_usd,omitempty" minimum:"0"`
+}

@@ -1,0 +1,296 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// rawChunk is one streamed chunk as providers really send it. go-openai's struct has no
+// room for usage inside a choice (Moonshot), usage under x_groq (Groq), a top-level
+// usage.cached_tokens (Moonshot), reasoning or reasoning_details (OpenRouter), or an error
+// object beside the choices (OpenRouter's mid-stream errors), so the client decodes the
+// raw data line itself.
+type rawChunk struct {
+	Choices []rawChoice     `json:"choices"`
+	Usage   *rawUsage       `json:"usage"`
+	XGroq   *rawXGroq       `json:"x_groq"`
+	Error   json.RawMessage `json:"error"`
+}
+
+type rawXGroq struct {
+	Usage *rawUsage `json:"usage"`
+}
+
+type rawChoice struct {
+	Index        int       `json:"index"`
+	Delta        rawDelta  `json:"delta"`
+	FinishReason *string   `json:"finish_reason"`
+	Usage        *rawUsage `json:"usage"`
+}
+
+type rawDelta struct {
+	Content          *string           `json:"content"`
+	ReasoningContent *string           `json:"reasoning_content"`
+	Reasoning        *string           `json:"reasoning"`
+	ReasoningDetails []json.RawMessage `json:"reasoning_details"`
+	ToolCalls        []openai.ToolCall `json:"tool_calls"`
+}
+
+// rawUsage reads every usage shape seen in the wild: cached tokens at the top level
+// (Moonshot) or in prompt_tokens_details (OpenAI), reasoning tokens in
+// completion_tokens_details. Counts are read leniently (a float or a string still counts).
+type rawUsage struct {
+	PromptTokens     lenientInt `json:"prompt_tokens"`
+	CompletionTokens lenientInt `json:"completion_tokens"`
+	CachedTokens     lenientInt `json:"cached_tokens"`
+	PromptDetails    *struct {
+		CachedTokens lenientInt `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionDetails *struct {
+		ReasoningTokens lenientInt `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+func (u *rawUsage) tokens() TokenUsage {
+	t := TokenUsage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens), CachedTokens: int(u.CachedTokens)}
+	if d := u.PromptDetails; d != nil && t.CachedTokens == 0 {
+		t.CachedTokens = int(d.CachedTokens)
+	}
+	if d := u.CompletionDetails; d != nil {
+		t.ReasoningTokens = int(d.ReasoningTokens)
+	}
+	return t
+}
+
+// lenientInt is a token count sent as a number, a float or a numeric string; anything
+// else counts as 0 rather than failing the whole chunk.
+type lenientInt int
+
+func (n *lenientInt) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0 {
+		*n = lenientInt(f)
+	}
+	return nil
+}
+
+// Reasoning fields a reply's reasoning can come in, and goes back in.
+const (
+	ReasoningContent = "reasoning_content" // Moonshot, DeepSeek, vLLM
+	ReasoningText    = "reasoning"         // OpenRouter's plain-text field
+	ReasoningDetails = "reasoning_details" // OpenRouter's structured blocks
+)
+
+// replyReader folds decoded chunks into a Reply.
+type replyReader struct {
+	h        Handler
+	size     *replyMeter
+	asm      *assembler
+	text     strings.Builder
+	thinking strings.Builder
+	field    string // the reasoning field seen, strongest last: details > reasoning_content > reasoning
+	details  detailMerger
+	usage    TokenUsage
+	usageSet bool // usage came from the top level, x_groq or choice 0: later choices do not replace it
+	finish   string
+	finished bool
+	errDoc   json.RawMessage // an error object that came before any finish_reason
+}
+
+// add reads one data line.
+func (r *replyReader) add(line []byte) error {
+	var c rawChunk
+	if err := json.Unmarshal(line, &c); err != nil {
+		return fmt.Errorf("decode stream chunk: %w", err)
+	}
+	if len(c.Error) > 0 && !bytes.Equal(bytes.TrimSpace(c.Error), []byte("null")) && !r.finished {
+		r.errDoc = c.Error
+	}
+	r.takeUsage(c.Usage, true)
+	if c.XGroq != nil {
+		r.takeUsage(c.XGroq.Usage, true)
+	}
+	for _, ch := range c.Choices {
+		r.takeUsage(ch.Usage, ch.Index == 0)
+		if ch.Index != 0 {
+			continue // kimi-run asks for one choice; a second is some proxy's echo
+		}
+		if err := r.delta(ch.Delta); err != nil {
+			return err
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			r.finished = true
+			r.finish = *ch.FinishReason
+		}
+	}
+	return nil
+}
+
+// takeUsage keeps the last usage that says something; a usage from a choice other than
+// the first only fills in when nothing better came.
+func (r *replyReader) takeUsage(u *rawUsage, primary bool) {
+	if u == nil {
+		return
+	}
+	t := u.tokens()
+	if t.InputTokens == 0 && t.OutputTokens == 0 {
+		return // some gateways send zeros in every chunk
+	}
+	if !primary && r.usageSet {
+		return
+	}
+	r.usage = t
+	r.usageSet = r.usageSet || primary
+}
+
+func (r *replyReader) delta(d rawDelta) error {
+	if err := r.size.add(d.size()); err != nil {
+		return err
+	}
+	// One chunk may carry the same thought in several fields (OpenRouter sends reasoning
+	// and reasoning_details together): show it once.
+	think := ""
+	switch {
+	case d.ReasoningContent != nil && *d.ReasoningContent != "":
+		think = *d.ReasoningContent
+		r.setField(ReasoningContent)
+	case d.Reasoning != nil && *d.Reasoning != "":
+		think = *d.Reasoning
+		r.setField(ReasoningText)
+	}
+	if len(d.ReasoningDetails) > 0 {
+		r.setField(ReasoningDetails)
+		for _, raw := range d.ReasoningDetails {
+			if t := r.details.add(raw); think == "" {
+				think = t
+			}
+		}
+	}
+	if think != "" {
+		r.thinking.WriteString(think)
+		if r.h.Thinking != nil {
+			r.h.Thinking(think)
+		}
+	}
+	if d.Content != nil && *d.Content != "" {
+		r.text.WriteString(*d.Content)
+		if r.h.Text != nil {
+			r.h.Text(*d.Content)
+		}
+	}
+	if len(d.ToolCalls) > 0 {
+		r.asm.add(d.ToolCalls)
+	}
+	return nil
+}
+
+// size is what d adds to the reply: content, reasoning in every field it came in, tool
+// names and arguments.
+func (d *rawDelta) size() int {
+	n := 0
+	for _, s := range []*string{d.Content, d.ReasoningContent, d.Reasoning} {
+		if s != nil {
+			n += len(*s)
+		}
+	}
+	for _, raw := range d.ReasoningDetails {
+		n += len(raw)
+	}
+	for _, c := range d.ToolCalls {
+		n += len(c.ID) + len(c.Function.Name) + len(c.Function.Arguments)
+	}
+	return n
+}
+
+// setField records where reasoning came from; structured details win, as they are what
+// must go back unchanged.
+func (r *replyReader) setField(f string) {
+	if r.field == ReasoningDetails {
+		return
+	}
+	if f == ReasoningDetails || r.field == "" || (f == ReasoningContent && r.field == ReasoningText) {
+		r.field = f
+	}
+}
+
+// reply is what was read so far.
+func (r *replyReader) reply() Reply {
+	rep := Reply{Text: r.text.String(), Reasoning: r.thinking.String(), FinishReason: r.finish, Usage: r.usage, ReasoningField: r.field}
+	if r.field == ReasoningDetails {
+		rep.ReasoningDetails = r.details.json()
+	}
+	return rep
+}
+
+// detailMerger puts streamed reasoning_details fragments back together: fragments with
+// the same type and index are one block, their text, summary and data are concatenated
+// and their other fields (signature, format, id) keep the last value set.
+type detailMerger struct {
+	blocks []map[string]json.RawMessage
+	keys   []string
+}
+
+// add merges one fragment and returns the text it adds, for the thinking event.
+func (m *detailMerger) add(raw json.RawMessage) string {
+	var frag map[string]json.RawMessage
+	if json.Unmarshal(raw, &frag) != nil || frag == nil {
+		return ""
+	}
+	key := jsonText(frag["type"]) + "\x00" + jsonText(frag["index"])
+	i := -1
+	for j, k := range m.keys {
+		if k == key {
+			i = j
+		}
+	}
+	if i < 0 {
+		m.keys = append(m.keys, key)
+		m.blocks = append(m.blocks, map[string]json.RawMessage{})
+		i = len(m.blocks) - 1
+	}
+	block := m.blocks[i]
+	added := ""
+	for k, v := range frag {
+		switch k {
+		case "text", "summary", "data":
+			var s string
+			if json.Unmarshal(v, &s) != nil {
+				if _, ok := block[k]; !ok {
+					block[k] = v
+				}
+				continue
+			}
+			var prev string
+			_ = json.Unmarshal(block[k], &prev)
+			joined, _ := json.Marshal(prev + s)
+			block[k] = joined
+			if k != "data" && added == "" {
+				added = s
+			}
+		default:
+			if string(v) == "null" || string(v) == `""` {
+				if _, ok := block[k]; ok {
+					continue
+				}
+			}
+			block[k] = v
+		}
+	}
+	return added
+}
+
+func (m *detailMerger) json() json.RawMessage {
+	if len(m.blocks) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(m.blocks)
+	if err != nil {
+		return nil
+	}
+	return b
+}

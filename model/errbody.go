@@ -1,0 +1,175 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// errorBody is what an error document says, read leniently: providers and proxies put
+// "error" as an object or a plain string, "message" inside it or beside it, and "code" as
+// a string or a number.
+type errorBody struct {
+	Message string
+	Code    string
+	Type    string
+	// Provider and Raw come from a gateway's error.metadata (OpenRouter): the upstream
+	// provider's name and its own message.
+	Provider string
+	Raw      string
+}
+
+// parseErrorBody reads an error document. A body that is not JSON (an HTML error page, a
+// line of text) becomes the message, its tags removed.
+func parseErrorBody(body []byte) errorBody {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return errorBody{Message: oneLine(stripTags(string(body)))}
+	}
+	var b errorBody
+	var errString string
+	if raw, ok := doc["error"]; ok {
+		var inner map[string]json.RawMessage
+		switch {
+		case json.Unmarshal(raw, &errString) == nil:
+		case json.Unmarshal(raw, &inner) == nil:
+			b.Message = jsonText(inner["message"])
+			b.Code = jsonText(inner["code"])
+			b.Type = jsonText(inner["type"])
+			if b.Type == "" {
+				b.Type = jsonText(inner["status"]) // Google's shape
+			}
+			b.Provider, b.Raw = gatewayDetail(inner["metadata"])
+		}
+	}
+	b.Message = firstSet(b.Message, jsonText(doc["message"]), jsonText(doc["detail"]), jsonText(doc["error_description"]))
+	b.Code = firstSet(b.Code, jsonText(doc["code"]))
+	b.Type = firstSet(b.Type, jsonText(doc["type"]))
+	switch {
+	case errString != "" && b.Message != "":
+		b.Message = errString + ": " + b.Message
+	case errString != "":
+		b.Message = errString
+	}
+	if b.Message == "" {
+		b.Message = firstSet(b.Code, b.Type)
+	}
+	b.Message = oneLine(b.Message)
+	return b
+}
+
+// gatewayDetail reads OpenRouter's error.metadata: provider_name, and raw, the upstream's
+// own error (a string, or a JSON document whose message is taken).
+func gatewayDetail(raw json.RawMessage) (provider, msg string) {
+	var meta map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &meta) != nil {
+		return "", ""
+	}
+	provider = jsonText(meta["provider_name"])
+	r := jsonText(meta["raw"])
+	if r == "" && len(meta["raw"]) > 0 && string(meta["raw"]) != "null" {
+		r = string(meta["raw"])
+	}
+	if strings.HasPrefix(strings.TrimSpace(r), "{") {
+		// Upstream JSON: its message says more than the document.
+		if inner := parseErrorBody([]byte(r)); inner.Message != "" {
+			r = inner.Message
+		}
+	}
+	return oneLine(provider), oneLine(r)
+}
+
+// jsonText reads a JSON string, number or array of strings as text; anything else is "".
+func jsonText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil {
+		return strings.Join(list, ", ")
+	}
+	return ""
+}
+
+func firstSet(vals ...string) string {
+	for _, v := range vals {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// stripTags drops <...> markup so that an HTML error page reads as its text.
+func stripTags(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+			b.WriteByte(' ')
+		case r == '>' && in:
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// authMarks are the pieces of error codes and types that mean the credentials were refused.
+var authMarks = []string{
+	"api_key", "apikey", "invalid_key", "authenticat", "unauthori", "unauthenticated",
+	"permission", "forbidden", "access_denied", "invalid_token", "token_expired",
+}
+
+// authLike reports whether an error code or type says the credentials were refused:
+// invalid_api_key, authentication_error, permission_denied, 401, 403 and the like.
+func authLike(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return false
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return n == 401 || n == 403
+	}
+	for _, m := range authMarks {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// streamErrorLine returns the error document carried by one line of an event stream
+// (`data: {"error":...}`, or a bare JSON object as some servers send), or nil.
+func streamErrorLine(line []byte) []byte {
+	line = bytes.TrimSpace(line)
+	if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+		line = bytes.TrimSpace(rest)
+	}
+	if len(line) == 0 || line[0] != '{' || !bytes.Contains(line, []byte(`"error"`)) {
+		return nil
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(line, &doc) != nil {
+		return nil
+	}
+	if raw, ok := doc["error"]; !ok || string(raw) == "null" {
+		return nil
+	}
+	return line
+}

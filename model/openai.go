@@ -1,0 +1,174 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// OpenAI is a Model on any OpenAI-compatible chat-completions endpoint.
+type OpenAI struct {
+	client *openai.Client
+	cfg    Config
+	ids    atomic.Int64
+}
+
+// NewOpenAI builds the client.
+func NewOpenAI(cfg Config) *OpenAI {
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 120 * time.Second
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Transport: NewTransport(cfg.IdleTimeout)}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = &transport{next: hc, extra: cfg.ExtraBody, headers: cfg.Headers}
+	// Keep-alive comment lines are legal SSE; a provider may send thousands while it thinks.
+	oc.EmptyMessagesLimit = 1 << 30
+	return &OpenAI{client: openai.NewClientWithConfig(oc), cfg: cfg}
+}
+
+// NewTransport returns the network transport the client uses when Config has no
+// HTTPClient: response headers must come within idle (a stalled provider is retried).
+// A caller that wraps it (recording a cassette) passes the wrapped one as HTTPClient.
+func NewTransport(idle time.Duration) *http.Transport {
+	if idle <= 0 {
+		idle = 120 * time.Second
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = idle
+	tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return tr
+}
+
+// Stream implements Model.
+func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, error) {
+	ctx, x := withExchange(ctx)
+	x.size = newReplyMeter(o.cfg.MaxReplyBytes)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	// The idle timer cancels the request when the stream goes silent; every chunk resets it.
+	idle := time.AfterFunc(o.cfg.IdleTimeout, func() { cancel(ErrStreamIdle) })
+	defer idle.Stop()
+
+	body, extra := o.request(req)
+	x.msgExtra = extra
+	stream, err := o.client.CreateChatCompletionStream(ctx, body)
+	if err != nil {
+		return Reply{}, o.wrap(ctx, x, err)
+	}
+	defer stream.Close()
+
+	rr := &replyReader{h: h, asm: newAssembler(o.newID, h.ToolCall), size: x.size}
+	for {
+		// The raw line, not go-openai's struct: see rawChunk for what the struct drops.
+		line, err := stream.RecvRaw()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil {
+			err = rr.add(line)
+		}
+		if err != nil {
+			return partial(rr.reply(), rr.asm), o.wrap(ctx, x, midStream(err))
+		}
+		idle.Reset(o.cfg.IdleTimeout)
+		if rr.errDoc != nil {
+			// An error object beside the choices (OpenRouter's mid-stream error) before
+			// the reply finished: the reply is cut, and the object says why.
+			return partial(rr.reply(), rr.asm), o.wrap(ctx, x, providerError(0, rr.errDoc, nil))
+		}
+	}
+	reply := rr.reply()
+	if !rr.finished {
+		// An error object go-openai could not read ends the stream without a reply.
+		return partial(reply, rr.asm), o.wrap(ctx, x, ErrIncompleteStream)
+	}
+	if reply.FinishReason == "error" {
+		// OpenRouter's mark of an upstream failure mid-stream: a cut reply, retried like
+		// one; the error object, when one came, says what happened.
+		return partial(reply, rr.asm), o.wrap(ctx, x, fmt.Errorf("%w: finish_reason error", ErrIncompleteStream))
+	}
+	if !knownFinish(reply.FinishReason) {
+		// A content filter or an out-of-resources stop: what arrived is not an answer.
+		return partial(reply, rr.asm), &FinishError{Reason: reply.FinishReason}
+	}
+	reply.ToolCalls = rr.asm.finish()
+	if strings.TrimSpace(reply.Text) == "" && len(reply.ToolCalls) == 0 {
+		return reply, ErrEmptyReply
+	}
+	return reply, nil
+}
+
+// partial is what survives of a broken stream: the tool calls that were complete and
+// already handed out (they may be running).
+func partial(r Reply, asm *assembler) Reply {
+	r.ToolCalls = asm.dispatchedCalls()
+	return r
+}
+
+// midStream marks a transport or decoding failure after the stream began as an incomplete
+// reply; provider error objects and cancellations keep their identity.
+func midStream(err error) error {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrIncompleteStream, err)
+}
+
+// wrap classifies an error and attaches the provider's Retry-After. What the transport saw
+// wins over go-openai's reading: the real HTTP status and a lenient parse of the body, or
+// the error object found inside the stream.
+func (o *OpenAI) wrap(ctx context.Context, x *exchange, err error) error {
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrStreamIdle) {
+		return fmt.Errorf("%w after %s", ErrStreamIdle, o.cfg.IdleTimeout)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	err = fromOpenAI(err)
+	if status, body := x.errorAnswer(); status != 0 {
+		err = providerError(status, body, err)
+	} else if doc := x.streamError(); doc != nil {
+		err = providerError(0, doc, err)
+	}
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		if ms := x.ms.Load(); ms >= 0 {
+			pe.RetryAfter = ms
+		}
+	}
+	return err
+}
+
+// providerError builds the error for an answer with status (0: inside a stream) and body;
+// what go-openai made of it (read) fills in what the body lacks.
+func providerError(status int, body []byte, read error) *ProviderError {
+	b := parseErrorBody(body)
+	pe := &ProviderError{StatusCode: status, Message: b.Message, Code: b.Code, Type: b.Type, Provider: b.Provider, Raw: b.Raw, RetryAfter: -1}
+	var prev *ProviderError
+	if errors.As(read, &prev) {
+		pe.Message = firstSet(pe.Message, prev.Message)
+		pe.Code = firstSet(pe.Code, prev.Code)
+		pe.Type = firstSet(pe.Type, prev.Type)
+	}
+	return pe
+}
+
+func (o *OpenAI) newID() string {
+	return fmt.Sprintf("call_%d", o.ids.Add(1))
+}
+
+var _ Model = (*OpenAI)(nil)

@@ -1,0 +1,79 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Config says how to reach a model: the provider's wire protocol, its endpoint and what
+// every request carries. Each protocol's client reads the fields it needs.
+type Config struct {
+	// Protocol is the provider's type as Kimi CLI's config.toml names it ("kimi",
+	// "openai_legacy", ...); it picks the client (see New). Empty means chat completions.
+	Protocol string
+	BaseURL  string
+	APIKey   string
+	Model    string
+	// IdleTimeout abandons a stream that sends nothing for this long, and bounds the wait
+	// for response headers. Zero means 120 s.
+	IdleTimeout time.Duration
+	// ExtraBody holds top-level fields merged into every request body (Kimi's "thinking").
+	ExtraBody map[string]json.RawMessage
+	// Headers are added to every request (User-Agent).
+	Headers map[string]string
+	// SendReasoning sends reasoning_content back on assistant messages with tool calls,
+	// even when empty; thinking models reject the request otherwise.
+	SendReasoning bool
+	// MaxReplyBytes bounds one reply: its content, reasoning and tool arguments together
+	// (see ReplyTooLargeError). Zero means DefaultMaxReplyBytes.
+	MaxReplyBytes int64
+	// HTTPClient is the underlying client; nil builds one. It must not set Timeout:
+	// that would cut long streams.
+	HTTPClient *http.Client
+}
+
+// protocols maps a provider type to the client that speaks its wire protocol. Adding a
+// protocol is adding its client to this package and its row here: config and run only pass
+// the provider's type along, and retries, budgets, fallback, cassettes and the stall watch
+// work on any Model whose failures are this package's error types (errors.go).
+var protocols = map[string]func(Config) Model{
+	"":              chatCompletions,
+	"kimi":          chatCompletions,
+	"openai_legacy": chatCompletions,
+	// Kimi CLI's Responses API type is served by chat completions until a Responses client
+	// exists (the endpoints that offer Responses offer chat completions too).
+	"openai_responses": chatCompletions,
+}
+
+func chatCompletions(cfg Config) Model { return NewOpenAI(cfg) }
+
+// Speaks reports whether New has a client for the provider type.
+func Speaks(providerType string) bool {
+	_, ok := protocols[providerType]
+	return ok
+}
+
+// Protocols lists the provider types New accepts, sorted, for messages.
+func Protocols() []string {
+	var names []string
+	for name := range protocols {
+		if name != "" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// New returns the client for cfg.Protocol.
+func New(cfg Config) (Model, error) {
+	mk, ok := protocols[cfg.Protocol]
+	if !ok {
+		return nil, fmt.Errorf("provider type %q is not spoken here (known: %s)", cfg.Protocol, strings.Join(Protocols(), ", "))
+	}
+	return mk(cfg), nil
+}
