@@ -38,8 +38,9 @@ const (
 // remote is the launcher processes of a run.
 type remote struct {
 	top, box   *link
-	topFailed  bool // the launcher process could not be started: start locally
-	topStarted bool // it ran once, so its children went with it when it ended
+	boxing     chan struct{} // closed once the confined arm being started is there
+	topFailed  bool          // the launcher process could not be started: start locally
+	topStarted bool          // it ran once, so its children went with it when it ended
 }
 
 // topConfig is the launcher's configuration, its second argument.
@@ -346,21 +347,51 @@ func (l *Launcher) startTop() (*link, error) {
 }
 
 // boxLink returns the confined arm, starting it (and the launcher) at the first confined
-// child, and again if it was lost.
+// child, and again if it was lost. The lock is not held while the launcher answers (it may
+// still be starting): a Close meanwhile must not wait for it.
 func (l *Launcher) boxLink() (*link, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	r := &l.rem
-	if r.box != nil && r.box.alive() {
-		return r.box, nil
+	for {
+		l.mu.Lock()
+		r := &l.rem
+		if r.box != nil && r.box.alive() {
+			l.mu.Unlock()
+			return r.box, nil
+		}
+		if l.closed {
+			l.mu.Unlock()
+			return nil, errClosed
+		}
+		if wait := r.boxing; wait != nil {
+			l.mu.Unlock()
+			<-wait // another start is making it
+			continue
+		}
+		top, err := l.topLocked()
+		if err != nil {
+			l.mu.Unlock()
+			return nil, err
+		}
+		done := make(chan struct{})
+		r.boxing = done
+		l.mu.Unlock()
+		box, err := l.startBox(top)
+		l.mu.Lock()
+		r.boxing = nil
+		close(done)
+		if err == nil && l.closed {
+			box.fail(nil)
+			box, err = nil, errClosed
+		}
+		if err == nil {
+			r.box = box
+		}
+		l.mu.Unlock()
+		return box, err
 	}
-	if l.closed {
-		return nil, errClosed
-	}
-	top, err := l.topLocked()
-	if err != nil {
-		return nil, err
-	}
+}
+
+// startBox asks the launcher top for a confined arm.
+func (l *Launcher) startBox(top *link) (*link, error) {
 	policy, err := l.Policy.Encode()
 	if err != nil {
 		return nil, err
@@ -386,8 +417,7 @@ func (l *Launcher) boxLink() (*link, error) {
 	top.mu.Lock()
 	top.procs[a.Pid] = newProc(a.Pid)
 	top.mu.Unlock()
-	r.box = newLink(conn, a.Pid, true)
-	return r.box, nil
+	return newLink(conn, a.Pid, true), nil
 }
 
 // closeRemote ends the launcher processes the orderly way.
