@@ -56,6 +56,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		Subagents:    ts.subagents,
 		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
 		Lifecycle:    hookLifecycle{e: eng},
+		MaxToolCalls: s.Flags.MaxToolCalls,
 	})
 	if ts.err != nil {
 		return nil, ts.err

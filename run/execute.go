@@ -217,10 +217,10 @@ func (r *runState) begin(b *built) error {
 		if w := systemPromptKept(&s.Flags, sess.id); w != "" {
 			r.warn(w)
 		}
-		for _, w := range sess.restored.Warnings {
-			r.warn("session " + sess.id + ": " + w)
-		}
 		b.agent.Restore(sess.restored)
+	}
+	for _, w := range sess.repairs {
+		r.warn(w)
 	}
 	return nil
 }

@@ -93,6 +93,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		Error:          v.err,
 		Steps:          st.Steps,
 		ToolCalls:      st.ToolCalls,
+		// Counted from the tool_call events, which every call has, subagents' included.
+		ToolCallsByTool: r.tally.totals().ToolCallsByTool,
 		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
 			CostUSD: r.s.Budget.CostUSD(st.Usage)},
 		DurationMS: time.Since(r.started).Milliseconds(),
@@ -137,6 +139,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		r.hooks.sessionEnd(ctx, v)
 	}
 	res.SessionWarning = r.settleSession(v)
+	res.SessionRepairs = r.session.repairs
 	r.stop.result(v.code, func() { r.emit(res) })
 	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
 		// The answer did not reach stdout: that is not success.
