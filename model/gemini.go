@@ -1,8 +1,6 @@
 package model
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,20 +9,20 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
-	"time"
 )
 
 // Gemini is a Model on Gemini's streamGenerateContent API: Google AI (provider types
 // gemini and google_genai) or Vertex AI (vertexai). It is a decoder of its own over the
-// package's transport rather than Google's SDK, which would add a third to the binary and
+// package's streamer rather than Google's SDK, which would add a third to the binary and
 // milliseconds to every start (docs/design.md), and would keep the HTTP status, the
 // stream's lines and the reply's size out of reach of the error types, the stall watch and
 // the cassettes every client shares.
 type Gemini struct {
-	cfg  Config
-	http doer
-	url  string
-	ids  atomic.Int64
+	cfg    Config
+	s      *streamer
+	url    string
+	header http.Header
+	ids    atomic.Int64
 }
 
 // Default endpoints of the Gemini protocols.
@@ -35,23 +33,15 @@ const (
 
 // NewGemini builds the client for cfg.Protocol gemini, google_genai or vertexai.
 func NewGemini(cfg Config) *Gemini {
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = 120 * time.Second
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Transport: NewTransport(cfg.IdleTimeout)}
-	}
-	headers := map[string]string{"Content-Type": "application/json"}
+	// ExtraBody's fields are chat-completions ones (the KIMI_MODEL_* sampling settings):
+	// Gemini refuses unknown top-level fields, so the streamer merges none.
+	sc := cfg
+	sc.ExtraBody = nil
+	header := http.Header{}
 	if cfg.APIKey != "" {
-		headers["x-goog-api-key"] = cfg.APIKey
+		header.Set("x-goog-api-key", cfg.APIKey) // custom headers may replace it (transport)
 	}
-	for k, v := range cfg.Headers {
-		headers[k] = v // custom headers may replace ours (an Authorization for Vertex AI)
-	}
-	// ExtraBody's fields are chat-completions ones (Kimi's thinking switch, sampling):
-	// Gemini refuses unknown top-level fields, so they are not merged here.
-	return &Gemini{cfg: cfg, http: &transport{next: hc, headers: headers}, url: geminiURL(cfg)}
+	return &Gemini{cfg: cfg, s: newStreamer(sc), url: geminiURL(cfg), header: header}
 }
 
 // geminiURL is the streaming endpoint of cfg's model, as Google's genai SDK builds it:
@@ -113,113 +103,47 @@ func apiVersion(seg string) bool {
 
 // Stream implements Model.
 func (g *Gemini) Stream(ctx context.Context, req Request, h Handler) (Reply, error) {
-	ctx, x := withExchange(ctx)
-	x.size = newReplyMeter(g.cfg.MaxReplyBytes)
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	// The idle timer cancels the request when the stream goes silent; every data line
-	// resets it.
-	idle := time.AfterFunc(g.cfg.IdleTimeout, func() { cancel(ErrStreamIdle) })
-	defer idle.Stop()
-
 	body, err := json.Marshal(g.body(req))
 	if err != nil {
 		return Reply{}, fmt.Errorf("encode request: %w", err)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, g.url, bytes.NewReader(body))
+	st, err := g.s.open(ctx, g.url, g.header, body)
 	if err != nil {
-		return Reply{}, fmt.Errorf("model request: %w", err)
+		return Reply{}, err
 	}
-	resp, err := g.http.Do(hreq)
-	if err != nil {
-		return Reply{}, g.wrap(ctx, x, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 400 {
-		_, _ = io.Copy(io.Discard, resp.Body) // the transport kept what the error needs
-		return Reply{}, g.wrap(ctx, x, fmt.Errorf("provider returned HTTP %d", resp.StatusCode))
-	}
-
-	rr := newGeminiReader(h, x.size, g.newID)
-	lines := bufio.NewReaderSize(resp.Body, 64<<10)
-	for {
-		data, err := dataLine(lines)
+	defer st.close()
+	rr := newGeminiReader(h, st.size(), g.newID)
+	for rr.errDoc == nil { // an error object ends the reply (result reports it)
+		data, err := st.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err == nil {
-			idle.Reset(g.cfg.IdleTimeout)
 			err = rr.add(data)
 		}
 		if err != nil {
-			return rr.reply(), g.wrap(ctx, x, midStream(err))
-		}
-		if rr.errDoc != nil {
-			break // an error object ends the reply (result reports it)
+			return rr.reply(), st.fail(err)
 		}
 	}
-	if doc := x.streamError(); doc != nil && rr.errDoc == nil && rr.finish == "" {
+	if doc := st.plain(); doc != nil && rr.finish == "" && rr.errDoc == nil {
+		// A server that ignored alt=sse: streamGenerateContent without it answers a JSON
+		// array of the same objects, generateContent one object.
+		if err := rr.addPlain(doc); err != nil {
+			return rr.reply(), st.fail(err)
+		}
+	}
+	if doc := st.x.streamError(); doc != nil && rr.errDoc == nil && rr.finish == "" {
 		rr.errDoc = doc // an error the data lines did not carry (a bare JSON object)
 	}
 	reply, err := rr.result()
 	if err != nil {
-		return reply, g.wrap(ctx, x, err)
+		var pe *ProviderError
+		if errors.As(err, &pe) && pe.StatusCode == 0 {
+			err = classify(st.ctx, st.x, g.s.idle, err) // the wait the provider asked for
+		}
+		return reply, err
 	}
 	return reply, nil
-}
-
-// dataLine returns the payload of the next data line of an event stream the transport
-// filtered (only data lines get through), skipping empty ones and [DONE]; io.EOF at the
-// end. A line is held whole: the transport's filter has bounded its length.
-func dataLine(r *bufio.Reader) ([]byte, error) {
-	for {
-		var line []byte
-		for {
-			frag, err := r.ReadSlice('\n')
-			line = append(line, frag...)
-			if err == nil {
-				break
-			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			if len(bytes.TrimSpace(line)) == 0 || !errors.Is(err, io.EOF) {
-				return nil, err
-			}
-			break // a last line without a newline
-		}
-		payload, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
-		if !ok {
-			continue
-		}
-		payload = bytes.TrimSpace(payload)
-		if len(payload) == 0 || bytes.Equal(payload, []byte("[DONE]")) {
-			continue
-		}
-		return payload, nil
-	}
-}
-
-// wrap classifies an error as OpenAI.wrap does: the stall watch's cancellation, the HTTP
-// status and body the transport kept, or an error object found in the stream, with the
-// wait the provider asked for.
-func (g *Gemini) wrap(ctx context.Context, x *exchange, err error) error {
-	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrStreamIdle) {
-		return fmt.Errorf("%w after %s", ErrStreamIdle, g.cfg.IdleTimeout)
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	if status, body := x.errorAnswer(); status != 0 {
-		err = providerError(status, body, nil)
-	}
-	var pe *ProviderError
-	if errors.As(err, &pe) {
-		if ms := x.ms.Load(); ms >= 0 {
-			pe.RetryAfter = ms
-		}
-	}
-	return err
 }
 
 func (g *Gemini) newID() string {

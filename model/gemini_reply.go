@@ -84,6 +84,21 @@ func (r *geminiReader) add(line []byte) error {
 	return nil
 }
 
+// addPlain reads a whole answer sent as one JSON document: an array of the streamed
+// objects, or one object.
+func (r *geminiReader) addPlain(doc []byte) error {
+	var list []json.RawMessage
+	if json.Unmarshal(doc, &list) != nil {
+		return r.add(doc)
+	}
+	for _, c := range list {
+		if err := r.add(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // part reads one part: a function call, a thought, text, or a signature alone.
 func (r *geminiReader) part(p geminiPart) error {
 	switch {

@@ -364,3 +364,19 @@ func TestGeminiStallAndCap(t *testing.T) {
 		t.Fatalf("endless stream: %v, kept %d bytes", err, len(reply.Text))
 	}
 }
+
+// A server that ignores alt=sse answers streamGenerateContent with a JSON array of the same
+// objects (generateContent, with one): read as the whole reply it is, not retried as a
+// stream without events.
+func TestGeminiPlainJSONReply(t *testing.T) {
+	t.Parallel()
+	const first = `{"candidates":[{"content":{"parts":[{"text":"Hello "}],"role":"model"},"index":0}]}`
+	const last = `{"candidates":[{"content":{"parts":[{"text":"there"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":2}}`
+	for name, body := range map[string]string{"array": "[" + first + ",\n" + last + "]", "object": strings.Replace(last, `"there"`, `"Hello there"`, 1)} {
+		srv := scripted.New(t, scripted.Status(200, body))
+		reply, err := geminiModel(srv, model.Config{}).Stream(t.Context(), hello(), model.Handler{})
+		if err != nil || reply.Text != "Hello there" || reply.Usage.InputTokens != 4 {
+			t.Errorf("%s: reply %+v, %v", name, reply, err)
+		}
+	}
+}
