@@ -87,6 +87,8 @@ func TestPackageMapHolds(t *testing.T) {
 				why = "tools imports nothing of ours but its subpackages and internal helpers"
 			case under(dir, "agent") && under(imp, "config", "output", "ralph", "skills", "hooks", "telemetry", "sandbox"):
 				why = "the agent loop gets its collaborators as values, not packages"
+			case under(dir, "config") && under(imp, "agent", "session", "skills", "output", "ralph", "telemetry", "sandbox"):
+				why = "config names the model's values (prices, usage) and never the loop or the store"
 			case under(dir, "model") && under(imp, "agent", "session", "skills", "config", "output", "ralph", "hooks", "telemetry", "sandbox"):
 				why = "the provider client knows no loop, no store: a new protocol touches model/ only"
 			case dir == "session" && under(imp, "agent", "skills", "config", "output", "ralph", "hooks", "telemetry", "sandbox", "tools"):

@@ -4,21 +4,21 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
-
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
-// Defaults, matching Kimi CLI where that is sound.
+// Limits of the loop that are not settings. The step limit and the attempts are settings
+// (config.DefaultMaxSteps, config.DefaultAttempts): the agent has no defaults of its own
+// for them.
 const (
-	DefaultMaxSteps    = 1000
-	DefaultMaxAttempts = 3
 	// MaxCallsPerReply bounds the tool calls run from one reply; the rest are answered
 	// with an error result so a runaway reply cannot fork thousands of processes.
 	MaxCallsPerReply = 64
@@ -26,6 +26,10 @@ const (
 	// continued; an answer still cut after that ends the turn with StopTruncated.
 	MaxContinuations = 2
 )
+
+// errNoStepLimit is a turn asked of an agent that was given no step limit: a programming
+// error, reported rather than run without a bound.
+var errNoStepLimit = errors.New("agent: no step limit: set Agent.MaxSteps or TurnSpec.MaxSteps")
 
 // continueNote asks the model to go on with an answer that the token limit cut off.
 const continueNote = "<system>Your reply was cut off at the output token limit. Continue exactly where it stopped, without repeating anything already written.</system>"
@@ -38,7 +42,8 @@ type Agent struct {
 	Sink  event.Sink
 	// SystemPrompt opens the conversation.
 	SystemPrompt string
-	// MaxSteps bounds model calls per turn (default DefaultMaxSteps).
+	// MaxSteps bounds model calls per turn; it must be set (a turn without a limit is an
+	// error), as run does from the settings.
 	MaxSteps int
 	// Retry is the policy for failed model calls.
 	Retry RetryPolicy
@@ -150,15 +155,15 @@ func (a *Agent) tool(name string) tools.Tool {
 // retries, cancellation, a tool's Go error); limits are reported in the outcome.
 func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
 	a.init()
-	a.turns++
-	turn := a.turns
 	maxSteps := spec.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = a.MaxSteps
 	}
 	if maxSteps <= 0 {
-		maxSteps = DefaultMaxSteps
+		return event.TurnOutcome{}, errNoStepLimit
 	}
+	a.turns++
+	turn := a.turns
 	a.emit(event.TurnBegin{Turn: turn, Iteration: spec.Iteration, Node: spec.Node})
 	// A prompt with images is always asked again: the session keeps only its text.
 	if steps, ok := a.unfinishedTurn(turn, spec.Prompt); ok && len(spec.Images) == 0 {

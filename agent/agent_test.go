@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kimi-run/kimi-run/event"
-
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/model"
@@ -84,6 +83,7 @@ func newHarness(t *testing.T, responses []scripted.Response, toolNames ...string
 		Tools:        ts,
 		Sink:         h.sink,
 		SystemPrompt: "You are a test.",
+		MaxSteps:     100,
 		Retry:        agent.RetryPolicy{Attempts: 3, Timer: h.timer},
 	}
 	return h
@@ -349,6 +349,19 @@ func TestBadToolCallsBecomeErrorResults(t *testing.T) {
 func asSlice(v any) []any {
 	s, _ := v.([]any)
 	return s
+}
+
+// An agent given no step limit refuses the turn instead of running without a bound: the
+// limit is a setting (config.DefaultMaxSteps), the agent has no default of its own.
+func TestNoStepLimitIsAnError(t *testing.T) {
+	h := newHarness(t, []scripted.Response{scripted.Text("hi")})
+	h.agent.MaxSteps = 0
+	if _, err := h.turn(t, "go"); err == nil || !strings.Contains(err.Error(), "no step limit") {
+		t.Errorf("err = %v, want the missing step limit", err)
+	}
+	if n := len(h.srv.Requests()); n != 0 {
+		t.Errorf("%d model calls without a step limit", n)
+	}
 }
 
 func TestMaxSteps(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
-
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/tools"

@@ -179,8 +179,9 @@ func TestRetryBackoffOnTheRealTimer(t *testing.T) {
 				p := &fakeProvider{script: tt.script}
 				sink := &testkit.Recorder{}
 				a := &agent.Agent{
-					Model: fakeModel(p, time.Minute),
-					Sink:  sink,
+					Model:    fakeModel(p, time.Minute),
+					Sink:     sink,
+					MaxSteps: 10,
 					// No Timer: the real one, on the bubble's clock. No jitter, so the
 					// waits are exact.
 					Retry: agent.RetryPolicy{Attempts: 3, BaseDelay: time.Second, MaxDelay: time.Minute,

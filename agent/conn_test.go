@@ -8,9 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/kimi-run/kimi-run/event"
-
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 )
@@ -40,9 +39,10 @@ func TestStepsReuseOneConnection(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	a := &agent.Agent{
-		Model: model.NewOpenAI(model.Config{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"}),
-		Tools: []tools.Tool{&fakeTool{name: "Probe"}},
-		Retry: agent.RetryPolicy{Timer: agent.NoWait},
+		Model:    model.NewOpenAI(model.Config{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"}),
+		Tools:    []tools.Tool{&fakeTool{name: "Probe"}},
+		MaxSteps: 100,
+		Retry:    agent.RetryPolicy{Timer: agent.NoWait},
 	}
 	if _, err := a.Turn(t.Context(), event.TurnSpec{Prompt: "go"}); err != nil {
 		t.Fatal(err)

@@ -68,6 +68,7 @@ func TestLifecycleHearsSubagents(t *testing.T) {
 	a := agent.New(agent.Config{
 		Model:     model.NewOpenAI(model.Config{BaseURL: srv.URL(), APIKey: "sk-test", Model: "test-model"}),
 		Lifecycle: rec,
+		MaxSteps:  100,
 		Tools: func(d agent.Delegates) []tools.Tool {
 			return []tools.Tool{tools.NewAgent(tools.Env{Subagent: d.Subagent})}
 		},

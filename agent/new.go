@@ -16,7 +16,7 @@ type Config struct {
 	// SystemPrompt renders the prompt that opens the conversation; it lists the toolset,
 	// so it is given the tools New built.
 	SystemPrompt func(toolset []tools.Tool) string
-	// MaxSteps bounds model calls per turn (default DefaultMaxSteps).
+	// MaxSteps bounds model calls per turn; it must be set (see Agent.MaxSteps).
 	MaxSteps   int
 	Retry      RetryPolicy
 	Compaction Compaction

@@ -12,7 +12,8 @@ import (
 
 // RetryPolicy says how failed model calls are retried.
 type RetryPolicy struct {
-	// Attempts is the total number of attempts per step (default DefaultMaxAttempts).
+	// Attempts is the total number of attempts per step, the first included (the run's
+	// setting; less than 1 tries once).
 	Attempts int
 	// BaseDelay is the first backoff wait; it doubles per attempt (default 1 s).
 	BaseDelay time.Duration
@@ -25,8 +26,8 @@ type RetryPolicy struct {
 }
 
 func (p RetryPolicy) attempts() int {
-	if p.Attempts <= 0 {
-		return DefaultMaxAttempts
+	if p.Attempts < 1 {
+		return 1
 	}
 	return p.Attempts
 }

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kimi-run/kimi-run/event"
-
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/model"
 )

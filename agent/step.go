@@ -8,11 +8,10 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
-
-	retry "github.com/avast/retry-go/v4"
-
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/session"
+
+	retry "github.com/avast/retry-go/v4"
 )
 
 // stepResult is what one step added to the turn.

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/kimi-run/kimi-run/event"
-
 	"github.com/kimi-run/kimi-run/tools"
 )
 

@@ -30,6 +30,7 @@ type Flags struct {
 	MaxContextSize    int           `name:"max-context-size" placeholder:"TOKENS" envvar:"KIMI_MODEL_MAX_CONTEXT_SIZE" help:"The model's context window (default: the model's max_context_size in config.toml). The context is compacted before it fills; requests ask for at most the completion tokens that fit. Unset: compact at 128k and send no completion cap."`
 	Timeout           time.Duration `placeholder:"DURATION" help:"Wall-clock limit for the whole run, e.g. 30m; reaching it exits 124. 0 means none."`
 	StreamIdleTimeout time.Duration `name:"stream-idle-timeout" default:"120s" help:"Abandon and retry a model stream that sends nothing for this long."`
+	MaxReplyBytes     int           `name:"max-reply-bytes" placeholder:"BYTES" default:"16777216" config:"loop_control.max_reply_bytes" help:"Most bytes one model reply may bring, content, reasoning and tool arguments together (default 16 MiB): past it the reply is cut and asked again like a broken stream (75 when every attempt is cut)."`
 	WorkDir           string        `name:"work-dir" short:"w" placeholder:"DIR" help:"Directory the agent works in (default: the current directory)."`
 
 	Ralph      int    `placeholder:"N" config:"loop_control.max_ralph_iterations" help:"Repeat the task up to N more times until the model chooses STOP (-1: no limit, 0: off). Used up without STOP exits 4."`

@@ -50,6 +50,9 @@ func checkFlagValues(f *Flags) error {
 			return Usagef("%s must not be negative", d.name)
 		}
 	}
+	if f.MaxReplyBytes < 1 {
+		return Usagef("--max-reply-bytes must be at least 1, got %d", f.MaxReplyBytes)
+	}
 	for _, v := range []struct {
 		flag, name, value string
 	}{

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // parse reads args as kimi-run's command line does in env (run.Main builds the same
@@ -289,5 +290,17 @@ func TestMCPAndReplaySources(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// The flag's default is the model client's: one cap, whichever way a reply reaches it.
+func TestMaxReplyBytesDefault(t *testing.T) {
+	f := parse(t, MapEnv{})
+	if f.MaxReplyBytes != model.DefaultMaxReplyBytes {
+		t.Fatalf("--max-reply-bytes defaults to %d, the client to %d", f.MaxReplyBytes, model.DefaultMaxReplyBytes)
+	}
+	env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
+	if _, err := Resolve(context.Background(), parse(t, env, "--max-reply-bytes", "0"), env); err == nil || !strings.Contains(err.Error(), "--max-reply-bytes") {
+		t.Fatalf("0 accepted: %v", err)
 	}
 }

@@ -23,7 +23,8 @@ const (
 	DefaultKimiBaseURL   = "https://api.moonshot.ai/v1"
 	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 	// DefaultMaxSteps and DefaultAttempts are Kimi CLI's loop control: model calls per
-	// turn, and tries of one model call, the first included.
+	// turn, and tries of one model call, the first included. Written here only: the agent
+	// takes both from the settings, and --help quotes them (TestLoopDefaults).
 	DefaultMaxSteps = 1000
 	DefaultAttempts = 3
 	// DefaultMaxContext is the window assumed when none is configured: compaction still

@@ -16,11 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/kimi-run/kimi-run/internal/atomicfile"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
@@ -100,33 +99,12 @@ func load(path string) (Token, error) {
 	return t, nil
 }
 
-// save writes t to path atomically: a private temporary file in the same directory, synced,
-// then renamed over the old one, so a reader sees the old token or the new, never half.
+// save writes t to path, private (0600), with atomicfile's guarantee: a reader (Kimi CLI,
+// another run) sees the old token or the new, never half.
 func save(path string, t Token) error {
 	b, err := json.Marshal(t)
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename there is nothing left to remove
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, b, 0o600)
 }

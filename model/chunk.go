@@ -89,6 +89,7 @@ const (
 // replyReader folds decoded chunks into a Reply.
 type replyReader struct {
 	h        Handler
+	size     *replyMeter
 	asm      *assembler
 	text     strings.Builder
 	thinking strings.Builder
@@ -119,7 +120,9 @@ func (r *replyReader) add(line []byte) error {
 		if ch.Index != 0 {
 			continue // kimi-run asks for one choice; a second is some proxy's echo
 		}
-		r.delta(ch.Delta)
+		if err := r.delta(ch.Delta); err != nil {
+			return err
+		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			r.finished = true
 			r.finish = *ch.FinishReason
@@ -145,7 +148,10 @@ func (r *replyReader) takeUsage(u *rawUsage, primary bool) {
 	r.usageSet = r.usageSet || primary
 }
 
-func (r *replyReader) delta(d rawDelta) {
+func (r *replyReader) delta(d rawDelta) error {
+	if err := r.size.add(d.size()); err != nil {
+		return err
+	}
 	// One chunk may carry the same thought in several fields (OpenRouter sends reasoning
 	// and reasoning_details together): show it once.
 	think := ""
@@ -180,6 +186,25 @@ func (r *replyReader) delta(d rawDelta) {
 	if len(d.ToolCalls) > 0 {
 		r.asm.add(d.ToolCalls)
 	}
+	return nil
+}
+
+// size is what d adds to the reply: content, reasoning in every field it came in, tool
+// names and arguments.
+func (d *rawDelta) size() int {
+	n := 0
+	for _, s := range []*string{d.Content, d.ReasoningContent, d.Reasoning} {
+		if s != nil {
+			n += len(*s)
+		}
+	}
+	for _, raw := range d.ReasoningDetails {
+		n += len(raw)
+	}
+	for _, c := range d.ToolCalls {
+		n += len(c.ID) + len(c.Function.Name) + len(c.Function.Arguments)
+	}
+	return n
 }
 
 // setField records where reasoning came from; structured details win, as they are what

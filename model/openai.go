@@ -54,6 +54,7 @@ func NewTransport(idle time.Duration) *http.Transport {
 // Stream implements Model.
 func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, error) {
 	ctx, x := withExchange(ctx)
+	x.size = newReplyMeter(o.cfg.MaxReplyBytes)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -69,7 +70,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 	}
 	defer stream.Close()
 
-	rr := &replyReader{h: h, asm: newAssembler(o.newID, h.ToolCall)}
+	rr := &replyReader{h: h, asm: newAssembler(o.newID, h.ToolCall), size: x.size}
 	for {
 		// The raw line, not go-openai's struct: see rawChunk for what the struct drops.
 		line, err := stream.RecvRaw()

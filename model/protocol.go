@@ -28,6 +28,9 @@ type Config struct {
 	// SendReasoning sends reasoning_content back on assistant messages with tool calls,
 	// even when empty; thinking models reject the request otherwise.
 	SendReasoning bool
+	// MaxReplyBytes bounds one reply: its content, reasoning and tool arguments together
+	// (see ReplyTooLargeError). Zero means DefaultMaxReplyBytes.
+	MaxReplyBytes int64
 	// HTTPClient is the underlying client; nil builds one. It must not set Timeout:
 	// that would cut long streams.
 	HTTPClient *http.Client

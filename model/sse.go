@@ -35,6 +35,10 @@ type sseFilter struct {
 	long  bool  // the line outgrew maxErrorBody: not an error document
 	found bool  // an error document was recorded
 	err   error // the body's read error, handed out once out is empty
+	// kept counts the current data line's bytes; past the reply's lineMax the stream is
+	// cut (cut), before go-openai, which holds a line whole, holds more of it.
+	kept int64
+	cut  bool
 }
 
 func (f *sseFilter) Close() error { return f.body.Close() }
@@ -49,6 +53,10 @@ func (f *sseFilter) Read(p []byte) (int, error) {
 		}
 		n, err := f.body.Read(f.scan)
 		f.feed(f.scan[:n])
+		if f.cut {
+			f.out, f.err = nil, &ReplyTooLargeError{Max: f.x.size.max}
+			return 0, f.err
+		}
 		if err != nil {
 			f.endLine() // a last line without a newline still counts
 			f.checkOther()
@@ -65,7 +73,7 @@ func (f *sseFilter) Read(p []byte) (int, error) {
 
 // feed sorts bytes into kept data lines and dropped others, line by line.
 func (f *sseFilter) feed(p []byte) {
-	for len(p) > 0 {
+	for len(p) > 0 && !f.cut {
 		i := bytes.IndexByte(p, '\n')
 		part := p
 		if i >= 0 {
@@ -92,6 +100,7 @@ func (f *sseFilter) take(part []byte) {
 	if f.decided {
 		if f.keep {
 			f.out = append(f.out, part...)
+			f.count(len(part))
 		}
 		return
 	}
@@ -107,8 +116,17 @@ func (f *sseFilter) take(part []byte) {
 	}
 	if f.keep {
 		f.out = append(f.out, f.head...)
+		f.count(len(f.head))
 	}
 	f.head = f.head[:0]
+}
+
+// count adds n bytes to the current data line and cuts the stream past the line cap.
+func (f *sseFilter) count(n int) {
+	f.kept += int64(n)
+	if f.x != nil && f.x.size != nil && f.kept > f.x.size.lineMax() {
+		f.cut = true
+	}
 }
 
 // endLine ends the current line: it is checked for an error document, and the state is
@@ -126,7 +144,7 @@ func (f *sseFilter) endLine() {
 			f.other = append(f.other, f.line...)
 		}
 	}
-	f.line, f.long = f.line[:0], false
+	f.line, f.long, f.kept = f.line[:0], false, 0
 	f.head, f.decided, f.keep, f.comment = f.head[:0], false, false, false
 }
 

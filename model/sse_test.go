@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -95,5 +96,29 @@ func TestSSEFilterMultiLineError(t *testing.T) {
 	}
 	if b := parseErrorBody(x.streamError()); b.Message != "model overloaded" || b.Type != "overloaded_error" {
 		t.Errorf("error document = %q", x.streamError())
+	}
+}
+
+// One data line longer than the reply's line cap is cut in the filter, before go-openai
+// (which holds a line whole) can buffer it: one 50 MB chunk cost 500 MB (issue 25 #3).
+func TestSSEFilterCutsALineTooLong(t *testing.T) {
+	size := newReplyMeter(1 << 20)
+	line := io.MultiReader(strings.NewReader(`data: {"choices":[{"delta":{"content":"`), &repeatReader{b: []byte("x"), n: 64 << 20})
+	f := &sseFilter{body: io.NopCloser(line), x: &exchange{size: size}}
+	var read int64
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := f.Read(buf)
+		read += int64(n)
+		var tl *ReplyTooLargeError
+		if errors.As(err, &tl) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("err %v after %d bytes, want the reply cut", err, read)
+		}
+	}
+	if read > size.lineMax()+64<<10 {
+		t.Fatalf("passed on %d bytes of one line; the cap is %d", read, size.lineMax())
 	}
 }

@@ -46,6 +46,8 @@ type exchange struct {
 	body   []byte
 	// streamErr is the first error document found inside a successful stream.
 	streamErr []byte
+	// size counts the reply; the stream filter bounds one line by it.
+	size *replyMeter
 	// msgExtra are fields to add to messages of the request body, by index (see
 	// OpenAI.request); set before the request is sent.
 	msgExtra map[int]map[string]json.RawMessage

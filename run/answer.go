@@ -7,14 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kimi-run/kimi-run/internal/atomicfile"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // writeAnswer writes the final answer to the --output-last-message file: the same bytes
 // text mode prints on stdout (the text ending in one newline, nothing for a blank
-// answer), scrubbed of the key. It goes through a temporary file in the same directory
-// and a rename, so a reader never sees half an answer and a failed run never leaves the
-// previous run's answer in place.
+// answer), scrubbed of the key, readable by the job's other steps (0644). It is written
+// with atomicfile's guarantee, so a reader never sees half an answer and a failed write
+// never leaves part of one in place.
 func writeAnswer(path, text string, scrub func(string) string) error {
 	text = strings.TrimRight(scrub(text), "\r\n")
 	if strings.TrimSpace(text) == "" {
@@ -22,29 +23,8 @@ func writeAnswer(path, text string, scrub func(string) string) error {
 	} else {
 		text += "\n"
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write the answer file: %w", err)
-	}
-	tmp := f.Name()
-	_, werr := f.WriteString(text)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		// CreateTemp makes the file 0600; an answer is for the job's other steps to read.
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write the answer file %s: %w", path, werr)
+	if err := atomicfile.Write(path, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("write the answer file %s: %w", path, err)
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ type boundedResult struct {
 
 // runBounded runs the binary with args in dir against srv, and kills it (failing t) if it
 // outlives overstay.
-func runBounded(t *testing.T, srv *scripted.Server, dir string, args []string, env map[string]string) boundedResult {
+func runBounded(t testing.TB, srv *scripted.Server, dir string, args []string, env map[string]string) boundedResult {
 	t.Helper()
 	full := map[string]string{
 		"PATH":                     os.Getenv("PATH"),
@@ -281,6 +281,79 @@ func TestSIGQUITStacksOnlyWhenAsked(t *testing.T) {
 			if got := strings.Contains(r.stderr, "goroutine "); got != stacks {
 				t.Errorf("stacks on stderr: %v, want %v\n%.2000s", got, stacks, r.stderr)
 			}
+		})
+	}
+}
+
+// A provider that keeps sending text for ever (issue 25 #3: 241 MB after 5 s, 796 MB after
+// 25 s, and --stream-idle-timeout never fires since bytes keep coming) has its reply cut at
+// --max-reply-bytes (or loop_control.max_reply_bytes), asked again like a broken stream,
+// and the run ends with 75 once every attempt was cut; its memory stays bounded.
+func TestEndlessReplyIsCut(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		config string
+	}{
+		{name: "flag", args: []string{"--max-reply-bytes", "4194304"}},
+		{name: "config key", config: "[loop_control]\nmax_reply_bytes = 4194304\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := scripted.New(t, scripted.Reply(scripted.SayBytes(-1, 8192)).Forever())
+			home := t.TempDir()
+			if tt.config != "" {
+				home = kimiConfig(t, tt.config)
+			}
+			args := append([]string{"--output-format", "stream-json", "--max-retries", "1", "-p", "go"}, tt.args...)
+			r := runBounded(t, srv, t.TempDir(), args, map[string]string{"HOME": home})
+			if r.code != 75 {
+				t.Fatalf("exit %d, want 75\n%s", r.code, r.stderr)
+			}
+			if n := len(srv.Requests()); n != 2 {
+				t.Errorf("%d requests, want 2 (the cut reply asked again once)", n)
+			}
+			last := lastEvent(t, r.stdout)
+			msg, _ := last["error"].(map[string]any)["message"].(string)
+			if last["type"] != "result" || !strings.Contains(msg, "4 MiB") || !strings.Contains(msg, "--max-reply-bytes") {
+				t.Errorf("last line %v", last)
+			}
+			if r.rss > boundedRSS {
+				t.Errorf("peak RSS %d MiB", r.rss>>20)
+			}
+		})
+	}
+}
+
+// BenchmarkLongReplyRun runs the binary on one long reply, streamed in 4 KiB chunks with
+// stream-json output (every delta an event), and reports its peak RSS: an 8 MiB answer, and
+// a reply that never ends, cut at the default --max-reply-bytes (16 MiB, one attempt).
+// Figures are in docs/performance.md.
+//
+//	go test ./run/ -run '^$' -bench LongReplyRun -benchtime 3x
+func BenchmarkLongReplyRun(b *testing.B) {
+	for _, tt := range []struct {
+		name  string
+		reply scripted.Response
+		code  int
+	}{
+		{"answer-1KB", scripted.Reply(scripted.SayBytes(1<<10, 1<<10)), 0},
+		{"answer-1MB", scripted.Reply(scripted.SayBytes(1<<20, 4096)), 0},
+		{"answer-8MB", scripted.Reply(scripted.SayBytes(8<<20, 4096)), 0},
+		{"endless-cut-at-16MB", scripted.Reply(scripted.SayBytes(-1, 4096)), 75},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			var peak int64
+			for b.Loop() {
+				srv := scripted.New(b, tt.reply)
+				r := runBounded(b, srv, b.TempDir(), []string{"--output-format", "stream-json", "--max-retries", "0", "--no-session", "-p", "go"}, nil)
+				if r.code != tt.code {
+					b.Fatalf("exit %d\n%.500s", r.code, r.stderr)
+				}
+				peak = max(peak, r.rss)
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MiB")
 		})
 	}
 }

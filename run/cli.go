@@ -23,4 +23,4 @@ cut at the token limit, 4 Ralph/flow budget used up, 5 authentication refused, 6
 or cost budget used up (--max-tokens-total, --max-cost-usd), 7 final answer never matched
 --json-schema, 8 the provider stopped the answer (a finish_reason such as content_filter),
 75 transient provider failure after retries or session in use (worth retrying later),
-124 --timeout, 130/143 SIGINT/SIGTERM.`
+124 --timeout, 130/143 SIGINT/SIGTERM, 129/131 SIGHUP/SIGQUIT.`

@@ -249,7 +249,7 @@ func exitOf(t *testing.T, err error) int {
 }
 
 // checkNoKey fails t if the run's stdout or stderr holds the API key.
-func checkNoKey(t *testing.T, r result) result {
+func checkNoKey(t testing.TB, r result) result {
 	t.Helper()
 	for name, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
 		if strings.Contains(s, testKey) {

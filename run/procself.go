@@ -30,7 +30,8 @@ import (
 
 // selfProc is the handle on kimi-run's own process; nil where there is nothing to do.
 type selfProc struct {
-	mem *os.File // /proc/self/mem, read-write
+	mem *os.File // /proc/self/mem, read-write; nil when it could not be opened
+	err error    // why it could not, for hide to report
 }
 
 // rehome copies the Go environment and args off the process's original blocks: the

@@ -2,7 +2,9 @@ package run
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 
@@ -14,15 +16,12 @@ import (
 // returns args copied off the argument block. A process without /proc gets a nil handle.
 func hardenSelf(args []string) (*selfProc, []string) {
 	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
-	if err != nil {
-		mem = nil
-	}
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	args = rehome(args)
-	if mem == nil {
-		return nil, args
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, args // no /proc: nobody reads the blocks there either
 	}
-	return &selfProc{mem: mem}, args
+	return &selfProc{mem: mem, err: err}, args
 }
 
 // hide overwrites each form of a secret, and the values of the variables vars picks, in
@@ -30,6 +29,9 @@ func hardenSelf(args []string) (*selfProc, []string) {
 func (p *selfProc) hide(forms [][]byte, vars func(string) bool) error {
 	if p == nil {
 		return nil
+	}
+	if p.err != nil {
+		return p.err
 	}
 	defer p.mem.Close()
 	stat, err := os.ReadFile("/proc/self/stat")

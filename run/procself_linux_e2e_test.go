@@ -67,3 +67,33 @@ func TestOwnProcessHidesTheKey(t *testing.T) {
 		})
 	}
 }
+
+// The same from another run of the same user: a command starts a second kimi-run with a
+// key of its own and reads that process's environment and command line once it has
+// started (its model call then hangs until the command ends it).
+func TestOtherRunsHideTheirKeys(t *testing.T) {
+	t.Parallel()
+	const otherKey = "sk-other-run-key-42424242"
+	other := scripted.New(t, scripted.Reply(scripted.Hang())) // the other run's model
+	attack := fmt.Sprintf(`KIMI_API_KEY=%s KIMI_BASE_URL=%s %s -p hi --no-session --config '{"providers":{"p":{"api_key":"%s"}}}' 2>other.err & pid=$!; `+
+		`for i in $(seq 600); do grep -q 'start model' other.err && break; sleep 0.05; done; `+
+		`echo "== $(head -c 300 other.err)"; tr '\0' '\n' </proc/$pid/environ | grep -E 'KIMI_API_KEY' | rev; tr '\0' '\n' </proc/$pid/cmdline | rev; kill $pid; wait`,
+		otherKey, other.URL(), binary, otherKey+"-inline")
+	srv := scripted.New(t,
+		scripted.ToolCalls(scripted.CallID("c1", "Shell", fmt.Sprintf(`{"command":%q}`, attack))),
+		scripted.Text("done"),
+	)
+	r := kimi(t, srv, invocation{args: []string{"-p", "read the other run"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	out := lastToolOutput(t, srv, 1)
+	if !strings.Contains(out, "start model") || !strings.Contains(out, reverse("KIMI_API_KEY=")) {
+		t.Fatalf("the command did not read the other run as the test expects:\n%s", out)
+	}
+	for _, form := range []string{otherKey, reverse(otherKey), reverse(otherKey + "-inline")} {
+		if strings.Contains(out, form) {
+			t.Errorf("the other run gave its key away as %q:\n%s", form, out)
+		}
+	}
+}

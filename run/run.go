@@ -85,7 +85,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		// Before anything reads the environment: the strings it hands out must not point
 		// into the block that start overwrites.
 		sio.self, args = hardenSelf(args)
-		if sio.self != nil {
+		if sio.self != nil && sio.self.mem != nil {
 			defer sio.self.mem.Close() // done by start, unless the run ends before it
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/internal/atomicfile"
 	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/session"
@@ -160,13 +161,7 @@ func (p sessionPlan) recordLast() error {
 		return nil
 	}
 	last := filepath.Join(p.root, lastFile)
-	tmp := last + ".tmp"
-	err := os.WriteFile(tmp, []byte(p.id+"\n"), 0o600)
-	if err == nil {
-		err = os.Rename(tmp, last)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(last, []byte(p.id+"\n"), 0o600); err != nil {
 		if rerr := os.Remove(last); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			return fmt.Errorf("last-session could not be updated (%w) nor removed (%v): --continue would resume an older session", err, rerr)
 		}

@@ -27,7 +27,11 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	secrets.addOther(s.Secrets.Others...)
 	// Then from this process's own environment and command line (/proc/self/environ and
 	// cmdline), where a command could read them.
-	hideErr := sio.self.hide(secrets.allForms(), credentialVar)
+	forms := secrets.allForms()
+	hideErr := sio.self.hide(forms, credentialVar)
+	if len(forms) == 0 {
+		hideErr = nil // nothing was there to hide
+	}
 	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr

@@ -50,7 +50,8 @@ func testStopper(t *testing.T, format string, out interface{ Write([]byte) (int,
 	var errOut syncBuffer
 	f := &config.Flags{OutputFormat: format, LogLevel: "info"}
 	s, _ := newStopper(f, IO{Stdout: out, Stderr: &errOut, Exit: func(code int) { exits <- code }})
-	s.grace, s.writeWait = 10*time.Millisecond, 50*time.Millisecond
+	// The grace is short; the wait for a write is long, as a loaded machine may need it.
+	s.grace, s.writeWait = 10*time.Millisecond, time.Minute
 	t.Cleanup(s.close)
 	return s, &errOut, exits
 }
@@ -114,6 +115,7 @@ func TestStopperExitsWhenStdoutIsStuck(t *testing.T) {
 	t.Parallel()
 	w := blockedWriter{entered: make(chan struct{})}
 	s, _, exits := testStopper(t, "stream-json", w)
+	s.writeWait = 50 * time.Millisecond
 	go s.stdout.Write([]byte("an event\n"))
 	<-w.entered
 	s.arm(nil, 10*time.Millisecond)

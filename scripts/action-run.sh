@@ -172,7 +172,7 @@ case "$code" in
   8) meaning="the provider stopped the answer (finish_reason such as content_filter)" ;;
   75) meaning="transient provider failure after every retry" ;;
   124) meaning="--timeout reached" ;;
-  130 | 143) meaning="interrupted" ;;
+  129 | 130 | 131 | 143) meaning="interrupted" ;;
   *) meaning="unexpected exit" ;;
 esac
 

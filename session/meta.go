@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kimi-run/kimi-run/internal/atomicfile"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
@@ -57,21 +58,16 @@ func ReadMeta(dir string) (Meta, error) {
 	return m, nil
 }
 
-// WriteMeta replaces a session's meta file atomically. When that fails (a full disk) the
-// old file is removed, so that no stale outcome survives: the session then lists as unknown.
+// WriteMeta replaces a session's meta file (atomicfile's guarantee). When that fails (a
+// full disk) the old file is removed, so that no stale outcome survives: the session then
+// lists as unknown.
 func WriteMeta(dir string, m Meta) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
 	path := filepath.Join(dir, MetaFile)
-	tmp := path + ".tmp"
-	err = os.WriteFile(tmp, append(b, '\n'), 0o600)
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(path, append(b, '\n'), 0o600); err != nil {
 		os.Remove(path)
 		return fmt.Errorf("record the session's outcome: %w", err)
 	}

@@ -12,9 +12,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 
+	"github.com/kimi-run/kimi-run/internal/atomicfile"
 	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/model"
 )
@@ -280,7 +280,7 @@ func (s *File) syncThrough(n int64) error {
 		return fmt.Errorf("sync session: %w", err)
 	}
 	if dir {
-		syncDir(filepath.Dir(s.path))
+		atomicfile.SyncDir(filepath.Dir(s.path))
 	}
 	s.mu.Lock()
 	s.durable = max(s.durable, upto)
@@ -300,7 +300,7 @@ func (s *File) Close() error {
 	}
 	serr := s.f.Sync()
 	if s.dirPending {
-		syncDir(filepath.Dir(s.path))
+		atomicfile.SyncDir(filepath.Dir(s.path))
 		s.dirPending = false
 	}
 	cerr := s.f.Close()
@@ -309,18 +309,6 @@ func (s *File) Close() error {
 		return fmt.Errorf("close session: %w", err)
 	}
 	return nil
-}
-
-// syncDir makes a new or renamed directory entry durable. It is best effort: some file
-// systems refuse to sync directories, and Windows cannot open them for it.
-func syncDir(dir string) {
-	if runtime.GOOS == "windows" {
-		return
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
 }
 
 // Revert rewinds the session to just before checkpoint id. The current file is kept as
@@ -346,6 +334,7 @@ func (s *File) Revert(id int) (*Restored, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer tmp.Discard()
 	// Windows cannot rename over a file that is still open.
 	err = s.f.Close()
 	s.f = nil
@@ -353,19 +342,17 @@ func (s *File) Revert(id int) (*Restored, error) {
 	if err != nil {
 		err = fmt.Errorf("close session: %w", err)
 	} else if rotated, err = rotateAside(s.path); err == nil {
-		if err = os.Rename(tmp, s.path); err != nil {
+		if err = tmp.Commit(); err != nil {
 			err = fmt.Errorf("replace session file: %w", err)
 		}
 	}
 	if err != nil {
-		os.Remove(tmp)
 		// Keep the session usable on the old file.
 		if f, oerr := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0); oerr == nil {
 			s.f = f
 		}
 		return nil, err
 	}
-	syncDir(filepath.Dir(s.path))
 	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reopen session: %w", err)
@@ -379,22 +366,21 @@ func (s *File) Revert(id int) (*Restored, error) {
 	return &sc.restored, nil
 }
 
-// writePrefix copies every record before checkpoint id into a synced temporary file next to
-// the session file and returns its name.
-func (s *File) writePrefix(id int) (string, *scan, error) {
+// writePrefix copies every record before checkpoint id into a replacement of the session
+// file (atomicfile), to be committed by the caller.
+func (s *File) writePrefix(id int) (*atomicfile.File, *scan, error) {
 	src, err := os.Open(s.path)
 	if err != nil {
-		return "", nil, fmt.Errorf("read session: %w", err)
+		return nil, nil, fmt.Errorf("read session: %w", err)
 	}
 	defer src.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), filepath.Base(s.path)+".tmp-*")
+	tmp, err := atomicfile.Create(s.path, 0o600)
 	if err != nil {
-		return "", nil, fmt.Errorf("create session temp file: %w", err)
+		return nil, nil, fmt.Errorf("create session temp file: %w", err)
 	}
-	fail := func(err error) (string, *scan, error) {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return "", nil, err
+	fail := func(err error) (*atomicfile.File, *scan, error) {
+		tmp.Discard()
+		return nil, nil, err
 	}
 	bw := bufio.NewWriterSize(tmp, 64<<10)
 	// The file is this run's own, under its lock: no cancellation midway.
@@ -411,14 +397,7 @@ func (s *File) writePrefix(id int) (string, *scan, error) {
 	if err := bw.Flush(); err != nil {
 		return fail(fmt.Errorf("write session temp file: %w", err))
 	}
-	if err := tmp.Sync(); err != nil {
-		return fail(fmt.Errorf("sync session temp file: %w", err))
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return "", nil, fmt.Errorf("close session temp file: %w", err)
-	}
-	return tmp.Name(), sc, nil
+	return tmp, sc, nil
 }
 
 // rotateAside keeps the current content of path as path.N, the first N from 1 that is free.

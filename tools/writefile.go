@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/kimi-run/kimi-run/internal/atomicfile"
 )
 
 // newFileMode is the permission of a file WriteFile creates (before the umask on append;
@@ -148,13 +150,14 @@ func appendFile(env Env, path string, data []byte) (int64, error) {
 	return appendIn(dir, filepath.Base(path), data, env.WriteDirs != nil)
 }
 
-// writeAtomic replaces path with data: it writes a temporary file in the same directory
-// and renames it over path, so a run killed halfway never leaves a half-written file.
+// writeAtomic replaces path with data with atomicfile's guarantee, relative to the directory
+// openWriteDir opened: a run killed halfway never leaves a half-written file, and a link at
+// the name is replaced, not written through.
 func writeAtomic(env Env, path string, data []byte, perm fs.FileMode) error {
 	dir, err := openWriteDir(env, path)
 	if err != nil {
 		return err
 	}
 	defer dir.Close()
-	return writeAtomicIn(dir, filepath.Base(path), data, perm)
+	return atomicfile.WriteIn(dir, filepath.Base(path), data, perm)
 }

@@ -5,10 +5,8 @@ package tools
 import (
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -43,46 +41,4 @@ func appendIn(dir *os.File, name string, data []byte, oneLink bool) (int64, erro
 		return 0, err
 	}
 	return info.Size(), f.Close()
-}
-
-// writeAtomicIn replaces the file name in dir with data through a temporary file in dir,
-// renamed over name at the end. The rename replaces the name itself: a symbolic link or a
-// hard link there is replaced, never written through.
-func writeAtomicIn(dir *os.File, name string, data []byte, perm fs.FileMode) (err error) {
-	dfd := int(dir.Fd())
-	var tmp string
-	var fd int
-	for range 100 {
-		tmp = "." + name + "." + strconv.FormatUint(rand.Uint64(), 36) + ".tmp"
-		fd, err = unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-		if err != unix.EEXIST {
-			break
-		}
-	}
-	if err != nil {
-		return &fs.PathError{Op: "create", Path: filepath.Join(dir.Name(), tmp), Err: err}
-	}
-	f := os.NewFile(uintptr(fd), filepath.Join(dir.Name(), tmp))
-	defer func() {
-		if err != nil {
-			f.Close()
-			unix.Unlinkat(dfd, tmp, 0)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = unix.Renameat(dfd, tmp, dfd, name); err != nil {
-		return &fs.PathError{Op: "rename", Path: filepath.Join(dir.Name(), name), Err: err}
-	}
-	return nil
 }

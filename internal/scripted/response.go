@@ -28,6 +28,7 @@ const (
 	stepEnd                       // end the body cleanly right here
 	stepKeepAlive                 // write a keep-alive every d until the client goes away
 	stepComments                  // write n bytes of comment lines as fast as the client reads
+	stepFlood                     // write data (one content chunk) until n bytes of content went (n < 0: for ever)
 )
 
 type step struct {
@@ -35,6 +36,7 @@ type step struct {
 	data []byte
 	d    time.Duration
 	n    int64
+	per  int64 // stepFlood: the content bytes data carries
 }
 
 // Status returns a non-streamed response with the given status code and body.

@@ -92,7 +92,9 @@ func New(t testing.TB, responses ...Response) *Server {
 func NewFunc(t testing.TB, answer func(Request) Response) *Server {
 	t.Helper()
 	s := New(t)
+	s.mu.Lock() // a stray request may already be served
 	s.answer = answer
+	s.mu.Unlock()
 	return s
 }
 
@@ -163,8 +165,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	var resp Response
-	if code == 0 && s.answer != nil {
-		resp = s.answer(req)
+	s.mu.Lock()
+	answer := s.answer
+	s.mu.Unlock()
+	if code == 0 && answer != nil {
+		resp = answer(req)
 	}
 	s.mu.Lock()
 	n := len(s.reqs)
@@ -248,6 +253,16 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 				left -= int64(len(piece))
 			}
 			flush()
+		case stepFlood:
+			for sent := int64(0); st.n < 0 || sent < st.n; sent += st.per {
+				if err := writeFlood(w, st.data, st.per); err != nil {
+					return
+				}
+			}
+			flush()
+			if st.n < 0 {
+				return
+			}
 		case stepKeepAlive:
 			for {
 				if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {

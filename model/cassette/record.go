@@ -8,11 +8,13 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
+	"github.com/kimi-run/kimi-run/internal/atomicfile"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
@@ -42,6 +44,9 @@ func Create(path string, h Header, next http.RoundTripper, secrets []string) (*R
 	if err != nil {
 		return nil, err
 	}
+	// A log, not a replaced file: a killed run keeps every finished exchange in it. Its
+	// directory entry is made durable as the session file's is.
+	atomicfile.SyncDir(filepath.Dir(path))
 	r := &Recorder{next: next, scrub: newScrubber(secrets), now: time.Now, f: f}
 	h.Format = Version
 	if h.RecordedAt.IsZero() {

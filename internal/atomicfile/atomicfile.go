@@ -1,0 +1,159 @@
+// Package atomicfile replaces files so that nobody ever sees one half written.
+//
+// Every caller gets the same guarantee. At any moment, and after a crash or a power loss at
+// any moment, the name holds either its old content or the new content whole. When Write
+// or Commit returns nil the new content is at the name, synced to disk before the rename;
+// the directory is synced after the rename where the file system allows (not on Windows,
+// and not on the few that refuse: that is not reported, since the rename has happened and
+// a crash can then only bring back the old content, whole). When they return an error the
+// name keeps its old content. The new content goes to a hidden temporary file in the same
+// directory (".NAME.<random>.tmp"), created without following a link and renamed over the
+// name, so a symbolic or hard link at the name is replaced, never written through. The
+// temporary file is removed on failure; only a process killed between its creation and the
+// rename leaves one behind.
+//
+// Files that grow record by record (the session's context file, a cassette) are logs, not
+// replaced files: they append whole lines and are not written through this package.
+package atomicfile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Write replaces the file at path with data, with permissions perm (not reduced by the
+// umask).
+func Write(path string, data []byte, perm fs.FileMode) error {
+	f, err := Create(path, perm)
+	if err != nil {
+		return err
+	}
+	defer f.Discard()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// WriteIn replaces the file name in the open directory dir with data. Callers that opened
+// the directory without following links (the write tools under the sandbox) use it so that
+// nothing is looked up by path again.
+func WriteIn(dir *os.File, name string, data []byte, perm fs.FileMode) error {
+	f, err := CreateIn(dir, name, perm)
+	if err != nil {
+		return err
+	}
+	defer f.Discard()
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// File is a replacement being written: Write to it, then Commit to put it in place, or
+// Discard to drop it. Discard after Commit does nothing, so `defer f.Discard()` is safe.
+type File struct {
+	dir    *os.File
+	ownDir bool
+	name   string
+	tmp    string
+	f      *os.File
+	perm   fs.FileMode
+	done   bool
+}
+
+// Create starts a replacement of the file at path.
+func Create(path string, perm fs.FileMode) (*File, error) {
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	f, err := CreateIn(dir, filepath.Base(path), perm)
+	if err != nil {
+		dir.Close()
+		return nil, err
+	}
+	f.ownDir = true
+	return f, nil
+}
+
+// CreateIn starts a replacement of the file name in the open directory dir, which must stay
+// open until Commit or Discard.
+func CreateIn(dir *os.File, name string, perm fs.FileMode) (*File, error) {
+	f, tmp, err := createTemp(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return &File{dir: dir, name: name, tmp: tmp, f: f, perm: perm}, nil
+}
+
+// Write writes to the replacement.
+func (f *File) Write(p []byte) (int, error) {
+	if f.done {
+		return 0, os.ErrClosed
+	}
+	return f.f.Write(p)
+}
+
+// Commit puts the replacement in place: it sets the permissions, syncs the file, renames it
+// over the name and syncs the directory (see the package comment). On failure the name
+// keeps its old content and the replacement is dropped.
+func (f *File) Commit() error {
+	if f.done {
+		return os.ErrClosed
+	}
+	err := f.f.Chmod(f.perm)
+	if err == nil {
+		err = f.f.Sync()
+	}
+	if cerr := f.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = rename(f.dir, f.tmp, f.name)
+	}
+	if err != nil {
+		f.drop()
+		return err
+	}
+	f.done = true
+	syncDir(f.dir)
+	f.closeDir()
+	return nil
+}
+
+// Discard drops the replacement; the name keeps its old content. It does nothing after
+// Commit.
+func (f *File) Discard() {
+	if f.done {
+		return
+	}
+	f.f.Close()
+	f.drop()
+}
+
+func (f *File) drop() {
+	f.done = true
+	remove(f.dir, f.tmp)
+	f.closeDir()
+}
+
+func (f *File) closeDir() {
+	if f.ownDir {
+		f.dir.Close()
+	}
+}
+
+// SyncDir makes the creation, removal or renaming of a name in dir durable, where the file
+// system allows; like Commit, it reports nothing.
+func SyncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		syncDir(d)
+		d.Close()
+	}
+}
+
+// errNoTemp is returned when no free temporary name was found.
+var errNoTemp = errors.New("no free temporary file name")
