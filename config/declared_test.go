@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -23,6 +21,7 @@ type declaredFlag struct {
 	keys  []string
 	alias string // a Kimi flag declared to set it
 	typ   reflect.Type
+	enum  []string
 }
 
 // declaredFlags lists every flag of the model that names an environment variable, a
@@ -44,6 +43,9 @@ func declaredFlags(t *testing.T) []declaredFlag {
 	var out []declaredFlag
 	for _, fl := range p.Model.Flags {
 		d := declaredFlag{name: fl.Name, alias: aliases[fl.Name], typ: fl.Target.Type()}
+		if fl.Enum != "" {
+			d.enum = fl.EnumSlice()
+		}
 		if env := fl.Tag.Get("envvar"); env != "" {
 			d.envs = strings.Split(env, ",")
 		}
@@ -60,10 +62,16 @@ func declaredFlags(t *testing.T) []declaredFlag {
 	return out
 }
 
-// sample is the n-th test value of a flag's type: as written on the command line or in
-// the environment, as written in config.toml for key, and as the field then holds it.
-func sample(t *testing.T, typ reflect.Type, key string, n int) (text, toml string, want any) {
+// sample is the n-th test value of a flag: as written on the command line or in the
+// environment, as written in config.toml for key, and as the field then holds it. An enum
+// flag's values come from its enum; a bool has only two, so its sources cannot all differ.
+func sample(t *testing.T, d declaredFlag, key string, n int) (text, toml string, want any) {
 	t.Helper()
+	typ := d.typ
+	if len(d.enum) > 0 {
+		v := d.enum[n%len(d.enum)]
+		return v, fmt.Sprintf("%q", v), v
+	}
 	switch {
 	case typ == durationType:
 		d := time.Duration(n) * time.Second
@@ -71,20 +79,31 @@ func sample(t *testing.T, typ reflect.Type, key string, n int) (text, toml strin
 			return d.String(), fmt.Sprint(n * 1000), d
 		}
 		return d.String(), fmt.Sprint(n), d
+	case typ.Kind() == reflect.Bool:
+		return fmt.Sprint(n%2 == 1), fmt.Sprint(n%2 == 1), n%2 == 1
+	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Bool:
+		return fmt.Sprint(n%2 == 1), fmt.Sprint(n%2 == 1), ptrTo(n%2 == 1)
 	case typ.Kind() == reflect.Int:
 		return fmt.Sprint(n), fmt.Sprint(n), n
+	case typ.Kind() == reflect.Int64:
+		return fmt.Sprint(n), fmt.Sprint(n), int64(n)
 	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Int:
 		return fmt.Sprint(n), fmt.Sprint(n), &n
+	case typ.Kind() == reflect.Float64:
+		return fmt.Sprintf("%d.5", n), fmt.Sprintf("%d.5", n), float64(n) + 0.5
+	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Float64:
+		return fmt.Sprintf("%d.5", n), fmt.Sprintf("%d.5", n), ptrTo(float64(n) + 0.5)
 	case typ.Kind() == reflect.String:
 		v := fmt.Sprintf("v%d", n)
 		return v, fmt.Sprintf("%q", v), v
+	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.String:
+		v := fmt.Sprintf("v%d", n)
+		return v, fmt.Sprintf("%q", v), &v
 	case typ.Kind() == reflect.Slice && typ.Elem().Kind() == reflect.String:
 		v := fmt.Sprintf("v%d", n)
 		return v, fmt.Sprintf("[%q]", v), []string{v}
-	case typ.Kind() == reflect.Float64:
-		return fmt.Sprint(n), fmt.Sprintf("%d.5", n), float64(n) + 0.5
 	}
-	t.Fatalf("no sample for type %s: add one", typ)
+	t.Fatalf("no sample for --%s's type %s: add one here", d.name, typ)
 	return "", "", nil
 }
 
@@ -123,9 +142,9 @@ func TestDeclaredPrecedence(t *testing.T) {
 			if len(d.keys) > 0 {
 				key = d.keys[0]
 			}
-			flagText, _, flagWant := sample(t, d.typ, key, 4)
-			aliasText, _, aliasWant := sample(t, d.typ, key, 3)
-			envText, _, envWant := sample(t, d.typ, key, 2)
+			flagText, _, flagWant := sample(t, d, key, 4)
+			aliasText, _, aliasWant := sample(t, d, key, 3)
+			envText, _, envWant := sample(t, d, key, 2)
 			type source struct {
 				name                string
 				args                []string
@@ -136,26 +155,26 @@ func TestDeclaredPrecedence(t *testing.T) {
 			}
 			cases := []source{{name: "default"}}
 			for i, k := range d.keys {
-				_, _, fileWant := sample(t, d.typ, k, 1)
+				_, _, fileWant := sample(t, d, k, 1)
 				cases = append(cases, source{name: "file " + k, file: k, want: fileWant, set: true, fromKey: i == 0})
 			}
 			if len(d.keys) > 1 {
-				_, _, fileWant := sample(t, d.typ, d.keys[0], 1)
+				_, _, fileWant := sample(t, d, d.keys[0], 1)
 				cases = append(cases, source{name: "first key wins", file: "all", want: fileWant, set: true, fromKey: true})
 			}
 			if len(d.envs) > 0 {
 				cases = append(cases, source{name: "env beats file", env: true, file: "all", want: envWant, set: true})
 			}
 			if d.alias != "" {
-				cases = append(cases, source{name: "Kimi alias beats env and file", args: []string{"--" + d.alias, aliasText}, env: true, file: "all", want: aliasWant, set: true})
+				cases = append(cases, source{name: "Kimi alias beats env and file", args: []string{"--" + d.alias + "=" + aliasText}, env: true, file: "all", want: aliasWant, set: true})
 			}
-			cases = append(cases, source{name: "flag beats all", args: []string{"--" + d.name, flagText}, env: true, file: "all", want: flagWant, given: true, set: true})
+			cases = append(cases, source{name: "flag beats all", args: []string{"--" + d.name + "=" + flagText}, env: true, file: "all", want: flagWant, given: true, set: true})
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					tables := map[string][]string{}
 					for _, k := range d.keys {
 						if c.file == k || c.file == "all" {
-							_, toml, _ := sample(t, d.typ, k, 1)
+							_, toml, _ := sample(t, d, k, 1)
 							table, leaf := splitKey(k)
 							tables[table] = append(tables[table], leaf+" = "+toml)
 						}
@@ -193,7 +212,7 @@ func TestDeclaredPrecedence(t *testing.T) {
 // error the way its flags ask).
 func TestDeclaredBadValues(t *testing.T) {
 	for _, d := range declaredFlags(t) {
-		if d.typ.Kind() == reflect.String || d.typ.Kind() == reflect.Slice {
+		if (d.typ.Kind() == reflect.String || d.typ.Kind() == reflect.Slice) && d.enum == nil {
 			continue // any text is a string
 		}
 		for _, src := range []string{"env", "file"} {
@@ -257,146 +276,4 @@ func TestDeclaredHelp(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestResolverPrecedence checks the resolver on flags that have every source at once,
-// which none of kimi-run's own has yet: the command line beats a Kimi alias, which beats
-// the environment, which beats the config file, which beats the default.
-func TestResolverPrecedence(t *testing.T) {
-	type flags struct {
-		Count int           `name:"count" default:"1" envvar:"T_COUNT" config:"t.count"`
-		Kimi  *int          `name:"kimi-count" sets:"count"`
-		Wait  time.Duration `name:"wait" default:"1s" envvar:"T_WAIT,T_WAIT_OLD" config:"t.wait_ms,t.wait"`
-		Hosts []string      `name:"host" envvar:"T_HOSTS" config:"hosts"`
-		Mode  string        `name:"mode" enum:"a,b" default:"a" envvar:"T_MODE" config:"t.mode"`
-	}
-	const file = "hosts = [\"file.example\"]\n[t]\ncount = 3\nwait_ms = 3000\nwait = 30\nmode = \"b\"\n"
-	tests := []struct {
-		name string
-		args []string
-		env  MapEnv
-		file string
-		want flags
-		from map[string]string
-	}{
-		{name: "defaults", want: flags{Count: 1, Wait: time.Second, Mode: "a"}},
-		{name: "file", file: file, want: flags{Count: 3, Wait: 3 * time.Second, Hosts: []string{"file.example"}, Mode: "b"},
-			from: map[string]string{"count": "config key t.count", "wait": "config key t.wait_ms", "host": "config key hosts", "mode": "config key t.mode"}},
-		{name: "older key, in seconds", file: "[t]\nwait = 30\n", want: flags{Count: 1, Wait: 30 * time.Second, Mode: "a"}},
-		{name: "a duration key takes text", file: "[t]\nwait = \"2m\"\n", want: flags{Count: 1, Wait: 2 * time.Minute, Mode: "a"}},
-		{name: "env beats file", file: file, env: MapEnv{"T_COUNT": "5", "T_WAIT_OLD": "5s", "T_HOSTS": "a.example,b.example", "T_MODE": "a"},
-			want: flags{Count: 5, Wait: 5 * time.Second, Hosts: []string{"a.example", "b.example"}, Mode: "a"},
-			from: map[string]string{"count": "T_COUNT", "wait": "T_WAIT_OLD", "host": "T_HOSTS", "mode": "T_MODE"}},
-		{name: "first variable wins", env: MapEnv{"T_WAIT": "6s", "T_WAIT_OLD": "5s"}, want: flags{Count: 1, Wait: 6 * time.Second, Mode: "a"}},
-		{name: "alias beats env", file: file, args: []string{"--kimi-count", "7"}, env: MapEnv{"T_COUNT": "5"},
-			want: flags{Count: 7, Kimi: ptrTo(7), Wait: 3 * time.Second, Hosts: []string{"file.example"}, Mode: "b"}, from: map[string]string{"count": "--kimi-count"}},
-		{name: "flag beats all", file: file, args: []string{"--count", "9", "--kimi-count", "7", "--wait", "9s", "--host", "x", "--mode", "a"},
-			env:  MapEnv{"T_COUNT": "5", "T_WAIT": "5s", "T_HOSTS": "h", "T_MODE": "b"},
-			want: flags{Count: 9, Kimi: ptrTo(7), Wait: 9 * time.Second, Hosts: []string{"x"}, Mode: "a"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			env := MapEnv{"KIMI_SHARE_DIR": shareDir(t, tt.file)}
-			for k, v := range tt.env {
-				env[k] = v
-			}
-			var got flags
-			src := &source{env: env}
-			p, err := newParser(&got, src, kong.Name("t"), kong.Exit(func(int) { t.Fatal("exit") }))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := p.Parse(tt.args); err != nil {
-				t.Fatal(err)
-			}
-			if len(src.problems) > 0 {
-				t.Fatalf("problems: %v", src.problems)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %+v\nwant %+v", got, tt.want)
-			}
-			for name, want := range tt.from {
-				if src.origin[name] != want {
-					t.Errorf("--%s from %q, want %q", name, src.origin[name], want)
-				}
-			}
-		})
-	}
-	// Bad values are noted, named by their source, and leave the default.
-	for _, bad := range []struct {
-		env  MapEnv
-		file string
-		want string
-	}{
-		{env: MapEnv{"T_COUNT": "many"}, want: "T_COUNT (for --count)"},
-		{env: MapEnv{"T_MODE": "c"}, want: `T_MODE (for --mode): must be one of a, b, got "c"`},
-		{file: "[t]\ncount = \"many\"\n", want: "config key t.count (for --count)"},
-		{file: "[t]\nwait_ms = true\n", want: "config key t.wait_ms (for --wait)"},
-	} {
-		env := MapEnv{"KIMI_SHARE_DIR": shareDir(t, bad.file)}
-		for k, v := range bad.env {
-			env[k] = v
-		}
-		var got flags
-		src := &source{env: env}
-		p, err := newParser(&got, src, kong.Name("t"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Parse(nil); err != nil {
-			t.Fatal(err)
-		}
-		if len(src.problems) != 1 || !strings.Contains(src.problems[0].Error(), bad.want) {
-			t.Errorf("problems %v, want one naming %q", src.problems, bad.want)
-		}
-		if got.Count != 1 || got.Mode != "a" || got.Wait != time.Second {
-			t.Errorf("a bad value changed the flags: %+v", got)
-		}
-	}
-}
-
-func ptrTo[T any](v T) *T { return &v }
-
-// BenchmarkParse is what a run pays for its command line before Resolve: building the
-// parser, parsing `-p hi` and reading a typical config.toml. "kong" is kong alone with the
-// file read as before the declarations (the baseline); "declared" is NewParser, whose
-// resolver fills the declared flags (and reads the file once, for Resolve too).
-func BenchmarkParse(b *testing.B) {
-	env := MapEnv{"KIMI_SHARE_DIR": b.TempDir(), "KIMI_API_KEY": "sk"}
-	if err := os.WriteFile(filepath.Join(env["KIMI_SHARE_DIR"], "config.toml"), []byte(fileText), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	args := []string{"-p", "hi"}
-	b.Run("kong", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var f Flags
-			p, err := kong.New(&f, kong.Name("kimi-run"), kong.Vars{"default_max_steps": "1000"}, kong.WithHyphenPrefixedParameters(true))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := p.Parse(args); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := load(&f, env); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("declared", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var f Flags
-			p, err := NewParser(&f, env, kong.Name("kimi-run"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := p.Parse(args); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := f.configFile(env); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

@@ -83,6 +83,7 @@ type Flags struct {
 	// Guardrails for unattended runs (issue 12): budgets, structured output, tool rules, sandbox.
 	MaxTokensTotal   int      `group:"Guardrails for unattended runs" name:"max-tokens-total" placeholder:"N" help:"Most input+output tokens the whole run may use (subagents, compaction and re-asks included); running out exits 6."`
 	MaxCostUSD       float64  `group:"Guardrails for unattended runs" name:"max-cost-usd" placeholder:"USD" help:"Most US dollars the whole run may cost, from the model's prices; running out exits 6."`
+	MaxToolCalls     int      `group:"Guardrails for unattended runs" name:"max-tool-calls" placeholder:"N" config:"loop_control.max_tool_calls" help:"Most tool calls the whole run may make (subagents' included; 0: no limit). A call past it is not run, and the run ends with exit 6 once its step is done."`
 	PriceInput       *float64 `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
 	PriceCachedInput *float64 `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
 	PriceOutput      *float64 `group:"Guardrails for unattended runs" name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
@@ -102,7 +103,8 @@ type Flags struct {
 	PrintSchema       bool    `group:"Record, replay and CI" name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
 
 	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run
-	// unchanged (config/kimi.go resolves them with the flags above). Grouped in --help.
+	// unchanged (sets:"flag" names the flag one sets; config/kimi.go has the rest).
+	// Grouped in --help.
 	Print              bool    `group:"Kimi CLI compatibility" help:"Kimi CLI's print mode; kimi-run always runs in it. With --output-format stream-json, stdout carries Kimi CLI's message lines instead of kimi-run's events."`
 	Yolo               bool    `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve" help:"Accepted, as --yes and --auto-approve: every tool call is always approved."`
 	AFK                bool    `group:"Kimi CLI compatibility" name:"afk" help:"Accepted: kimi-run never waits for a person."`

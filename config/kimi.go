@@ -3,11 +3,12 @@ package config
 import "strings"
 
 // Kimi CLI compatibility: Kimi CLI's print-mode flags are accepted with Kimi's meaning.
-// Resolve reads each alias into the setting it names (-c into Prompt, -r into Session,
-// --max-steps-per-turn into Loop.MaxSteps, --max-retries-per-step into Loop.Attempts,
-// --max-ralph-iterations into Ralph, --debug/--verbose into Output.LogLevel); checkKimi
-// refuses the combinations Kimi refuses or that would leave one of two synonyms silently
-// ignored. The README section "Coming from Kimi CLI" holds the map for users.
+// Those that are another name for a flag say so in their declaration (sets:"flag": -r,
+// --max-steps-per-turn, --max-ralph-iterations) and the parser fills the flag from them;
+// Resolve reads the others into the setting they name (-c into Prompt,
+// --max-retries-per-step into Loop.Attempts, --debug/--verbose into Output.LogLevel).
+// conflicts.go refuses two names of one setting given together; checkKimi the values Kimi
+// refuses. The README section "Coming from Kimi CLI" holds the map for users.
 
 // synonyms are the pairs of flags that set the same thing: each Kimi flag declared to set
 // another (sets:"flag"), and these, which set it with another meaning.
@@ -49,6 +50,9 @@ func checkFlagValues(f *Flags) error {
 		if d.value < 0 {
 			return Usagef("%s must not be negative", d.name)
 		}
+	}
+	if f.MaxToolCalls < 0 {
+		return Usagef("%s must be 0 (no limit) or more, got %d", f.From("max-tool-calls"), f.MaxToolCalls)
 	}
 	if f.MaxReplyBytes < 1 {
 		return Usagef("--max-reply-bytes must be at least 1, got %d", f.MaxReplyBytes)

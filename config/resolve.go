@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // Resolve reads the flags, the environment and the files into the run's Settings. It
@@ -158,7 +159,7 @@ func (s *Settings) resolveEndpoint(fc *fileConfig, baseURL, model string) (model
 // fromEntry takes the endpoint from a model of the config file: its provider's key and
 // endpoint, which the environment of the same family overrides, as in Kimi CLI. It reports
 // whether the provider is a Kimi one.
-func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, prov providerConfig, baseURL, model string, menv modelEnv) (kimi bool, err error) {
+func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, prov providerConfig, baseURL, modelFlag string, menv modelEnv) (kimi bool, err error) {
 	e, getenv := &s.Endpoint, s.Env.Getenv
 	e.Model = entry.Model
 	e.Headers = prov.CustomHeaders
@@ -166,7 +167,7 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 	switch prov.Type {
 	case "kimi", "":
 		kimi = true
-		if model == "" {
+		if modelFlag == "" {
 			e.Model = firstSet(getenv("KIMI_MODEL_NAME"), entry.Model)
 		}
 		if menv.capabilities != nil {
@@ -182,13 +183,24 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 			e.Thinking = &on
 		}
 	case "openai_legacy", "openai_responses":
-		if model == "" {
+		if modelFlag == "" {
 			e.Model = firstSet(getenv("OPENAI_MODEL"), entry.Model)
 		}
 		e.APIKey = firstSet(getenv("OPENAI_API_KEY"), prov.APIKey)
 		e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, DefaultOpenAIBaseURL)
 	default:
-		return false, Usagef("config: provider %q of model %q has type %q; kimi-run speaks only OpenAI-compatible chat completions (kimi, openai_legacy)", entry.Provider, name, prov.Type)
+		// Any other protocol the model package speaks takes the provider's own key and
+		// endpoint: Kimi CLI overrides them from the environment for the two families above
+		// only. A new protocol thus needs no change here.
+		if !model.Speaks(prov.Type) {
+			return false, Usagef("config: provider %q of model %q has type %q, which kimi-run does not speak (it speaks %s: OpenAI-compatible chat completions)",
+				entry.Provider, name, prov.Type, strings.Join(model.Protocols(), ", "))
+		}
+		if modelFlag == "" {
+			e.Model = entry.Model
+		}
+		e.APIKey = prov.APIKey
+		e.BaseURL = firstSet(baseURL, prov.BaseURL)
 	}
 	if entry.MaxContextSize > 0 {
 		e.MaxContext, e.ContextKnown = entry.MaxContextSize, true

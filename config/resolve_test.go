@@ -3,6 +3,7 @@ package config
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
 	"github.com/kimi-run/kimi-run/model"
 )
 
@@ -293,6 +295,33 @@ func TestMCPAndReplaySources(t *testing.T) {
 	}
 }
 
+// TestEveryProtocolResolves: a provider of every type the model package speaks resolves to
+// an endpoint that names it, with the provider's own key and base URL (a new protocol needs
+// no change in config), and a type it does not speak is a usage error that lists them.
+func TestEveryProtocolResolves(t *testing.T) {
+	for _, typ := range append(model.Protocols(), "carrier_pigeon") {
+		t.Run(typ, func(t *testing.T) {
+			text := fmt.Sprintf("default_model = \"m\"\n[models.m]\nprovider = \"p\"\nmodel = \"the-model\"\n[providers.p]\ntype = %q\nbase_url = \"https://p.example/v1\"\napi_key = \"sk-p\"\n", typ)
+			env := MapEnv{"KIMI_SHARE_DIR": shareDir(t, text)}
+			s, err := Resolve(context.Background(), parse(t, env, "-p", "x"), env)
+			if typ == "carrier_pigeon" {
+				var ue *UsageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), strings.Join(model.Protocols(), ", ")) {
+					t.Fatalf("err = %v, want a usage error listing the protocols", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := s.Endpoint
+			if e.Protocol != typ || e.Model != "the-model" || e.APIKey != "sk-p" || e.BaseURL != "https://p.example/v1" {
+				t.Errorf("endpoint = %+v", e)
+			}
+		})
+	}
+}
+
 // The flag's default is the model client's: one cap, whichever way a reply reaches it.
 func TestMaxReplyBytesDefault(t *testing.T) {
 	f := parse(t, MapEnv{})
@@ -302,5 +331,23 @@ func TestMaxReplyBytesDefault(t *testing.T) {
 	env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
 	if _, err := Resolve(context.Background(), parse(t, env, "--max-reply-bytes", "0"), env); err == nil || !strings.Contains(err.Error(), "--max-reply-bytes") {
 		t.Fatalf("0 accepted: %v", err)
+	}
+}
+
+// TestContextWindowSources: 0 on the command line means "unset" (the default window), as
+// before; 0 or less from KIMI_MODEL_MAX_CONTEXT_SIZE is refused, naming the variable.
+func TestContextWindowSources(t *testing.T) {
+	env := MapEnv{"KIMI_API_KEY": "sk", "KIMI_MODEL_NAME": "m", "KIMI_SHARE_DIR": t.TempDir()}
+	s, err := Resolve(context.Background(), parse(t, env, "--max-context-size", "0"), env)
+	if err != nil || s.Endpoint.MaxContext != DefaultMaxContext || s.Endpoint.ContextKnown {
+		t.Errorf("--max-context-size 0: %v, %d known %v", err, s.Endpoint.MaxContext, s.Endpoint.ContextKnown)
+	}
+	for _, v := range []string{"0", "-5"} {
+		env["KIMI_MODEL_MAX_CONTEXT_SIZE"] = v
+		_, err := Resolve(context.Background(), parse(t, env), env)
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "KIMI_MODEL_MAX_CONTEXT_SIZE must be a positive number of tokens") {
+			t.Errorf("KIMI_MODEL_MAX_CONTEXT_SIZE=%s: %v", v, err)
+		}
 	}
 }

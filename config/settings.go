@@ -2,8 +2,9 @@
 // Kimi CLI's config.toml (or --config text), its mcp.json and the agent file become one
 // typed Settings value, with the warnings to report once the run's event stream is open.
 // It is resolved once, before anything runs, and only read after that. Precedence: a flag
-// beats the environment, which beats the config file, which beats the default; Kimi CLI's
-// flag aliases and their conflicts are resolved here, never by changing the parsed flags.
+// beats the environment, which beats the config file, which beats the default. A setting
+// declared on its flag (declared.go) is filled in while the command line is parsed;
+// Resolve does the rest, checks the flags' conflicts first and never changes the flags.
 package config
 
 import (
@@ -37,11 +38,12 @@ const (
 	CIStdinTimeout = 10 * time.Second
 )
 
-// Settings is one run's resolved configuration. Values with more than one source (a Kimi
-// alias, the environment, a file, a default) are read from their field here, never from
-// Flags; Flags keeps the command line as parsed for the values it alone sets.
+// Settings is one run's resolved configuration. A setting declared on its flag (an
+// environment variable, a config key, a Kimi alias: declared.go) is read from Flags, which
+// the parser filled from those sources; one that needs more than that (a model's config
+// entry, a key family, a default that depends on the environment) from its field here.
 type Settings struct {
-	// Flags is the command line as parsed.
+	// Flags is the command line as parsed, the declared settings filled in.
 	Flags Flags
 	// Env is the environment the run was given.
 	Env Env

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# startup.sh: how long kimi-run takes to start, for `--version` and for a parse that does
-# nothing (`--help`, output discarded), against a hello-world Go binary as the floor.
+# startup.sh: how long kimi-run takes to start, for `--version`, for a parse that does
+# nothing (`--help`, output discarded) and for a one-answer run (`-p hi --no-session`
+# against a local zero-latency server), against a hello-world Go binary as the floor.
 # With BASE=<git ref> it also builds that commit and times both side by side, to give the
 # before and after of a change; AFTER=<git ref> builds that commit instead of the working
 # tree. docs/performance.md has the figures this printed.
@@ -52,10 +53,25 @@ printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hell
 printf 'module hello\n\ngo 1.21\n' >"$WORK/hello/go.mod"
 (cd "$WORK/hello" && GOFLAGS= build . "$WORK/hello-go")
 
+# A local zero-latency model server (scripts/benchserver) for the -p case: a whole run with
+# one short answer and no session file, the set-up every run pays plus one request.
+go build -C scripts -o "$WORK/benchserver" ./benchserver
+"$WORK/benchserver" -url-file "$WORK/url" -lifetime 30m >/dev/null &
+SERVER_PID=$!
+trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for _ in $(seq 100); do
+	[ -s "$WORK/url" ] && break
+	sleep 0.05
+done
+[ -s "$WORK/url" ] || { echo "benchserver did not start" >&2; exit 1; }
+export KIMI_API_KEY=sk-bench-not-a-real-key KIMI_MODEL_NAME=bench-model HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
+mkdir -p "$HOME"
+
 # The cases, as name|command.
 CASES=("hello-world Go|$WORK/hello-go")
 for b in "${BINS[@]}"; do
-	CASES+=("$b --version|$WORK/$b --version" "$b --help|$WORK/$b --help")
+	CASES+=("$b --version|$WORK/$b --version" "$b --help|$WORK/$b --help"
+		"$b -p|$WORK/$b --no-session -w $WORK -p hi --base-url $(cat "$WORK/url")")
 done
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -196,3 +196,44 @@ func TestReadersSeeOldOrNew(t *testing.T) {
 	default:
 	}
 }
+
+// BenchmarkWrite is the cost of one replacement of a small file (what WriteFile, the meta
+// file and last-session pay): file sync, rename, directory sync. "nosync" is a plain
+// write-and-rename, for comparison (docs/performance.md).
+func BenchmarkWrite(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "f")
+	data := bytes.Repeat([]byte("x"), 4<<10)
+	b.Run("atomicfile", func(b *testing.B) {
+		for b.Loop() {
+			if err := Write(path, data, 0o600); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("filesync", func(b *testing.B) {
+		for b.Loop() {
+			f, err := os.CreateTemp(dir, ".f.*.tmp")
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.Write(data)
+			f.Sync()
+			f.Close()
+			if err := os.Rename(f.Name(), path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("nosync", func(b *testing.B) {
+		for b.Loop() {
+			tmp := path + ".tmp"
+			if err := os.WriteFile(tmp, data, 0o600); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
