@@ -190,7 +190,7 @@ func (r *runState) model() (*fallbackModel, error) {
 		IdleTimeout:   s.Flags.StreamIdleTimeout,
 		ExtraBody:     e.RequestFields(),
 		Headers:       r.headers(),
-		SendReasoning: e.Thinking != nil && *e.Thinking,
+		Thinking:      e.Thinking,
 		MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
 		HTTPClient:    httpClient,
 	}, s.Flags.FallbackModel)
