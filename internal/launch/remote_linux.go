@@ -41,8 +41,8 @@ type remote struct {
 	// box are the confined arms: [0] the run's, [1] the survivors' (Spec.Survive).
 	box        [2]*link
 	boxing     [2]chan struct{} // closed once the confined arm being started is there
-	topFailed  bool          // the launcher process could not be started: start locally
-	topStarted bool          // it ran once, so its children went with it when it ended
+	topFailed  bool             // the launcher process could not be started: start locally
+	topStarted bool             // it ran once, so its children went with it when it ended
 }
 
 // topConfig is the launcher's configuration, its second argument.

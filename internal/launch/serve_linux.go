@@ -74,8 +74,8 @@ func Serve(args []string) int {
 
 // server is a launcher process: the run's (top) or its confined arm (box).
 type server struct {
-	role string
-	conn *net.UnixConn
+	role    string
+	conn    *net.UnixConn
 	keep    bool    // --keep-background
 	survive bool    // a box whose children all outlive the run
 	cg      *cgroup // the run's cgroup (top), or nil
