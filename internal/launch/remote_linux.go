@@ -39,10 +39,9 @@ const (
 type remote struct {
 	top *link
 	// box are the confined arms: [0] the run's, [1] the survivors' (Spec.Survive).
-	box        [2]*link
-	boxing     [2]chan struct{} // closed once the confined arm being started is there
-	topFailed  bool             // the launcher process could not be started: start locally
-	topStarted bool             // it ran once, so its children went with it when it ended
+	box       [2]*link
+	boxing    [2]chan struct{} // closed once the confined arm being started is there
+	topFailed bool             // the launcher process could not be started: start locally
 }
 
 // topConfig is the launcher's configuration, its second argument.
@@ -316,7 +315,7 @@ func (l *Launcher) topLocked() (*link, error) {
 		r.topFailed = true
 		return nil, fmt.Errorf("%w: %v", errNoLauncher, err)
 	}
-	r.top, r.topStarted = k, true
+	r.top = k
 	return k, nil
 }
 
