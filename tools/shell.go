@@ -109,8 +109,11 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	}
 	cmd.Env = append(slices.Clip(base), shellEnv...)
 	cmd.Stdin = nil // reads get EOF at once
-	cmd.Stdout = out
-	cmd.Stderr = out // the same writer: exec uses one pipe, so the order is kept
+	// The same writer for both: exec then uses one pipe, so the order is kept. The call's
+	// meter, when it has one, counts the output for the heartbeat.
+	w := meterOutput(ctx, out)
+	cmd.Stdout = w
+	cmd.Stderr = w
 
 	var stoppedAt atomic.Int64 // unix nanoseconds when the group was told to stop
 	cmd.Cancel = func() error {
