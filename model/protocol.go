@@ -28,6 +28,9 @@ type Config struct {
 	// SendReasoning sends reasoning_content back on assistant messages with tool calls,
 	// even when empty; thinking models reject the request otherwise.
 	SendReasoning bool
+	// Thinking is the thinking switch (--thinking, Kimi's default_thinking); nil leaves it
+	// to the provider.
+	Thinking *bool
 	// MaxReplyBytes bounds one reply: its content, reasoning and tool arguments together
 	// (see ReplyTooLargeError). Zero means DefaultMaxReplyBytes.
 	MaxReplyBytes int64
@@ -47,6 +50,7 @@ var protocols = map[string]func(Config) Model{
 	// Kimi CLI's Responses API type is served by chat completions until a Responses client
 	// exists (the endpoints that offer Responses offer chat completions too).
 	"openai_responses": chatCompletions,
+	"anthropic":        func(cfg Config) Model { return NewAnthropic(cfg) },
 }
 
 func chatCompletions(cfg Config) Model { return NewOpenAI(cfg) }
