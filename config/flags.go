@@ -85,6 +85,7 @@ type Flags struct {
 	MaxCostUSD       float64  `group:"Guardrails for unattended runs" name:"max-cost-usd" placeholder:"USD" help:"Most US dollars the whole run may cost, from the model's prices; running out exits 6."`
 	PriceInput       *float64 `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
 	PriceCachedInput *float64 `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
+	PriceCacheWrite  *float64 `group:"Guardrails for unattended runs" name:"price-cache-write" placeholder:"USD" help:"Price per million input tokens written to the prompt cache (default: price_cache_write, else 1.25 times the input price, as Anthropic charges)."`
 	PriceOutput      *float64 `group:"Guardrails for unattended runs" name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
 	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7. Also --output-schema."`
 	Tools            []string `group:"Guardrails for unattended runs" name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`

@@ -65,3 +65,12 @@ type TokenUsage struct {
 	// which costs more than plain input (Anthropic's cache_creation_input_tokens).
 	CacheWriteTokens int
 }
+
+// Add adds o's counts to u.
+func (u *TokenUsage) Add(o TokenUsage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CachedTokens += o.CachedTokens
+	u.ReasoningTokens += o.ReasoningTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
+}

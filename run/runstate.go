@@ -94,7 +94,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		Steps:          st.Steps,
 		ToolCalls:      st.ToolCalls,
 		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
-			CostUSD: r.s.Budget.CostUSD(st.Usage)},
+			CacheWriteTokens: st.Usage.CacheWriteTokens,
+			CostUSD:          r.s.Budget.CostUSD(st.Usage)},
 		DurationMS: time.Since(r.started).Milliseconds(),
 		SessionID:  r.sessionID,
 	}
