@@ -209,6 +209,7 @@ func (r *runState) model() (*fallbackModel, error) {
 		ExtraBody:     e.RequestFields(),
 		Headers:       r.headers(),
 		SendReasoning: e.Thinking != nil && *e.Thinking,
+		Thinking:      e.Thinking,
 		MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
 		HTTPClient:    httpClient,
 	}, s.Flags.FallbackModel)
