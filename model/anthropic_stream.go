@@ -29,6 +29,10 @@ type anthropicUsage struct {
 	OutputTokens        *lenientInt `json:"output_tokens"`
 	CacheCreationTokens *lenientInt `json:"cache_creation_input_tokens"`
 	CacheReadTokens     *lenientInt `json:"cache_read_input_tokens"`
+	// Iterations are the model calls the API made for one request when it compacted
+	// the context itself: the counts above are then the last one's, and the request
+	// costs them all.
+	Iterations []anthropicUsage `json:"iterations"`
 }
 
 // anthropicBlock is a content block being streamed.
@@ -135,12 +139,23 @@ func (u *anthropicUsage) merge(o *anthropicUsage) {
 			*f.dst = *f.src
 		}
 	}
+	if len(o.Iterations) > 0 {
+		u.Iterations = o.Iterations
+	}
 }
 
 // tokens maps the API's counts onto kimi-run's: the API counts the prompt's cached and
 // cache-written tokens apart from input_tokens; kimi-run's input tokens are the whole
 // prompt, with the cached ones part of it, as OpenAI-compatible providers count them.
 func (u anthropicUsage) tokens() TokenUsage {
+	if len(u.Iterations) > 0 {
+		var t TokenUsage
+		for _, it := range u.Iterations {
+			it.Iterations = nil
+			t.Add(it.tokens())
+		}
+		return t
+	}
 	n := func(p *lenientInt) int {
 		if p == nil {
 			return 0
@@ -153,11 +168,8 @@ func (u anthropicUsage) tokens() TokenUsage {
 }
 
 func (r *anthropicReader) totalUsage() TokenUsage {
-	t, u := r.usage, r.now.tokens()
-	t.InputTokens += u.InputTokens
-	t.OutputTokens += u.OutputTokens
-	t.CachedTokens += u.CachedTokens
-	t.CacheWriteTokens += u.CacheWriteTokens
+	t := r.usage
+	t.Add(r.now.tokens())
 	return t
 }
 
@@ -220,6 +232,14 @@ func (r *anthropicReader) delta(index int, raw json.RawMessage) error {
 	if b == nil || b.done {
 		return nil // a delta for a block that never started: nothing to add it to
 	}
+	if b.other != nil {
+		// What a block of an unknown kind keeps is its delta's text, about the delta's size.
+		if err := r.size.add(len(raw)); err != nil {
+			return err
+		}
+		b.grow(raw, d.PartialJSON)
+		return nil
+	}
 	if err := r.size.add(len(d.Text) + len(d.Thinking) + len(d.Signature) + len(d.PartialJSON)); err != nil {
 		return err
 	}
@@ -258,12 +278,41 @@ func (r *anthropicReader) think(b *anthropicBlock, s string) {
 	}
 }
 
+// grow adds a delta to a block of a kind kimi-run does not know, so that it goes back
+// whole: input_json_delta pieces make its input (server_tool_use streams its input so),
+// and any other delta's text fields are appended to the block's fields of the same name
+// (compaction_delta's content, for one). Deltas of other shapes (citations) are dropped.
+func (b *anthropicBlock) grow(raw json.RawMessage, partial string) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return
+	}
+	if jsonText(fields["type"]) == "input_json_delta" {
+		b.args.WriteString(partial)
+		b.pieces = true
+		return
+	}
+	for k, v := range fields {
+		var s string
+		if k == "type" || json.Unmarshal(v, &s) != nil {
+			continue
+		}
+		prev, _ := b.other[k].(string)
+		b.other[k] = prev + s
+	}
+}
+
 // end closes a block; a tool call is complete and handed out.
 func (r *anthropicReader) end(b *anthropicBlock) {
 	if b.done {
 		return
 	}
 	b.done = true
+	if b.other != nil && b.pieces {
+		if input := decodeBlocks(json.RawMessage("[" + b.args.String() + "]")); len(input) == 1 {
+			b.other["input"] = input[0]
+		}
+	}
 	if b.kind != "tool_use" {
 		return
 	}
