@@ -70,6 +70,9 @@ type Agent struct {
 	// tried once more, with a warning saying so. ok false: no fallback (left).
 	Fallback func() (name string, ok bool)
 
+	// ToolCap caps the tool calls of the run (nil: no cap); subagents share their parent's.
+	ToolCap *ToolCap
+
 	history []model.Message
 	// child sums the work of subagents, added from tool goroutines.
 	childMu sync.Mutex

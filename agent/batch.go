@@ -114,6 +114,8 @@ func (b *batch) runOne(ctx context.Context, r *running) {
 		res = tools.Errorf("not run: a reply may make at most %d tool calls; make fewer calls per reply", MaxCallsPerReply)
 	case !r.argsOK:
 		res = tools.Errorf("not run: the arguments are not a JSON object. You sent: %s", clip(r.call.Arguments, 300))
+	case !b.agent.ToolCap.take():
+		res = tools.Errorf("%s", b.agent.ToolCap.refusal())
 	default:
 		res, r.err = b.run(ctx, r.call, r.args)
 	}

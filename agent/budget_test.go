@@ -3,6 +3,7 @@ package agent_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/kimi-run/kimi-run/agent"
@@ -162,5 +163,67 @@ func TestPricesCost(t *testing.T) {
 		if got := p.Cost(tt.u); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("Cost(%+v) = %v, want %v", tt.u, got, tt.want)
 		}
+	}
+}
+
+func TestToolCapEndsTheRunAfterTheStepThatPassedIt(t *testing.T) {
+	// Two calls per reply against a cap of three: the first step runs both, the second one
+	// of its two; the other is answered "not run" and the turn ends with the budget error,
+	// every call of the step answered, and no third request.
+	h := newHarness(t, []scripted.Response{
+		scripted.ToolCalls(scripted.Call("Think", `{"n":1}`), scripted.Call("Think", `{"n":2}`)),
+		scripted.ToolCalls(scripted.Call("Think", `{"n":3}`), scripted.Call("Think", `{"n":4}`)),
+		scripted.Text("never sent"),
+	}, "Think")
+	h.agent.ToolCap = agent.NewToolCap(3)
+	_, err := h.turn(t, "think four times")
+	var be *model.BudgetError
+	if !errors.As(err, &be) || be.Kind != model.BudgetToolCalls {
+		t.Fatalf("err = %v, want a tool-call BudgetError", err)
+	}
+	if be.Error() != "tool-call budget used up: 3 of 3 tool calls made, and the model asked for 1 more" {
+		t.Errorf("message = %q", be.Error())
+	}
+	if model.Retryable(err) {
+		t.Errorf("a budget error is retryable")
+	}
+	if got := h.tools["Think"].got(); len(got) != 3 {
+		t.Errorf("the tool ran %d times, want 3: %v", len(got), got)
+	}
+	if n := len(h.srv.Requests()); n != 2 {
+		t.Errorf("server got %d requests, want 2", n)
+	}
+	results := h.sink.Of(event.TypeToolResult)
+	if len(results) != 4 {
+		t.Fatalf("%d tool results, want every call answered", len(results))
+	}
+	refused := 0
+	for _, e := range results {
+		r := e.Data.(event.ToolResult)
+		if r.IsError && strings.Contains(r.Output, "--max-tool-calls") {
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d results say the cap refused them, want 1", refused)
+	}
+	if st := h.agent.Stats(); st.ToolCalls != 4 {
+		t.Errorf("stats count %d tool calls, want the 4 the model made", st.ToolCalls)
+	}
+}
+
+func TestToolCapAtTheLimitIsNoError(t *testing.T) {
+	// Exactly as many calls as the cap allows, then an answer: the run succeeds.
+	h := newHarness(t, []scripted.Response{
+		scripted.ToolCalls(scripted.Call("Think", `{"n":1}`), scripted.Call("Think", `{"n":2}`)),
+		scripted.Text("done"),
+	}, "Think")
+	h.agent.ToolCap = agent.NewToolCap(2)
+	out, err := h.turn(t, "think twice")
+	if err != nil || out.FinalText != "done" {
+		t.Fatalf("outcome %+v, err %v", out, err)
+	}
+	if agent.NewToolCap(0) != nil {
+		t.Errorf("a cap of 0 is not 'no cap'")
 	}
 }

@@ -39,6 +39,10 @@ type Config struct {
 	// Fallback, when set, switches Model over to a fallback model (--fallback-model) and
 	// names it; ok is false when there is none left. See Agent.Fallback.
 	Fallback func() (name string, ok bool)
+	// MaxToolCalls caps the tool calls of the run, subagents' included (--max-tool-calls);
+	// 0 means no cap. A call past it does not run, and the turn ends with a
+	// *model.BudgetError of kind model.BudgetToolCalls once its step is done.
+	MaxToolCalls int
 }
 
 // Delegates are the parts of an Agent that tools call back into.
@@ -64,6 +68,7 @@ func New(cfg Config) *Agent {
 		CheckpointMarkers: cfg.DMail,
 		Lifecycle:         cfg.Lifecycle,
 		Fallback:          cfg.Fallback,
+		ToolCap:           NewToolCap(cfg.MaxToolCalls),
 	}
 	subs := &Subagents{Parent: a}
 	d := Delegates{Subagent: subs}

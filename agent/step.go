@@ -91,6 +91,11 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 	if err := batch.err(); err != nil {
 		return stepResult{text: reply.Text}, err
 	}
+	if err := a.ToolCap.err(); err != nil {
+		// A call of this step, or of a subagent it ran, was past the cap: every call is
+		// answered and saved, and the run ends here as a spent budget ends it.
+		return stepResult{text: reply.Text}, err
+	}
 	return stepResult{text: reply.Text, calls: len(batch.calls), cut: cut}, nil
 }
 

@@ -83,6 +83,7 @@ type Flags struct {
 	// Guardrails for unattended runs (issue 12): budgets, structured output, tool rules, sandbox.
 	MaxTokensTotal   int      `group:"Guardrails for unattended runs" name:"max-tokens-total" placeholder:"N" help:"Most input+output tokens the whole run may use (subagents, compaction and re-asks included); running out exits 6."`
 	MaxCostUSD       float64  `group:"Guardrails for unattended runs" name:"max-cost-usd" placeholder:"USD" help:"Most US dollars the whole run may cost, from the model's prices; running out exits 6."`
+	MaxToolCalls     int      `group:"Guardrails for unattended runs" name:"max-tool-calls" placeholder:"N" config:"loop_control.max_tool_calls" help:"Most tool calls the whole run may make (subagents' included; 0: no limit). A call past it is not run, and the run ends with exit 6 once its step is done."`
 	PriceInput       *float64 `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
 	PriceCachedInput *float64 `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
 	PriceCacheWrite  *float64 `group:"Guardrails for unattended runs" name:"price-cache-write" placeholder:"USD" help:"Price per million input tokens written to the prompt cache (default: price_cache_write, else 1.25 times the input price, as Anthropic charges)."`

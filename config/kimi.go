@@ -51,6 +51,9 @@ func checkFlagValues(f *Flags) error {
 			return Usagef("%s must not be negative", d.name)
 		}
 	}
+	if f.MaxToolCalls < 0 {
+		return Usagef("%s must be 0 (no limit) or more, got %d", f.From("max-tool-calls"), f.MaxToolCalls)
+	}
 	if f.MaxReplyBytes < 1 {
 		return Usagef("--max-reply-bytes must be at least 1, got %d", f.MaxReplyBytes)
 	}

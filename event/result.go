@@ -12,8 +12,8 @@ type Result struct {
 	// Why the run ended: `completed`, `stop` (Ralph STOP), `max_steps`, `repeat`, `truncated`
 	// (the final answer was still cut at the completion token limit after two
 	// continuations), `max_iterations`, `timeout`, `cancelled`, `error`, `auth`, `transient`,
-	// `busy` (the session is in use by another run), `budget` (`--max-tokens-total` or
-	// `--max-cost-usd` ran out), `schema` (the final answer never matched `--json-schema`),
+	// `busy` (the session is in use by another run), `budget` (`--max-tokens-total`,
+	// `--max-cost-usd` or `--max-tool-calls` ran out), `schema` (the final answer never matched `--json-schema`),
 	// `quota` (the account is out of credit), `filtered` (the provider ended the reply with a
 	// `finish_reason` other than `stop`, `tool_calls` or `length`).
 	TerminalReason string `json:"terminal_reason" enum:"completed,stop,max_steps,repeat,truncated,max_iterations,timeout,cancelled,error,auth,transient,busy,budget,schema,quota,filtered"`
@@ -28,8 +28,11 @@ type Result struct {
 	Error *ErrorInfo `json:"error,omitempty"`
 	// The model calls of the whole run.
 	Steps int `json:"steps" minimum:"0"`
-	// The tool calls of the whole run.
+	// The tool calls of the whole run, subagents' included.
 	ToolCalls int `json:"tool_calls" minimum:"0"`
+	// The tool calls of `tool_calls` by tool name, e.g. `{"Shell": 3, "ReadFile": 2}`;
+	// absent when the run made none.
+	ToolCallsByTool map[string]int `json:"tool_calls_by_tool,omitempty"`
 	// The tool calls refused by the tool rules or the sandbox; absent when none.
 	ToolDenials int `json:"tool_denials,omitempty" minimum:"0"`
 	// Ralph or flow node executions; 0 without Ralph or a flow.
@@ -48,6 +51,12 @@ type Result struct {
 	// run itself earned (0 stays 0); this field, a `warning` event and the text summary tell
 	// the run apart from a clean one.
 	SessionWarning string `json:"session_warning,omitempty" minLength:"1"`
+	// What restoring the session had to repair, one line each, as the `warning` events said
+	// it: lines skipped or cut, tool calls answered as interrupted, or a history that was
+	// lost (a context file missing, empty or holding only a system prompt although a run had
+	// finished on the session: the run then started it again from its prompt). Absent when
+	// the session is new or came back whole.
+	SessionRepairs []string `json:"session_repairs,omitempty"`
 }
 
 // Type is "result".

@@ -1,16 +1,14 @@
 package model
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"sync/atomic"
-	"time"
 )
 
 // Anthropic is a Model on the Anthropic Messages API (provider type "anthropic"): Claude
@@ -21,7 +19,7 @@ import (
 // error answers, Retry-After, the SSE filter and the reply's size cap) and the error types.
 type Anthropic struct {
 	cfg Config
-	hc  doer
+	s   *streamer
 	url string
 	ids atomic.Int64
 }
@@ -39,15 +37,10 @@ const maxPauses = 8
 
 // NewAnthropic builds the client.
 func NewAnthropic(cfg Config) *Anthropic {
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = 120 * time.Second
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Transport: NewTransport(cfg.IdleTimeout)}
-	}
 	a := &Anthropic{cfg: cfg, url: messagesURL(cfg.BaseURL)}
-	a.hc = &transport{next: hc, extra: cfg.ExtraBody, headers: a.headers()}
+	withHeaders := cfg
+	withHeaders.Headers = a.headers()
+	a.s = newStreamer(withHeaders)
 	return a
 }
 
@@ -161,96 +154,61 @@ func (a *Anthropic) Stream(ctx context.Context, req Request, h Handler) (Reply, 
 // exchange makes one HTTP request and reads its stream into rd. It fails unless the
 // response ended as a whole message.
 func (a *Anthropic) exchange(ctx context.Context, req Request, prior []block, rd *anthropicReader) error {
-	ctx, x := withExchange(ctx)
-	x.size = rd.size
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	// The idle timer cancels the request when the stream goes silent; every event but a
-	// ping resets it.
-	idle := time.AfterFunc(a.cfg.IdleTimeout, func() { cancel(ErrStreamIdle) })
-	defer idle.Stop()
-
 	body, err := a.body(req, prior)
 	if err != nil {
 		return fmt.Errorf("encode request: %w", err)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, bytes.NewReader(body))
+	st, err := a.s.open(ctx, a.url, nil, body)
 	if err != nil {
-		return fmt.Errorf("model request: %w", err)
+		return err
 	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
-	resp, err := a.hc.Do(hreq)
-	if err != nil {
-		return a.fail(ctx, x, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 400 {
-		return a.fail(ctx, x, fmt.Errorf("provider returned HTTP %d", resp.StatusCode))
-	}
-	lines := bufio.NewReaderSize(resp.Body, 32<<10)
+	defer st.close()
+	// One cap for the whole turn, however often the API paused it.
+	st.x.size = rd.size
+	st.noProgress = isPing
 	for {
-		line, err := lines.ReadBytes('\n')
-		if payload, ok := dataPayload(line); ok {
-			progress, aerr := rd.add(payload)
-			if aerr != nil {
-				return a.fail(ctx, x, midStream(aerr))
-			}
-			if progress {
-				idle.Reset(a.cfg.IdleTimeout)
-			}
-			if rd.errDoc != nil {
-				// An error event: the reply is cut, and the event says why.
-				return a.fail(ctx, x, providerError(0, rd.errDoc, nil))
-			}
-		}
+		payload, err := st.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return a.fail(ctx, x, midStream(err))
+			return st.fail(err)
+		}
+		if err := rd.add(payload); err != nil {
+			return st.fail(err)
+		}
+		if rd.errDoc != nil {
+			// An error event: the reply is cut, and the event says why.
+			return st.fail(providerError(0, rd.errDoc, nil))
 		}
 	}
 	if !rd.finished() {
-		return a.fail(ctx, x, ErrIncompleteStream)
+		if doc := st.plain(); doc != nil {
+			// A server that ignored stream: true answered with the whole message.
+			if err := rd.whole(doc); err != nil {
+				return st.fail(err)
+			}
+		}
+	}
+	if !rd.finished() {
+		return st.fail(ErrIncompleteStream)
 	}
 	return nil
 }
 
-// dataPayload is the JSON of a `data:` line; false for anything else.
-func dataPayload(line []byte) ([]byte, bool) {
-	rest, ok := bytes.CutPrefix(bytes.TrimLeft(line, " \t"), []byte("data:"))
-	if !ok {
-		return nil, false
-	}
-	rest = bytes.TrimSpace(rest)
-	return rest, len(rest) > 0
+// isPing reports whether a payload is a ping event: a keep-alive, no sign of progress (a
+// server that only pings is as stalled as one that sends comments).
+func isPing(payload []byte) bool {
+	return bytes.Contains(payload, []byte(`"ping"`)) && bytes.Equal(jsonField(payload, "type"), []byte(`"ping"`))
 }
 
-// fail classifies an error of one exchange: the idle timer's, the run's cancellation, or
-// what the transport saw (the HTTP status and body of an error answer, an error document
-// inside the stream), with the wait the provider asked for.
-func (a *Anthropic) fail(ctx context.Context, x *exchange, err error) error {
-	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrStreamIdle) {
-		return fmt.Errorf("%w after %s", ErrStreamIdle, a.cfg.IdleTimeout)
+// jsonField is a top-level field of a JSON object, raw; nil when absent or not an object.
+func jsonField(doc []byte, name string) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(doc, &m) != nil {
+		return nil
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	var pe *ProviderError
-	if !errors.As(err, &pe) {
-		if status, body := x.errorAnswer(); status != 0 {
-			err = providerError(status, body, nil)
-		} else if doc := x.streamError(); doc != nil {
-			err = providerError(0, doc, nil)
-		}
-	}
-	if errors.As(err, &pe) {
-		if ms := x.ms.Load(); ms >= 0 {
-			pe.RetryAfter = ms
-		}
-	}
-	return err
+	return bytes.TrimSpace(m[name])
 }
 
 func (a *Anthropic) newID() string {

@@ -85,24 +85,21 @@ func (r *anthropicReader) next() {
 	r.now, r.stop, r.stopped, r.ended, r.current = anthropicUsage{}, "", false, false, nil
 }
 
-// add reads one data line. It reports whether the line was a sign of progress: a ping is
-// not (a server that only pings is as stalled as one that sends keep-alive comments).
-func (r *anthropicReader) add(line []byte) (progress bool, err error) {
+// add reads one data line.
+func (r *anthropicReader) add(line []byte) error {
 	var ev anthropicEvent
 	if err := json.Unmarshal(line, &ev); err != nil {
-		return false, fmt.Errorf("decode stream event: %w", err)
+		return fmt.Errorf("decode stream event: %w", err)
 	}
 	switch ev.Type {
-	case "ping":
-		return false, nil
 	case "message_start":
 		if ev.Message != nil {
 			r.now.merge(ev.Message.Usage)
 		}
 	case "content_block_start":
-		return true, r.start(ev.Index, ev.ContentBlock)
+		return r.start(ev.Index, ev.ContentBlock)
 	case "content_block_delta":
-		return true, r.delta(ev.Index, ev.Delta)
+		return r.delta(ev.Index, ev.Delta)
 	case "content_block_stop":
 		if b := r.current[ev.Index]; b != nil {
 			r.end(b)
@@ -123,8 +120,41 @@ func (r *anthropicReader) add(line []byte) (progress bool, err error) {
 			r.errDoc = append([]byte(nil), bytes.TrimSpace(line)...)
 		}
 	}
-	// Unknown event types are new features of the API: ignored, as its documentation asks.
-	return true, nil
+	// Unknown event types (and ping) are ignored, as the API's documentation asks.
+	return nil
+}
+
+// whole reads a message sent whole, as a server that ignores stream: true answers: its
+// blocks, usage and stop reason as if they had streamed. An error document is the error.
+func (r *anthropicReader) whole(doc []byte) error {
+	var m struct {
+		Type       string            `json:"type"`
+		Content    []json.RawMessage `json:"content"`
+		StopReason *string           `json:"stop_reason"`
+		Usage      *anthropicUsage   `json:"usage"`
+		Error      json.RawMessage   `json:"error"`
+	}
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return fmt.Errorf("decode message: %w", err)
+	}
+	if m.Type == "error" || len(m.Error) > 0 {
+		return providerError(0, doc, nil)
+	}
+	if m.Type != "message" {
+		return fmt.Errorf("%w: a JSON document that is not a message", ErrIncompleteStream)
+	}
+	for i, raw := range m.Content {
+		if err := r.start(i, raw); err != nil {
+			return err
+		}
+		r.end(r.current[i])
+	}
+	r.now.merge(m.Usage)
+	if m.StopReason != nil {
+		r.stop = *m.StopReason
+	}
+	r.stopped = true
+	return nil
 }
 
 func (u *anthropicUsage) merge(o *anthropicUsage) {

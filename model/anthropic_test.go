@@ -651,3 +651,33 @@ func TestAnthropicToolInputAtStart(t *testing.T) {
 		t.Errorf("calls = %+v\nwant %+v", reply.ToolCalls, want)
 	}
 }
+
+// A server that ignores stream: true and answers with the whole message is read as the
+// one-shot reply it is; an error document so sent is a provider error.
+func TestAnthropicWholeMessageReply(t *testing.T) {
+	whole := `{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[` +
+		`{"type":"thinking","thinking":"Let me look.","signature":"c2ln"},` +
+		`{"type":"text","text":"Looking."},` +
+		`{"type":"tool_use","id":"toolu_w","name":"Glob","input":{"pattern":"*.go"}}],` +
+		`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":30,"cache_read_input_tokens":10,"output_tokens":12}}`
+	f := newFakeMessages(t, fakeAnswer{status: 200, header: map[string]string{"Content-Type": "application/json"}, body: whole})
+	var rec recorder
+	reply, err := f.client(nil).Stream(context.Background(), userRequest("x"), rec.handler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []CallSpec{{ID: "toolu_w", Name: "Glob", Arguments: `{"pattern":"*.go"}`}}
+	if reply.Text != "Looking." || rec.thinking.String() != "Let me look." || !reflect.DeepEqual(reply.ToolCalls, want) || reply.FinishReason != "tool_calls" {
+		t.Errorf("reply = %+v", reply)
+	}
+	if reply.Usage != (TokenUsage{InputTokens: 40, CachedTokens: 10, OutputTokens: 12}) {
+		t.Errorf("usage = %+v", reply.Usage)
+	}
+	f = newFakeMessages(t, fakeAnswer{status: 200, header: map[string]string{"Content-Type": "application/json"},
+		body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`})
+	_, err = f.client(nil).Stream(context.Background(), userRequest("x"), Handler{})
+	var pe *ProviderError
+	if !errors.As(err, &pe) || pe.Type != "overloaded_error" || !Retryable(err) {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -73,18 +73,26 @@ type BudgetKind string
 const (
 	BudgetTokens BudgetKind = "tokens"
 	BudgetCost   BudgetKind = "cost"
+	// BudgetToolCalls is the run's cap on tool calls (--max-tool-calls), which the agent
+	// keeps; it ends a run the way the token and cost budgets do.
+	BudgetToolCalls BudgetKind = "tool_calls"
 )
 
-// BudgetError means the run's token or cost budget cannot pay for another model call. It is
-// never retried: waiting does not make the budget grow.
+// BudgetError means the run's token or cost budget cannot pay for another model call, or
+// its tool-call budget for another tool call. It is never retried: waiting does not make
+// the budget grow.
 type BudgetError struct {
 	Kind BudgetKind
-	// Limit, Spent and Next are in tokens or US dollars, by Kind. Next is the estimated
-	// prompt of the call that was refused.
+	// Limit, Spent and Next are in tokens, US dollars or tool calls, by Kind. Next is the
+	// estimated prompt of the model call that was refused, or the tool calls refused.
 	Limit, Spent, Next float64
 }
 
 func (e *BudgetError) Error() string {
+	if e.Kind == BudgetToolCalls {
+		return fmt.Sprintf("tool-call budget used up: %d of %d tool calls made, and the model asked for %d more",
+			int(e.Spent), int(e.Limit), int(e.Next))
+	}
 	if e.Kind == BudgetCost {
 		return fmt.Sprintf("cost budget used up: $%.4f of $%.4f spent, and the next model call needs about $%.4f for its prompt alone",
 			e.Spent, e.Limit, e.Next)

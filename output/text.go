@@ -276,7 +276,7 @@ func reasonText(reason string, failed bool) string {
 	case "busy":
 		return "not started: the session is in use by another run"
 	case "budget":
-		return "stopped: the token or cost budget ran out"
+		return "stopped: the token, cost or tool-call budget ran out"
 	case "schema":
 		return "failed: the final answer does not match the JSON schema"
 	}

@@ -16,7 +16,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -26,6 +28,11 @@ import (
 
 // boundedRSS is the most memory (peak RSS) a run may take on any of these inputs: the
 // largest cap is 128 MiB (a cassette), and a loaded machine needs room.
+//
+// The peak is the process's own VmHWM, read while it runs: the rusage of a child started
+// by os/exec is no measure, since Linux keeps in it the high-water mark of the memory the
+// child had before its exec, which is the (large) test process's when the child was made
+// by vfork.
 const boundedRSS = 512 << 20
 
 // overstay is how long past its --timeout a run may take before the test calls it hung:
@@ -64,8 +71,10 @@ func runBounded(t testing.TB, srv *scripted.Server, dir string, args []string, e
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	watch := watchHWM(cmd.Process.Pid)
 	hung := time.AfterFunc(overstay, func() { cmd.Process.Kill() })
 	err := cmd.Wait()
+	rss := watch()
 	if !hung.Stop() {
 		t.Fatalf("the run was still going %v after it started: killed\nstderr: %s", overstay, stderr.String())
 	}
@@ -76,11 +85,49 @@ func runBounded(t testing.TB, srv *scripted.Server, dir string, args []string, e
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss << 10 // KiB on Linux
-	}
 	return boundedResult{result: checkNoKey(t, result{stdout: stdout.String(), stderr: stderr.String(), code: code}), rss: rss}
+}
+
+// watchHWM reads the peak RSS (VmHWM) of process pid until the returned function is
+// called, which returns the last value read, in bytes. VmHWM only grows, so the last read
+// before the process exits is its peak up to then.
+func watchHWM(pid int) func() int64 {
+	var peak atomic.Int64
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			if kb := vmHWM(pid); kb > 0 {
+				peak.Store(kb << 10)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		<-stopped
+		return peak.Load()
+	}
+}
+
+// vmHWM reads VmHWM from /proc/PID/status, in KiB; 0 when it cannot.
+func vmHWM(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb
+		}
+	}
+	return 0
 }
 
 // kinds of hostile file, each made at a path.
@@ -188,7 +235,9 @@ func TestEveryFileInputIsBounded(t *testing.T) {
 				for k, v := range tt.env {
 					env[k] = v
 				}
-				args = append(args, "--timeout", "3s", "--output-format", "stream-json")
+				// Long enough that a loaded machine reads 20 MiB of /dev/urandom within it:
+				// only a FIFO should meet it.
+				args = append(args, "--timeout", "8s", "--output-format", "stream-json")
 				if tt.flag != "--prompt-file" {
 					args = append(args, "-p", "go")
 				}
@@ -355,5 +404,24 @@ func BenchmarkLongReplyRun(b *testing.B) {
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MiB")
 		})
+	}
+}
+
+// An MCP server that floods its stdout with one message that never ends during the
+// handshake (a broken or hostile server) fails at the MCP SDK's frame limit (16 MiB), and
+// the run goes on without it, instead of growing by gigabytes until the start-up timeout.
+func TestMCPServerFloodIsBounded(t *testing.T) {
+	t.Parallel()
+	flood := mcpConfigFile(t, map[string]any{"flood": map[string]any{"command": "sh", "args": []string{"-c", `printf '{"jsonrpc":"2.0","id":1,"result":"'; exec tr '\000' x < /dev/zero`}}})
+	srv := scripted.New(t, scripted.Text("done"))
+	r := runBounded(t, srv, t.TempDir(), []string{"--mcp-config-file", flood, "--output-format", "stream-json", "-p", "go"}, nil)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0 (the run goes on without the server)\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "flood") {
+		t.Errorf("nothing says the server failed:\n%s", r.stdout)
+	}
+	if r.rss > boundedRSS {
+		t.Errorf("peak RSS %d MiB", r.rss>>20)
 	}
 }

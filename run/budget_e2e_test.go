@@ -83,7 +83,7 @@ func TestTokenBudgetCoversSubagents(t *testing.T) {
 				t.Errorf("server got %d requests, want 2", n)
 			}
 			if format == "text" {
-				if !strings.Contains(r.stderr, "the token or cost budget ran out") || !strings.Contains(r.stderr, "exit_code=6") {
+				if !strings.Contains(r.stderr, "the token, cost or tool-call budget ran out") || !strings.Contains(r.stderr, "exit_code=6") {
 					t.Errorf("stderr does not say why:\n%s", r.stderr)
 				}
 				return

@@ -19,7 +19,7 @@ const (
 	ExitMaxSteps   ExitCode = 3
 	ExitBudget     ExitCode = 4 // the Ralph/flow budget; not the token budget
 	ExitAuth       ExitCode = 5
-	ExitSpend      ExitCode = 6 // the token or cost budget (--max-tokens-total, --max-cost-usd)
+	ExitSpend      ExitCode = 6 // the token, cost or tool-call budget (--max-tokens-total, --max-cost-usd, --max-tool-calls)
 	ExitSchema     ExitCode = 7 // the final answer never matched --json-schema
 	ExitFiltered   ExitCode = 8 // the provider ended the reply with a finish_reason other than stop/tool_calls/length
 	ExitTransient  ExitCode = 75

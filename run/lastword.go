@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 )
 
 // tally passes every event on and counts what they say the run did: the session, the
-// model calls, the tool calls and the tokens. The stopper's result carries them when it
+// model calls, the tool calls (by tool) and the tokens. The stopper's result carries them when it
 // has to write the result while the run is stuck (the agent's own counters belong to the
 // goroutine that is).
 type tally struct {
@@ -33,6 +34,10 @@ func (t *tally) Emit(e event.Event) {
 		t.res.Steps++
 	case event.ToolCall:
 		t.res.ToolCalls++
+		if t.res.ToolCallsByTool == nil {
+			t.res.ToolCallsByTool = map[string]int{}
+		}
+		t.res.ToolCallsByTool[d.Name]++
 	case event.Usage:
 		u := &t.res.Usage
 		u.InputTokens += d.InputTokens
@@ -52,7 +57,9 @@ func (t *tally) totals() event.Result {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.res
+	res := t.res
+	res.ToolCallsByTool = maps.Clone(t.res.ToolCallsByTool)
+	return res
 }
 
 // renderResult writes the result for v, with what res holds (session, totals, duration), as

@@ -45,6 +45,11 @@ type sessionPlan struct {
 	session  *session.File
 	restored *session.Restored
 	lock     *session.Lock
+	// lost says why a session that had finished a run came back without its history (see
+	// lostHistory); the run then starts it again as a new one. repairs lists it with what
+	// the restore repaired, for the warnings and the result.
+	lost    string
+	repairs []string
 }
 
 // close closes the context file and releases the session's lock.
@@ -110,7 +115,7 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 		return p.unsaved(explicit, root, err)
 	}
 	p.lock = lock
-	p, err = p.open(ctx, cli.Continue, workDir, path, scrub, explicit, root)
+	p, err = p.open(ctx, cli.Continue, path, scrub, explicit, root)
 	if err != nil || p.session == nil {
 		lock.Unlock()
 	}
@@ -118,7 +123,7 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 }
 
 // open resumes or creates the session's context file, the lock taken.
-func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path string, scrub func(string) string, explicit bool, root string) (sessionPlan, error) {
+func (p sessionPlan) open(ctx context.Context, continued bool, path string, scrub func(string) string, explicit bool, root string) (sessionPlan, error) {
 	opt := session.WithRedact(scrub)
 	if _, err := os.Stat(path); err == nil {
 		p.session, p.restored, err = session.Open(ctx, path, opt)
@@ -128,12 +133,19 @@ func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path str
 		if err != nil {
 			return p.unsaved(explicit, root, fmt.Errorf("resume session %s: %w", p.id, err))
 		}
+		for _, w := range p.restored.Warnings {
+			p.repairs = append(p.repairs, "session "+p.id+": "+w)
+		}
+		if p.lost = lostHistory(p.id, filepath.Dir(path), continued, p.restored); p.lost != "" {
+			p.restored = nil // nothing to resume: the run starts as in a new session
+			p.repairs = append(p.repairs, p.lost)
+		}
 		return p, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return p.unsaved(explicit, root, err)
 	}
-	if continued {
-		return p, usagef("the last session %s of %s has no context file", p.id, workDir)
+	if p.lost = lostHistory(p.id, filepath.Dir(path), continued, nil); p.lost != "" {
+		p.repairs = append(p.repairs, p.lost)
 	}
 	s, err := session.Create(path, opt)
 	if err != nil {
@@ -141,6 +153,39 @@ func (p sessionPlan) open(ctx context.Context, continued bool, workDir, path str
 	}
 	p.session = s
 	return p, nil
+}
+
+// lostHistory says why a session comes back without its conversation although a run had
+// finished on it (its kimi-run.json records one, or --continue found it as the last run
+// that exited 0): its context file is missing (restored nil), empty, or holds only a
+// system prompt. "" when it has a conversation, or never finished a run (a new session,
+// or one whose only run was killed before it wrote anything).
+func lostHistory(id, dir string, continued bool, restored *session.Restored) string {
+	if restored != nil {
+		for _, m := range restored.Messages {
+			if m.Role != model.RoleSystem {
+				return ""
+			}
+		}
+	}
+	m, err := session.ReadMeta(dir)
+	finished := err == nil && (m.Runs >= 2 || m.Ended != nil)
+	if !finished && !continued {
+		return ""
+	}
+	what := "is missing"
+	switch {
+	case restored == nil:
+	case len(restored.Messages) == 0 && restored.SystemPrompt == "":
+		what = "is empty"
+	default:
+		what = "holds only a system prompt"
+	}
+	why := "it is the last session of this work dir that exited 0"
+	if finished {
+		why = fmt.Sprintf("its %s records %d run(s) (the last started %s, outcome %s)", session.MetaFile, m.Runs, m.Started.Local().Format(time.DateTime), m.Outcome)
+	}
+	return fmt.Sprintf("session %s lost its history: its context file %s, though %s; this run starts it again from the prompt, without what the earlier runs did", id, what, why)
 }
 
 // unsaved handles a session that cannot be written (a read-only mount, HOME=/ for a

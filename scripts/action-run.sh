@@ -167,7 +167,7 @@ case "$code" in
   3) meaning="step limit or loop guard" ;;
   4) meaning="Ralph/flow budget used up without STOP" ;;
   5) meaning="authentication refused by the provider" ;;
-  6) meaning="token or cost budget used up" ;;
+  6) meaning="token, cost or tool-call budget used up" ;;
   7) meaning="the answer never matched --json-schema" ;;
   8) meaning="the provider stopped the answer (finish_reason such as content_filter)" ;;
   75) meaning="transient provider failure after every retry" ;;

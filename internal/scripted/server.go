@@ -81,6 +81,7 @@ func (r Request) MessagesOf(role string) []map[string]any {
 // wire protocol model.New speaks. A test tells protocols apart by Request.Path.
 var modelPaths = []string{
 	"/v1/chat/completions", // OpenAI-compatible chat completions (kimi, openai_legacy)
+	"/v1/responses",        // OpenAI Responses API (openai_responses)
 	"/v1/messages",         // Anthropic Messages API (anthropic)
 }
 

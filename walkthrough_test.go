@@ -1,0 +1,376 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"flag"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var walkthrough = flag.Bool("walkthrough", false, "add a flag, a tool and an event type to scratch copies of the repository as docs/design.md says, and count the files (slow: .ci/run runs it)")
+
+// The three walkthroughs of docs/design.md's "The house", redone for real (issue 28):
+// each adds one thing to a scratch copy of this checkout by its checklist, regenerates
+// what the checklist says is generated, then builds, vets and runs the tests of every
+// package it touched, of those the checklist names, and of run/ (where lists of tools and
+// flags used to hide). A change may touch at most three files by hand besides README.md;
+// files the one documented command regenerates do not count, and nothing else may change.
+// Every file touched by hand must be named by the checklist.
+type change struct {
+	checklist string     // the heading of its section in docs/design.md
+	edits     []edit     // what a newcomer writes, in the checklist's order
+	generate  [][]string // the documented commands that regenerate files, run in the copy
+	generated []string   // the files those commands may rewrite
+	packages  []string   // the tests to run besides the touched packages'
+}
+
+// edit is one change to one file: its new content made from the old.
+type edit struct {
+	file string
+	do   func(t *testing.T, old string) string
+}
+
+func TestWalkthrough(t *testing.T) {
+	if !*walkthrough {
+		t.Skip("slow: run with -walkthrough (.ci/run does)")
+	}
+	for name, c := range map[string]change{"event": eventChange(), "flag": flagChange(), "tool": toolChange()} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c.walk(t)
+		})
+	}
+}
+
+// eventChange adds an event type that text mode shows and the other renderers leave out,
+// emitted where a step goes on on the fallback model.
+func eventChange() change {
+	return change{
+		checklist: "### Add an event type",
+		edits: []edit{
+			{"event/payload.go", func(t *testing.T, s string) string {
+				s = insertBefore(t, s, "\tTypeResult ", "\tTypeWalkthroughFallback Type = \"walkthrough_fallback\"\n")
+				s = insertBefore(t, s, "\t{Result{}, ", "\t{WalkthroughFallback{}, KimiLines | Telemetry},\n")
+				return s + `
+// WalkthroughFallback reports that a step goes on on the fallback model.
+type WalkthroughFallback struct {
+// The step tried again.
+Step int ` + "`json:\"step\" minimum:\"1\"`" + `
+// The fallback model's name.
+Model string ` + "`json:\"model\" minLength:\"1\"`" + `
+}
+
+// Type is "walkthrough_fallback".
+func (WalkthroughFallback) Type() Type { return TypeWalkthroughFallback }
+`
+			}},
+			{"agent/fallback.go", func(t *testing.T, s string) string {
+				return insertAfterLine(t, s, "trying the step again on the fallback model", "\ta.emit(event.WalkthroughFallback{Step: step, Model: name})\n")
+			}},
+			{"output/progress.go", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "\tcase event.Result:", "\tcase event.WalkthroughFallback:\n\t\tinfo(fmt.Sprintf(\"step %d goes on on %s\", d.Step, d.Model))\n")
+			}},
+		},
+		generate:  [][]string{{"go", "test", "./internal/eventschema", "-run", "TestGenerated", "-update"}},
+		generated: []string{"docs/events.schema.json", "docs/events.md"},
+		packages:  []string{"./event/", "./internal/eventschema/", "./output/", "./telemetry/", "./run/"},
+	}
+}
+
+// flagChange adds a flag that an environment variable and a config.toml key also set, read
+// where the model's request headers are made.
+func flagChange() change {
+	return change{
+		checklist: "### Add a flag",
+		edits: []edit{
+			{"config/flags.go", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "\tMCPCallTimeout ",
+					"\tWalkthroughTag string `name:\"walkthrough-tag\" placeholder:\"TAG\" envvar:\"KIMI_RUN_WALKTHROUGH_TAG\" config:\"walkthrough.tag\" help:\"Send TAG as the X-Walkthrough-Tag header with every model request.\"`\n")
+			}},
+			{"run/build.go", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "\tfor k, v := range r.s.Endpoint.Headers {",
+					"\tif tag := r.s.Flags.WalkthroughTag; tag != \"\" {\n\t\th[\"X-Walkthrough-Tag\"] = tag\n\t}\n")
+			}},
+			{"README.md", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "| `--mcp-call-timeout ",
+					"| `--walkthrough-tag TAG` | `KIMI_RUN_WALKTHROUGH_TAG`, or `[walkthrough] tag` | sent as the X-Walkthrough-Tag header |\n")
+			}},
+		},
+		packages: []string{"./config/", "./run/"},
+	}
+}
+
+// toolChange adds a read-only built-in tool with its test.
+func toolChange() change {
+	return change{
+		checklist: "### Add a tool",
+		edits: []edit{
+			{"tools/walkthroughecho.go", func(*testing.T, string) string {
+				return `package tools
+
+import "context"
+
+// walkthroughEchoArgs are the arguments of the WalkthroughEcho tool.
+type walkthroughEchoArgs struct {
+Text string ` + "`json:\"text\" description:\"the text to send back\"`" + `
+}
+
+// NewWalkthroughEcho returns the WalkthroughEcho tool, which sends its text back.
+func NewWalkthroughEcho(Env) Tool {
+return New("WalkthroughEcho", "Send the text back unchanged.", Facts{ReadOnly: true},
+	func(_ context.Context, in walkthroughEchoArgs) (Result, error) { return Text(in.Text), nil })
+}
+`
+			}},
+			{"tools/builtin.go", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "\t{make: NewAgent, ", "\t{make: NewWalkthroughEcho},\n")
+			}},
+			{"README.md", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "  StrReplaceFile, Glob, Grep, FetchURL, Think, SetTodoList,", "  WalkthroughEcho,\n")
+			}},
+			{"tools/walkthroughecho_test.go", func(*testing.T, string) string {
+				return `package tools
+
+import "testing"
+
+func TestWalkthroughEcho(t *testing.T) {
+if res := runSearchTool(t, NewWalkthroughEcho(Env{}), map[string]any{"text": "hello"}); res.IsError || res.Output != "hello" {
+	t.Errorf("got %+v, want hello back", res)
+}
+}
+`
+			}},
+		},
+		generate:  [][]string{{"go", "test", "./tools", "-run", "TestBuiltinSchemasGolden", "-update"}},
+		generated: []string{"tools/testdata/schemas.golden"},
+		packages:  []string{"./tools/", "./agentspec/", "./run/"},
+	}
+}
+
+// walk makes the change in a scratch copy and checks what it took.
+func (c change) walk(t *testing.T) {
+	dir := scratchCopy(t)
+	before := fileHashes(t, dir)
+	var byHand []string
+	for _, e := range c.edits {
+		p := filepath.Join(dir, filepath.FromSlash(e.file))
+		old, err := os.ReadFile(p)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(e.do(t, string(old))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(e.file, ".go") {
+			runIn(t, dir, "gofmt", "-w", e.file) // as the newcomer's editor does
+		}
+		byHand = append(byHand, e.file)
+	}
+	for _, cmd := range c.generate {
+		runIn(t, dir, cmd[0], cmd[1:]...)
+	}
+	runIn(t, dir, "go", "build", "./...")
+	runIn(t, dir, "go", "vet", "./...")
+	if out := runIn(t, dir, "gofmt", "-l", "."); strings.TrimSpace(out) != "" {
+		t.Errorf("gofmt would change:\n%s", out)
+	}
+	pkgs := slices.Clone(c.packages)
+	for _, f := range byHand {
+		if d := "./" + path.Dir(f) + "/"; strings.HasSuffix(f, ".go") && !slices.Contains(pkgs, d) {
+			pkgs = append(pkgs, d)
+		}
+	}
+	runIn(t, dir, "go", append([]string{"test", "-count=1"}, pkgs...)...)
+
+	changed := changedFiles(t, dir, before)
+	var counted []string
+	for _, f := range changed {
+		switch {
+		case slices.Contains(c.generated, f):
+		case !slices.Contains(byHand, f):
+			t.Errorf("%s changed, though neither the checklist's edits nor its commands touch it", f)
+		case f != "README.md":
+			counted = append(counted, f)
+		}
+	}
+	t.Logf("by hand: %v; regenerated: %v", byHand, intersect(changed, c.generated))
+	if len(counted) > 3 {
+		t.Errorf("%d files touched by hand besides README.md, want at most 3: %v", len(counted), counted)
+	}
+	section := checklist(t, dir, c.checklist)
+	for _, f := range byHand {
+		if !named(section, f) {
+			t.Errorf("%q does not name %s, which the change touched", c.checklist, f)
+		}
+	}
+}
+
+// scratchCopy copies the files git knows of (tracked, or new and not ignored) into a
+// temporary directory.
+func scratchCopy(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	dir := t.TempDir()
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		b, err := os.ReadFile(f)
+		if os.IsNotExist(err) {
+			continue // deleted in the work tree
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		info, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, info.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// fileHashes maps each file under dir (slash-separated, relative) to its content's hash.
+func fileHashes(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	m := map[string][32]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		m[filepath.ToSlash(rel)] = sha256.Sum256(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// changedFiles lists the files added, changed or removed since before, sorted.
+func changedFiles(t *testing.T, dir string, before map[string][32]byte) []string {
+	t.Helper()
+	after := fileHashes(t, dir)
+	var out []string
+	for f, h := range after {
+		if old, ok := before[f]; !ok || old != h {
+			out = append(out, f)
+		}
+	}
+	for f := range before {
+		if _, ok := after[f]; !ok {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// runIn runs a command in dir and fails t with its output when it fails.
+func runIn(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return out.String()
+}
+
+// insertBefore inserts text at the start of the one line of s that contains anchor.
+func insertBefore(t *testing.T, s, anchor, text string) string {
+	t.Helper()
+	i := uniqueIndex(t, s, anchor)
+	i = strings.LastIndexByte(s[:i], '\n') + 1
+	return s[:i] + text + s[i:]
+}
+
+// insertAfterLine inserts text after the one line of s that contains anchor.
+func insertAfterLine(t *testing.T, s, anchor, text string) string {
+	t.Helper()
+	i := uniqueIndex(t, s, anchor)
+	j := strings.IndexByte(s[i:], '\n')
+	if j < 0 {
+		return s + "\n" + text
+	}
+	return s[:i+j+1] + text + s[i+j+1:]
+}
+
+// uniqueIndex finds anchor in s, failing t unless it is there exactly once: the house has
+// changed shape, and the walkthrough must be told where the checklist now points.
+func uniqueIndex(t *testing.T, s, anchor string) int {
+	t.Helper()
+	if n := strings.Count(s, anchor); n != 1 {
+		t.Fatalf("the walkthrough's anchor %q is found %d times, want once: update the walkthrough to the checklist", anchor, n)
+	}
+	return strings.Index(s, anchor)
+}
+
+// checklist returns the section of docs/design.md under heading, up to the next heading.
+func checklist(t *testing.T, dir, heading string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "docs", "design.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("docs/design.md has no %q", heading)
+	}
+	if i := strings.Index(rest, "\n#"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// named reports whether a checklist names file: by its path, its base name (quoted), a
+// pattern with NAME in it (tools/NAME.go), or as a directory's file (agent/).
+func named(section, file string) bool {
+	if strings.Contains(section, file) || (file == "README.md" && strings.Contains(section, "README")) {
+		return true
+	}
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
+		tok := m[1]
+		pattern := strings.ReplaceAll(tok, "NAME", "*")
+		if ok, _ := path.Match(pattern, file); ok || tok == path.Base(file) || (strings.HasSuffix(tok, "/") && strings.HasPrefix(file, tok)) {
+			return true
+		}
+	}
+	for _, dir := range regexp.MustCompile(`\b([a-z]+/)`).FindAllString(section, -1) {
+		if path.Dir(file)+"/" == dir && !strings.Contains(path.Base(file), "_test") {
+			return true
+		}
+	}
+	return false
+}
+
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
