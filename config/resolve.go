@@ -195,7 +195,7 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 		// endpoint: Kimi CLI overrides them from the environment for the two families above
 		// only. A new protocol thus needs no change here.
 		if !model.Speaks(prov.Type) {
-			return false, Usagef("config: provider %q of model %q has type %q, which kimi-run does not speak (it speaks %s: OpenAI-compatible chat completions)",
+			return false, Usagef("config: provider %q of model %q has type %q, which kimi-run does not speak (it speaks %s)",
 				entry.Provider, name, prov.Type, strings.Join(model.Protocols(), ", "))
 		}
 		if modelFlag == "" {
