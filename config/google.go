@@ -1,10 +1,6 @@
 package config
 
-import (
-	"strings"
-
-	"github.com/kimi-run/kimi-run/model"
-)
+import "github.com/kimi-run/kimi-run/model"
 
 // Google's provider types, as Kimi CLI's config.toml names them: gemini (google_genai is
 // its older name) for the Gemini API, vertexai for Vertex AI.
@@ -37,15 +33,6 @@ func (s *Settings) fromGoogle(prov providerConfig, name, provName, baseURL strin
 	}
 	e.BaseURL = firstSet(baseURL, prov.BaseURL, model.GeminiDefaultBaseURL(cfg))
 	return nil
-}
-
-func hasHeader(h map[string]string, name string) bool {
-	for k, v := range h {
-		if strings.EqualFold(k, name) && strings.TrimSpace(v) != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // googleThinking is the thinking switch of a Gemini model without --thinking, as Kimi CLI

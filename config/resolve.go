@@ -192,6 +192,8 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 		}
 		e.APIKey = firstSet(getenv("OPENAI_API_KEY"), prov.APIKey)
 		e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, DefaultOpenAIBaseURL)
+	case "anthropic":
+		s.fromAnthropic(fc, prov, entry, baseURL)
 	case "gemini", "google_genai", "vertexai":
 		if modelFlag == "" {
 			e.Model = entry.Model
@@ -207,7 +209,7 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 		// endpoint: Kimi CLI overrides them from the environment for the two families above
 		// only. A new protocol thus needs no change here.
 		if !model.Speaks(prov.Type) {
-			return false, Usagef("config: provider %q of model %q has type %q, which kimi-run does not speak (it speaks %s: OpenAI-compatible chat completions)",
+			return false, Usagef("config: provider %q of model %q has type %q, which kimi-run does not speak (it speaks %s)",
 				entry.Provider, name, prov.Type, strings.Join(model.Protocols(), ", "))
 		}
 		if modelFlag == "" {
@@ -304,8 +306,12 @@ func (s *Settings) checkEndpoint() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Usagef("invalid base URL %q: want http(s)://host[:port]/path", RedactURL(e.BaseURL))
 	}
-	// A custom Authorization header is a credential too (a gateway's, Vertex AI's token).
+	// A custom Authorization header is a credential too (a gateway's, Vertex AI's token;
+	// an anthropic provider's bearer token).
 	if e.APIKey == "" && e.Login == nil && !hasHeader(e.Headers, "Authorization") && !isLoopback(u.Hostname()) && s.Flags.Replay == "" {
+		if e.Protocol == "anthropic" {
+			return Usagef("no API key: set api_key in the anthropic provider's entry, or ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment")
+		}
 		if googleType(e.Protocol) {
 			return Usagef("no API key: set the provider's api_key, or GOOGLE_API_KEY (or GEMINI_API_KEY) in the environment")
 		}

@@ -55,6 +55,7 @@ var protocols = map[string]func(Config) Model{
 	// Kimi CLI's Responses API type is served by chat completions until a Responses client
 	// exists (the endpoints that offer Responses offer chat completions too).
 	"openai_responses": chatCompletions,
+	"anthropic":        func(cfg Config) Model { return NewAnthropic(cfg) },
 	// Gemini's generateContent API: google_genai is Kimi CLI's older name for gemini;
 	// vertexai is the same API on Vertex AI (gemini.go).
 	"gemini":       gemini,
