@@ -49,6 +49,7 @@ var protocols = map[string]func(Config) Model{
 	"kimi":             chatCompletions,
 	"openai_legacy":    chatCompletions,
 	"openai_responses": func(cfg Config) Model { return NewResponses(cfg) },
+	"anthropic":        func(cfg Config) Model { return NewAnthropic(cfg) },
 }
 
 func chatCompletions(cfg Config) Model { return NewOpenAI(cfg) }
