@@ -90,15 +90,15 @@ func TestGeminiText(t *testing.T) {
 	}
 }
 
-type fakeTool struct{ name, schema string }
+type geminiTool struct{ name, schema string }
 
-func (f fakeTool) Name() string        { return f.name }
-func (f fakeTool) Description() string { return "does " + f.name }
-func (f fakeTool) Schema() json.RawMessage {
+func (f geminiTool) Name() string        { return f.name }
+func (f geminiTool) Description() string { return "does " + f.name }
+func (f geminiTool) Schema() json.RawMessage {
 	return json.RawMessage(f.schema)
 }
-func (f fakeTool) Facts() tools.Facts { return tools.Facts{} }
-func (f fakeTool) Run(context.Context, json.RawMessage) (tools.Result, error) {
+func (f geminiTool) Facts() tools.Facts { return tools.Facts{} }
+func (f geminiTool) Run(context.Context, json.RawMessage) (tools.Result, error) {
 	return tools.Result{}, nil
 }
 
@@ -138,7 +138,7 @@ func TestGeminiSendsTurnBack(t *testing.T) {
 			`{"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":20,"candidatesTokenCount":9,"totalTokenCount":29}}`),
 		scripted.Text("done"))
 	m := geminiModel(srv, model.Config{})
-	tl := []tools.Tool{fakeTool{"Shell", `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"command":{"type":"string"}},"additionalProperties":false}`}}
+	tl := []tools.Tool{geminiTool{"Shell", `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"command":{"type":"string"}},"additionalProperties":false}`}}
 	req := hello()
 	req.Tools, req.MaxTokens = tl, 2048
 	reply, err := m.Stream(t.Context(), req, model.Handler{})

@@ -14,15 +14,15 @@ import (
 func geminiMessages(body map[string]any) []map[string]any {
 	var out []map[string]any
 	if si, ok := body["systemInstruction"].(map[string]any); ok {
-		out = append(out, map[string]any{"role": "system", "content": partsText(si, false)})
+		out = append(out, map[string]any{"role": "system", "content": geminiText(si, false)})
 	}
 	contents, _ := body["contents"].([]any)
 	for _, c := range contents {
 		content, _ := c.(map[string]any)
 		parts, _ := content["parts"].([]any)
 		if content["role"] == "model" {
-			msg := map[string]any{"role": "assistant", "content": partsText(content, false), "parts": parts}
-			if th := partsText(content, true); th != "" {
+			msg := map[string]any{"role": "assistant", "content": geminiText(content, false), "parts": parts}
+			if th := geminiText(content, true); th != "" {
 				msg["reasoning_content"] = th
 			}
 			var calls []any
@@ -65,8 +65,8 @@ func geminiMessages(body map[string]any) []map[string]any {
 	return out
 }
 
-// partsText joins the text of a content's parts: the thoughts, or the rest.
-func partsText(content map[string]any, thoughts bool) string {
+// geminiText joins the text of a content's parts: the thoughts, or the rest.
+func geminiText(content map[string]any, thoughts bool) string {
 	parts, _ := content["parts"].([]any)
 	var b strings.Builder
 	for _, p := range parts {
