@@ -72,6 +72,9 @@ type Agent struct {
 
 	// ToolCap caps the tool calls of the run (nil: no cap); subagents share their parent's.
 	ToolCap *ToolCap
+	// Heartbeat, when positive, is how often a running tool call is reported with a
+	// tool_progress event (--heartbeat), from one Heartbeat after it started until it ends.
+	Heartbeat time.Duration
 
 	history []model.Message
 	// child sums the work of subagents, added from tool goroutines.
@@ -109,10 +112,7 @@ func (a *Agent) Stats() Stats {
 	st := a.stats
 	st.Steps += a.child.Steps
 	st.ToolCalls += a.child.ToolCalls
-	st.Usage.InputTokens += a.child.Usage.InputTokens
-	st.Usage.OutputTokens += a.child.Usage.OutputTokens
-	st.Usage.CachedTokens += a.child.Usage.CachedTokens
-	st.Usage.ReasoningTokens += a.child.Usage.ReasoningTokens
+	st.Usage.Add(a.child.Usage)
 	return st
 }
 

@@ -65,6 +65,7 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 		Lifecycle:    p.Lifecycle,
 		Fallback:     p.Fallback,
 		ToolCap:      p.ToolCap,
+		Heartbeat:    p.Heartbeat,
 	}
 	// The subagent's conversation is saved beside the parent's, by the same rules, so that a
 	// restore can tell the model what it had done if a kill interrupts it.
@@ -150,10 +151,7 @@ func (a *Agent) addChild(st Stats) {
 	defer a.childMu.Unlock()
 	a.child.Steps += st.Steps
 	a.child.ToolCalls += st.ToolCalls
-	a.child.Usage.InputTokens += st.Usage.InputTokens
-	a.child.Usage.OutputTokens += st.Usage.OutputTokens
-	a.child.Usage.CachedTokens += st.Usage.CachedTokens
-	a.child.Usage.ReasoningTokens += st.Usage.ReasoningTokens
+	a.child.Usage.Add(st.Usage)
 }
 
 var _ tools.Subagent = (*Subagents)(nil)

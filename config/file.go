@@ -62,6 +62,7 @@ type modelConfig struct {
 	PriceInput       *float64 `toml:"price_input" json:"price_input"`
 	PriceCachedInput *float64 `toml:"price_cached_input" json:"price_cached_input"`
 	PriceOutput      *float64 `toml:"price_output" json:"price_output"`
+	PriceCacheWrite  *float64 `toml:"price_cache_write" json:"price_cache_write"`
 }
 
 type providerConfig struct {
@@ -69,6 +70,9 @@ type providerConfig struct {
 	BaseURL       string            `toml:"base_url" json:"base_url"`
 	APIKey        string            `toml:"api_key" json:"api_key"`
 	CustomHeaders map[string]string `toml:"custom_headers" json:"custom_headers"`
+	// Env holds variables Kimi CLI sets for the provider's client (Vertex AI's
+	// GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION); kimi-run reads them, it sets nothing.
+	Env map[string]string `toml:"env" json:"env"`
 	// OAuth names the stored login `kimi login` wrote (config/login.go).
 	OAuth *oauthRef `toml:"oauth" json:"oauth"`
 }

@@ -59,13 +59,14 @@ type Flags struct {
 	Image              []string `name:"image" short:"i" sep:"none" placeholder:"FILE" help:"Attach this image (PNG, JPEG, GIF or WebP) to the prompt; repeatable. Needs a model with the image_in capability (config entry capabilities, or KIMI_MODEL_CAPABILITIES)."`
 	FallbackModel      string   `name:"fallback-model" placeholder:"NAME" help:"When a step's model call still fails transiently after the retries (overload, 5xx, network: exit 75), try the step once more on model NAME (same endpoint and key), which the rest of the run then uses."`
 
-	Quiet    bool             `short:"q" help:"No progress on stderr (errors still are)."`
-	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn shows only warnings and errors; error only why a run failed."`
-	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
+	Quiet     bool             `short:"q" help:"No progress on stderr (errors still are)."`
+	Heartbeat time.Duration    `name:"heartbeat" placeholder:"DURATION" default:"15s" envvar:"KIMI_RUN_HEARTBEAT" help:"Report a tool call that is still running every DURATION (0: never): a tool_progress event in stream-json, a line on stderr in text mode, so a CI job that kills silent jobs sees the run alive."`
+	LogLevel  string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn shows only warnings and errors; error only why a run failed."`
+	Version   kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
 	// Shared sessions and background processes (issue 9).
 	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
-	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
+	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
 	OTelLogContent bool          `name:"otel-log-content" help:"With OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT set), also put the prompt, tool arguments and outputs and the final answer on the spans, scrubbed of credentials. Off: names, counts and timings only."`
 	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
 	// Notices of silence (hidden: tests shorten them).
@@ -86,6 +87,7 @@ type Flags struct {
 	MaxToolCalls     int      `group:"Guardrails for unattended runs" name:"max-tool-calls" placeholder:"N" config:"loop_control.max_tool_calls" help:"Most tool calls the whole run may make (subagents' included; 0: no limit). A call past it is not run, and the run ends with exit 6 once its step is done."`
 	PriceInput       *float64 `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
 	PriceCachedInput *float64 `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
+	PriceCacheWrite  *float64 `group:"Guardrails for unattended runs" name:"price-cache-write" placeholder:"USD" help:"Price per million input tokens written to the prompt cache (default: price_cache_write, else 1.25 times the input price, as Anthropic charges)."`
 	PriceOutput      *float64 `group:"Guardrails for unattended runs" name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
 	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this JSON Schema (a file, or inline JSON). Asked again at most twice; still invalid exits 7. Also --output-schema."`
 	Tools            []string `group:"Guardrails for unattended runs" name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`

@@ -127,4 +127,3 @@ env = { GOOGLE_API_KEY = "g-secret-1", GOOGLE_CLOUD_LOCATION = "us-central1" }
 		t.Errorf("secrets %q", s.Secrets.Own)
 	}
 }
-

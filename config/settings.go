@@ -129,6 +129,8 @@ type Endpoint struct {
 	// (config/kimikeys.go): the message field reasoning is read from and sent back in;
 	// "" turns the round trip off.
 	ReasoningKey *string
+	// Project and Location are Vertex AI's (config/google.go).
+	Project, Location string
 	// Generation holds the KIMI_MODEL_* sampling settings (config/modelenv.go).
 	Generation Generation
 	// Login is the stored `kimi login` of the provider, when it names one and no

@@ -13,6 +13,7 @@ const (
 	TypeThinking        Type = "thinking"
 	TypeToolCall        Type = "tool_call"
 	TypeToolResult      Type = "tool_result"
+	TypeToolProgress    Type = "tool_progress"
 	TypeRetry           Type = "retry"
 	TypeUsage           Type = "usage"
 	TypeCompactionBegin Type = "compaction_begin"
@@ -39,6 +40,7 @@ var registry = []registered{
 	{Thinking{}, Telemetry},
 	{ToolCall{}, 0},
 	{ToolResult{}, 0},
+	{ToolProgress{}, KimiLines | Telemetry},
 	{Retry{}, 0},
 	{Usage{}, 0},
 	{CompactionBegin{}, KimiLines},
@@ -78,6 +80,10 @@ type Init struct {
 	SessionID string `json:"session_id"`
 	// The model's name as sent to the provider.
 	Model string `json:"model"`
+	// The provider's type, as Kimi CLI's config.toml names it, which says the wire protocol
+	// the run speaks: `kimi` and `openai_legacy` (chat completions), `gemini` and
+	// `google_genai` (the Gemini API), `vertexai`, and the others kimi-run speaks.
+	Provider string `json:"provider,omitempty"`
 	// The endpoint's host[:port] only: never a path, a query or credentials.
 	BaseURLHost string `json:"base_url_host" pattern:"^[^/?#@]*$"`
 	// The directory the tools work in.
@@ -217,6 +223,29 @@ type ToolResult struct {
 // Type is "tool_result".
 func (ToolResult) Type() Type { return TypeToolResult }
 
+// ToolProgress reports a tool call that is still running, every `--heartbeat` (15 s by
+// default) after it started, until its `tool_result`: a sign of life for a CI system that
+// ends jobs silent for minutes, and a way to tell a slow command from a stuck one.
+type ToolProgress struct {
+	// The model call that asked for it.
+	Step int `json:"step" minimum:"1"`
+	// The tool call's id, as in its `tool_call`.
+	ID string `json:"id" minLength:"1"`
+	// The tool's name.
+	Name string `json:"name"`
+	// How long the call has been running, in milliseconds.
+	ElapsedMS int64 `json:"elapsed_ms" minimum:"0"`
+	// The bytes of output the call has produced so far: what a Shell command has written
+	// to stdout and stderr. Tools that answer only when they end report 0.
+	OutputBytes int64 `json:"output_bytes" minimum:"0"`
+	// Milliseconds since the call last produced output, or since it started when it has
+	// produced none.
+	SinceOutputMS int64 `json:"since_output_ms" minimum:"0"`
+}
+
+// Type is "tool_progress".
+func (ToolProgress) Type() Type { return TypeToolProgress }
+
 // KimiToolText is a tool result as Kimi CLI words it: its message and its output.
 type KimiToolText struct {
 	Message string
@@ -262,6 +291,9 @@ type Usage struct {
 	// The part of `output_tokens` spent thinking, when the provider reports it
 	// (`completion_tokens_details.reasoning_tokens`); absent otherwise.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty" minimum:"0"`
+	// The prompt tokens written to the provider's prompt cache, part of `input_tokens`
+	// and priced apart (Anthropic's `cache_creation_input_tokens`); absent when none.
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty" minimum:"0"`
 	// The context's size after the call (its input and output tokens), what compaction is
 	// measured by.
 	ContextTokens int `json:"context_tokens" minimum:"0"`

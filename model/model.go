@@ -1,8 +1,8 @@
 // Package model is the provider client: the Model interface a run talks to, the messages a
 // conversation is made of, the clients of each wire protocol (New picks one by the
-// provider's type; today OpenAI-compatible chat completions), the error types every client
-// maps its failures onto (which decide retries and exit codes), and the token budget and
-// prices around any Model. It knows nothing of turns, tools' execution or sessions.
+// provider's type: OpenAI-compatible chat completions, Gemini's generateContent, ...), the
+// error types every client maps its failures onto (which decide retries and exit codes),
+// and the token budget and prices around any Model. It knows nothing of turns, tools' execution or sessions.
 package model
 
 import (
@@ -61,4 +61,16 @@ type TokenUsage struct {
 	// ReasoningTokens is the part of OutputTokens the model spent thinking, when the
 	// provider says (completion_tokens_details.reasoning_tokens).
 	ReasoningTokens int
+	// CacheWriteTokens is the part of InputTokens written to the provider's prompt cache,
+	// which costs more than plain input (Anthropic's cache_creation_input_tokens).
+	CacheWriteTokens int
+}
+
+// Add adds o's counts to u.
+func (u *TokenUsage) Add(o TokenUsage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CachedTokens += o.CachedTokens
+	u.ReasoningTokens += o.ReasoningTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
 }

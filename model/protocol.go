@@ -21,13 +21,18 @@ type Config struct {
 	// IdleTimeout abandons a stream that sends nothing for this long, and bounds the wait
 	// for response headers. Zero means 120 s.
 	IdleTimeout time.Duration
-	// ExtraBody holds top-level fields merged into every request body (Kimi's "thinking").
+	// ExtraBody holds top-level fields merged into every request body (the sampling
+	// settings: temperature, top_p).
 	ExtraBody map[string]json.RawMessage
-	// Headers are added to every request (User-Agent).
+	// Headers are added to every request (User-Agent, the provider's custom headers).
 	Headers map[string]string
-	// SendReasoning sends reasoning_content back on assistant messages with tool calls,
-	// even when empty; thinking models reject the request otherwise.
-	SendReasoning bool
+	// Thinking is the thinking switch (--thinking, Kimi's default_thinking); nil leaves it
+	// to the provider. Each protocol says it its own way: chat completions send Kimi's
+	// "thinking" field and, when on, reasoning_content on every assistant message with
+	// tool calls, even empty (thinking models reject the request otherwise); the
+	// Responses API asks for a reasoning effort, summaries and the encrypted reasoning;
+	// Gemini sets thinkingConfig (gemini_request.go).
+	Thinking *bool
 	// ReasoningKey is an openai_legacy provider's reasoning_key: the one message field the
 	// reasoning is read from and sent back in; "" reads and sends none. nil (no key, and
 	// every other provider type) reads every known field and answers in the one it came in.
@@ -42,6 +47,9 @@ type Config struct {
 	// HTTPClient is the underlying client; nil builds one. It must not set Timeout:
 	// that would cut long streams.
 	HTTPClient *http.Client
+	// Project and Location are Vertex AI's (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION):
+	// without an API key, the model is addressed under them.
+	Project, Location string
 }
 
 // protocols maps a provider type to the client that speaks its wire protocol. Adding a
@@ -49,13 +57,19 @@ type Config struct {
 // the provider's type along, and retries, budgets, fallback, cassettes and the stall watch
 // work on any Model whose failures are this package's error types (errors.go).
 var protocols = map[string]func(Config) Model{
-	"":              chatCompletions,
-	"kimi":          chatCompletions,
-	"openai_legacy": chatCompletions,
-	// Kimi CLI's Responses API type is served by chat completions until a Responses client
-	// exists (the endpoints that offer Responses offer chat completions too).
-	"openai_responses": chatCompletions,
+	"":                 chatCompletions,
+	"kimi":             chatCompletions,
+	"openai_legacy":    chatCompletions,
+	"openai_responses": func(cfg Config) Model { return NewResponses(cfg) },
+	"anthropic":        func(cfg Config) Model { return NewAnthropic(cfg) },
+	// Gemini's generateContent API: google_genai is Kimi CLI's older name for gemini;
+	// vertexai is the same API on Vertex AI (gemini.go).
+	"gemini":       gemini,
+	"google_genai": gemini,
+	"vertexai":     gemini,
 }
+
+func gemini(cfg Config) Model { return NewGemini(cfg) }
 
 func chatCompletions(cfg Config) Model { return NewOpenAI(cfg) }
 

@@ -4,12 +4,10 @@ import (
 	"context"
 
 	"github.com/kimi-run/kimi-run/agent"
-	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
-	"github.com/kimi-run/kimi-run/tools/mcp"
 )
 
 // built is what the build phase made: the agent, its hooks, the MCP servers and the
@@ -31,9 +29,8 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	r.groups = &tools.ShellGroups{}
 	if !s.Flags.KeepBackground {
 		r.stop.shellKill.set(r.groups.Kill)
-		r.groups.Watch = r.watch // kept groups are meant to outlive kimi-run
 	}
-	servers := startMCP(ctx, mcpWithEnv(s.MCP, in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
+	servers := startMCP(ctx, r.guard.sandbox.confineServers(s.MCP, s.Env.Getenv("PATH"), in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
 	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
 		return nil, err
@@ -60,6 +57,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
 		Lifecycle:    hookLifecycle{e: eng},
 		MaxToolCalls: s.Flags.MaxToolCalls,
+		Heartbeat:    s.Flags.Heartbeat,
 	})
 	if ts.err != nil {
 		return nil, ts.err
@@ -78,11 +76,10 @@ func (r *runState) hookEngine(in *inputs) (*hooks.Engine, error) {
 		return nil, err
 	}
 	eng.WorkDir, eng.SessionID, eng.Sink = r.s.WorkDir, r.sessionID, r.sink
-	eng.Env, eng.Scrub = in.childEnv, r.secrets.scrubBytes
+	eng.Scrub = r.secrets.scrubBytes
 	// Hooks run confined like Shell commands: a hook script in the work dir can be
 	// rewritten by a Shell call, and must not become a way out of the sandbox.
-	eng.Prefix = r.guard.sandbox.shellPrefix()
-	eng.Watch = r.watch
+	eng.Launcher = r.launch
 	return eng, nil
 }
 
@@ -143,20 +140,6 @@ func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	return kinds
 }
 
-// mcpWithEnv gives each stdio server the children's environment with its own "env"
-// entries on top.
-func mcpWithEnv(m config.MCP, base []string) config.MCP {
-	servers := make([]mcp.Server, len(m.Servers))
-	for i, srv := range m.Servers {
-		if srv.Transport == mcp.Stdio {
-			srv.Env = config.OverlayEnv(base, srv.Env)
-		}
-		servers[i] = srv
-	}
-	m.Servers = servers
-	return m
-}
-
 // toolEnv is what the built-in tools get from the run.
 func (r *runState) toolEnv(in *inputs) tools.Env {
 	g, ws := r.guard, in.ws
@@ -165,9 +148,8 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		AddDirs:       ws.addDirs,
 		SubagentTypes: ws.agent.subagentTypes(),
 		ShellGroups:   r.groups,
-		Ripgrep:       tools.LookRipgrep(),
-		ShellPrefix:   g.sandbox.shellPrefix(),
-		Environ:       in.childEnv,
+		Ripgrep:       g.sandbox.ripgrep(r.s.Env.Getenv("PATH")),
+		Launcher:      r.launch,
 		WriteDirs:     g.sandbox.writeDirs(),
 		Media:         mediaSupport(r.s.Endpoint),
 		Search:        r.service(r.s.Services.Search),
@@ -212,9 +194,11 @@ func (r *runState) model() (*fallbackModel, error) {
 		IdleTimeout:   s.Flags.StreamIdleTimeout,
 		ExtraBody:     e.RequestFields(),
 		Headers:       r.headers(),
-		SendReasoning: e.Thinking != nil && *e.Thinking,
+		Thinking:      e.Thinking,
 		MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
 		HTTPClient:    httpClient,
+		Project:       e.Project,
+		Location:      e.Location,
 		// Moonshot reads the media of a tool result in the tool message, as Kimi CLI
 		// sends them; other endpoints get them in a user message after the results.
 		MediaInToolResults: e.KimiProvider,

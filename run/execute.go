@@ -155,8 +155,11 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	if in.plan.images, err = loadImages(ctx, s); err != nil {
 		return err
 	}
-	// Commands, hooks and MCP servers get the environment without kimi-run's credentials.
+	// Commands, hooks, MCP servers and rg get the environment without kimi-run's
+	// credentials, and start confined when the sandbox is on (launch).
 	in.childEnv = childEnviron(s.Env.Environ(), r.secrets, f.PassEnv)
+	r.launch.Environ = in.childEnv
+	g.sandbox.configure(r.launch)
 	if len(s.MCP.Servers) == 0 {
 		// Every tool is a built-in: a rule that names none of them is refused now, before
 		// a session directory is made for a run that cannot start.
@@ -194,7 +197,7 @@ func (r *runState) openSession(ctx context.Context, prompt string) error {
 func (r *runState) begin(b *built) error {
 	s, sess := r.s, r.session
 	r.emit(event.Init{
-		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model,
+		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model, Provider: providerType(s.Endpoint),
 		BaseURLHost: hostOf(s.Endpoint.BaseURL), WorkDir: s.WorkDir, Tools: b.names, Version: r.version,
 		MCPServers: b.servers.initInfo(),
 	})
@@ -242,4 +245,16 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 		})
 	}
 	return out, r.tape.finish(r, out, err)
+}
+
+// providerType is the endpoint's provider type; an endpoint from the environment alone is
+// kimi (KIMI_*) or openai_legacy (OPENAI_*), as Kimi CLI would name it.
+func providerType(e config.Endpoint) string {
+	switch {
+	case e.Protocol != "":
+		return e.Protocol
+	case e.KimiProvider:
+		return "kimi"
+	}
+	return "openai_legacy"
 }

@@ -164,3 +164,31 @@ func TestReadMediaFileNeedsTheCapability(t *testing.T) {
 		t.Errorf("tool message %v", tool)
 	}
 }
+
+// TestReadMediaFileEveryProtocol: the image ReadMediaFile reads reaches the model whatever
+// the provider's wire protocol (issue 30's clients): in the tool result where the protocol
+// takes one there (Kimi's chat completions), else in the user turn after the results.
+func TestReadMediaFileEveryProtocol(t *testing.T) {
+	t.Parallel()
+	b64 := base64.StdEncoding.EncodeToString(png)
+	for _, typ := range append(slices.Clone(wireProtocols), "openai_responses", "openai_legacy") {
+		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "shot.png"), png, 0o644)
+			srv := scripted.New(t,
+				scripted.ToolCalls(scripted.Call("ReadMediaFile", `{"path":"shot.png"}`)),
+				scripted.Text("A login form."),
+			)
+			env := protocolEnv(t, typ, srv, "", `max_context_size = 100000
+capabilities = ["image_in"]`)
+			r := kimi(t, srv, invocation{dir: dir, env: env, args: []string{"-p", "what is in shot.png?"}})
+			if r.code != 0 || r.stdout != "A login form.\n" {
+				t.Fatalf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+			}
+			if reqs := srv.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Raw), b64) {
+				t.Errorf("the image is not in the request after the tool call:\n%.2000s", reqs[len(reqs)-1].Raw)
+			}
+		})
+	}
+}

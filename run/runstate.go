@@ -8,7 +8,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
-	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
 	"github.com/kimi-run/kimi-run/tools"
@@ -48,9 +48,9 @@ type runState struct {
 	hooks *runHooks
 	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
 	groups *tools.ShellGroups
-	// watch lists the groups of every child with the run's watchdog.
-	watch *procgroup.Watcher
-	guard *guard
+	// launch starts every child of the run (internal/launch).
+	launch *launch.Launcher
+	guard  *guard
 	// answerFile is --output-last-message, "" once it has proved unwritable; scrub cleans
 	// what is written there. With --json-schema it gets what stdout gets: the matching
 	// JSON or nothing.
@@ -96,7 +96,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		// Counted from the tool_call events, which every call has, subagents' included.
 		ToolCallsByTool: r.tally.totals().ToolCallsByTool,
 		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
-			CostUSD: r.s.Budget.CostUSD(st.Usage)},
+			CacheWriteTokens: st.Usage.CacheWriteTokens,
+			CostUSD:          r.s.Budget.CostUSD(st.Usage)},
 		DurationMS: time.Since(r.started).Milliseconds(),
 		SessionID:  r.sessionID,
 	}

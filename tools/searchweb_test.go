@@ -94,7 +94,9 @@ func TestSearchWeb(t *testing.T) {
 // answer that is not a list of results, no answer in time, no service at all; and the
 // arguments Kimi CLI refuses are refused before anything is sent.
 func TestSearchWebFailures(t *testing.T) {
-	status := newFakeService(t, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "overloaded", http.StatusServiceUnavailable) })
+	status := newFakeService(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	})
 	garbage := newFakeService(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>login</html>") })
 	slow := newFakeService(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	for _, tt := range []struct {
