@@ -80,6 +80,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	steps := []func() error{
 		func() error { return s.resolveFileSettings(fc) },
 		func() error { return s.resolveServices(fc) },
+		func() error { s.resolvePlugins(ctx); return nil },
 		func() error { return s.resolveLoop(fc.LoopControl) },
 		s.resolveContext,
 		func() error { return s.resolveBudget(entry) },

@@ -14,6 +14,7 @@ import (
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model/cassette"
+	"github.com/kimi-run/kimi-run/tools/plugin"
 )
 
 // Defaults that more than one source can override, in one place.
@@ -79,6 +80,8 @@ type Settings struct {
 	Skills Skills
 	// Services are Moonshot's web services the tools use (config/services.go).
 	Services Services
+	// Plugins are Kimi CLI's plugins found in the share dir's plugins/ (config/plugins.go).
+	Plugins []plugin.Spec
 	// MCP is the MCP servers to start and their timeouts.
 	MCP MCP
 	// Agent is the agent of --agent or --agent-file (the built-in default without them).

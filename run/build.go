@@ -2,12 +2,15 @@ package run
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
+	"github.com/kimi-run/kimi-run/tools/plugin"
 )
 
 // built is what the build phase made: the agent, its hooks, the MCP servers and the
@@ -107,12 +110,17 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 		t.env.Subagent = nil
 	}
 	builtins := tools.Builtins(t.env)
-	// MCP tools are named against every built-in, and come on top of what the agent file
-	// picks, as in Kimi CLI.
-	t.mcp = t.servers.toolset(builtins)
-	t.all = hooks.Wrap(t.hooks, builtins)
-	ts, warnings := t.ws.agent.rootTools(t.all)
+	// Plugin tools, then MCP tools, come on top of what the agent file picks, as in Kimi
+	// CLI: a plugin tool named like a built-in is left out; MCP tools are named against
+	// both. Subagents get them as they get MCP tools (withMCP).
+	plugins, warnings := plugin.Tools(r.s.Plugins, r.launch, plugin.Host{BaseURL: config.RedactURL(r.s.Endpoint.BaseURL)}, toolNames(tools.AllBuiltins()))
 	for _, w := range warnings {
+		r.warnEarly(w)
+	}
+	t.mcp = append(plugins, t.servers.toolset(append(slices.Clone(builtins), plugins...))...)
+	t.all = hooks.Wrap(t.hooks, builtins)
+	ts, more := t.ws.agent.rootTools(t.all)
+	for _, w := range more {
 		r.warnEarly(w)
 	}
 	ts = append(ts, hooks.Wrap(t.hooks, t.mcp)...)
