@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,6 +68,10 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	entry, err := s.resolveEndpoint(fc, baseURL, model)
 	if err != nil {
 		return s, err
+	}
+	if replaying && s.Replay.Header.Provider != "" {
+		// The recorded requests speak the recorded protocol, whatever the file says now.
+		s.Endpoint.Protocol = s.Replay.Header.Provider
 	}
 	steps := []func() error{
 		func() error { return s.resolveFileSettings(fc) },
@@ -188,8 +193,25 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 		}
 		e.APIKey = firstSet(getenv("OPENAI_API_KEY"), prov.APIKey)
 		e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, DefaultOpenAIBaseURL)
+		if prov.Type == "openai_responses" && s.Flags.Thinking == nil && responsesThinks(fc, e.Model, entry.Capabilities) {
+			// As Kimi CLI asks a Responses model to think: one that always does, or one that
+			// can when default_thinking says so. Otherwise nothing is asked (a model that
+			// does not reason refuses a reasoning effort).
+			on := true
+			e.Thinking = &on
+		}
 	case "anthropic":
 		s.fromAnthropic(fc, prov, entry, baseURL)
+	case "gemini", "google_genai", "vertexai":
+		if modelFlag == "" {
+			e.Model = entry.Model
+		}
+		if err := s.fromGoogle(prov, name, entry.Provider, baseURL); err != nil {
+			return false, err
+		}
+		if s.Flags.Thinking == nil {
+			e.Thinking = googleThinking(fc, e.Model, entry.Capabilities)
+		}
 	default:
 		// Any other protocol the model package speaks takes the provider's own key and
 		// endpoint: Kimi CLI overrides them from the environment for the two families above
@@ -292,12 +314,14 @@ func (s *Settings) checkEndpoint() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Usagef("invalid base URL %q: want http(s)://host[:port]/path", RedactURL(e.BaseURL))
 	}
-	// An anthropic provider may authenticate with a bearer token instead of a key
-	// (ANTHROPIC_AUTH_TOKEN, or a gateway's Authorization header).
-	bearer := e.Protocol == "anthropic" && hasHeader(e.Headers, "Authorization")
-	if e.APIKey == "" && !bearer && e.Login == nil && !isLoopback(u.Hostname()) && s.Flags.Replay == "" {
+	// A custom Authorization header is a credential too (a gateway's, Vertex AI's token;
+	// an anthropic provider's bearer token).
+	if e.APIKey == "" && e.Login == nil && !hasHeader(e.Headers, "Authorization") && !isLoopback(u.Hostname()) && s.Flags.Replay == "" {
 		if e.Protocol == "anthropic" {
 			return Usagef("no API key: set api_key in the anthropic provider's entry, or ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment")
+		}
+		if googleType(e.Protocol) {
+			return Usagef("no API key: set the provider's api_key, or GOOGLE_API_KEY (or GEMINI_API_KEY) in the environment")
 		}
 		return Usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
 	}
@@ -378,4 +402,11 @@ func RedactURL(raw string) string {
 	u.RawQuery = ""
 	u.Fragment = ""
 	return u.String()
+}
+
+// responsesThinks reports whether a Responses API model is asked to think without the
+// flag: it always thinks, or it can (the thinking capability) and default_thinking is on.
+func responsesThinks(fc *fileConfig, model string, capabilities []string) bool {
+	return alwaysThinking(model, capabilities) ||
+		(fc.DefaultThinking != nil && *fc.DefaultThinking && slices.Contains(capabilities, "thinking"))
 }

@@ -51,10 +51,16 @@ type Request struct {
 // Messages returns the "messages" array of the request body, each message as a
 // map, so tests can check what the client sent back (tool results,
 // reasoning_content, ...). A Messages API request's conversation is given in the same
-// shape (anthropicMessages).
+// shape (anthropicMessages), and so are a Gemini request's contents (geminiMessages).
 func (r Request) Messages() []map[string]any {
+	if _, ok := r.Body["input"]; ok && r.Path == responsesPath {
+		return responsesMessages(r.Body)
+	}
 	if anthropicPath(r.Path) {
 		return anthropicMessages(r.Body)
+	}
+	if _, ok := r.Body["contents"]; ok && r.Body["messages"] == nil {
+		return geminiMessages(r.Body)
 	}
 	list, _ := r.Body["messages"].([]any)
 	out := make([]map[string]any, 0, len(list))
@@ -83,9 +89,16 @@ var modelPaths = []string{
 	"/v1/chat/completions", // OpenAI-compatible chat completions (kimi, openai_legacy)
 	"/v1/responses",        // OpenAI Responses API (openai_responses)
 	"/v1/messages",         // Anthropic Messages API (anthropic)
+	// Gemini's streaming method (gemini, google_genai, vertexai), under any API version and
+	// resource path: /v1beta/models/M, /v1beta1/publishers/google/models/M,
+	// /v1beta1/projects/P/locations/L/publishers/google/models/M (gemini.go's geminiPath).
+	"*:streamGenerateContent",
 }
 
 func modelPath(p string) bool {
+	if geminiPath(p) {
+		return true // path.Match's * stops at a slash; Gemini's resource paths have several
+	}
 	for _, pat := range modelPaths {
 		if ok, _ := path.Match(pat, p); ok {
 			return true
@@ -215,8 +228,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.t.Errorf("scripted: request %d (%s %s, User-Agent %q): %s", n+1, r.Method, path, r.UserAgent(), req.Problem)
 		resp = Status(code, ErrorBody("scripted_error", "scripted: "+req.Problem))
 	}
-	if anthropicPath(path) {
+	switch {
+	case anthropicPath(path):
 		resp = resp.anthropic()
+	case geminiPath(path):
+		resp = resp.gemini()
 	}
 	s.play(w, r, resp)
 }
@@ -244,10 +260,18 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 	w.WriteHeader(resp.Code())
 	rc := http.NewResponseController(w)
 	flush := func() { _ = rc.Flush() }
+	// body is where the steps write: the response writer, or for another protocol the
+	// translation of the chat-completions stream into its events.
+	var body io.Writer = w
+	var responses *responsesWriter
+	if strings.TrimPrefix(r.URL.Path, s.prefix) == responsesPath && resp.streamed() {
+		responses = newResponsesWriter(w)
+		body = responses
+	}
 	for _, st := range resp.steps {
 		switch st.kind {
 		case stepWrite:
-			if _, err := w.Write(st.data); err != nil {
+			if _, err := body.Write(st.data); err != nil {
 				return // the client went away
 			}
 			if resp.streamed() {
@@ -272,7 +296,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 			line := int64(len(": keep-alive\n\n"))
 			for left := (st.n + line - 1) / line * line; left > 0; {
 				piece := commentLine[:min(int64(len(commentLine)), left)]
-				if _, err := io.WriteString(w, piece); err != nil {
+				if _, err := io.WriteString(body, piece); err != nil {
 					return
 				}
 				left -= int64(len(piece))
@@ -280,7 +304,13 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 			flush()
 		case stepFlood:
 			for sent := int64(0); st.n < 0 || sent < st.n; sent += st.per {
-				if err := writeFlood(w, st.data, st.per); err != nil {
+				err := error(nil)
+				if responses != nil {
+					err = responses.flood(st.per)
+				} else {
+					err = writeFlood(w, st.data, st.per)
+				}
+				if err != nil {
 					return
 				}
 			}
@@ -290,7 +320,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 			}
 		case stepKeepAlive:
 			for {
-				if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				if _, err := io.WriteString(body, ": keep-alive\n\n"); err != nil {
 					return
 				}
 				flush()
