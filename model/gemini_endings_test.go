@@ -63,7 +63,7 @@ func TestGeminiEndings(t *testing.T) {
 				return errors.As(err, &pe) && pe.StatusCode == 0 && pe.Type == "UNAVAILABLE" && strings.Contains(pe.Message, "overloaded")
 			}},
 		{name: "an error object after the finish", finish: "stop",
-			resp: scripted.Events(finish("STOP", ""), `{"error":{"code":500,"message":"late","status":"INTERNAL"}}`),
+			resp:  scripted.Events(finish("STOP", ""), `{"error":{"code":500,"message":"late","status":"INTERNAL"}}`),
 			check: func(err error) bool { return err == nil }},
 		{name: "no finishReason", retry: true,
 			resp:  scripted.Events(`{"candidates":[{"content":{"parts":[{"text":"par"}],"role":"model"},"index":0}]}`),
