@@ -68,12 +68,14 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	if err != nil {
 		return s, err
 	}
+	_, _, mainFound, _ := fc.model(firstSet(model, fc.DefaultModel))
 	steps := []func() error{
 		func() error { return s.resolveFileSettings(fc) },
 		func() error { return s.resolveLoop(fc.LoopControl) },
 		s.resolveContext,
 		func() error { return s.resolveBudget(entry) },
 		s.checkEndpoint,
+		func() error { return s.resolveFallbacks(fc, entry, mainFound) },
 		s.resolveWorkDir,
 		func() error { return s.resolveMCP(ctx) },
 		func() error { s.mcpSecrets(); return nil },
