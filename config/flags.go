@@ -57,6 +57,7 @@ type Flags struct {
 	SystemPrompt       string   `name:"system-prompt" placeholder:"TEXT|FILE" help:"Use this system prompt (the text, or the content of FILE) instead of the agent's. New sessions only."`
 	AppendSystemPrompt string   `name:"append-system-prompt" placeholder:"TEXT|FILE" help:"Add this text (or the content of FILE) after the agent's system prompt. New sessions only."`
 	Image              []string `name:"image" short:"i" sep:"none" placeholder:"FILE" help:"Attach this image (PNG, JPEG, GIF or WebP) to the prompt; repeatable. Needs a model with the image_in capability (config entry capabilities, or KIMI_MODEL_CAPABILITIES)."`
+	Bare               bool     `name:"bare" help:"A run that depends on nothing the machine or the work dir holds: no config.toml, mcp.json, hooks, skills or AGENTS.md files are read, only what the command line names (--config-file or --config, --mcp-config-file, --mcp-config, --skills-dir, --agent-file, --system-prompt, --append-system-prompt). The environment still applies."`
 	FallbackModel      []string `name:"fallback-model" placeholder:"NAME" config:"fallback_models" help:"When a model call still fails transiently after the retries (overload, 5xx, network: exit 75), try it again on model NAME, which the rest of the run then uses; repeatable or comma-separated: tried in order. NAME is a [models] entry of the config (its own provider and protocol) or a model id on the run's endpoint."`
 
 	Quiet    bool             `short:"q" help:"No progress on stderr (errors still are)."`
