@@ -106,17 +106,10 @@ func alwaysThinking(model string, capabilities []string) bool {
 	return strings.Contains(id, "thinking") || strings.Contains(id, "reason")
 }
 
-// RequestFields are the fields merged into every request body: Kimi's thinking switch and
-// the sampling settings.
+// RequestFields are the sampling settings merged into every request body. The thinking
+// switch is not among them: each wire protocol says it its own way (model.Config.Thinking).
 func (e Endpoint) RequestFields() map[string]json.RawMessage {
 	var fields map[string]json.RawMessage
-	if e.Thinking != nil {
-		mode := `{"type":"disabled"}`
-		if *e.Thinking {
-			mode = `{"type":"enabled"}`
-		}
-		fields = map[string]json.RawMessage{"thinking": json.RawMessage(mode)}
-	}
 	add := func(name string, v *float64) {
 		if v == nil {
 			return

@@ -6,11 +6,10 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"sync"
 	"time"
 
-	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/internal/launch"
 )
 
 // waitDelay bounds the wait for a command's output after it exited and its process group
@@ -18,47 +17,44 @@ import (
 // must not hold the run.
 const waitDelay = 2 * time.Second
 
-// execute runs command through the shell in dir with env, stdin as its input, in a process
-// group of its own that is killed when timeout passes, when ctx ends, and when the command
-// itself exits: a hook's background processes never outlive it. prefix, when set, is the
-// program the shell runs under (the sandbox's helper).
-func execute(ctx context.Context, watch *procgroup.Watcher, prefix []string, command, dir string, env []string, stdin []byte, timeout time.Duration) result {
+// execute runs command through the shell in dir, started by l, with stdin as its input,
+// in a process group of its own that is killed when timeout passes, when ctx ends, and
+// when the command itself exits: a hook's background processes never outlive it.
+func execute(ctx context.Context, l *launch.Launcher, command, dir string, stdin []byte, timeout time.Duration) result {
 	tctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
 	defer cancel()
 	prog, args := shellCommand(command)
-	if len(prefix) > 0 {
-		args = append(append(append([]string(nil), prefix[1:]...), prog), args...)
-		prog = prefix[0]
-	}
-	cmd := exec.CommandContext(tctx, prog, args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.Stdin = bytes.NewReader(stdin)
-	// The output goes through pipes of our own rather than exec's copying: Wait then
-	// returns when the command exits, not when the last process holding the pipes does.
+	// The output goes through pipes of our own: the wait ends when the command exits, not
+	// when the last process holding the pipes does.
 	var stdout, stderr cappedBuffer
-	outs, err := startReaders(cmd, &stdout, &stderr)
+	outs, err := startReaders(&stdout, &stderr)
 	if err != nil {
 		return result{exitCode: -1, startErr: err}
 	}
-	cmd.Cancel = func() error { return procgroup.Signal(cmd.Process, true) }
-	cmd.WaitDelay = waitDelay
-
+	in, err := feed(stdin)
+	if err != nil {
+		outs.abandon()
+		return result{exitCode: -1, startErr: err}
+	}
 	began := time.Now()
-	// A group of its own (procgroup), so that the whole group can be killed and nothing in
-	// it can stop to read the terminal.
-	err = procgroup.Start(cmd, watch)
+	// A group of its own, confined like a Shell command under the sandbox.
+	p, err := l.Start(launch.Spec{Path: prog, Args: append([]string{prog}, args...), Dir: dir,
+		Stdin: in, Stdout: outs.write[0], Stderr: outs.write[1], Confine: true})
+	in.Close()
 	outs.started()
 	if err != nil {
 		outs.abandon()
 		return result{exitCode: -1, startErr: err, duration: time.Since(began)}
 	}
-	_ = cmd.Wait() // the exit code and the contexts say all there is
-	_ = procgroup.Signal(cmd.Process, true)
-	watch.Remove(cmd.Process.Pid)
+	select {
+	case <-p.Done():
+	case <-tctx.Done():
+	}
+	_ = p.Signal(true) // its background processes die with it
+	state := p.Wait()
 	outs.wait(waitDelay)
 	r := result{duration: time.Since(began), stdout: stdout.String(), stderr: stderr.String()}
-	r.exitCode = cmd.ProcessState.ExitCode()
+	r.exitCode = state.ExitCode()
 	if errors.Is(context.Cause(tctx), errTimeout) {
 		r.timedOut, r.exitCode = true, -1
 	} else if ctx.Err() != nil {
@@ -67,14 +63,28 @@ func execute(ctx context.Context, watch *procgroup.Watcher, prefix []string, com
 	return r
 }
 
+// feed returns the read end of a pipe that delivers b and then EOF; the writing is done
+// in the background, and ends when the reader goes.
+func feed(b []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		_, _ = w.Write(b)
+		w.Close()
+	}()
+	return r, nil
+}
+
 // readers copies a command's stdout and stderr pipes into buffers.
 type readers struct {
 	read, write []*os.File
 	done        sync.WaitGroup
 }
 
-// startReaders gives cmd a pipe for stdout and one for stderr, read into out and errOut.
-func startReaders(cmd *exec.Cmd, out, errOut io.Writer) (*readers, error) {
+// startReaders makes a pipe for stdout and one for stderr, read into out and errOut.
+func startReaders(out, errOut io.Writer) (*readers, error) {
 	r := &readers{}
 	for _, w := range []io.Writer{out, errOut} {
 		pr, pw, err := os.Pipe()
@@ -85,7 +95,6 @@ func startReaders(cmd *exec.Cmd, out, errOut io.Writer) (*readers, error) {
 		r.read, r.write = append(r.read, pr), append(r.write, pw)
 		r.done.Go(func() { _, _ = io.Copy(w, pr) })
 	}
-	cmd.Stdout, cmd.Stderr = r.write[0], r.write[1]
 	return r, nil
 }
 

@@ -18,14 +18,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
-	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -81,20 +80,16 @@ type Engine struct {
 	WorkDir string
 	// SessionID goes into every input.
 	SessionID string
-	// Env is the commands' environment; nil inherits this process's.
-	Env []string
 	// Scrub, when set, cleans a command's input of secrets (the API key in a tool's
 	// output, say) before the command reads it.
 	Scrub func([]byte) []byte
 	// Sink receives a hook event for every command run, and warnings.
 	Sink event.Sink
-	// Prefix, when set, runs every command under another program, as Shell commands run:
-	// the sandbox's helper, so that a hook confined like the model's commands gains
-	// nothing when a Shell call rewrites its script.
-	Prefix []string
-	// Watch, when set, lists each command's process group with the run's watchdog while
-	// it runs.
-	Watch *procgroup.Watcher
+	// Launcher starts the commands as it starts Shell's: with the run's environment,
+	// confined under the sandbox (a hook script in the work dir can be rewritten by a Shell
+	// call, and must gain nothing by it), ended with the run. nil starts them from this
+	// process with its environment.
+	Launcher *launch.Launcher
 
 	byEvent map[string][]compiled
 }
@@ -301,11 +296,7 @@ const outputCap = 64 << 10
 
 // run runs one hook command and decides what its result means.
 func (e *Engine) run(ctx context.Context, h Hook, stdin []byte) result {
-	env := e.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	r := execute(ctx, e.Watch, e.Prefix, h.Command, e.WorkDir, env, stdin, h.Timeout)
+	r := execute(ctx, e.Launcher, h.Command, e.WorkDir, stdin, h.Timeout)
 	r.decide()
 	return r
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/tools"
 )
@@ -26,7 +27,7 @@ func engine(t *testing.T, hs ...Hook) (*Engine, *testkit.Recorder) {
 	}
 	rec := &testkit.Recorder{}
 	e.WorkDir, e.SessionID, e.Sink = t.TempDir(), "sess-1", rec
-	e.Env = []string{"PATH=" + os.Getenv("PATH"), "HOOK_TEST=yes"}
+	e.Launcher = &launch.Launcher{Environ: []string{"PATH=" + os.Getenv("PATH"), "HOOK_TEST=yes"}}
 	return e, rec
 }
 

@@ -34,7 +34,8 @@ type rawChoice struct {
 }
 
 type rawDelta struct {
-	Content          *string           `json:"content"`
+	// Content is a string, or a list of typed parts (Mistral's thinking models).
+	Content          *contentParts     `json:"content"`
 	ReasoningContent *string           `json:"reasoning_content"`
 	Reasoning        *string           `json:"reasoning"`
 	ReasoningDetails []json.RawMessage `json:"reasoning_details"`
@@ -84,6 +85,9 @@ const (
 	ReasoningContent = "reasoning_content" // Moonshot, DeepSeek, vLLM
 	ReasoningText    = "reasoning"         // OpenRouter's plain-text field
 	ReasoningDetails = "reasoning_details" // OpenRouter's structured blocks
+	// ReasoningParts is thinking sent as parts of the content, {"type":"thinking",
+	// "thinking":[{"type":"text","text":…}]} (Mistral's magistral), and sent back so.
+	ReasoningParts = "thinking_parts"
 )
 
 // replyReader folds decoded chunks into a Reply.
@@ -108,6 +112,51 @@ func (r *replyReader) add(line []byte) error {
 	if err := json.Unmarshal(line, &c); err != nil {
 		return fmt.Errorf("decode stream chunk: %w", err)
 	}
+	return r.addChunk(c)
+}
+
+// rawCompletion is a whole chat completion sent as one JSON document.
+type rawCompletion struct {
+	Choices []struct {
+		Index        int       `json:"index"`
+		Message      rawDelta  `json:"message"`
+		FinishReason *string   `json:"finish_reason"`
+		Usage        *rawUsage `json:"usage"`
+	} `json:"choices"`
+	Usage *rawUsage `json:"usage"`
+}
+
+// end reads what a stream that ended without a finish_reason left in the exchange: the
+// whole reply as one JSON document (a server that ignored stream:true), or the end mark
+// `data: [DONE]`. Either ends a reply that had no finish_reason (Snowflake Cortex sends
+// none, or an empty one): a stop, or tool calls if it carried any. A stream cut without
+// either stays unfinished.
+func (r *replyReader) end(x *exchange) error {
+	doc := x.plainReply()
+	if doc != nil {
+		var c rawCompletion
+		if err := json.Unmarshal(doc, &c); err != nil {
+			return fmt.Errorf("decode the reply sent as one JSON document: %w", err)
+		}
+		chunk := rawChunk{Usage: c.Usage}
+		for _, ch := range c.Choices {
+			chunk.Choices = append(chunk.Choices, rawChoice{Index: ch.Index, Delta: ch.Message, FinishReason: ch.FinishReason, Usage: ch.Usage})
+		}
+		if err := r.addChunk(chunk); err != nil {
+			return err
+		}
+	}
+	if !r.finished && (doc != nil || x.sawDone()) {
+		r.finished, r.finish = true, "stop"
+		if len(r.asm.calls) > 0 {
+			r.finish = "tool_calls"
+		}
+	}
+	return nil
+}
+
+// addChunk folds one decoded chunk in.
+func (r *replyReader) addChunk(c rawChunk) error {
 	if len(c.Error) > 0 && !bytes.Equal(bytes.TrimSpace(c.Error), []byte("null")) && !r.finished {
 		r.errDoc = c.Error
 	}
@@ -177,10 +226,21 @@ func (r *replyReader) delta(d rawDelta) error {
 			r.h.Thinking(think)
 		}
 	}
-	if d.Content != nil && *d.Content != "" {
-		r.text.WriteString(*d.Content)
+	if d.Content != nil && d.Content.thinking != "" {
+		// Thinking parts of the content (Mistral) go back as such; a field of its own,
+		// if one also came, still wins for the thinking shown.
+		r.setField(ReasoningParts)
+		if think == "" {
+			r.thinking.WriteString(d.Content.thinking)
+			if r.h.Thinking != nil {
+				r.h.Thinking(d.Content.thinking)
+			}
+		}
+	}
+	if d.Content != nil && d.Content.text != "" {
+		r.text.WriteString(d.Content.text)
 		if r.h.Text != nil {
-			r.h.Text(*d.Content)
+			r.h.Text(d.Content.text)
 		}
 	}
 	if len(d.ToolCalls) > 0 {
@@ -193,7 +253,10 @@ func (r *replyReader) delta(d rawDelta) error {
 // names and arguments.
 func (d *rawDelta) size() int {
 	n := 0
-	for _, s := range []*string{d.Content, d.ReasoningContent, d.Reasoning} {
+	if d.Content != nil {
+		n += len(d.Content.text) + len(d.Content.thinking)
+	}
+	for _, s := range []*string{d.ReasoningContent, d.Reasoning} {
 		if s != nil {
 			n += len(*s)
 		}
@@ -208,12 +271,13 @@ func (d *rawDelta) size() int {
 }
 
 // setField records where reasoning came from; structured details win, as they are what
-// must go back unchanged.
+// must go back unchanged, and a reasoning field wins over thinking parts of the content.
 func (r *replyReader) setField(f string) {
 	if r.field == ReasoningDetails {
 		return
 	}
-	if f == ReasoningDetails || r.field == "" || (f == ReasoningContent && r.field == ReasoningText) {
+	if f == ReasoningDetails || r.field == "" || r.field == ReasoningParts ||
+		(f == ReasoningContent && r.field == ReasoningText) {
 		r.field = f
 	}
 }

@@ -2,9 +2,11 @@ package model
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -32,7 +34,15 @@ func NewOpenAI(cfg Config) *OpenAI {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &transport{next: hc, extra: cfg.ExtraBody, headers: cfg.Headers}
+	extra := cfg.ExtraBody
+	if f := thinkingField(cfg.Thinking); f != nil {
+		extra = maps.Clone(extra)
+		if extra == nil {
+			extra = map[string]json.RawMessage{}
+		}
+		extra["thinking"] = f
+	}
+	oc.HTTPClient = &transport{next: hc, extra: extra, headers: cfg.Headers}
 	// Keep-alive comment lines are legal SSE; a provider may send thousands while it thinks.
 	oc.EmptyMessagesLimit = 1 << 30
 	return &OpenAI{client: openai.NewClientWithConfig(oc), cfg: cfg}
@@ -90,6 +100,11 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 			return partial(rr.reply(), rr.asm), o.wrap(ctx, x, providerError(0, rr.errDoc, nil))
 		}
 	}
+	if !rr.finished {
+		if err := rr.end(x); err != nil {
+			return partial(rr.reply(), rr.asm), o.wrap(ctx, x, midStream(err))
+		}
+	}
 	reply := rr.reply()
 	if !rr.finished {
 		// An error object go-openai could not read ends the stream without a reply.
@@ -119,10 +134,13 @@ func partial(r Reply, asm *assembler) Reply {
 }
 
 // midStream marks a transport or decoding failure after the stream began as an incomplete
-// reply; provider error objects and cancellations keep their identity.
+// reply; provider error objects, a reply cut for its size and cancellations keep their
+// identity.
 func midStream(err error) error {
 	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var pe *ProviderError
+	if errors.As(err, &apiErr) || errors.As(err, &pe) || errors.Is(err, ErrIncompleteStream) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrIncompleteStream, err)
@@ -132,25 +150,7 @@ func midStream(err error) error {
 // wins over go-openai's reading: the real HTTP status and a lenient parse of the body, or
 // the error object found inside the stream.
 func (o *OpenAI) wrap(ctx context.Context, x *exchange, err error) error {
-	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrStreamIdle) {
-		return fmt.Errorf("%w after %s", ErrStreamIdle, o.cfg.IdleTimeout)
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	err = fromOpenAI(err)
-	if status, body := x.errorAnswer(); status != 0 {
-		err = providerError(status, body, err)
-	} else if doc := x.streamError(); doc != nil {
-		err = providerError(0, doc, err)
-	}
-	var pe *ProviderError
-	if errors.As(err, &pe) {
-		if ms := x.ms.Load(); ms >= 0 {
-			pe.RetryAfter = ms
-		}
-	}
-	return err
+	return classify(ctx, x, o.cfg.IdleTimeout, fromOpenAI(err))
 }
 
 // providerError builds the error for an answer with status (0: inside a stream) and body;

@@ -21,13 +21,17 @@ type Config struct {
 	// IdleTimeout abandons a stream that sends nothing for this long, and bounds the wait
 	// for response headers. Zero means 120 s.
 	IdleTimeout time.Duration
-	// ExtraBody holds top-level fields merged into every request body (Kimi's "thinking").
+	// ExtraBody holds top-level fields merged into every request body (the sampling
+	// settings: temperature, top_p).
 	ExtraBody map[string]json.RawMessage
-	// Headers are added to every request (User-Agent).
+	// Headers are added to every request (User-Agent, the provider's custom headers).
 	Headers map[string]string
-	// SendReasoning sends reasoning_content back on assistant messages with tool calls,
-	// even when empty; thinking models reject the request otherwise.
-	SendReasoning bool
+	// Thinking is the thinking switch (--thinking, Kimi's default_thinking); nil leaves it
+	// to the provider. Each protocol says it its own way: chat completions send Kimi's
+	// "thinking" field and, when on, reasoning_content on every assistant message with
+	// tool calls, even empty (thinking models reject the request otherwise); the
+	// Responses API asks for a reasoning effort, summaries and the encrypted reasoning.
+	Thinking *bool
 	// MaxReplyBytes bounds one reply: its content, reasoning and tool arguments together
 	// (see ReplyTooLargeError). Zero means DefaultMaxReplyBytes.
 	MaxReplyBytes int64

@@ -47,7 +47,8 @@ func (o *OpenAI) request(req Request) (openai.ChatCompletionRequest, map[int]map
 // message converts one message. Reasoning goes back in the field it came in: Moonshot's
 // reasoning_content (the default, on messages with tool calls, which thinking models
 // require), OpenRouter's reasoning_details exactly as received (on every assistant message
-// that has them: they may be signed or encrypted), or OpenRouter's plain reasoning.
+// that has them: they may be signed or encrypted), OpenRouter's plain reasoning, or
+// Mistral's thinking part in front of the content (on every assistant message that had one).
 func (o *OpenAI) message(m Message) (openai.ChatCompletionMessage, map[string]json.RawMessage) {
 	out := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
 	if len(m.Images) > 0 {
@@ -71,16 +72,34 @@ func (o *OpenAI) message(m Message) (openai.ChatCompletionMessage, map[string]js
 		switch {
 		case m.ReasoningField == ReasoningDetails && json.Valid(m.ReasoningDetails):
 			extra = map[string]json.RawMessage{ReasoningDetails: m.ReasoningDetails}
+		case m.ReasoningField == ReasoningParts && m.Reasoning != "":
+			// Mistral reads its thinking back as a part of the content, before the text.
+			extra = map[string]json.RawMessage{"content": thinkingContent(m.Reasoning, m.Content)}
 		case m.ReasoningField == ReasoningText && len(m.ToolCalls) > 0 && m.Reasoning != "":
 			text, _ := json.Marshal(m.Reasoning)
 			extra = map[string]json.RawMessage{ReasoningText: text}
 		case len(m.ToolCalls) > 0:
 			out.ReasoningContent = m.Reasoning
-			if out.ReasoningContent == "" && o.cfg.SendReasoning {
+			if out.ReasoningContent == "" && thinkingOn(o.cfg.Thinking) {
 				// omitempty would drop "", and thinking models insist on the field.
 				out.ReasoningContent = " "
 			}
 		}
 	}
 	return out, extra
+}
+
+// thinkingOn reports whether the thinking switch is set and on.
+func thinkingOn(t *bool) bool { return t != nil && *t }
+
+// thinkingField is Kimi's switch as chat completions carry it: {"type":"enabled"} or
+// {"type":"disabled"}; nil when the switch is unset.
+func thinkingField(t *bool) json.RawMessage {
+	switch {
+	case t == nil:
+		return nil
+	case *t:
+		return json.RawMessage(`{"type":"enabled"}`)
+	}
+	return json.RawMessage(`{"type":"disabled"}`)
 }

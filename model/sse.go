@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 )
 
@@ -39,6 +40,14 @@ type sseFilter struct {
 	// cut (cut), before go-openai, which holds a line whole, holds more of it.
 	kept int64
 	cut  bool
+	// begun: the body's first byte other than white space was seen. A body that begins
+	// with '{' or '[' is a JSON document, not an event stream (doc): a server that ignored
+	// stream:true, or an error document. It is kept whole (up to the line cap) and read
+	// at its end: a single JSON value goes to the exchange as the plain reply (or as the
+	// stream's error document); anything else is filtered as a stream after all.
+	begun bool
+	doc   bool
+	whole []byte
 }
 
 func (f *sseFilter) Close() error { return f.body.Close() }
@@ -52,7 +61,16 @@ func (f *sseFilter) Read(p []byte) (int, error) {
 			f.scan = make([]byte, 32<<10)
 		}
 		n, err := f.body.Read(f.scan)
-		f.feed(f.scan[:n])
+		f.begin(f.scan[:n])
+		if f.doc {
+			f.whole = append(f.whole, f.scan[:n]...)
+			f.cut = f.x != nil && f.x.size != nil && int64(len(f.whole)) > f.x.size.lineMax()
+			if err != nil && !f.cut {
+				f.endDoc()
+			}
+		} else {
+			f.feed(f.scan[:n])
+		}
 		if f.cut {
 			f.out, f.err = nil, &ReplyTooLargeError{Max: f.x.size.max}
 			return 0, f.err
@@ -69,6 +87,38 @@ func (f *sseFilter) Read(p []byte) (int, error) {
 		f.out = f.out[:0:0] // let a large burst's buffer go
 	}
 	return n, nil
+}
+
+// begin looks for the body's first byte other than white space, which says whether the
+// body is an event stream or a JSON document.
+func (f *sseFilter) begin(p []byte) {
+	if f.begun {
+		return
+	}
+	if t := bytes.TrimLeft(p, " \t\r\n\ufeff"); len(t) > 0 {
+		f.begun = true
+		f.doc = t[0] == '{' || t[0] == '['
+	}
+}
+
+// endDoc reads a body that began as a JSON document, once it has all arrived.
+func (f *sseFilter) endDoc() {
+	doc := bytes.TrimSpace(f.whole)
+	f.doc = false
+	if !json.Valid(doc) {
+		// Not one JSON value (bare JSON lines, say): filter it as a stream after all.
+		f.feed(f.whole)
+		f.whole = nil
+		return
+	}
+	if e := streamErrorLine(doc); e != nil {
+		f.record(e)
+	} else {
+		f.x.mu.Lock()
+		f.x.plain = doc
+		f.x.mu.Unlock()
+	}
+	f.whole = nil
 }
 
 // feed sorts bytes into kept data lines and dropped others, line by line.
@@ -138,6 +188,11 @@ func (f *sseFilter) endLine() {
 			f.out = append(f.out, f.head...)
 		}
 	}
+	if f.keep && !f.long && isDone(f.line) {
+		f.x.mu.Lock()
+		f.x.done = true
+		f.x.mu.Unlock()
+	}
 	if !f.found && !f.long {
 		f.record(streamErrorLine(f.line))
 		if !f.keep && !f.comment && len(f.other)+len(f.line) <= maxErrorBody {
@@ -165,4 +220,10 @@ func (f *sseFilter) record(doc []byte) {
 	f.x.streamErr = append([]byte(nil), doc...)
 	f.x.mu.Unlock()
 	f.found = true
+}
+
+// isDone reports whether a data line is the end mark `data: [DONE]`.
+func isDone(line []byte) bool {
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
+	return ok && bytes.Equal(bytes.TrimSpace(rest), []byte("[DONE]"))
 }

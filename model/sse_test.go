@@ -122,3 +122,50 @@ func TestSSEFilterCutsALineTooLong(t *testing.T) {
 		t.Fatalf("passed on %d bytes of one line; the cap is %d", read, size.lineMax())
 	}
 }
+
+// A body that is one JSON document, not an event stream (a server that ignored
+// stream:true), passes nothing on as data and is kept whole for the client; an error
+// document is recorded as the stream's error instead; JSON lines that are not one document
+// are filtered as a stream after all; [DONE] is noted.
+func TestSSEFilterWholeDocument(t *testing.T) {
+	for _, tt := range []struct {
+		name, body   string
+		pass, plain  string
+		errMsg       string
+		done         bool
+		tooLargeWith int64
+	}{
+		{name: "reply", body: "\n  {\"choices\":[{\"message\":{\"content\":\"hi\"}}]}\n", plain: `{"choices":[{"message":{"content":"hi"}}]}`},
+		{name: "pretty reply", body: "{\n \"output\": [\n ]\n}", plain: "{\n \"output\": [\n ]\n}"},
+		{name: "error", body: `{"error":{"message":"no such model"}}`, errMsg: "no such model"},
+		{name: "json lines", body: "{\"error\":{\"message\":\"first\"}}\ndata: {\"x\":1}\n\ndata: [DONE]\n", pass: "data: {\"x\":1}\ndata: [DONE]\n", errMsg: "first", done: true},
+		{name: "stream", body: ": hi\n\ndata: {\"x\":1}\n\ndata:[DONE]", pass: "data: {\"x\":1}\ndata:[DONE]", done: true},
+		{name: "done inside text is not the end", body: "data: {\"c\":\"data: [DONE]\"}\n\n", pass: "data: {\"c\":\"data: [DONE]\"}\n"},
+		{name: "document too large", body: `{"choices":[{"message":{"content":"` + strings.Repeat("x", 3<<20) + `"}}]}`, tooLargeWith: 1 << 20},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x := &exchange{size: newReplyMeter(tt.tooLargeWith)}
+			f := &sseFilter{body: io.NopCloser(iotest.HalfReader(strings.NewReader(tt.body))), x: x}
+			got, err := io.ReadAll(f)
+			var tl *ReplyTooLargeError
+			if tt.tooLargeWith > 0 {
+				if !errors.As(err, &tl) || x.plainReply() != nil {
+					t.Fatalf("err = %v, plain %d bytes: want the document cut", err, len(x.plainReply()))
+				}
+				return
+			}
+			if err != nil || string(got) != tt.pass {
+				t.Errorf("passed on %q (%v), want %q", got, err, tt.pass)
+			}
+			if string(x.plainReply()) != tt.plain {
+				t.Errorf("plain reply = %q, want %q", x.plainReply(), tt.plain)
+			}
+			if b := parseErrorBody(x.streamError()); tt.errMsg != "" && b.Message != tt.errMsg || tt.errMsg == "" && x.streamError() != nil {
+				t.Errorf("error document = %q, want message %q", x.streamError(), tt.errMsg)
+			}
+			if x.sawDone() != tt.done {
+				t.Errorf("done = %v, want %v", x.sawDone(), tt.done)
+			}
+		})
+	}
+}

@@ -46,6 +46,11 @@ type exchange struct {
 	body   []byte
 	// streamErr is the first error document found inside a successful stream.
 	streamErr []byte
+	// plain is a successful answer that was one JSON document, not an event stream: a
+	// server that ignored stream:true sent the whole reply at once.
+	plain []byte
+	// done: the stream sent its end mark, `data: [DONE]`.
+	done bool
 	// size counts the reply; the stream filter bounds one line by it.
 	size *replyMeter
 	// msgExtra are fields to add to messages of the request body, by index (see
@@ -71,6 +76,20 @@ func (x *exchange) streamError() []byte {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.streamErr
+}
+
+// plainReply returns the answer sent as one JSON document, or nil.
+func (x *exchange) plainReply() []byte {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.plain
+}
+
+// sawDone reports whether the stream sent `data: [DONE]`.
+func (x *exchange) sawDone() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.done
 }
 
 // maxErrorBody bounds what is kept of an error answer's body.

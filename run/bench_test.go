@@ -12,6 +12,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/run"
+	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -136,26 +137,35 @@ func BenchmarkOneAnswer(b *testing.B) {
 // ms/extra-step, its time per run minus the baseline's, divided by N. With Think the
 // tool's own time is nil, so that is the agent's overhead per step (one more model call
 // carrying the whole history, one tool call, its events). With Shell it includes
-// starting `bash -c true` (see BenchmarkShellTrue).
+// starting `bash -c true` (see BenchmarkShellTrue) and the launcher's own start, once per
+// run (twice under the sandbox: the launcher and its confined arm), spread over the steps.
 func BenchmarkToolSteps(b *testing.B) {
 	cases := []struct {
 		tool    string
 		session bool
 		steps   []int
+		extra   []string
 	}{
-		{"Think", false, []int{0, 1, 5, 20}},
-		{"Think", true, []int{0, 20}},
-		{"Shell", false, []int{0, 20}},
+		{"Think", false, []int{0, 1, 5, 20}, nil},
+		{"Think", true, []int{0, 20}, nil},
+		{"Shell", false, []int{0, 20}, nil},
+		{"Shell", false, []int{0, 20}, []string{"--sandbox", "workspace-write"}},
 	}
 	for _, c := range cases {
 		name := strings.ToLower(c.tool)
 		if c.session {
 			name += "-session"
 		}
+		if len(c.extra) > 0 {
+			if runtime.GOOS != "linux" || sandbox.ABI() < 1 {
+				continue
+			}
+			name += "-sandboxed"
+		}
 		var base time.Duration // time per run of steps=0 in this group, once it has run
 		for _, n := range c.steps {
 			b.Run(fmt.Sprintf("%s/steps=%d", name, n), func(b *testing.B) {
-				perRun := benchTurns(b, benchScript(c.tool, n), n, benchSessionArgs(b, c.session)...)
+				perRun := benchTurns(b, benchScript(c.tool, n), n, append(benchSessionArgs(b, c.session), c.extra...)...)
 				if n == 0 {
 					base = perRun
 				} else if base > 0 {

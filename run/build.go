@@ -10,7 +10,6 @@ import (
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
-	"github.com/kimi-run/kimi-run/tools/mcp"
 )
 
 // built is what the build phase made: the agent, its hooks, the MCP servers and the
@@ -32,9 +31,8 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	r.groups = &tools.ShellGroups{}
 	if !s.Flags.KeepBackground {
 		r.stop.shellKill.set(r.groups.Kill)
-		r.groups.Watch = r.watch // kept groups are meant to outlive kimi-run
 	}
-	servers := startMCP(ctx, mcpWithEnv(s.MCP, in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
+	servers := startMCP(ctx, r.guard.sandbox.confineServers(s.MCP, s.Env.Getenv("PATH"), in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
 	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
 		return nil, err
@@ -80,11 +78,10 @@ func (r *runState) hookEngine(in *inputs) (*hooks.Engine, error) {
 		return nil, err
 	}
 	eng.WorkDir, eng.SessionID, eng.Sink = r.s.WorkDir, r.sessionID, r.sink
-	eng.Env, eng.Scrub = in.childEnv, r.secrets.scrubBytes
+	eng.Scrub = r.secrets.scrubBytes
 	// Hooks run confined like Shell commands: a hook script in the work dir can be
 	// rewritten by a Shell call, and must not become a way out of the sandbox.
-	eng.Prefix = r.guard.sandbox.shellPrefix()
-	eng.Watch = r.watch
+	eng.Launcher = r.launch
 	return eng, nil
 }
 
@@ -145,20 +142,6 @@ func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	return kinds
 }
 
-// mcpWithEnv gives each stdio server the children's environment with its own "env"
-// entries on top.
-func mcpWithEnv(m config.MCP, base []string) config.MCP {
-	servers := make([]mcp.Server, len(m.Servers))
-	for i, srv := range m.Servers {
-		if srv.Transport == mcp.Stdio {
-			srv.Env = config.OverlayEnv(base, srv.Env)
-		}
-		servers[i] = srv
-	}
-	m.Servers = servers
-	return m
-}
-
 // toolEnv is what the built-in tools get from the run.
 func (r *runState) toolEnv(in *inputs) tools.Env {
 	g, ws := r.guard, in.ws
@@ -167,9 +150,8 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		AddDirs:       ws.addDirs,
 		SubagentTypes: ws.agent.subagentTypes(),
 		ShellGroups:   r.groups,
-		Ripgrep:       tools.LookRipgrep(),
-		ShellPrefix:   g.sandbox.shellPrefix(),
-		Environ:       in.childEnv,
+		Ripgrep:       g.sandbox.ripgrep(r.s.Env.Getenv("PATH")),
+		Launcher:      r.launch,
 		WriteDirs:     g.sandbox.writeDirs(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
@@ -203,7 +185,7 @@ func (r *runState) model() (*fallbackModel, error) {
 		return nil, err
 	}
 	loginClient := r.cred.loginClient(tapeClient, s.Flags.StreamIdleTimeout)
-	config := func(e config.Endpoint, key string, client *http.Client) model.Config {
+	clientOf := func(e config.Endpoint, key string, client *http.Client) model.Config {
 		return model.Config{
 			Protocol:      e.Protocol,
 			BaseURL:       e.BaseURL,
@@ -212,13 +194,13 @@ func (r *runState) model() (*fallbackModel, error) {
 			IdleTimeout:   s.Flags.StreamIdleTimeout,
 			ExtraBody:     e.RequestFields(),
 			Headers:       r.headers(e),
-			SendReasoning: e.Thinking != nil && *e.Thinking,
+			Thinking:      e.Thinking,
 			MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
 			HTTPClient:    client,
 		}
 	}
 	e := s.Endpoint
-	own, err := model.New(config(e, r.cred.apiKey, loginClient))
+	own, err := model.New(clientOf(e, r.cred.apiKey, loginClient))
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +211,7 @@ func (r *runState) model() (*fallbackModel, error) {
 		if fb.SameProvider {
 			key, client = r.cred.apiKey, loginClient
 		}
-		m, err := model.New(config(fb.Endpoint, key, client))
+		m, err := model.New(clientOf(fb.Endpoint, key, client))
 		if err != nil {
 			return nil, usagef("fallback model %q: %w", fb.Name, err)
 		}

@@ -21,9 +21,8 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/eventschema"
-	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/scripted"
-	"github.com/kimi-run/kimi-run/sandbox"
 )
 
 // binary is the kimi-run executable built once for the end-to-end tests.
@@ -44,18 +43,11 @@ func coverEnv() []string {
 }
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == procgroup.WatchdogArg {
-		// The same for the watchdog an in-process run starts with its first child.
-		os.Exit(procgroup.Watchdog(os.Stdin))
-	}
-	if len(os.Args) > 1 && os.Args[1] == procgroup.GateArg {
-		// The gate of a child that an in-process run starts.
-		os.Exit(procgroup.Gate(os.Args[2:], os.Stderr))
-	}
-	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		// An in-process run.Main with --sandbox starts its own executable, this test
-		// binary, as the sandbox helper: act as one rather than run every test again.
-		os.Exit(sandbox.Helper(os.Args[2:], os.Stderr))
+	if len(os.Args) > 1 && os.Args[1] == launch.ServeArg {
+		// An in-process run.Main starts its own executable, this test binary, as its
+		// launcher (and, under --sandbox, the launcher's confined arm): act as one rather
+		// than run every test again.
+		os.Exit(launch.Serve(os.Args[2:]))
 	}
 	flag.Parse()
 	parallelByDefault()

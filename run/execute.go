@@ -155,8 +155,11 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	if in.plan.images, err = loadImages(ctx, s); err != nil {
 		return err
 	}
-	// Commands, hooks and MCP servers get the environment without kimi-run's credentials.
+	// Commands, hooks, MCP servers and rg get the environment without kimi-run's
+	// credentials, and start confined when the sandbox is on (launch).
 	in.childEnv = childEnviron(s.Env.Environ(), r.secrets, f.PassEnv)
+	r.launch.Environ = in.childEnv
+	g.sandbox.configure(r.launch)
 	if len(s.MCP.Servers) == 0 {
 		// Every tool is a built-in: a rule that names none of them is refused now, before
 		// a session directory is made for a run that cannot start.

@@ -55,7 +55,7 @@ func TestSecondSignalKillsShellCommands(t *testing.T) {
 		t.Fatalf("exit %d, want 143\n%s", r.code, r.stderr)
 	}
 	if !has("got-term")() {
-		t.Fatalf("the command never saw the first SIGTERM, so no second one was sent")
+		t.Fatalf("the command never saw the first SIGTERM, so no second one was sent\n%s\n%s", r.stdout, r.stderr)
 	}
 	if res := lastResult(t, r); res["terminal_reason"] != "cancelled" {
 		t.Errorf("result %v", res)
@@ -66,9 +66,9 @@ func TestSecondSignalKillsShellCommands(t *testing.T) {
 }
 
 // kimi-run killed with SIGKILL, which it cannot handle: the Shell command it was running
-// and its MCP servers die with it, through their parent-death signal, with the sandbox
-// (the helper passes the signal on to the command) and without; what they started in
-// their groups dies too, killed by the run's watchdog.
+// and its MCP servers die with it, with the sandbox and without; so does everything they
+// started, in their groups or out of them (a setsid'd daemon): the run's launcher, a
+// process of its own that every child descends from, ends them all.
 func TestSIGKILLTakesChildrenAlong(t *testing.T) {
 	for _, sandboxed := range []bool{false, true} {
 		name := "plain"
@@ -82,7 +82,7 @@ func TestSIGKILLTakesChildrenAlong(t *testing.T) {
 			dir := t.TempDir()
 			server, serverChild := filepath.Join(dir, "server.pid"), filepath.Join(dir, "server-child.pid")
 			cfg := mcpConfigFile(t, map[string]any{"a": stdioServer(t, "a", "-pidfile", server, "-child-pidfile", serverChild)})
-			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"(sleep 300; :) & echo $! > child.pid; echo $$ > shell.pid; exec sleep 300"}`)))
+			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"(sleep 300; :) & echo $! > child.pid; (setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' > /dev/null 2>&1 &); echo $$ > shell.pid; exec sleep 300"}`)))
 			args := []string{"--output-format", "stream-json", "--mcp-config-file", cfg, "-p", "x"}
 			if sandboxed {
 				args = append(args, "--sandbox", "workspace-write")
@@ -91,13 +91,14 @@ func TestSIGKILLTakesChildrenAlong(t *testing.T) {
 				_, ok1 := pidsIn(server, 1)
 				_, ok2 := pidsIn(serverChild, 1)
 				b, err := os.ReadFile(filepath.Join(dir, "shell.pid"))
-				return ok1 && ok2 && err == nil && len(b) > 0
+				d, derr := os.ReadFile(filepath.Join(dir, "daemon.pid"))
+				return ok1 && ok2 && err == nil && len(b) > 0 && derr == nil && len(d) > 0
 			}}
 			r := kimi(t, srv, inv)
 			if r.code != -1 {
 				t.Fatalf("exit %d, want death by SIGKILL\n%s", r.code, r.stderr)
 			}
-			for _, f := range []string{"shell.pid", "child.pid"} {
+			for _, f := range []string{"shell.pid", "child.pid", "daemon.pid"} {
 				testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, f)))
 			}
 			for _, f := range []string{server, serverChild} {

@@ -40,7 +40,7 @@ func startMCP(ctx context.Context, plan config.MCP, r *runState, stderr io.Write
 	}
 	var mu sync.Mutex // one line at a time from several servers
 	opts := mcp.Options{
-		Watch:          r.watch,
+		Launcher:       r.launch,
 		StartupTimeout: plan.Startup,
 		CallTimeout:    plan.Call,
 		Version:        version,

@@ -88,5 +88,5 @@ func maskBlock(block []byte, forms [][]byte, vars func(name string) bool) bool {
 // credentialVar picks the variables kimi-run reads a key from.
 func credentialVar(name string) bool { return slices.Contains(config.CredentialVars, name) }
 
-// anyVar picks every variable: the watchdog needs none of its environment.
+// anyVar picks every variable: the launcher needs none of its environment.
 func anyVar(string) bool { return true }

@@ -22,13 +22,16 @@ func reverse(s string) string {
 // from the watchdog's; an api_key given inline with --config was in /proc/$PPID/cmdline.
 // The reversed key passes any scrubbing, so it must not be there to read: kimi-run
 // overwrites its secrets in its own environment and argument blocks once it knows them,
-// and the watchdog keeps no environment at all.
+// and its launcher processes (a command's parent, and under the sandbox its grandparent)
+// start with no environment at all. The command walks up from its parent through them to
+// kimi-run and reads each.
 func TestOwnProcessHidesTheKey(t *testing.T) {
 	t.Parallel()
 	const inlineKey = "sk-inline-config-key-55555"
-	attack := `for p in $PPID $(pgrep -P $PPID -f __kimi-run-watchdog); do ` +
+	attack := `p=$PPID; while :; do ` +
 		`echo "== $(tr '\0' ' ' </proc/$p/cmdline | cut -c1-40)"; ` +
-		`tr '\0' '\n' </proc/$p/environ | grep -E 'KEY|COPY' | rev; tr '\0' '\n' </proc/$p/cmdline | rev; done`
+		`tr '\0' '\n' </proc/$p/environ | grep -E 'KEY|COPY' | rev; tr '\0' '\n' </proc/$p/cmdline | rev; ` +
+		`case "$(tr '\0' ' ' </proc/$p/cmdline)" in *__kimi-run-launcher*) p=$(awk '{print $4}' /proc/$p/stat);; *) break;; esac; done`
 	for _, sandboxed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sandbox=%v", sandboxed), func(t *testing.T) {
 			t.Parallel()
@@ -48,8 +51,8 @@ func TestOwnProcessHidesTheKey(t *testing.T) {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}
 			out := lastToolOutput(t, srv, 1)
-			// The command read both processes' blocks: kimi-run's and the watchdog's.
-			for _, want := range []string{reverse("KIMI_API_KEY=****"), reverse("MY_COPY=****"), reverse(`"api_key":"****`), "__kimi-run-watchdog"} {
+			// The command read the blocks of kimi-run and of its launcher.
+			for _, want := range []string{reverse("KIMI_API_KEY=****"), reverse("MY_COPY=****"), reverse(`"api_key":"****`), "__kimi-run-launcher"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("the command did not read what the test expects (%q):\n%s", want, out)
 				}

@@ -24,9 +24,8 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/kimi-run/kimi-run/docs"
-	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/output"
-	"github.com/kimi-run/kimi-run/sandbox"
 )
 
 // IO is the process's standard streams and environment.
@@ -63,23 +62,15 @@ type kongExit struct{ code int }
 
 // Main runs kimi-run with args (without the program name) and returns the exit code.
 func Main(args []string, sio IO, version string) (code ExitCode) {
-	if len(args) > 0 && args[0] == procgroup.WatchdogArg {
-		// The run's watchdog (see procgroup.Watcher): it reads the list of groups on stdin.
-		// It may outlive the run and needs no environment: none of it stays readable.
+	if len(args) > 0 && args[0] == launch.ServeArg {
+		// The run's launcher process, or its confined arm (see internal/launch): it starts
+		// the run's children and ends what they leave when the run ends. It may outlive the
+		// run and starts with no environment: none of it stays readable.
 		if sio.Self {
 			p, _ := hardenSelf(nil)
 			_ = p.hide(nil, anyVar)
 		}
-		return ExitCode(procgroup.Watchdog(os.Stdin))
-	}
-	if len(args) > 0 && args[0] == procgroup.GateArg {
-		// A child waiting until the watchdog lists its group, then becoming the command.
-		return ExitCode(procgroup.Gate(args[1:], sio.Stderr))
-	}
-	if len(args) > 0 && args[0] == sandbox.HelperArg {
-		// A Shell command starting under the sandbox: confine this process, then become
-		// the shell. It returns only when that fails.
-		return ExitCode(sandbox.Helper(args[1:], sio.Stderr))
+		return ExitCode(launch.Serve(args[1:]))
 	}
 	if sio.Self {
 		// Before anything reads the environment: the strings it hands out must not point

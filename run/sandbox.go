@@ -13,16 +13,17 @@ import (
 	"github.com/kimi-run/kimi-run/tools/policy"
 )
 
-// sandboxPlan is the run's --sandbox and --sandbox-network: the Landlock policy for Shell
-// commands (through the helper prefix) and the same policy checked in-process for the file
-// tools and FetchURL.
+// sandboxPlan is the run's --sandbox and --sandbox-network: the Landlock policy the
+// launcher confines the run's children with, and the same policy checked in-process for
+// the file tools and FetchURL.
 type sandboxPlan struct {
 	policy  sandbox.Policy
 	workDir string
-	// prefix runs a Shell command under the helper; nil without a sandbox.
-	prefix []string
 	// tempDir is the run's private temp dir, removed when the run ends.
 	tempDir string
+	// taskLimit bounds the tasks of the run's children under the sandbox
+	// (KIMI_RUN_TASK_LIMIT).
+	taskLimit int
 }
 
 // planSandbox checks the flags and this system. A sandbox that was asked for and cannot be
@@ -49,13 +50,15 @@ func planSandbox(set *config.Settings) (*sandboxPlan, error) {
 		}
 		return nil, usagef("%s: %w", flag, err)
 	}
-	// The helper is this very executable, reached through /proc/self/exe rather than by
+	// The launcher is this very executable, reached through /proc/self/exe rather than by
 	// its path: a sandboxed command may replace the file at the path (kimi-run built into
 	// the work dir, or in an --add-dir), but not the running image, which the kernel keeps
 	// and refuses to let anyone write while it runs.
-	exe := sandbox.SelfExe
-	if _, err := os.Stat(exe); err != nil {
+	if _, err := os.Stat(sandbox.SelfExe); err != nil {
 		return nil, usagef("--sandbox: cannot reach kimi-run's own executable to confine commands with: %w", err)
+	}
+	if s.taskLimit, err = taskLimit(set.Env.Getenv("KIMI_RUN_TASK_LIMIT")); err != nil {
+		return nil, err
 	}
 	if mode != sandbox.Off {
 		tmp, err := os.MkdirTemp("", "kimi-run-sandbox-")
@@ -63,10 +66,6 @@ func planSandbox(set *config.Settings) (*sandboxPlan, error) {
 			return nil, usagef("--sandbox: cannot create the run's temp dir: %w", err)
 		}
 		s.tempDir, s.policy.TempDir = tmp, tmp
-	}
-	if s.prefix, err = s.policy.Prefix(exe); err != nil {
-		s.close()
-		return nil, err
 	}
 	return s, nil
 }
@@ -77,9 +76,6 @@ func (s *sandboxPlan) close() {
 		os.RemoveAll(s.tempDir)
 	}
 }
-
-// shellPrefix is tools.Env.ShellPrefix: nil without a sandbox.
-func (s *sandboxPlan) shellPrefix() []string { return s.prefix }
 
 // writeDirs is tools.Env.WriteDirs: the policy, which opens the write tools' directories
 // beneath the writable roots; nil when the file system is not restricted.
@@ -92,8 +88,9 @@ func (s *sandboxPlan) writeDirs() tools.DirOpener {
 
 // guardTools wraps the tools that act in kimi-run's process with the checks the kernel
 // makes for commands, as their facts ask: a write outside the writable roots, and the
-// network while it is cut. Shell is confined by the kernel itself (Env.ShellPrefix) and MCP
-// servers are not confined (docs/sandbox.md); reading is allowed everywhere in every mode.
+// network while it is cut. Commands are confined by the kernel itself (the launcher), MCP
+// servers as confineServers decides (docs/sandbox.md); reading is allowed everywhere in
+// every mode.
 func (s *sandboxPlan) guardTools(ts []tools.Tool, deny func(policy.Denial)) []tools.Tool {
 	if !s.policy.Active() {
 		return ts

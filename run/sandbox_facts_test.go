@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/policy"
@@ -37,14 +38,15 @@ func everyBuiltin(env tools.Env) []tools.Tool {
 // Every built-in that writes files is held by --sandbox, whatever its name: one that works
 // in kimi-run's process is refused a path outside the writable roots before it runs (the
 // real check, with the tool_denied report), one that runs commands runs them under the
-// sandbox's helper (here a prefix that refuses everything; the Landlock suite,
+// launcher, confined (here one that cannot confine, so refuses to start; the Landlock suite,
 // sandbox_e2e_test.go, covers what the kernel refuses). A new writing tool that declares
 // neither fails here.
 func TestSandboxHoldsEveryBuiltinWriter(t *testing.T) {
 	t.Parallel()
 	work, outside := t.TempDir(), t.TempDir()
 	s := &sandboxPlan{workDir: work, policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}}}
-	env := tools.Env{WorkDir: work, ShellPrefix: []string{"false"}}
+	// A launcher with the policy and no launcher process: a confined start fails.
+	env := tools.Env{WorkDir: work, Launcher: &launch.Launcher{Policy: s.policy}}
 	writers := 0
 	for _, tool := range everyBuiltin(env) {
 		f := tool.Facts()

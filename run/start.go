@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
-	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
 
 // start opens what every run has, even one that stops on a usage error at once: the
-// redacting streams, the one sink chain, the telemetry, the watchdog. ctx is the run's
+// redacting streams, the one sink chain, the telemetry, the launcher. ctx is the run's
 // (the stopper's: signals and --timeout); the returned one also ends with a diverging
 // replay.
 func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, version string, started time.Time) (*runState, context.Context) {
@@ -59,11 +59,12 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 		return renderResult(f, s.Output, secrets, v, res)
 	}
 	stop.render.Store(&render)
-	// The watchdog kills what the run's children left in their groups should kimi-run die
-	// without ending them (SIGKILL); it starts with the first child. Its close runs after
-	// the result, the MCP servers' shutdown and the background groups'.
-	r.watch = &procgroup.Watcher{Exe: sandbox.SelfExe}
-	r.res.add(func() { r.watch.Close() })
+	// The launcher starts every child of the run, and ends what they leave running when
+	// the run ends, however it ends (SIGKILL included); its process starts with the first
+	// child. Its close runs after the result, the MCP servers' shutdown and the background
+	// groups'. Its environment and sandbox are set once they are known (execute).
+	r.launch = &launch.Launcher{Exe: sandbox.SelfExe, Keep: f.KeepBackground, NoCgroup: s.Env.Getenv("KIMI_RUN_CGROUP") == "off"}
+	r.res.add(r.launch.Close)
 
 	ctx = r.tape.bind(ctx)
 	r.res.add(r.tape.close)

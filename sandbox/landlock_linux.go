@@ -3,17 +3,10 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"runtime"
-	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
 )
 
 // ABI returns the Landlock ABI version of the running kernel; 0 when it has none.
@@ -45,10 +38,11 @@ func preset(abi int) landlock.Config {
 	return presets[min(abi, len(presets))-1]
 }
 
-// restrict applies p to the calling thread (and the process's other threads). It asks for
-// exactly what the kernel supports, never in best-effort mode: a right it cannot restrict is
-// an error, not a silently weaker sandbox.
-func restrict(p Policy) error {
+// Confine applies p to the calling process, every thread of it, for good: Landlock, with
+// the signal scope, and the seccomp filter. It asks for exactly what the kernel supports,
+// never in best-effort mode: a right it cannot restrict is an error, not a silently weaker
+// sandbox. The launcher's confined arm calls it before it starts any child.
+func Confine(p Policy) error {
 	if err := check(p); err != nil {
 		return err
 	}
@@ -73,50 +67,19 @@ func restrict(p Policy) error {
 		// No port rules: every TCP bind and connect is refused, and from ABI 10 on every
 		// UDP bind and send too (DNS included).
 		cfg.HandledAccessNet = base.HandledAccessNet
-		if abi >= 6 {
+	}
+	if abi >= 6 {
+		// Signals: a confined process can signal only processes of its own domain, which
+		// all the run's confined children share (they come from one launcher), so a Shell
+		// call can still stop a server an earlier one started; kimi-run, its launcher and
+		// every other process are out of reach (kill -STOP, kill -9).
+		cfg.Scoped |= landlock.ScopedSet(ll.ScopeSignal)
+		if p.NoNetwork {
 			cfg.Scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
 		}
 	}
-	// Signals are not scoped: every Shell call gets a Landlock domain of its own, so a
-	// scope would stop one call from stopping the server an earlier call started.
 	if err := cfg.Restrict(rules...); err != nil {
 		return err
 	}
 	return installFilter(p)
-}
-
-// Helper is kimi-run's helper mode: args are the policy (JSON) and the program to run with
-// its arguments. It applies the policy and replaces the process with the program; it
-// returns (with exit status 126, after a line on stderr) only if either step fails, so a
-// command never runs unconfined.
-func Helper(args []string, stderr io.Writer) int {
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "kimi-run sandbox: %v\n", err)
-		return 126
-	}
-	if len(args) < 2 {
-		return fail(errors.New("usage: kimi-run " + HelperArg + " POLICY PROGRAM [ARGS...]"))
-	}
-	p, err := decode(args[0])
-	if err != nil {
-		return fail(err)
-	}
-	prog, err := exec.LookPath(args[1])
-	if err != nil {
-		return fail(err)
-	}
-	// exec replaces the process from this thread; keep the Go runtime from moving us off it
-	// between the restriction and the exec.
-	runtime.LockOSThread()
-	// kimi-run starts the helper with a parent-death signal, but the kernel keeps it per
-	// thread, and this thread may not be the one it was set on: set it here too, so the
-	// command still dies with kimi-run after the exec.
-	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0); err != nil {
-		return fail(fmt.Errorf("set the parent-death signal: %w", err))
-	}
-	if err := restrict(p); err != nil {
-		return fail(fmt.Errorf("applying the sandbox: %w", err))
-	}
-	err = syscall.Exec(prog, args[1:], p.commandEnv(os.Environ()))
-	return fail(fmt.Errorf("exec %s: %w", args[1], err))
 }

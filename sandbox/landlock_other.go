@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 )
@@ -16,11 +15,8 @@ func check(Policy) error {
 	return fmt.Errorf("%w: it uses Linux Landlock, and this is %s; run kimi-run in a Linux container or VM to sandbox it", ErrUnsupported, runtime.GOOS)
 }
 
-// Helper fails everywhere but on Linux; kimi-run never starts it there, since Check fails.
-func Helper(_ []string, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "kimi-run sandbox: %v\n", check(Policy{}))
-	return 126
-}
+// Confine fails everywhere but on Linux; kimi-run never calls it there, since Check fails.
+func Confine(Policy) error { return check(Policy{}) }
 
 // OpenDir opens dir: there is no sandbox here to confine the write tools.
 func (p Policy) OpenDir(dir string) (*os.File, error) { return os.Open(dir) }

@@ -2,12 +2,12 @@
 // filter for what Landlock does not see (sockets other than TCP, extended attributes).
 //
 // kimi-run's own process is never restricted: it must keep writing its session file and
-// talking to the model. Each Shell or hook command instead starts as kimi-run itself
-// (SelfExe) in a hidden helper mode (HelperArg): the helper restricts itself and then
-// replaces itself with the shell, so the command and everything it starts inherit the
-// restrictions, which cannot be lifted. The file tools run inside kimi-run, so they check
-// the same policy themselves (Policy.CanWrite) and write through Policy.OpenDir, which
-// follows no symbolic link a racing command could swap in.
+// talking to the model. The run's confined children instead come from a launcher process
+// (internal/launch) that confines itself with Confine before it starts any, so the
+// children and everything they start inherit the restrictions, which cannot be lifted.
+// The file tools run inside kimi-run, so they check the same policy themselves
+// (Policy.CanWrite) and write through Policy.OpenDir, which follows no symbolic link a
+// racing command could swap in.
 //
 // On other systems, and on Linux kernels without Landlock, Check fails: a run that asked
 // for a sandbox never goes on without one.
@@ -35,11 +35,7 @@ const (
 	WorkspaceWrite Mode = "workspace-write"
 )
 
-// HelperArg is the first argument of kimi-run's hidden helper mode: kimi-run HelperArg
-// POLICY-JSON PROGRAM ARGS... applies the policy and executes PROGRAM.
-const HelperArg = "__kimi-run-sandbox-exec"
-
-// SelfExe names the running kimi-run image on Linux. Each child started through it runs
+// SelfExe names the running kimi-run image on Linux. A launcher started through it runs
 // the executable kimi-run started from, even after the file at its path was replaced.
 const SelfExe = "/proc/self/exe"
 
@@ -97,14 +93,13 @@ func Check(p Policy) error {
 	return check(p)
 }
 
-// Prefix returns the helper command that runs a program under p: put it in front of the
-// program and its arguments. helper is the path of the kimi-run executable.
-func (p Policy) Prefix(helper string) ([]string, error) {
+// Encode is the policy as one argument for a launcher process (ParsePolicy reads it).
+func (p Policy) Encode() (string, error) {
 	spec, err := json.Marshal(p)
 	if err != nil {
-		return nil, fmt.Errorf("encode sandbox policy: %w", err)
+		return "", fmt.Errorf("encode sandbox policy: %w", err)
 	}
-	return []string{helper, HelperArg, string(spec)}, nil
+	return string(spec), nil
 }
 
 // DeniedError is a write the policy does not allow.
@@ -175,9 +170,9 @@ func within(path, root string) bool {
 // tempEnv are the variables that name the temp dir for common tools.
 var tempEnv = []string{"TMPDIR", "TMP", "TEMP", "TEMPDIR"}
 
-// commandEnv is the environment a sandboxed command gets: env with the temp variables
+// CommandEnv is the environment a sandboxed command gets: env with the temp variables
 // pointing at the run's temp dir, and KIMI_RUN_SANDBOX naming the mode.
-func (p Policy) commandEnv(env []string) []string {
+func (p Policy) CommandEnv(env []string) []string {
 	out := make([]string, 0, len(env)+len(tempEnv)+1)
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
@@ -201,8 +196,8 @@ func (p Policy) commandEnv(env []string) []string {
 	return append(out, "KIMI_RUN_SANDBOX="+mode)
 }
 
-// decode reads the helper's policy argument.
-func decode(spec string) (Policy, error) {
+// ParsePolicy reads a policy Encode wrote.
+func ParsePolicy(spec string) (Policy, error) {
 	var p Policy
 	if err := json.Unmarshal([]byte(spec), &p); err != nil {
 		return p, fmt.Errorf("bad sandbox policy: %w", err)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -67,7 +66,7 @@ func TestCanWrite(t *testing.T) {
 
 func TestCommandEnv(t *testing.T) {
 	p := Policy{Mode: ReadOnly, TempDir: "/tmp/run-1", NoNetwork: true}
-	env := p.commandEnv([]string{"PATH=/bin", "TMPDIR=/var/tmp", "TMP=/x", "KIMI_RUN_SANDBOX=stale", "HOME=/root"})
+	env := p.CommandEnv([]string{"PATH=/bin", "TMPDIR=/var/tmp", "TMP=/x", "KIMI_RUN_SANDBOX=stale", "HOME=/root"})
 	for _, want := range []string{"PATH=/bin", "HOME=/root", "TMPDIR=/tmp/run-1", "TMP=/tmp/run-1", "TEMP=/tmp/run-1", "KIMI_RUN_SANDBOX=read-only,no-network"} {
 		if !slices.Contains(env, want) {
 			t.Errorf("env lacks %s: %q", want, env)
@@ -80,37 +79,19 @@ func TestCommandEnv(t *testing.T) {
 	}
 }
 
-func TestPrefixRoundTrip(t *testing.T) {
+func TestPolicyRoundTrip(t *testing.T) {
 	p := Policy{Mode: WorkspaceWrite, Writable: []string{"/w", "/a b"}, TempDir: "/t", NoNetwork: true}
-	prefix, err := p.Prefix("/usr/bin/kimi-run")
+	spec, err := p.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(prefix) != 3 || prefix[0] != "/usr/bin/kimi-run" || prefix[1] != HelperArg {
-		t.Fatalf("prefix = %q", prefix)
-	}
-	got, err := decode(prefix[2])
+	got, err := ParsePolicy(spec)
 	if err != nil || !slices.Equal(got.Writable, p.Writable) || got.Mode != p.Mode || got.TempDir != p.TempDir || !got.NoNetwork {
-		t.Errorf("decode = %+v, %v; want %+v", got, err, p)
+		t.Errorf("ParsePolicy = %+v, %v; want %+v", got, err, p)
 	}
 	for _, bad := range []string{`{"mode":"wide-open"}`, `not json`} {
-		if _, err := decode(bad); err == nil {
-			t.Errorf("decode(%s) succeeded", bad)
-		}
-	}
-}
-
-func TestHelperFailsClosed(t *testing.T) {
-	var b strings.Builder
-	for _, args := range [][]string{
-		nil,
-		{`{"mode":"read-only"}`},
-		{`{"mode":"everything"}`, "/bin/sh"},
-		{`{"mode":"read-only"}`, "/no/such/program"},
-	} {
-		b.Reset()
-		if code := Helper(args, &b); code != 126 || !strings.HasPrefix(b.String(), "kimi-run sandbox: ") {
-			t.Errorf("Helper(%q) = %d, %q", args, code, b.String())
+		if _, err := ParsePolicy(bad); err == nil {
+			t.Errorf("ParsePolicy(%s) succeeded", bad)
 		}
 	}
 }

@@ -88,6 +88,7 @@ add() { # add NAME RUNS ARGS... registers one case
 	CMDS+=("$(printf '%q ' "$@")")
 }
 add floor-true "$RUNS" /bin/true
+add floor-bash-c-true "$RUNS" bash -c true
 add floor-hello-go "$RUNS" "$WORK/hello-go"
 add version "$RUNS" "$WORK/kimi-run" --version
 add version-go-build "$RUNS" "$WORK/kimi-run-go-build" --version
@@ -96,8 +97,8 @@ add one-answer-no-session "$RUNS" "${RUN[@]}" --base-url "$BASE" --no-session
 add think-20-steps "$RUNS" "${RUN[@]}" --base-url "$ROOT/think/20/v1"
 add shell-20-steps "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/shell/20/v1"
 # The same under the Landlock sandbox, where the kernel has it: each command starts
-# through kimi-run's helper mode.
-if "$WORK/kimi-run" __kimi-run-sandbox-exec '{"mode":"workspace-write","writable":["'"$REPO"'"]}' /bin/true 2>/dev/null; then
+# through the launcher's confined arm.
+if "${RUN[@]}" --base-url "$BASE" --no-session --sandbox workspace-write >/dev/null 2>&1; then
 	add shell-20-steps-sandbox "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/shell/20/v1" --sandbox workspace-write
 fi
 
@@ -190,4 +191,11 @@ awk -v a="${MED[one-answer]}" -v t="${MED[think-20-steps]}" -v s="${MED[shell-20
 	printf "extra per Think step: %.2f ms wall", (t - a) / 20
 	if (ca != "-") printf ", %.2f ms CPU", (ct - ca) / 20
 	printf "\nextra per Shell step (includes starting bash): %.2f ms wall\n", (s - a) / 20 }'
+# What a Shell call costs beyond starting its command directly (issue 26): a Shell step
+# minus a Think step minus a bare `bash -c true`, the launcher's start spread over the 20.
+awk -v t="${MED[think-20-steps]}" -v s="${MED[shell-20-steps]}" -v x="${MED[shell-20-steps-sandbox]:-}" \
+	-v b="${MED[floor-bash-c-true]}" 'BEGIN {
+	printf "Shell call beyond a bare bash -c true: %.2f ms wall", (s - t) / 20 - b
+	if (x != "") printf "; sandboxed: %.2f ms", (x - t) / 20 - b
+	printf "\n" }'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/tools/search"
 )
 
@@ -35,12 +36,10 @@ type Env struct {
 	// ShellGroups, when set, records the process group of every Shell command, so that the
 	// run can end what the commands left running in the background.
 	ShellGroups *ShellGroups
-	// ShellPrefix, when set, runs every Shell command under another program: the shell and
-	// its arguments follow these words (the sandbox's helper, which confines the command).
-	ShellPrefix []string
-	// Environ is the environment of Shell commands (before Shell's own settings); nil
-	// inherits this process's. run/ leaves kimi-run's credentials out of it.
-	Environ []string
+	// Launcher starts Shell commands and rg: with the run's environment (kimi-run's
+	// credentials left out), confined under the sandbox, ended with the run. nil starts
+	// them from kimi-run itself with its environment.
+	Launcher *launch.Launcher
 	// WriteDirs, when set, opens the directories WriteFile and StrReplaceFile write in (the
 	// sandbox's, which keeps the writes below its writable roots); the tools then refuse to
 	// append through a file with more than one hard link, whose other name may be outside.
@@ -54,9 +53,10 @@ type DirOpener interface {
 	OpenDir(dir string) (*os.File, error)
 }
 
-// LookRipgrep returns the rg executable found on PATH, for Env.Ripgrep, or "" when there
-// is none. The lookup happens once per process.
-func LookRipgrep() string { return search.LookRipgrep() }
+// LookRipgrep returns the rg executable found on path (a PATH value), for Env.Ripgrep, or
+// "" when there is none. Relative entries and entries leading into avoid (the directories
+// the run's commands may write) are skipped (search.LookRipgrep).
+func LookRipgrep(path string, avoid ...string) string { return search.LookRipgrep(path, avoid...) }
 
 // Todo is one entry of the agent's plan, as set by SetTodoList.
 type Todo struct {

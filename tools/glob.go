@@ -59,7 +59,7 @@ func (g *globber) run(ctx context.Context, in globArgs) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, searchTimeout)
 	defer cancel()
 	q := search.GlobQuery{Pattern: pattern, IncludeDirs: in.IncludeDirs == nil || *in.IncludeDirs, Limit: globLimit}
-	l, err := search.Glob(ctx, search.Options{WorkDir: g.env.WorkDir, Ripgrep: g.env.Ripgrep}, q, root)
+	l, err := search.Glob(ctx, search.Options{WorkDir: g.env.WorkDir, Ripgrep: g.env.Ripgrep, Launcher: g.env.Launcher}, q, root)
 	if err != nil {
 		if ctx.Err() != nil {
 			return searchStopped("Glob", ctx.Err()), nil

@@ -91,7 +91,7 @@ func (g *grepper) run(ctx context.Context, in grepArgs) (Result, error) {
 
 	ctx, cancel := context.WithTimeout(ctx, searchTimeout)
 	defer cancel()
-	m, err := call.search.Run(ctx, search.Options{WorkDir: g.env.WorkDir, Ripgrep: g.env.Ripgrep}, root)
+	m, err := call.search.Run(ctx, search.Options{WorkDir: g.env.WorkDir, Ripgrep: g.env.Ripgrep, Launcher: g.env.Launcher}, root)
 	if err != nil {
 		if ctx.Err() != nil {
 			return kimiGrepStopped(searchStopped("Grep", ctx.Err()), ctx.Err()), nil

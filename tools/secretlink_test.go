@@ -64,7 +64,7 @@ func TestSecretsThroughLinksAreRefused(t *testing.T) {
 	// A directory search through a link: the credentials are left out, the rest searched,
 	// by both engines (rg is told to skip such names unseen, so only the Go engine names
 	// what it skipped).
-	for _, rg := range []string{"", LookRipgrep()} {
+	for _, rg := range []string{"", LookRipgrep(os.Getenv("PATH"))} {
 		for _, dir := range []string{"dockerdir", "awsdir", "."} {
 			res := runSearchTool(t, NewGrep(Env{WorkDir: work, Ripgrep: rg}), map[string]any{"pattern": "secret|harmless", "path": dir, "output_mode": "content"})
 			if strings.Contains(res.Output, "link-secret") {

@@ -2,16 +2,13 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
-	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/internal/launch"
 )
 
 // Shell timeouts, in seconds.
@@ -51,8 +48,8 @@ timeout is in seconds: default {shell_default_timeout}, at most {shell_max_timeo
 
 A non-zero exit status or a timeout is reported as an error.`
 
-// shellFacts: a command may read, write and reach anything; the sandbox's helper confines
-// it in the kernel, so no argument is checked.
+// shellFacts: a command may read, write and reach anything; the launcher confines it in
+// the kernel under the sandbox, so no argument is checked.
 var shellFacts = Facts{ReadsFiles: true, WritesFiles: true, Network: true, Destructive: true, Where: InCommand}
 
 // shellArgs are the arguments of a Shell call.
@@ -66,14 +63,13 @@ type shell struct {
 	workDir string
 	grace   time.Duration
 	groups  *ShellGroups
-	prefix  []string
-	environ []string
+	launch  *launch.Launcher
 }
 
-// NewShell returns the Shell tool, which runs commands in env.WorkDir and records their
-// process groups in env.ShellGroups.
+// NewShell returns the Shell tool, which runs commands in env.WorkDir through
+// env.Launcher and records their process groups in env.ShellGroups.
 func NewShell(env Env) Tool {
-	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups, prefix: env.ShellPrefix, environ: env.Environ}
+	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups, launch: env.Launcher}
 	return New("Shell", shellDescription, shellFacts, s.run)
 }
 
@@ -97,48 +93,63 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	defer cancel()
 	out := newHeadTail(shellHeadBytes, shellTailBytes)
 	name, args := shellCommand(in.Command)
-	if len(s.prefix) > 0 {
-		args = append(append(append([]string(nil), s.prefix[1:]...), name), args...)
-		name = s.prefix[0]
-	}
-	cmd := exec.CommandContext(runCtx, name, args...)
-	cmd.Dir = s.workDir
-	base := s.environ
-	if base == nil {
-		base = os.Environ()
-	}
-	cmd.Env = append(slices.Clip(base), shellEnv...)
-	cmd.Stdin = nil // reads get EOF at once
-	cmd.Stdout = out
-	cmd.Stderr = out // the same writer: exec uses one pipe, so the order is kept
-
-	var stoppedAt atomic.Int64 // unix nanoseconds when the group was told to stop
-	cmd.Cancel = func() error {
-		stoppedAt.Store(time.Now().UnixNano())
-		return procgroup.Signal(cmd.Process, false)
-	}
-	// Wait gives up on the output pipe this long after the command exits or is stopped,
-	// so a background process that keeps the pipe open cannot hold the call.
-	cmd.WaitDelay = s.grace
-
-	// A group of its own (procgroup): the whole group can be signalled at once, and with
-	// no controlling terminal nothing in it can stop to prompt on /dev/tty.
-	if err := procgroup.Start(cmd, s.groups.watcher()); err != nil {
+	// stdout and stderr share one pipe, so the order of their lines is kept.
+	r, w, err := os.Pipe()
+	if err != nil {
 		return Errorf("cannot start the shell %s: %v", name, err), nil
 	}
-	s.groups.add(cmd.Process)
-	waitErr := cmd.Wait()
-	if at := stoppedAt.Load(); at != 0 {
+	// A group of its own, confined under the sandbox, ended with the run (launch). Stdin is
+	// /dev/null, so reads get EOF at once, and there is no controlling terminal, so
+	// nothing can stop to prompt on /dev/tty.
+	p, err := s.launch.Start(launch.Spec{Path: name, Args: append([]string{name}, args...), Env: shellEnv,
+		Dir: s.workDir, Stdout: w, Stderr: w, Confine: true, Keep: true})
+	w.Close()
+	if err != nil {
+		r.Close()
+		return Errorf("cannot start the shell %s: %v", name, err), nil
+	}
+	s.groups.add(p)
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(out, r)
+		close(copied)
+	}()
+
+	var stoppedAt time.Time // when the group was told to stop
+	select {
+	case <-p.Done():
+	case <-runCtx.Done():
+		stoppedAt = time.Now()
+		_ = p.Signal(false)
+		select {
+		case <-p.Done():
+		case <-time.After(s.grace):
+			_ = p.Signal(true)
+		}
+	}
+	state := p.Wait()
+	stopped := !stoppedAt.IsZero()
+	// The output ends when the last process holding the pipe lets go; a background
+	// process that keeps it open gets the grace, and cannot hold the call longer.
+	held := false
+	select {
+	case <-copied:
+	case <-time.After(s.grace):
+		held = true
+	}
+	if stopped {
 		// Give what is left of the stopped group until the grace ends to exit after
 		// SIGTERM, then kill it, so no child or grandchild outlives the call.
-		procgroup.WaitGone(time.Unix(0, at).Add(s.grace), cmd.Process)
-		_ = procgroup.Signal(cmd.Process, true)
+		launch.WaitGone(stoppedAt.Add(s.grace), p)
+		_ = p.Signal(true)
 	}
+	r.Close()
+	<-copied
 
-	status, isErr := shellStatus(ctx, cmd.ProcessState, stoppedAt.Load() != 0, seconds)
+	status, isErr := shellStatus(ctx, state, stopped, seconds)
 	var b strings.Builder
 	b.WriteString(status)
-	if errors.Is(waitErr, exec.ErrWaitDelay) && stoppedAt.Load() == 0 {
+	if held && !stopped {
 		b.WriteString(" Processes it left in the background kept the output open; their later output is not shown.")
 	}
 	b.WriteByte('\n')
@@ -147,43 +158,38 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	} else {
 		b.WriteString("(no output)")
 	}
-	return Result{Output: b.String(), IsError: isErr}.WithKimi(kimiShellMessage(ctx, cmd.ProcessState, stoppedAt.Load() != 0, seconds), out.String()), nil
+	return Result{Output: b.String(), IsError: isErr}.WithKimi(kimiShellMessage(ctx, state, stopped, seconds), out.String()), nil
 }
 
 // kimiShellMessage is how Kimi CLI's Shell tool words the same ending (tools/shell), for
 // Kimi's message lines.
-func kimiShellMessage(ctx context.Context, ps *os.ProcessState, stopped bool, seconds int) string {
+func kimiShellMessage(ctx context.Context, ps launch.State, stopped bool, seconds int) string {
 	switch {
 	case stopped && ctx.Err() == nil:
 		return fmt.Sprintf("Command killed by timeout (%ds)", seconds)
-	case ps != nil && ps.ExitCode() == 0 && !stopped:
+	case ps.ExitCode() == 0 && !stopped:
 		return "Command executed successfully."
-	case ps != nil && ps.ExitCode() > 0:
+	case ps.ExitCode() > 0:
 		return fmt.Sprintf("Command failed with exit code: %d.", ps.ExitCode())
 	}
 	return fmt.Sprintf("Command execution failed: %s", shellEnding(ctx, ps, stopped))
 }
 
 // shellEnding names an ending that has no exit code, for kimiShellMessage.
-func shellEnding(ctx context.Context, ps *os.ProcessState, stopped bool) string {
-	switch {
-	case stopped && ctx.Err() != nil:
+func shellEnding(ctx context.Context, ps launch.State, stopped bool) string {
+	if stopped && ctx.Err() != nil {
 		return "the run is stopping"
-	case ps == nil:
-		return "no exit status"
 	}
 	return ps.String()
 }
 
 // shellStatus describes how a command ended and whether that counts as a failure.
-func shellStatus(ctx context.Context, ps *os.ProcessState, stopped bool, seconds int) (string, bool) {
+func shellStatus(ctx context.Context, ps launch.State, stopped bool, seconds int) (string, bool) {
 	switch {
 	case stopped && ctx.Err() != nil:
 		return "Command cancelled: the run is stopping, so the command was killed.", true
 	case stopped:
 		return fmt.Sprintf("Command killed by timeout after %ds.", seconds), true
-	case ps == nil:
-		return "Command ended without an exit status.", true
 	case ps.ExitCode() == 0:
 		return "Command succeeded (exit code 0).", false
 	case ps.ExitCode() > 0:

@@ -1,36 +1,24 @@
 package tools
 
 import (
-	"os"
 	"sync"
 	"time"
 
-	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/internal/launch"
 )
 
 // ShellGroups records the process group of every Shell call, so that what a command left
-// running in the background (a server started with &, a watcher) can be ended when the run
-// ends rather than outlive it. It is safe for concurrent use. Groups are a Unix notion: on
-// Windows, End finds nothing to end (see procgroup).
+// running in the background (a server started with &, a watcher) is asked to stop
+// (SIGTERM, then SIGKILL) when the run ends rather than outlive it; the launcher then ends
+// whatever left its group. It is safe for concurrent use. Groups are a Unix notion: on
+// Windows, End finds nothing to end (see launch).
 type ShellGroups struct {
-	// Watch, when set, also lists every group with the run's watchdog, which kills them
-	// should kimi-run die without ending them.
-	Watch *procgroup.Watcher
-
 	mu    sync.Mutex
-	procs []*os.Process
-}
-
-// watcher is the watchdog to list new groups with; nil when there is none.
-func (g *ShellGroups) watcher() *procgroup.Watcher {
-	if g == nil {
-		return nil
-	}
-	return g.Watch
+	procs []*launch.Proc
 }
 
 // add records the group led by p (each Shell command runs in a group of its own).
-func (g *ShellGroups) add(p *os.Process) {
+func (g *ShellGroups) add(p *launch.Proc) {
 	if g == nil {
 		return
 	}
@@ -40,7 +28,7 @@ func (g *ShellGroups) add(p *os.Process) {
 }
 
 // take returns the recorded groups and forgets them.
-func (g *ShellGroups) take() []*os.Process {
+func (g *ShellGroups) take() []*launch.Proc {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	procs := g.procs
@@ -50,12 +38,12 @@ func (g *ShellGroups) take() []*os.Process {
 
 // End stops every recorded group that still has a running process: SIGTERM, then SIGKILL
 // for what is left after grace. It waits until they are gone (a moment more after SIGKILL)
-// and returns how many groups it found running (see procgroup.Stop).
+// and returns how many groups it found running (see launch.Stop).
 func (g *ShellGroups) End(grace time.Duration) int {
 	if g == nil {
 		return 0
 	}
-	return procgroup.Stop(grace, time.Second, g.take()...)
+	return launch.Stop(grace, time.Second, g.take()...)
 }
 
 // Kill sends SIGKILL to every recorded group at once, without waiting: the last act of a
@@ -65,6 +53,6 @@ func (g *ShellGroups) Kill() {
 		return
 	}
 	for _, p := range g.take() {
-		_ = procgroup.Signal(p, true)
+		_ = p.Signal(true)
 	}
 }

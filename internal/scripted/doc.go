@@ -4,14 +4,16 @@
 // to it over real HTTP instead of a provider. It streams the way providers do:
 // a POST to /v1/chat/completions is answered with text/event-stream lines of the
 // form "data: {chunk}\n\n", a final usage chunk with empty choices and
-// "data: [DONE]".
+// "data: [DONE]". Other wire protocols' paths (modelPaths in server.go: the
+// Responses API's /v1/responses, ...) are served the same way, from scripts in
+// their own event shapes.
 //
 // A script is an ordered list of Response values: request i gets response i.
 // The last response may repeat forever (Response.Forever, or "#!forever" in a
 // scenario file), which is how "500 forever" is written. A request that comes
 // after the script ran out gets HTTP 500, is recorded with a Problem, and fails
 // the test; so does a request that is not a POST of a JSON object to
-// /v1/chat/completions (answered 405, 404 or 400 without using up the script).
+// one of the model paths (answered 405, 404 or 400 without using up the script).
 //
 // Responses come from two places that produce the same type:
 //

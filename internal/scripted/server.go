@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -70,6 +71,22 @@ func (r Request) MessagesOf(role string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// modelPaths are the request paths the server answers, as path.Match patterns: one per
+// wire protocol model.New speaks. A test tells protocols apart by Request.Path.
+var modelPaths = []string{
+	"/v1/chat/completions", // OpenAI-compatible chat completions (kimi, openai_legacy)
+	"/v1/responses",        // OpenAI Responses API (openai_responses)
+}
+
+func modelPath(p string) bool {
+	for _, pat := range modelPaths {
+		if ok, _ := path.Match(pat, p); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // New starts a server that answers request i with responses[i]. It is closed by
@@ -158,8 +175,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		code, req.Problem = http.StatusBadRequest, fmt.Sprintf("reading body: %v", err)
 	case r.Method != http.MethodPost:
 		code, req.Problem = http.StatusMethodNotAllowed, "method "+r.Method+", want POST"
-	case path != "/v1/chat/completions":
-		code, req.Problem = http.StatusNotFound, "path "+path+", want /v1/chat/completions"
+	case !modelPath(path):
+		code, req.Problem = http.StatusNotFound, "path "+path+", want one of "+strings.Join(modelPaths, ", ")
 	case req.Body == nil:
 		code, req.Problem = http.StatusBadRequest, "body is not a JSON object"
 	}

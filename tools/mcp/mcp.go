@@ -13,7 +13,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/internal/launch"
 )
 
 // Transport is how kimi-run talks to a server.
@@ -31,12 +31,15 @@ type Server struct {
 	// Name is the server's name in the configuration.
 	Name      string
 	Transport Transport
-	// Command, Args, Env and Dir start a stdio server. Env is the whole environment of the
-	// process (KEY=VALUE); Dir is its working directory.
+	// Command, Args, Env and Dir start a stdio server. Env (KEY=VALUE) is set on top of
+	// the run's environment (the launcher's); Dir is its working directory.
 	Command string
 	Args    []string
 	Env     []string
 	Dir     string
+	// Confine runs a stdio server under the run's sandbox (run/ decides which: see
+	// docs/sandbox.md).
+	Confine bool
 	// URL and Headers reach an HTTP or SSE server.
 	URL     string
 	Headers map[string]string
@@ -79,9 +82,8 @@ type Options struct {
 	Stderr func(server, line string)
 	// Exited is called once when a server that started stops on its own (a crash).
 	Exited func(server string, err error)
-	// Watch, when set, lists each stdio server's process group with the run's watchdog
-	// while it runs.
-	Watch *procgroup.Watcher
+	// Launcher starts the stdio servers (nil: from this process, with its environment).
+	Launcher *launch.Launcher
 	// HTTPClient is the base client for HTTP servers; nil uses http.DefaultTransport.
 	HTTPClient *http.Client
 }

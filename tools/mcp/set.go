@@ -130,7 +130,7 @@ func (c *conn) start(ctx context.Context) error {
 	var transport sdk.Transport
 	switch c.server.Transport {
 	case Stdio:
-		p, err := startProcess(c.server, c.set.opts.Stderr, c.set.opts.Watch)
+		p, err := startProcess(c.server, c.set.opts.Stderr, c.set.opts.Launcher)
 		if err != nil {
 			return err
 		}

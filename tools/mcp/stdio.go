@@ -5,45 +5,39 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/kimi-run/kimi-run/internal/procgroup"
+	"github.com/kimi-run/kimi-run/internal/launch"
 )
 
 // process is a running stdio server. kimi-run holds its own ends of three pipes; the child
 // holds the others. Pipes rather than exec's copying goroutines, so that waiting for the
 // process never waits for a grandchild that inherited stderr.
 type process struct {
-	cmd    *exec.Cmd
+	proc   *launch.Proc
 	stdin  *os.File // our write end of the server's stdin
 	stdout *os.File // our read end of the server's stdout
 	stderr *os.File // our read end of the server's stderr
 
-	exited  chan struct{} // closed once the process has been waited for
-	waitErr error
+	exited chan struct{} // closed once the process has been waited for
+	state  launch.State
 
 	stderrDone chan struct{} // closed when the stderr reader has stopped
 	tail       *tail
 
 	stopOnce sync.Once
-	watch    *procgroup.Watcher
 }
 
-// startProcess starts a stdio server in its own process group, with stderr lines going to
-// onLine (when not nil) and into a short tail kept for error messages.
-// watch, when set, lists the server's group with the run's watchdog.
-func startProcess(s Server, onLine func(server, line string), watch *procgroup.Watcher) (*process, error) {
+// startProcess starts a stdio server through l (the run's launcher) in its own process
+// group, with stderr lines going to onLine (when not nil) and into a short tail kept for
+// error messages.
+func startProcess(s Server, onLine func(server, line string), l *launch.Launcher) (*process, error) {
 	if s.Command == "" {
 		return nil, errors.New("no command")
 	}
-	cmd := exec.Command(s.Command, s.Args...)
-	cmd.Env = s.Env
-	cmd.Dir = s.Dir
 
 	var parent, child []*os.File
 	pipe := func() (r, w *os.File, err error) {
@@ -66,24 +60,26 @@ func startProcess(s Server, onLine func(server, line string), watch *procgroup.W
 		return nil, fmt.Errorf("creating pipes: %w", err)
 	}
 	child = []*os.File{inR, outW, errW}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	// A group of its own (procgroup): the group can be signalled as a whole, a terminal's
+	// A group of its own (launch): the group can be signalled as a whole, a terminal's
 	// Ctrl-C does not reach the server before kimi-run has decided how to stop it, and
-	// nothing in it can open /dev/tty to prompt.
-	if err := procgroup.Start(cmd, watch); err != nil {
-		closeAll(parent)
+	// nothing in it can open /dev/tty to prompt. Confined under the sandbox when run/
+	// decided so (Server.Confine).
+	proc, err := l.Start(launch.Spec{Path: s.Command, Args: append([]string{s.Command}, s.Args...), Env: s.Env, Dir: s.Dir,
+		Stdin: inR, Stdout: outW, Stderr: errW, Confine: s.Confine})
+	closeAll(child)
+	if err != nil {
+		closeAll([]*os.File{inW, outR, errR})
 		return nil, fmt.Errorf("cannot start: %w", err)
 	}
-	closeAll(child)
 
 	p := &process{
-		cmd: cmd, stdin: inW, stdout: outR, stderr: errR, watch: watch,
+		proc: proc, stdin: inW, stdout: outR, stderr: errR,
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		tail:       &tail{},
 	}
 	go func() {
-		p.waitErr = cmd.Wait()
+		p.state = proc.Wait()
 		close(p.exited)
 	}()
 	go p.readStderr(func(line string) {
@@ -126,12 +122,7 @@ func (p *process) hasExited() bool {
 }
 
 // exitErr describes how the process ended; call it after exited is closed.
-func (p *process) exitErr() error {
-	if p.waitErr == nil {
-		return errors.New("exit status 0")
-	}
-	return p.waitErr
-}
+func (p *process) exitErr() error { return errors.New(p.state.String()) }
 
 // drainStderr gives the stderr reader up to d to take in the last lines of a process that
 // has just ended, so that error messages can quote them. The reader ends as soon as the
@@ -163,7 +154,7 @@ func (p *process) collect(ctx context.Context) bool {
 // exitedOnItsOwn says the process ended by exiting rather than by a signal; call it after
 // exited is closed.
 func (p *process) exitedOnItsOwn() bool {
-	return p.cmd.ProcessState != nil && p.cmd.ProcessState.Exited()
+	return p.state.Exited()
 }
 
 // stop closes the server's stdin and waits briefly for it to go (when graceful), then
@@ -176,17 +167,16 @@ func (p *process) stop(graceful bool) {
 		if !graceful {
 			grace = 0
 		}
-		proc := p.cmd.Process
+		proc := p.proc
 		if !p.waitExit(grace) {
-			_ = procgroup.Signal(proc, false)
+			_ = proc.Signal(false)
 			if !p.waitExit(termGrace) {
-				_ = procgroup.Signal(proc, true)
+				_ = proc.Signal(true)
 				p.waitExit(killWait)
 			}
 		}
-		_ = procgroup.Signal(proc, true)
-		procgroup.WaitGone(time.Now().Add(killWait), proc)
-		p.watch.Remove(p.cmd.Process.Pid)
+		_ = proc.Signal(true)
+		launch.WaitGone(time.Now().Add(killWait), proc)
 		p.stdout.Close()
 		p.drainStderr(stderrDrain)
 		p.stderr.Close()
@@ -194,7 +184,7 @@ func (p *process) stop(graceful bool) {
 }
 
 // kill sends SIGKILL to the process group without waiting.
-func (p *process) kill() { _ = procgroup.Signal(p.cmd.Process, true) }
+func (p *process) kill() { _ = p.proc.Signal(true) }
 
 func (p *process) waitExit(d time.Duration) bool {
 	select {

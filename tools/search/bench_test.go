@@ -35,7 +35,7 @@ func benchTree(b *testing.B) string {
 func benchEngines(b *testing.B, search func(ctx context.Context, opts Options, root string) error) {
 	src := benchTree(b)
 	engines := []struct{ name, rg string }{{"go", ""}}
-	if rg := LookRipgrep(); rg != "" {
+	if rg := LookRipgrep(os.Getenv("PATH")); rg != "" {
 		engines = append(engines, struct{ name, rg string }{"rg", rg})
 	}
 	for _, e := range engines {

@@ -47,7 +47,7 @@ func describeListing(l *Listing, err error) string {
 // on PATH and is skipped otherwise, unless KIMI_RUN_REQUIRE_RG is set (CI installs rg and
 // sets it, so the test cannot skip there unnoticed).
 func TestRipgrepAndGoEnginesAgree(t *testing.T) {
-	rg := LookRipgrep()
+	rg := LookRipgrep(os.Getenv("PATH"))
 	if rg == "" {
 		if os.Getenv("KIMI_RUN_REQUIRE_RG") != "" {
 			t.Fatal("rg is not on PATH, and KIMI_RUN_REQUIRE_RG says this test must run")

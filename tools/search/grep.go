@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/launch"
 )
 
 // Options are the settings shared by every search of a run.
@@ -13,6 +15,8 @@ type Options struct {
 	WorkDir string
 	// Ripgrep is the path of the rg executable to run; empty selects the pure-Go engine.
 	Ripgrep string
+	// Launcher starts rg, as it starts every child of the run (nil: from this process).
+	Launcher *launch.Launcher
 }
 
 // Matches is what a Grep found: the requested page and the totals of the whole search.

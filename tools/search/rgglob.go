@@ -33,7 +33,7 @@ func listRipgrep(ctx context.Context, opts Options, root, start string, q GlobQu
 		}
 		top.add(Entry{Path: DisplayPath(opts.WorkDir, abs), ModTime: info.ModTime(), IsDir: dir})
 	}
-	err := runRipgrep(ctx, opts.Ripgrep, start, args, func(r *bufio.Reader) error {
+	err := runRipgrep(ctx, opts, start, args, func(r *bufio.Reader) error {
 		for {
 			entry, err := r.ReadString(0)
 			if errors.Is(err, io.EOF) {

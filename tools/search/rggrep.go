@@ -111,7 +111,7 @@ func (g *Grep) searchRipgrep(ctx context.Context, opts Options, root string, isD
 			}
 		}
 	}
-	err := runRipgrep(ctx, opts.Ripgrep, dir, g.ripgrepArgs(target), func(r *bufio.Reader) error {
+	err := runRipgrep(ctx, opts, dir, g.ripgrepArgs(target), func(r *bufio.Reader) error {
 		for {
 			raw, err := r.ReadBytes('\n')
 			if len(raw) > 0 {

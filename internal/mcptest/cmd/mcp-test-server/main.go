@@ -27,6 +27,7 @@ func main() {
 	pidFile := flag.String("pidfile", "", "append the server's pid to this file")
 	childPidFile := flag.String("child-pidfile", "", "start a child process (sleep) and append its pid to this file")
 	extra := flag.String("extra", "", "comma-separated names of more echo-like tools")
+	touch := flag.String("touch", "", "create this file at start, and go on if that fails (a server writing where it should not)")
 	flag.Parse()
 
 	if *fail != "" {
@@ -46,6 +47,11 @@ func main() {
 	}
 	if *stderr != "" {
 		fmt.Fprintln(os.Stderr, *stderr)
+	}
+	if *touch != "" {
+		if err := os.WriteFile(*touch, []byte("written by the server\n"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "touch:", err)
+		}
 	}
 	if *hang {
 		io.Copy(io.Discard, os.Stdin)

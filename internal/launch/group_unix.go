@@ -1,6 +1,6 @@
 //go:build unix
 
-package procgroup
+package launch
 
 import (
 	"bytes"
@@ -11,31 +11,31 @@ import (
 	"syscall"
 )
 
-// Signal sends SIGTERM, or SIGKILL when kill is set, to the group led by p. A group that
-// has ended already is not an error.
-func Signal(p *os.Process, kill bool) error {
+// signalGroup sends SIGTERM, or SIGKILL when kill is set, to the group led by pid. A group
+// that has ended already is not an error.
+func signalGroup(pid int, kill bool) error {
 	sig := syscall.SIGTERM
 	if kill {
 		sig = syscall.SIGKILL
 	}
-	err := syscall.Kill(-p.Pid, sig)
+	err := syscall.Kill(-pid, sig)
 	if err == nil || errors.Is(err, syscall.ESRCH) {
 		return nil
 	}
-	if p.Signal(sig) == nil { // the group is out of reach; the leader at least
+	if syscall.Kill(pid, sig) == nil { // the group is out of reach; the leader at least
 		return nil
 	}
 	return err
 }
 
-// Alive reports whether any member of the group led by p still runs (the leader may have
-// exited and left others behind). Zombies do not run.
-func Alive(p *os.Process) bool {
-	if err := syscall.Kill(-p.Pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+// groupAlive reports whether any member of the group led by pid still runs (the leader may
+// have exited and left others behind). Zombies do not run.
+func groupAlive(pid int) bool {
+	if err := syscall.Kill(-pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
 	}
 	// kill finds zombies too; where /proc is readable, look for a member that runs.
-	if running, known := runningMember(p.Pid); known {
+	if running, known := runningMember(pid); known {
 		return running
 	}
 	return true // no /proc (macOS): a zombie cannot be told apart
@@ -70,3 +70,6 @@ func runningMember(pgid int) (running, known bool) {
 	}
 	return false, true
 }
+
+// groupsOutliveLeader: a group can be signalled after its leader exited.
+const groupsOutliveLeader = true

@@ -1,4 +1,4 @@
-package procgroup
+package launch
 
 import (
 	"os"
@@ -10,18 +10,20 @@ import (
 
 // startUnwaited starts sh -c script as a group leader and does not wait for it, so that
 // when it exits it stays a zombie until the test reaps it (at cleanup, after killing what
-// is left of its group).
-func startUnwaited(t *testing.T, script string) *os.Process {
+// is left of its group). The Proc it returns has not exited as far as it knows.
+func startUnwaited(t *testing.T, script string) *Proc {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", script)
-	if err := Start(cmd, nil); err != nil {
+	cmd.SysProcAttr = localAttr()
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	p := newProc(cmd.Process.Pid)
 	t.Cleanup(func() {
-		_ = Signal(cmd.Process, true)
+		_ = p.Signal(true)
 		_ = cmd.Wait()
 	})
-	return cmd.Process
+	return p
 }
 
 // zombie waits (bounded) until process pid has exited and is not yet reaped.
@@ -56,7 +58,7 @@ func TestZombiesHaveEnded(t *testing.T) {
 			if tt.leaderZ {
 				zombie(t, p.Pid)
 			}
-			if got := Alive(p); got != tt.wantAlive {
+			if got := p.Alive(); got != tt.wantAlive {
 				t.Errorf("Alive = %v, want %v", got, tt.wantAlive)
 			}
 			// A deadline already passed: WaitGone looks once.
@@ -80,7 +82,7 @@ func TestStopEndsAGroupWhoseLeaderExited(t *testing.T) {
 	if n := Stop(100*time.Millisecond, 5*time.Second, p); n != 1 {
 		t.Errorf("Stop found %d running groups, want 1", n)
 	}
-	if Alive(p) {
+	if p.Alive() {
 		t.Error("the group still runs after Stop")
 	}
 }

@@ -1,0 +1,373 @@
+// Package launch starts every process a run starts — Shell commands, hook commands, MCP
+// servers, rg, background tasks — with one rule for each of the three things that matter:
+//
+//   - Environment: a child gets the launcher's environment (run/ gives it kimi-run's, with
+//     the credentials left out) plus what its Spec adds; under the sandbox also the run's
+//     temp dir. Nothing else.
+//   - Confinement: a child whose Spec asks for it runs under the run's sandbox policy, or
+//     does not run at all. All confined children of a run share one Landlock domain, so one
+//     Shell call can stop a server an earlier one started, while no confined process can
+//     signal, trace or read anything outside it (kimi-run, the launcher, other processes).
+//   - Lifetime: each child leads a process group of its own (a new session), dies with the
+//     launcher (parent-death signal), and everything it leaves behind — group members,
+//     setsid'd and double-forked daemons included — is ended with the run, unless its Spec
+//     says Keep.
+//
+// On Linux the children are started by a small launcher process, kimi-run's own image in
+// ServeArg mode, with an empty environment and in a session of its own: the run's child
+// subreaper. Whatever a child starts stays below it, however it forks, so when kimi-run
+// ends — in order, by a signal, or by SIGKILL — the launcher ends the whole tree: with
+// cgroup.kill where it could make a cgroup for the run (which also bounds the number of
+// tasks under the sandbox), by stopping and killing every descendant where it could not.
+// Confined children come from the launcher's confined arm: a second launcher process,
+// started by the first, which confines itself before it starts anything. See
+// docs/sandbox.md for what each part guarantees, and docs/design.md for why it is built
+// this way.
+//
+// Elsewhere, and on Linux when the launcher process cannot start, children are started by
+// kimi-run itself as before (a new session, the parent-death signal on Linux); a confined
+// child then fails to start instead.
+package launch
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kimi-run/kimi-run/sandbox"
+)
+
+// pollEvery is how often a wait for groups to end looks again.
+const pollEvery = 10 * time.Millisecond
+
+// Spec is one process to start.
+type Spec struct {
+	// Path is the program: an absolute path, a path relative to Dir (with a slash), or a
+	// name looked up on kimi-run's PATH.
+	Path string
+	// Args is the argument list, Args[0] included; empty means just Path.
+	Args []string
+	// Env is set on top of the launcher's environment; a later entry wins.
+	Env []string
+	// Dir is the working directory; empty is kimi-run's.
+	Dir string
+	// Stdin, Stdout and Stderr are the child's descriptors 0, 1 and 2; nil is /dev/null.
+	// The caller closes its copies once Start returns.
+	Stdin, Stdout, Stderr *os.File
+	// Confine runs the child under the launcher's sandbox policy (when it has one).
+	Confine bool
+	// Keep lets what the child leaves running outlive the run (Shell under
+	// --keep-background). The child itself is still ended with the run.
+	Keep bool
+}
+
+// Launcher starts a run's children. The zero value, and a nil *Launcher, start them from
+// kimi-run itself with its own environment and no confinement. Its methods are safe for
+// concurrent use.
+type Launcher struct {
+	// Exe is kimi-run's own executable, started as the launcher process
+	// (sandbox.SelfExe); empty starts children from kimi-run itself.
+	Exe string
+	// Environ is the environment every child starts from; nil is this process's.
+	Environ []string
+	// Policy confines the children whose Spec says Confine.
+	Policy sandbox.Policy
+	// Keep is --keep-background: the run makes no cgroup (what is kept must not sit in a
+	// cgroup the run removes), and after a SIGKILL of kimi-run only the groups of children
+	// started without Spec.Keep are killed.
+	Keep bool
+	// NoCgroup keeps the launcher from making a cgroup for the run (KIMI_RUN_CGROUP=off).
+	NoCgroup bool
+	// TaskLimit bounds the tasks (processes and threads) the run's children may have
+	// together, where a cgroup with the pids controller can be had; 0 sets no limit.
+	TaskLimit int
+
+	mu     sync.Mutex
+	closed bool
+	rem    remote // the launcher processes (Linux)
+}
+
+// errClosed is a start after Close.
+var errClosed = errors.New("the run has ended")
+
+// Start starts the child s describes.
+func (l *Launcher) Start(s Spec) (*Proc, error) {
+	path, err := resolve(s.Path, s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	argv := s.Args
+	if len(argv) == 0 {
+		argv = []string{s.Path}
+	}
+	env := mergeEnv(l.environ(), s.Env)
+	confine := l != nil && s.Confine && l.Policy.Active()
+	if confine {
+		env = l.Policy.CommandEnv(env)
+	}
+	if l == nil || l.Exe == "" {
+		if confine {
+			return nil, errors.New("the sandbox needs kimi-run's launcher process, and none is set")
+		}
+		return startLocal(path, argv, env, s)
+	}
+	p, err := l.startRemote(confine, path, argv, env, s)
+	if errors.Is(err, errNoLauncher) && !confine {
+		return startLocal(path, argv, env, s) // no launcher process: as before it existed
+	}
+	return p, err
+}
+
+func (l *Launcher) environ() []string {
+	if l == nil || l.Environ == nil {
+		return os.Environ()
+	}
+	return l.Environ
+}
+
+// Close ends the run's launcher the orderly way: what the children left running is ended
+// (unless Keep), then the launcher exits. It waits for that, briefly. Later starts of
+// confined children fail; others start from kimi-run itself.
+func (l *Launcher) Close() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.closeRemote()
+}
+
+// resolve turns a Spec's Path into the absolute file to execute, as exec.Command and
+// Cmd.Start would find it.
+func resolve(path, dir string) (string, error) {
+	if path == "" {
+		return "", errors.New("no program to run")
+	}
+	if !strings.ContainsRune(path, filepath.Separator) && !strings.ContainsRune(path, '/') {
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return "", err
+		}
+		path = p
+	}
+	if !filepath.IsAbs(path) {
+		if dir != "" {
+			path = filepath.Join(dir, path)
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return "", err
+		}
+		path = abs
+	}
+	return path, nil
+}
+
+// mergeEnv is base with extra set on top: one entry per name, the last one winning, in
+// the order the names first appear.
+func mergeEnv(base, extra []string) []string {
+	if len(extra) == 0 {
+		return base
+	}
+	all := append(append(make([]string, 0, len(base)+len(extra)), base...), extra...)
+	index := make(map[string]int, len(all))
+	out := all[:0:0]
+	for _, kv := range all {
+		name, _, _ := strings.Cut(kv, "=")
+		if i, ok := index[name]; ok {
+			out[i] = kv
+			continue
+		}
+		index[name] = len(out)
+		out = append(out, kv)
+	}
+	return out
+}
+
+// State is how a child ended.
+type State struct {
+	code int    // exit status, -1 when killed by a signal or unknown
+	desc string // as os.ProcessState says it: "exit status 1", "signal: killed"
+	// User and System are the CPU time the child used.
+	User, System time.Duration
+}
+
+// ExitCode is the exit status, or -1 when the child was killed by a signal or its end is
+// unknown.
+func (s State) ExitCode() int { return s.code }
+
+// Success reports whether the child exited with status 0.
+func (s State) Success() bool { return s.code == 0 }
+
+// Exited reports whether the child ended by exiting rather than by a signal.
+func (s State) Exited() bool { return s.code >= 0 }
+
+func (s State) String() string { return s.desc }
+
+// stateOf turns os's view of an ended process into a State.
+func stateOf(ps *os.ProcessState) State {
+	return State{code: ps.ExitCode(), desc: ps.String(), User: ps.UserTime(), System: ps.SystemTime()}
+}
+
+// lost is the State of a child whose launcher went away before reporting its end; the
+// parent-death signal killed it.
+var lost = State{code: -1, desc: "signal: killed (its launcher ended)"}
+
+// Proc is a started child: the leader of a process group of its own.
+type Proc struct {
+	// Pid is the child's process id, which is also its group's.
+	Pid int
+
+	done  chan struct{}
+	state State
+	once  sync.Once
+}
+
+func newProc(pid int) *Proc { return &Proc{Pid: pid, done: make(chan struct{})} }
+
+// finish records how the child ended, once.
+func (p *Proc) finish(s State) {
+	p.once.Do(func() {
+		p.state = s
+		close(p.done)
+	})
+}
+
+// Done is closed once the child has exited (and been reaped).
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Wait waits for the child to exit and says how it ended.
+func (p *Proc) Wait() State {
+	<-p.done
+	return p.state
+}
+
+// Exited reports whether the child has exited.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Signal sends SIGTERM, or SIGKILL when kill is set, to the child's whole group (which may
+// outlive the child). A group that has ended is not an error.
+func (p *Proc) Signal(kill bool) error {
+	if groupsOutliveLeader || !p.Exited() {
+		return signalGroup(p.Pid, kill)
+	}
+	return nil
+}
+
+// Alive reports whether any member of the child's group still runs. Zombies do not run:
+// a group of zombies has ended.
+func (p *Proc) Alive() bool { return groupAlive(p.Pid) }
+
+// WaitGone waits until none of the groups led by ps has a running member, or until
+// deadline, and reports whether they have all ended.
+func WaitGone(deadline time.Time, ps ...*Proc) bool {
+	for {
+		alive := false
+		for _, p := range ps {
+			if p.Alive() {
+				alive = true
+				break
+			}
+		}
+		if !alive {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// Stop ends the groups led by ps that still have a running member: SIGTERM, SIGKILL to
+// what is left after grace, then a wait of up to killWait for them to go. It returns how
+// many groups it found running.
+func Stop(grace, killWait time.Duration, ps ...*Proc) int {
+	var live []*Proc
+	for _, p := range ps {
+		if p.Alive() {
+			live = append(live, p)
+			_ = p.Signal(false)
+		}
+	}
+	if len(live) == 0 {
+		return 0
+	}
+	WaitGone(time.Now().Add(grace), live...)
+	for _, p := range live {
+		if p.Alive() {
+			_ = p.Signal(true)
+		}
+	}
+	WaitGone(time.Now().Add(killWait), live...)
+	return len(live)
+}
+
+// devNull opens /dev/null for the descriptors a Spec leaves nil.
+func devNull() (*os.File, error) {
+	f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
+	}
+	return f, nil
+}
+
+// stdio returns s's three descriptors with /dev/null for the missing ones, and a function
+// that closes what it opened.
+func stdio(s Spec) ([]*os.File, func(), error) {
+	files := []*os.File{s.Stdin, s.Stdout, s.Stderr}
+	var null *os.File
+	for i, f := range files {
+		if f != nil {
+			continue
+		}
+		if null == nil {
+			var err error
+			if null, err = devNull(); err != nil {
+				return nil, nil, err
+			}
+		}
+		files[i] = null
+	}
+	return files, func() {
+		if null != nil {
+			null.Close()
+		}
+	}, nil
+}
+
+// startLocal starts the child from kimi-run itself, in a group of its own.
+func startLocal(path string, argv, env []string, s Spec) (*Proc, error) {
+	files, done, err := stdio(s)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: s.Dir, Env: env, Files: files, Sys: localAttr()})
+	if err != nil {
+		return nil, err
+	}
+	p := newProc(proc.Pid)
+	go func() {
+		ps, err := proc.Wait()
+		if err != nil {
+			p.finish(lost)
+			return
+		}
+		p.finish(stateOf(ps))
+	}()
+	return p, nil
+}

@@ -1,0 +1,309 @@
+package launch
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kimi-run/kimi-run/internal/testkit"
+	"github.com/kimi-run/kimi-run/sandbox"
+)
+
+// This test binary acts as kimi-run's launcher (and its confined arm) when a Launcher
+// starts it.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == ServeArg {
+		os.Exit(Serve(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// newLauncher returns a launcher whose process is this test binary, closed at the end.
+func newLauncher(t *testing.T, l *Launcher) *Launcher {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Exe = exe
+	t.Cleanup(l.Close)
+	return l
+}
+
+// run starts sh -c script through l and returns its state and output (stdout and stderr).
+func run(t *testing.T, l *Launcher, s Spec, script string) (State, string, *Proc) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	s.Path, s.Args, s.Stdout, s.Stderr = "/bin/sh", []string{"sh", "-c", script, "zero", "one"}, w, w
+	p, err := l.Start(s)
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(r)
+	return p.Wait(), string(out), p
+}
+
+// A child started through the launcher is the command itself: its $$ is the Proc's pid,
+// with its own $0, arguments, directory, the launcher's environment with the Spec's on
+// top, no socket of the launcher's, its own session; and its parent is the launcher,
+// a process with an empty environment that is not kimi-run.
+func TestStartThroughTheLauncher(t *testing.T) {
+	dir := t.TempDir()
+	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH"), "BASE=base", "OVER=base"}})
+	st, out, p := run(t, l, Spec{Dir: dir, Env: []string{"OVER=spec"}},
+		`echo "$$ $0 $1 $BASE $OVER $(pwd)"; for f in /proc/$$/fd/*; do readlink $f; done | grep -c socket; ps -o sid= -p $$; echo $PPID; tr '\0' '\n' < /proc/$PPID/environ | wc -l`)
+	if !st.Success() {
+		t.Fatalf("%s: %s", st, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("output %q", out)
+	}
+	if want := fmt.Sprintf("%d zero one base spec %s", p.Pid, dir); lines[0] != want {
+		t.Errorf("got %q, want %q", lines[0], want)
+	}
+	if lines[1] != "0" {
+		t.Errorf("the child holds %s sockets (the launcher's?)", lines[1])
+	}
+	if sid := strings.TrimSpace(lines[2]); sid != strconv.Itoa(p.Pid) {
+		t.Errorf("session %s, want its own (%d)", sid, p.Pid)
+	}
+	if ppid := strings.TrimSpace(lines[3]); ppid == strconv.Itoa(os.Getpid()) {
+		t.Error("the child's parent is kimi-run, not the launcher")
+	}
+	if n := strings.TrimSpace(lines[4]); n != "0" {
+		t.Errorf("the launcher's environment has %s variables, want none", n)
+	}
+}
+
+// TestEnvironmentRule: a child's environment is the launcher's with the Spec's on top, one
+// entry per name, the later winning; without a launcher environment, this process's.
+func TestEnvironmentRule(t *testing.T) {
+	got := mergeEnv([]string{"A=1", "B=2", "A=3"}, []string{"B=x", "C=y", "KIMI_API_KEY=mine"})
+	if strings.Join(got, " ") != "A=3 B=x C=y KIMI_API_KEY=mine" {
+		t.Errorf("mergeEnv = %q", got)
+	}
+	if got := mergeEnv([]string{"A=1"}, nil); strings.Join(got, " ") != "A=1" {
+		t.Errorf("mergeEnv without extra = %q", got)
+	}
+	var l *Launcher
+	if got := l.environ(); len(got) != len(os.Environ()) {
+		t.Errorf("a nil launcher's environment has %d entries, want this process's %d", len(got), len(os.Environ()))
+	}
+}
+
+// How a child ended comes back as os would say it, and a start that fails is an error
+// worded as os/exec's.
+func TestStatesAndStartErrors(t *testing.T) {
+	l := newLauncher(t, &Launcher{})
+	for script, want := range map[string]string{"exit 3": "exit status 3", "kill -KILL $$": "signal: killed", "true": "exit status 0"} {
+		st, _, _ := run(t, l, Spec{}, script)
+		if st.String() != want {
+			t.Errorf("%s: %s, want %s", script, st, want)
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "noexec"), []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"no-such-program-here":       `exec: "no-such-program-here": executable file not found in $PATH`,
+		"/no/such/file":              "fork/exec /no/such/file: no such file or directory",
+		filepath.Join(dir, "noexec"): "fork/exec " + filepath.Join(dir, "noexec") + ": permission denied",
+		"./noexec":                   "fork/exec " + filepath.Join(dir, "noexec") + ": permission denied",
+		"":                           "no program to run",
+	} {
+		_, err := l.Start(Spec{Path: path, Dir: dir})
+		if err == nil || err.Error() != want {
+			t.Errorf("Start(%q) = %v, want %q", path, err, want)
+		}
+	}
+}
+
+// A large environment (more than a datagram holds) still reaches the child.
+func TestLargeEnvironment(t *testing.T) {
+	big := strings.Repeat("x", 100<<10) // one string may have 128 KiB at most
+	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	st, out, _ := run(t, l, Spec{Env: []string{"B1=" + big, "B2=" + big, "B3=" + big}}, `printf %s "$B1$B2$B3" | wc -c`)
+	if !st.Success() || strings.TrimSpace(out) != strconv.Itoa(3*len(big)) {
+		t.Errorf("%s: %q", st, out)
+	}
+}
+
+// Without a launcher process (none set, or it cannot start), children start from this
+// process; a confined one does not start at all.
+func TestWithoutALauncherProcess(t *testing.T) {
+	for name, l := range map[string]*Launcher{"nil": nil, "no exe": {}, "bad exe": {Exe: "/no/such/kimi-run"}} {
+		st, out, _ := run(t, l, Spec{}, "echo $PPID")
+		if !st.Success() || strings.TrimSpace(out) != strconv.Itoa(os.Getpid()) {
+			t.Errorf("%s: %s, parent %q, want this process", name, st, out)
+		}
+	}
+	policy := sandbox.Policy{Mode: sandbox.ReadOnly, TempDir: t.TempDir()}
+	for name, l := range map[string]*Launcher{"no exe": {Policy: policy}, "bad exe": {Exe: "/no/such/kimi-run", Policy: policy}} {
+		if p, err := l.Start(Spec{Path: "/bin/true", Confine: true}); err == nil {
+			p.Wait()
+			t.Errorf("%s: a confined child started without a launcher", name)
+		}
+	}
+}
+
+// daemon is a script that leaves a process outside its group: a double-forked, setsid'd
+// sleeper, whose pid it writes to pidfile.
+func daemon(pidfile string) string {
+	return fmt.Sprintf(`(setsid sh -c 'echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 300' >/dev/null 2>&1 &) ; true`, pidfile, pidfile, pidfile)
+}
+
+// waitFile waits (bounded) for a file to exist.
+func waitFile(t *testing.T, path string) {
+	t.Helper()
+	for range 3000 {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", path)
+}
+
+// What a child leaves running, even outside its group (setsid, a double fork), ends with
+// the run: when it ends the orderly way (Close), and when kimi-run is gone without a word
+// (SIGKILL: here its end of the socket closes). With and without a cgroup.
+func TestLeftoversEndWithTheRun(t *testing.T) {
+	for _, noCgroup := range []bool{false, true} {
+		for _, how := range []string{"close", "abandon"} {
+			t.Run(fmt.Sprintf("cgroup=%v/%s", !noCgroup, how), func(t *testing.T) {
+				pidfile := filepath.Join(t.TempDir(), "daemon.pid")
+				l := newLauncher(t, &Launcher{NoCgroup: noCgroup})
+				if st, out, _ := run(t, l, Spec{}, daemon(pidfile)); !st.Success() {
+					t.Fatalf("%s: %s", st, out)
+				}
+				waitFile(t, pidfile)
+				pid := testkit.ReadPID(t, pidfile)
+				if testkit.ProcessGone(pid) {
+					t.Fatal("the daemon did not start")
+				}
+				switch how {
+				case "close":
+					l.Close()
+				case "abandon":
+					l.rem.top.conn.Close()
+				}
+				testkit.WaitGone(t, pid)
+			})
+		}
+	}
+}
+
+// Under Keep (--keep-background) what a kept child leaves survives the run, and what the
+// others leave does not, when kimi-run is gone; the orderly end leaves both to kimi-run.
+func TestKeep(t *testing.T) {
+	dir := t.TempDir()
+	kept, other := filepath.Join(dir, "kept.pid"), filepath.Join(dir, "other.pid")
+	l := newLauncher(t, &Launcher{Keep: true})
+	// The kept child leaves a daemon; the other a process in its own group.
+	run(t, l, Spec{Keep: true}, daemon(kept))
+	p, err := l.Start(Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "echo $$ > " + other + ".tmp; mv " + other + ".tmp " + other + "; exec sleep 300"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, kept)
+	waitFile(t, other)
+	keptPid := testkit.ReadPID(t, kept)
+	t.Cleanup(func() { syscall.Kill(keptPid, syscall.SIGKILL) })
+	l.rem.top.conn.Close()
+	testkit.WaitGone(t, p.Pid)
+	time.Sleep(200 * time.Millisecond) // the launcher's end is done by now; the kept one must still run
+	if testkit.ProcessGone(keptPid) {
+		t.Error("a kept child's daemon was killed")
+	}
+}
+
+// rootWithCgroup skips unless this machine lets the launcher make a cgroup.
+func rootWithCgroup(t *testing.T) *cgroup {
+	t.Helper()
+	c := newCgroup(0)
+	if c == nil || c.dir == "" {
+		t.Skip("no cgroup v2 can be made here")
+	}
+	c.remove()
+	return c
+}
+
+// With a cgroup, every child runs in the run's own cgroup, below the launcher's, and the
+// cgroup is gone once the run ended.
+func TestChildrenRunInTheRunsCgroup(t *testing.T) {
+	rootWithCgroup(t)
+	l := newLauncher(t, &Launcher{})
+	st, out, _ := run(t, l, Spec{}, "cat /proc/self/cgroup")
+	if !st.Success() {
+		t.Fatal(out)
+	}
+	var path string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "0::") {
+			path = strings.TrimPrefix(line, "0::")
+		}
+	}
+	own, _ := ownCgroup("")
+	if filepath.Dir(path) != own || !strings.HasPrefix(filepath.Base(path), namePrefix) {
+		t.Fatalf("the child is in cgroup %q, want %s/%s*", path, own, namePrefix)
+	}
+	dir := filepath.Join(cgroupMounts().v2, path)
+	l.Close()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the run's cgroup %s is still there (%v)", dir, err)
+	}
+}
+
+// A fork loop is stopped at the task limit, where a pids controller can be had: the shell
+// (dash, which gives up at the first failed fork) counts the sleepers it made.
+func TestTaskLimit(t *testing.T) {
+	if !CanLimitTasks() {
+		t.Skip("no pids controller can be had here")
+	}
+	l := newLauncher(t, &Launcher{TaskLimit: 40})
+	st, out, _ := run(t, l, Spec{}, `n=0; while [ $n -lt 200 ]; do sleep 300 >/dev/null 2>&1 & n=$((n+1)); echo $n; done`)
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		if v, err := strconv.Atoi(line); err == nil {
+			n = v
+		}
+	}
+	if st.Success() || n >= 40 || n < 10 {
+		t.Errorf("the fork loop made %d sleepers and ended with %s under a limit of 40 tasks: %q", n, st, out)
+	}
+}
+
+// Confined children come from the confined arm: they cannot write outside the writable
+// dirs nor signal anything outside their domain (this process, an outside sleeper), yet
+// one confined child can signal another started earlier; and they get the sandbox's
+// temp dir.
+func TestConfinedChildren(t *testing.T) {
+	if sandbox.ABI() < 6 {
+		t.Skip("needs Landlock ABI 6 (the signal scope)")
+	}
+	work, tmp, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
+		Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: tmp}})
+	st, out, _ := run(t, l, Spec{Dir: work, Confine: true}, "sleep 300 > /dev/null 2>&1 & echo $! > server.pid; echo $TMPDIR")
+	if !st.Success() || strings.TrimSpace(out) != tmp {
+		t.Fatalf("%s: %q, want the temp dir", st, out)
+	}
+	script := fmt.Sprintf(`touch %s/x 2>/dev/null && echo wrote; kill -0 %d 2>/dev/null && echo signalled; kill $(cat server.pid) && echo stopped`, outside, os.Getpid())
+	st, out, _ = run(t, l, Spec{Dir: work, Confine: true}, script)
+	if strings.TrimSpace(out) != "stopped" {
+		t.Errorf("%s: %q, want only the server stopped", st, out)
+	}
+}

@@ -1,0 +1,254 @@
+package launch
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/kimi-run/kimi-run/sandbox"
+)
+
+// Serve is the launcher mode: args are the role (top or box) and its configuration (the
+// top's JSON, or the box's sandbox policy and "keep" or "end"). It reads requests on
+// descriptor 3 until kimi-run says the run ended or is gone, and returns the exit status.
+func Serve(args []string) int {
+	if len(args) < 2 {
+		return 125
+	}
+	conn, err := connOf(os.NewFile(3, "launcher"))
+	if err != nil {
+		return 125
+	}
+	s := &server{role: args[0], conn: conn, children: map[int]bool{}}
+	// It ends when kimi-run says so or is gone, not on the signals that stop a run; and it
+	// holds nothing anyone may read through /proc or a debugger. The signals are caught,
+	// not ignored: an ignored signal stays ignored in every child (a shell could not even
+	// trap SIGTERM), a caught one is reset by exec.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	switch s.role {
+	case roleTop:
+		var cfg topConfig
+		if err := json.Unmarshal([]byte(args[1]), &cfg); err != nil {
+			return 125
+		}
+		s.keep = cfg.Keep
+		// Whatever a child starts, however it forks, stays below the launcher.
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+		if cfg.Cgroup {
+			s.cg = newCgroup(cfg.TaskLimit)
+		}
+	case roleBox:
+		s.keep = len(args) > 2 && args[2] == "keep"
+		p, err := sandbox.ParsePolicy(args[1])
+		if err == nil {
+			err = sandbox.Confine(p)
+		}
+		if err != nil {
+			s.send(message{Op: opFail, Err: "applying the sandbox: " + err.Error()})
+			return 126
+		}
+	default:
+		return 125
+	}
+	s.wake = make(chan os.Signal, 1)
+	signal.Notify(s.wake, syscall.SIGCHLD)
+	go s.reap()
+	// Every fork happens on this OS thread, which serves requests for the launcher's whole
+	// life. Landlock keeps a domain per thread, and before ABI 8 each thread restricts
+	// itself into a domain of its own: children forked from one thread share its domain,
+	// so a command can signal the server an earlier command started. The parent-death
+	// signal is per thread too: this one never ends before the launcher does.
+	runtime.LockOSThread()
+	return s.serve()
+}
+
+// server is a launcher process: the run's (top) or its confined arm (box).
+type server struct {
+	role string
+	conn *net.UnixConn
+	keep bool    // --keep-background
+	cg   *cgroup // the run's cgroup (top), or nil
+
+	sendMu sync.Mutex
+	// mu is held across each start and each reaped end, so an end is never reported
+	// before its start.
+	mu       sync.Mutex
+	children map[int]bool   // the children it started, and whether each is kept
+	wake     chan os.Signal // SIGCHLD, and a poke after each start: the reaper looks again
+}
+
+func (s *server) send(m message) {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	_ = send(s.conn, m) // kimi-run gone: the request loop sees it
+}
+
+// serve answers requests until the run ends or kimi-run is gone.
+func (s *server) serve() int {
+	r := newReceiver(s.conn)
+	for {
+		m, files, err := r.next()
+		if err != nil {
+			break
+		}
+		switch {
+		case m.Op == opStart:
+			s.start(m, files)
+		case m.Op == opBox && s.role == roleTop:
+			s.startBox(m, files)
+		case m.Op == opEnd && s.role == roleTop:
+			closeFiles(files)
+			if !m.Keep {
+				s.endAll()
+			}
+			s.send(message{Op: opEnded, ID: m.ID})
+			return 0
+		default:
+			closeFiles(files)
+		}
+	}
+	s.abandoned()
+	return 0
+}
+
+// start starts a child with the three descriptors that came with m.
+func (s *server) start(m message, files []*os.File) {
+	defer closeFiles(files)
+	if len(files) != 3 {
+		s.send(message{Op: opStarted, ID: m.ID, Err: "a start needs three descriptors"})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pid, err := s.fork(m.Path, m.Argv, m.Env, m.Dir, files)
+	s.answer(m.ID, pid, err, m.Keep)
+}
+
+// startBox starts the confined arm: kimi-run's image in box mode, with the socket that
+// came with m as its descriptor 3.
+func (s *server) startBox(m message, files []*os.File) {
+	defer closeFiles(files)
+	if len(files) != 1 {
+		s.send(message{Op: opStarted, ID: m.ID, Err: "a box needs its socket"})
+		return
+	}
+	null, err := devNull()
+	if err != nil {
+		s.send(message{Op: opStarted, ID: m.ID, Err: err.Error()})
+		return
+	}
+	defer null.Close()
+	mode := "end"
+	if m.Keep {
+		mode = "keep"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	const self = "/proc/self/exe" // the image the launcher runs: kimi-run's
+	pid, err := s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", []*os.File{null, null, null, files[0]})
+	// A kept run's arm ends its own children's groups; otherwise the launcher ends all.
+	s.answer(m.ID, pid, err, m.Keep)
+}
+
+// answer tells kimi-run how a start went and records the child.
+func (s *server) answer(id uint64, pid int, err error, keep bool) {
+	a := message{Op: opStarted, ID: id, Pid: pid}
+	if err != nil {
+		a.Pid, a.Err = 0, err.Error()
+		var errno syscall.Errno
+		if errors.As(err, &errno) {
+			a.Errno = int(errno)
+		}
+	} else {
+		s.children[pid] = keep
+	}
+	s.send(a)
+}
+
+// fork starts a child leading a new session, killed when the launcher dies, in the run's
+// cgroup when there is one.
+func (s *server) fork(path string, argv, env []string, dir string, files []*os.File) (int, error) {
+	fds := make([]uintptr, len(files))
+	for i, f := range files {
+		fds[i] = f.Fd()
+	}
+	sys := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if fd, ok := s.cg.cloneFD(); ok {
+		sys.UseCgroupFD, sys.CgroupFD = true, fd
+	}
+	attr := &syscall.ProcAttr{Dir: dir, Env: env, Files: fds, Sys: sys}
+	pid, err := syscall.ForkExec(path, argv, attr)
+	if err != nil && sys.UseCgroupFD && cloneRefused(err) {
+		// This kernel or cgroup will not take children at clone: go on without it.
+		s.cg.stopCloning()
+		sys.UseCgroupFD = false
+		pid, err = syscall.ForkExec(path, argv, attr)
+	}
+	if err == nil {
+		select {
+		case s.wake <- syscall.SIGCHLD:
+		default:
+		}
+	}
+	return pid, err
+}
+
+// reap waits for every child that ends, its own and the orphans it adopted as the
+// subreaper, and reports its own. It blocks in wait4 while there are children, so an end
+// wakes it directly; with none, it waits for the next start or SIGCHLD (an orphan adopted
+// meanwhile).
+func (s *server) reap() {
+	for {
+		var ws syscall.WaitStatus
+		var ru syscall.Rusage
+		pid, err := syscall.Wait4(-1, &ws, 0, &ru)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			<-s.wake
+			continue
+		}
+		s.mu.Lock()
+		if _, ok := s.children[pid]; ok {
+			delete(s.children, pid)
+			s.send(message{Op: opExit, Pid: pid, Status: int(ws), User: ru.Utime.Nano(), System: ru.Stime.Nano()})
+		}
+		s.mu.Unlock()
+	}
+}
+
+// abandoned is the end when kimi-run is gone without saying the run ended (SIGKILL, a
+// crash). Under --keep-background only the groups of children not kept are killed;
+// otherwise the launcher ends everything below it, and the confined arm leaves that to it.
+func (s *server) abandoned() {
+	if s.keep {
+		s.mu.Lock()
+		for pid, kept := range s.children {
+			if !kept {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+			}
+		}
+		s.mu.Unlock()
+		return
+	}
+	if s.role == roleTop {
+		s.endAll()
+	}
+}
+
+// endAll ends every process below the launcher: the cgroup at once where there is one,
+// then whatever the walk of its descendants still finds.
+func (s *server) endAll() {
+	s.cg.kill()
+	killTree(os.Getpid())
+	s.cg.remove()
+}

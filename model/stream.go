@@ -1,0 +1,178 @@
+package model
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// streamer is what a hand-written protocol client (one not built on go-openai: the
+// Responses API, Anthropic's Messages, Gemini) shares with chat completions: the transport
+// (extra body fields, headers, error answers kept, the SSE filter, the reply cap's line
+// bound), the idle watch, and the classification of failures into this package's error
+// types. A client builds its request body, opens a stream, reads data payloads and folds
+// them into a Reply.
+type streamer struct {
+	t    *transport
+	idle time.Duration
+	max  int64 // MaxReplyBytes
+}
+
+func newStreamer(cfg Config) *streamer {
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 120 * time.Second
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Transport: NewTransport(cfg.IdleTimeout)}
+	}
+	return &streamer{t: &transport{next: hc, extra: cfg.ExtraBody, headers: cfg.Headers}, idle: cfg.IdleTimeout, max: cfg.MaxReplyBytes}
+}
+
+// stream is one streamed model call.
+type stream struct {
+	s      *streamer
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	x      *exchange
+	timer  *time.Timer
+	body   io.ReadCloser
+	lines  *bufio.Reader
+	// done: the stream sent `data: [DONE]` (the Responses API and Anthropic send no such
+	// mark; a compatible server may).
+	done bool
+}
+
+// open posts body to url and returns the stream of its answer. header adds the protocol's
+// own headers (its key, its version); the transport adds the configured ones. An error is
+// already classified (see fail).
+func (s *streamer) open(ctx context.Context, url string, header http.Header, body []byte) (*stream, error) {
+	ctx, x := withExchange(ctx)
+	x.size = newReplyMeter(s.max)
+	ctx, cancel := context.WithCancelCause(ctx)
+	st := &stream{s: s, ctx: ctx, cancel: cancel, x: x}
+	// The idle timer cancels the call when the server goes silent; every payload resets it.
+	st.timer = time.AfterFunc(s.idle, func() { cancel(ErrStreamIdle) })
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		st.close()
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := s.t.Do(req)
+	if err != nil {
+		err = st.fail(err)
+		st.close()
+		return nil, err
+	}
+	st.body = resp.Body
+	if resp.StatusCode >= 400 {
+		// The transport kept the status and the body; fail reads them.
+		err := st.fail(&ProviderError{StatusCode: resp.StatusCode, RetryAfter: -1})
+		st.close()
+		return nil, err
+	}
+	st.lines = bufio.NewReaderSize(resp.Body, 32<<10)
+	return st, nil
+}
+
+// size is the reply's meter: a decoder adds every piece of content, reasoning and tool
+// arguments it keeps.
+func (st *stream) size() *replyMeter { return st.x.size }
+
+// next returns the next data payload, without its `data:` prefix; io.EOF at the end of
+// the body or at `data: [DONE]`. Each payload resets the idle timer. Errors are raw: pass
+// them to fail.
+func (st *stream) next() ([]byte, error) {
+	for {
+		line, err := st.lines.ReadBytes('\n')
+		if len(line) > 0 {
+			payload, ok := dataPayload(line)
+			switch {
+			case !ok:
+			case string(payload) == "[DONE]":
+				st.done = true
+				return nil, io.EOF
+			default:
+				st.timer.Reset(st.s.idle)
+				return payload, nil
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// dataPayload is the content of one data line (the filter passes no other kind); ok is
+// false for an empty one.
+func dataPayload(line []byte) ([]byte, bool) {
+	rest, ok := bytes.CutPrefix(bytes.TrimLeft(line, " \t"), []byte("data:"))
+	if !ok {
+		return nil, false
+	}
+	rest = bytes.TrimRight(bytes.TrimPrefix(rest, []byte(" ")), "\r\n")
+	return rest, len(bytes.TrimSpace(rest)) > 0
+}
+
+// plain returns the answer when it came as one JSON document instead of a stream (a
+// server that ignored stream:true), or nil.
+func (st *stream) plain() []byte { return st.x.plainReply() }
+
+// close ends the call: the body is closed and the idle timer stopped.
+func (st *stream) close() {
+	st.timer.Stop()
+	if st.body != nil {
+		st.body.Close()
+	}
+	st.cancel(nil)
+}
+
+// fail classifies an error of the call, as the chat-completions client does: a silent
+// stream is ErrStreamIdle; a cancelled run stays cancelled; an error answer or an error
+// document found in the stream becomes a ProviderError, with the wait the provider asked
+// for; any other failure after the stream began is a cut reply (ErrIncompleteStream).
+func (st *stream) fail(err error) error {
+	if st.body != nil {
+		err = midStream(err)
+	}
+	return classify(st.ctx, st.x, st.s.idle, err)
+}
+
+// classify is what every client does with a failed call (see stream.fail).
+func classify(ctx context.Context, x *exchange, idle time.Duration, err error) error {
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrStreamIdle) {
+		return fmt.Errorf("%w after %s", ErrStreamIdle, idle)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if status, body := x.errorAnswer(); status != 0 {
+		err = providerError(status, body, err)
+	} else if doc := x.streamError(); doc != nil {
+		err = providerError(0, doc, err)
+	}
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		if ms := x.ms.Load(); ms >= 0 {
+			pe.RetryAfter = ms
+		}
+	}
+	return err
+}
+
+// endpoint joins a base URL and a path ("/responses") the way OpenAI's clients do: the
+// base URL usually ends in /v1.
+func endpoint(base, path string) string {
+	return strings.TrimRight(base, "/") + path
+}

@@ -1,0 +1,263 @@
+//go:build linux
+
+package run_test
+
+// The escape suite, continued: issue 26's attempts at what the launcher holds (signals,
+// code kept in the work dir that runs in the next run, an rg planted on PATH, processes
+// that leave their group, a fork loop). Each attempt is made as a hostile model would,
+// against the real binary, with a control that shows the attempt works where nothing
+// stops it.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
+)
+
+// outsideSleeper starts a process the run has nothing to do with, killed at cleanup.
+func outsideSleeper(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	return cmd.Process.Pid
+}
+
+// signalAttempts is a command that tries to signal kimi-run (stop it, so --timeout never
+// fires), the launcher (kill it, so nothing ends the run's leftovers) and a process
+// outside, each found from the command's own ancestry, and then stops a server an
+// earlier command of the run started. It prints one line per attempt: NAME:done or
+// NAME:refused with the reason.
+func signalAttempts(outside int) string {
+	try := func(name, cmd string) string {
+		return fmt.Sprintf(`if out=$(%s 2>&1); then echo %s:done; else echo "%s:refused $out"; fi; `, cmd, name, name)
+	}
+	return `ppid() { awk '{print $4}' /proc/$1/stat; }; ` +
+		// Shell's parent is the launcher (or its confined arm), whose parent is the
+		// launcher, whose parent is kimi-run.
+		`up=$(ppid $PPID); case "$(tr '\0' ' ' < /proc/$up/cmdline)" in *__kimi-run-launcher*) ;; *) up=$PPID;; esac; kimi=$(ppid $up); ` +
+		try("stop-kimi", "kill -STOP $kimi") +
+		try("kill-launcher", "kill -KILL $up") +
+		try("signal-outside", "kill -TERM "+strconv.Itoa(outside)) +
+		try("stop-server", "kill $(cat server.pid)")
+}
+
+// TestEscapeSignals: under the sandbox a command cannot signal anything outside the run's
+// confined processes — not kimi-run (kill -STOP would freeze the run past --timeout), not
+// its launcher (killing it first would defeat the cleanup after a SIGKILL), not any other
+// process — yet one command can still stop a server an earlier one started. The control
+// without the sandbox shows the attempt on the outside process works (the others are not
+// made there: they would stop the run).
+func TestEscapeSignals(t *testing.T) {
+	t.Parallel()
+	needLandlock(t, 6)
+	outside := outsideSleeper(t)
+	dir := t.TempDir()
+	srv := scripted.New(t,
+		scripted.ToolCalls(scripted.CallID("server", "Shell", `{"command":"sleep 300 > /dev/null 2>&1 & echo $! > server.pid"}`)),
+		scripted.ToolCalls(scripted.CallID("signals", "Shell", fmt.Sprintf(`{"command":%q}`, signalAttempts(outside)))),
+		scripted.Text("done"))
+	r := kimi(t, srv, invocation{dir: dir, proc: true, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "60s", "-p", "x"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	out, _ := results(events(t, r.stdout))["signals"]["output"].(string)
+	for _, refused := range []string{"stop-kimi", "kill-launcher", "signal-outside"} {
+		if !strings.Contains(out, refused+":refused") || !strings.Contains(out, "not permitted") {
+			t.Errorf("%s was not refused:\n%s", refused, out)
+		}
+	}
+	if !strings.Contains(out, "stop-server:done") {
+		t.Errorf("a command could not stop the server an earlier command started:\n%s", out)
+	}
+	if testkit.ProcessGone(outside) {
+		t.Error("the outside process was signalled")
+	}
+
+	// The control: the same signal to the outside process, without the sandbox.
+	srv = scripted.New(t,
+		scripted.ToolCalls(scripted.Call("Shell", fmt.Sprintf(`{"command":"kill -TERM %d && echo signalled"}`, outside))),
+		scripted.Text("done"))
+	r = kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "-p", "x"}})
+	if r.code != 0 {
+		t.Fatalf("control: exit %d\n%s", r.code, r.stderr)
+	}
+	testkit.WaitGone(t, outside)
+}
+
+// TestEscapeMCPServerKeptInTheWorkDir: a Shell call of one run may rewrite an MCP server
+// kept in the work dir, so under the sandbox such a server runs confined in the next run:
+// here it tries to write outside at start. A server in the work dir, and one outside it
+// started in the work dir (its default cwd, where it may load planted code from), are
+// confined; one outside started outside is not, and its write lands (the control).
+func TestEscapeMCPServerKeptInTheWorkDir(t *testing.T) {
+	t.Parallel()
+	needLandlock(t, 1)
+	root := t.TempDir()
+	work, outside := filepath.Join(root, "work"), filepath.Join(root, "outside")
+	for _, d := range []string{work, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	planted := filepath.Join(work, "tools", "mcp-server")
+	if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, mcpServer(t), planted, 0o755)
+	server := func(name, command, cwd string) map[string]any {
+		s := map[string]any{"command": command, "args": []string{"-name", name, "-touch", filepath.Join(outside, "by-"+name)}}
+		if cwd != "" {
+			s["cwd"] = cwd
+		}
+		return s
+	}
+	cfg := mcpConfigFile(t, map[string]any{
+		"inwork":  server("inwork", planted, ""),
+		"cwdwork": server("cwdwork", mcpServer(t), ""),
+		"trusted": server("trusted", mcpServer(t), outside),
+	})
+	srv := scripted.New(t,
+		scripted.ToolCalls(scripted.CallID("call", "inwork__echo", `{"text":"still works"}`)),
+		scripted.Text("done"))
+	r := kimi(t, srv, invocation{dir: work, args: []string{"--output-format", "stream-json", "--mcp-config-file", cfg, "--mcp-strict", "--sandbox", "workspace-write", "-p", "x"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if out, _ := results(events(t, r.stdout))["call"]["output"].(string); !strings.Contains(out, "still works") {
+		t.Errorf("the confined server did not serve: %v", out)
+	}
+	for name, want := range map[string]bool{"inwork": false, "cwdwork": false, "trusted": true} {
+		_, err := os.Stat(filepath.Join(outside, "by-"+name))
+		if got := err == nil; got != want {
+			t.Errorf("server %s wrote outside: %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestEscapeRipgrepOnPath: with a directory of the work dir on PATH, one run plants an rg
+// there; the next run's Grep must not run it (with or without the sandbox): the rg
+// kimi-run starts is never taken from a directory the run's commands may write.
+func TestEscapeRipgrepOnPath(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	work, outside := filepath.Join(root, "work"), filepath.Join(root, "outside")
+	bin := filepath.Join(work, "bin")
+	for _, d := range []string{bin, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	marker := filepath.Join(outside, "by-rg")
+	if err := os.WriteFile(filepath.Join(bin, "rg"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte("needle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{nil, {"--sandbox", "workspace-write"}} {
+		if len(args) > 0 {
+			needLandlock(t, 1)
+		}
+		srv := scripted.New(t, scripted.ToolCalls(scripted.CallID("grep", "Grep", `{"pattern":"needle"}`)), scripted.Text("done"))
+		r := kimi(t, srv, invocation{dir: work, env: map[string]string{"PATH": bin + ":" + os.Getenv("PATH")},
+			args: append([]string{"--output-format", "stream-json", "-p", "x"}, args...)})
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		if out, _ := results(events(t, r.stdout))["grep"]["output"].(string); !strings.Contains(out, "notes.txt") {
+			t.Errorf("%v: Grep did not find the file: %s", args, out)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("%v: the rg planted in the work dir ran", args)
+		}
+	}
+}
+
+// TestDaemonsEndWithTheRun: processes a command moves out of its group — a setsid'd
+// server, a double-forked daemon — end with the run (they used to outlive it), with and
+// without the sandbox, with and without a cgroup; --keep-background keeps them.
+func TestDaemonsEndWithTheRun(t *testing.T) {
+	t.Parallel()
+	cmd := `setsid sh -c 'echo $$ > setsid.pid; exec sleep 300' > /dev/null 2>&1 & ` +
+		`(sh -c 'echo $$ > daemon.pid; exec sleep 300' > /dev/null 2>&1 &) ; ` +
+		`until [ -s setsid.pid ] && [ -s daemon.pid ]; do sleep 0.01; done`
+	for _, c := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		keep bool
+	}{
+		{name: "plain"},
+		{name: "sandboxed", args: []string{"--sandbox", "workspace-write"}},
+		{name: "no cgroup", env: map[string]string{"KIMI_RUN_CGROUP": "off"}},
+		{name: "keep-background", args: []string{"--keep-background"}, keep: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if len(c.args) > 0 && c.args[0] == "--sandbox" {
+				needLandlock(t, 1)
+			}
+			dir := t.TempDir()
+			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", fmt.Sprintf(`{"command":%q}`, cmd))), scripted.Text("done"))
+			r := kimi(t, srv, invocation{dir: dir, env: c.env, args: append([]string{"--output-format", "stream-json", "-p", "x"}, c.args...)})
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			for _, f := range []string{"setsid.pid", "daemon.pid"} {
+				pid := testkit.ReadPID(t, filepath.Join(dir, f))
+				if c.keep {
+					t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+					if testkit.ProcessGone(pid) {
+						t.Errorf("%s: --keep-background did not keep it", f)
+					}
+					continue
+				}
+				testkit.WaitGone(t, pid)
+			}
+		})
+	}
+}
+
+// TestForkLoopIsBounded: under the sandbox a fork loop stops at the run's task limit
+// (KIMI_RUN_TASK_LIMIT) instead of taking the machine, where a pids controller can be had,
+// and what it forked ends with the run.
+func TestForkLoopIsBounded(t *testing.T) {
+	t.Parallel()
+	needLandlock(t, 1)
+	if !launch.CanLimitTasks() {
+		t.Skip("no pids controller can be had here (docs/sandbox.md lists it as a gap)")
+	}
+	dir := t.TempDir()
+	// dash gives up at the first fork that fails; each sleeper's pid goes to kids.
+	loop := `sh -c 'n=0; while [ $n -lt 1000 ]; do sleep 300 > /dev/null 2>&1 & echo $! >> kids; n=$((n+1)); done'; echo status $?; wc -l < kids`
+	srv := scripted.New(t, scripted.ToolCalls(scripted.CallID("loop", "Shell", fmt.Sprintf(`{"command":%q}`, loop))), scripted.Text("done"))
+	r := kimi(t, srv, invocation{dir: dir, env: map[string]string{"KIMI_RUN_TASK_LIMIT": "64"},
+		args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "-p", "x"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	out, _ := results(events(t, r.stdout))["loop"]["output"].(string)
+	lines := strings.Fields(out)
+	n, _ := strconv.Atoi(lines[len(lines)-1])
+	if strings.Contains(out, "status 0") || n >= 64 || n == 0 {
+		t.Errorf("the fork loop made %d sleepers under a limit of 64 tasks:\n%s", n, out)
+	}
+	pids, _ := pidsIn(filepath.Join(dir, "kids"), 0)
+	for _, pid := range pids {
+		testkit.WaitGone(t, pid)
+	}
+}
