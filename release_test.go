@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -128,15 +129,16 @@ func TestImageReference(t *testing.T) {
 		}
 		return string(b)
 	}
-	if w := read(".github/workflows/release.yml"); !strings.Contains(w, "go run -C scripts ./image") || !strings.Contains(w, ref+":$version") {
-		t.Errorf("the release workflow does not push %s with scripts/image", ref)
+	if w := read(".github/workflows/release.yml"); !strings.Contains(w, "go run -C scripts ./image") || !strings.Contains(w, "-push "+ref) ||
+		!strings.Contains(w, `-tag "$version"`) || !strings.Contains(w, "scripts/busybox.sh") {
+		t.Errorf("the release workflow does not push both images to %s with scripts/image", ref)
 	}
 	for _, f := range []string{"examples/kubernetes/job.yaml", "examples/kubernetes/cronjob.yaml", "examples/gitlab/gitlab-ci.yml", "examples/container/Dockerfile"} {
 		if !strings.Contains(read(f), ref) {
 			t.Errorf("%s does not name the image %s", f, ref)
 		}
 	}
-	if !strings.Contains(read("scripts/image/main.go"), `binaryPath = "/usr/local/bin/kimi-run"`) ||
+	if !regexp.MustCompile(`binaryPath\s+= "/usr/local/bin/kimi-run"`).MatchString(read("scripts/image/build.go")) ||
 		!strings.Contains(read("examples/container/Dockerfile"), "COPY --from=kimi-run /usr/local/bin/kimi-run ") {
 		t.Errorf("the Dockerfile does not copy the binary from where scripts/image puts it")
 	}

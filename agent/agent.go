@@ -111,10 +111,7 @@ func (a *Agent) Stats() Stats {
 	st := a.stats
 	st.Steps += a.child.Steps
 	st.ToolCalls += a.child.ToolCalls
-	st.Usage.InputTokens += a.child.Usage.InputTokens
-	st.Usage.OutputTokens += a.child.Usage.OutputTokens
-	st.Usage.CachedTokens += a.child.Usage.CachedTokens
-	st.Usage.ReasoningTokens += a.child.Usage.ReasoningTokens
+	st.Usage.Add(a.child.Usage)
 	return st
 }
 

@@ -75,7 +75,8 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 		batch.start(ctx, r)
 	}
 	a.emit(event.Usage{Step: step, InputTokens: reply.Usage.InputTokens, OutputTokens: reply.Usage.OutputTokens,
-		CachedTokens: reply.Usage.CachedTokens, ReasoningTokens: reply.Usage.ReasoningTokens, ContextTokens: a.stats.ContextTokens})
+		CachedTokens: reply.Usage.CachedTokens, ReasoningTokens: reply.Usage.ReasoningTokens, CacheWriteTokens: reply.Usage.CacheWriteTokens,
+		ContextTokens: a.stats.ContextTokens})
 
 	batch.wait()
 	a.stats.ToolCalls += len(batch.calls)
@@ -139,10 +140,7 @@ func (a *Agent) callWithRetry(ctx context.Context, step int, req model.Request, 
 }
 
 func (a *Agent) addUsage(u model.TokenUsage) {
-	a.stats.Usage.InputTokens += u.InputTokens
-	a.stats.Usage.OutputTokens += u.OutputTokens
-	a.stats.Usage.CachedTokens += u.CachedTokens
-	a.stats.Usage.ReasoningTokens += u.ReasoningTokens
+	a.stats.Usage.Add(u)
 	if n := u.InputTokens + u.OutputTokens; n > 0 {
 		a.stats.ContextTokens = n
 	}

@@ -150,10 +150,7 @@ func (a *Agent) addChild(st Stats) {
 	defer a.childMu.Unlock()
 	a.child.Steps += st.Steps
 	a.child.ToolCalls += st.ToolCalls
-	a.child.Usage.InputTokens += st.Usage.InputTokens
-	a.child.Usage.OutputTokens += st.Usage.OutputTokens
-	a.child.Usage.CachedTokens += st.Usage.CachedTokens
-	a.child.Usage.ReasoningTokens += st.Usage.ReasoningTokens
+	a.child.Usage.Add(st.Usage)
 }
 
 var _ tools.Subagent = (*Subagents)(nil)

@@ -16,7 +16,9 @@ type Budget struct {
 
 // resolveBudget reads the limits and the model's prices: flags first, then kimi-run's own
 // keys in the model's config.toml entry. The cached-input price defaults to the input price,
-// which can only overstate the cost. A cost cap without prices is a usage error: counting
+// which can only overstate the cost; the cache-write price to what Anthropic charges for
+// its five-minute cache, 1.25 times the input price (only Anthropic's protocol reports
+// cache writes). A cost cap without prices is a usage error: counting
 // an unpriced model as free would let the cap fail open.
 func (s *Settings) resolveBudget(entry modelConfig) error {
 	cli := &s.Flags
@@ -31,7 +33,8 @@ func (s *Settings) resolveBudget(entry modelConfig) error {
 	in := firstPrice(cli.PriceInput, entry.PriceInput)
 	cached := firstPrice(cli.PriceCachedInput, entry.PriceCachedInput)
 	out := firstPrice(cli.PriceOutput, entry.PriceOutput)
-	for _, p := range []*float64{in, cached, out} {
+	written := firstPrice(cli.PriceCacheWrite, entry.PriceCacheWrite)
+	for _, p := range []*float64{in, cached, out, written} {
 		if p != nil && (*p < 0 || math.IsNaN(*p) || math.IsInf(*p, 0)) {
 			return Usagef("prices must be zero or positive US dollars per million tokens")
 		}
@@ -40,7 +43,10 @@ func (s *Settings) resolveBudget(entry modelConfig) error {
 		if cached == nil {
 			cached = in
 		}
-		b.Prices = &model.Prices{Input: *in, CachedInput: *cached, Output: *out}
+		b.Prices = &model.Prices{Input: *in, CachedInput: *cached, Output: *out, CacheWrite: *in * model.CacheWriteFactor}
+		if written != nil {
+			b.Prices.CacheWrite = *written
+		}
 	}
 	if b.MaxCost > 0 && b.Prices == nil {
 		return Usagef("--max-cost-usd needs the model's prices: pass --price-input and --price-output (US dollars per million tokens), or set price_input and price_output in the model's config.toml entry")

@@ -114,7 +114,11 @@ func (s *Settings) fallback(fc *fileConfig, name string, main modelConfig, mainF
 		if cached == nil {
 			cached = entry.PriceInput
 		}
-		fb.Prices = &model.Prices{Input: *entry.PriceInput, CachedInput: *cached, Output: *entry.PriceOutput}
+		fb.Prices = &model.Prices{Input: *entry.PriceInput, CachedInput: *cached, Output: *entry.PriceOutput,
+			CacheWrite: *entry.PriceInput * model.CacheWriteFactor}
+		if entry.PriceCacheWrite != nil {
+			fb.Prices.CacheWrite = *entry.PriceCacheWrite
+		}
 	}
 	return fb, nil
 }

@@ -62,6 +62,7 @@ type modelConfig struct {
 	PriceInput       *float64 `toml:"price_input" json:"price_input"`
 	PriceCachedInput *float64 `toml:"price_cached_input" json:"price_cached_input"`
 	PriceOutput      *float64 `toml:"price_output" json:"price_output"`
+	PriceCacheWrite  *float64 `toml:"price_cache_write" json:"price_cache_write"`
 }
 
 type providerConfig struct {

@@ -190,12 +190,14 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 		}
 		e.APIKey = firstSet(getenv("OPENAI_API_KEY"), prov.APIKey)
 		e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, DefaultOpenAIBaseURL)
+	case "anthropic":
+		s.fromAnthropic(fc, prov, entry, baseURL)
 	default:
 		// Any other protocol the model package speaks takes the provider's own key and
 		// endpoint: Kimi CLI overrides them from the environment for the two families above
 		// only. A new protocol thus needs no change here.
 		if !model.Speaks(prov.Type) {
-			return false, Usagef("config: provider %q of model %q has type %q, which kimi-run does not speak (it speaks %s: OpenAI-compatible chat completions)",
+			return false, Usagef("config: provider %q of model %q has type %q, which kimi-run does not speak (it speaks %s)",
 				entry.Provider, name, prov.Type, strings.Join(model.Protocols(), ", "))
 		}
 		if modelFlag == "" {
@@ -292,7 +294,13 @@ func (s *Settings) checkEndpoint() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Usagef("invalid base URL %q: want http(s)://host[:port]/path", RedactURL(e.BaseURL))
 	}
-	if e.APIKey == "" && e.Login == nil && !isLoopback(u.Hostname()) && s.Flags.Replay == "" {
+	// An anthropic provider may authenticate with a bearer token instead of a key
+	// (ANTHROPIC_AUTH_TOKEN, or a gateway's Authorization header).
+	bearer := e.Protocol == "anthropic" && hasHeader(e.Headers, "Authorization")
+	if e.APIKey == "" && !bearer && e.Login == nil && !isLoopback(u.Hostname()) && s.Flags.Replay == "" {
+		if e.Protocol == "anthropic" {
+			return Usagef("no API key: set api_key in the anthropic provider's entry, or ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment")
+		}
 		return Usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
 	}
 	if e.Model == "" {

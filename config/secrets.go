@@ -14,7 +14,7 @@ import (
 // CredentialVars are the variables kimi-run reads a model key from. Their values are
 // secrets whether used or not, and the variables never reach a command, a hook or an MCP
 // server unless --pass-env names them.
-var CredentialVars = []string{"KIMI_API_KEY", "OPENAI_API_KEY"}
+var CredentialVars = []string{"KIMI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
 
 // Secrets are the credentials a run knows of, used or not (issue 26 #2). run/ scrubs all of
 // them from everything it writes and everything the model reads.

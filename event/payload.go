@@ -284,6 +284,9 @@ type Usage struct {
 	// The part of `output_tokens` spent thinking, when the provider reports it
 	// (`completion_tokens_details.reasoning_tokens`); absent otherwise.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty" minimum:"0"`
+	// The prompt tokens written to the provider's prompt cache, part of `input_tokens`
+	// and priced apart (Anthropic's `cache_creation_input_tokens`); absent when none.
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty" minimum:"0"`
 	// The context's size after the call (its input and output tokens), what compaction is
 	// measured by.
 	ContextTokens int `json:"context_tokens" minimum:"0"`

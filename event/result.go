@@ -89,6 +89,9 @@ type UsageTotals struct {
 	// The part of `output_tokens` spent thinking, as the provider reported it; absent when
 	// none was reported.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty" minimum:"0"`
+	// The prompt tokens written to the provider's prompt cache, part of `input_tokens`;
+	// absent when none were.
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty" minimum:"0"`
 	// The usage priced in US dollars; absent when the model's prices are unknown (set them
 	// with flags or the model's config entry).
 	CostUSD *float64 `json:"cost_usd,omitempty" minimum:"0"`

@@ -11,14 +11,25 @@ type Prices struct {
 	Input       float64
 	CachedInput float64
 	Output      float64
+	// CacheWrite is the price of input written to the prompt cache (Anthropic's
+	// cache_creation_input_tokens).
+	CacheWrite float64
 }
 
-// Cost returns the price of u in US dollars. Cached tokens are part of the input tokens,
-// as OpenAI-compatible providers report them, and are charged at the cached price.
+// CacheWriteFactor is the cache-write price as a multiple of the input price when none is
+// set: what Anthropic charges for writing its default five-minute cache.
+const CacheWriteFactor = 1.25
+
+// Cost returns the price of u in US dollars. Cached and cache-written tokens are part of
+// the input tokens, as OpenAI-compatible providers report them, and are charged at the
+// cached and cache-write prices.
 func (p Prices) Cost(u TokenUsage) float64 {
-	cached := min(max(u.CachedTokens, 0), max(u.InputTokens, 0))
-	fresh := max(u.InputTokens, 0) - cached
-	return (float64(fresh)*p.Input + float64(cached)*p.CachedInput + float64(max(u.OutputTokens, 0))*p.Output) / 1e6
+	input := max(u.InputTokens, 0)
+	cached := min(max(u.CachedTokens, 0), input)
+	written := min(max(u.CacheWriteTokens, 0), input-cached)
+	fresh := input - cached - written
+	return (float64(fresh)*p.Input + float64(cached)*p.CachedInput + float64(written)*p.CacheWrite +
+		float64(max(u.OutputTokens, 0))*p.Output) / 1e6
 }
 
 // Budget is a Model that bounds what a whole run may spend. Every model call of the run goes
@@ -174,10 +185,7 @@ func (b *Budget) settle(resTok int, resUSD float64, u TokenUsage, prices Prices)
 	b.reservedTok -= resTok
 	b.reservedUSD -= resUSD
 	b.spentUSD += prices.Cost(u)
-	b.spent.InputTokens += u.InputTokens
-	b.spent.OutputTokens += u.OutputTokens
-	b.spent.CachedTokens += u.CachedTokens
-	b.spent.ReasoningTokens += u.ReasoningTokens
+	b.spent.Add(u)
 }
 
 // capAt lowers a completion cap (0: none) to at most n. With no cap yet, one is set only

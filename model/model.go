@@ -61,4 +61,16 @@ type TokenUsage struct {
 	// ReasoningTokens is the part of OutputTokens the model spent thinking, when the
 	// provider says (completion_tokens_details.reasoning_tokens).
 	ReasoningTokens int
+	// CacheWriteTokens is the part of InputTokens written to the provider's prompt cache,
+	// which costs more than plain input (Anthropic's cache_creation_input_tokens).
+	CacheWriteTokens int
+}
+
+// Add adds o's counts to u.
+func (u *TokenUsage) Add(o TokenUsage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CachedTokens += o.CachedTokens
+	u.ReasoningTokens += o.ReasoningTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
 }

@@ -51,6 +51,7 @@ var protocols = map[string]func(Config) Model{
 	// Kimi CLI's Responses API type is served by chat completions until a Responses client
 	// exists (the endpoints that offer Responses offer chat completions too).
 	"openai_responses": chatCompletions,
+	"anthropic":        func(cfg Config) Model { return NewAnthropic(cfg) },
 }
 
 func chatCompletions(cfg Config) Model { return NewOpenAI(cfg) }

@@ -47,6 +47,9 @@ type stream struct {
 	// done: the stream sent `data: [DONE]` (the Responses API and Anthropic send no such
 	// mark; a compatible server may).
 	done bool
+	// noProgress, when set, says which payloads are no sign of progress (Anthropic's
+	// ping): they do not reset the idle timer, as comments do not.
+	noProgress func(payload []byte) bool
 }
 
 // open posts body to url and returns the stream of its answer. header adds the protocol's
@@ -91,7 +94,8 @@ func (s *streamer) open(ctx context.Context, url string, header http.Header, bod
 func (st *stream) size() *replyMeter { return st.x.size }
 
 // next returns the next data payload, without its `data:` prefix; io.EOF at the end of
-// the body or at `data: [DONE]`. Each payload resets the idle timer. Errors are raw: pass
+// the body or at `data: [DONE]`. Each payload resets the idle timer (but those noProgress
+// names). Errors are raw: pass
 // them to fail.
 func (st *stream) next() ([]byte, error) {
 	for {
@@ -104,7 +108,9 @@ func (st *stream) next() ([]byte, error) {
 				st.done = true
 				return nil, io.EOF
 			default:
-				st.timer.Reset(st.s.idle)
+				if st.noProgress == nil || !st.noProgress(payload) {
+					st.timer.Reset(st.s.idle)
+				}
 				return payload, nil
 			}
 		}

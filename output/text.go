@@ -221,6 +221,9 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 	if r.Usage.CachedTokens > 0 {
 		ev = ev.Int("tokens_cached", r.Usage.CachedTokens)
 	}
+	if r.Usage.CacheWriteTokens > 0 {
+		ev = ev.Int("tokens_cache_write", r.Usage.CacheWriteTokens)
+	}
 	if r.Usage.CostUSD != nil {
 		ev = ev.Str("cost", fmt.Sprintf("$%.4f", *r.Usage.CostUSD))
 	}

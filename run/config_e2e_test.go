@@ -75,7 +75,7 @@ func TestBadConfigFiles(t *testing.T) {
 	}{
 		{name: "syntax", text: "default_model = \n[models", want: "config file"},
 		{name: "unknown provider", text: "default_model = \"m\"\n[models.m]\nprovider = \"nope\"\n", want: `provider "nope"`},
-		{name: "not openai-compatible", text: "default_model = \"m\"\n[models.m]\nprovider = \"a\"\n[providers.a]\ntype = \"anthropic\"\n", want: "OpenAI-compatible"},
+		{name: "a type not spoken", text: "default_model = \"m\"\n[models.m]\nprovider = \"a\"\n[providers.a]\ntype = \"carrier_pigeon\"\n", want: `type "carrier_pigeon", which kimi-run does not speak`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

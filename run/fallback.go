@@ -43,11 +43,7 @@ func (m *fallbackModel) Stream(ctx context.Context, req model.Request, h model.H
 	reply, err := l.m.Stream(ctx, req, h)
 	if err == nil {
 		m.mu.Lock()
-		u := reply.Usage
-		l.usage.InputTokens += u.InputTokens
-		l.usage.OutputTokens += u.OutputTokens
-		l.usage.CachedTokens += u.CachedTokens
-		l.usage.ReasoningTokens += u.ReasoningTokens
+		l.usage.Add(reply.Usage)
 		m.mu.Unlock()
 	}
 	return reply, err

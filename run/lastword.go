@@ -44,6 +44,7 @@ func (t *tally) Emit(e event.Event) {
 		u.OutputTokens += d.OutputTokens
 		u.CachedTokens += d.CachedTokens
 		u.ReasoningTokens += d.ReasoningTokens
+		u.CacheWriteTokens += d.CacheWriteTokens
 	}
 	t.mu.Unlock()
 	t.Sink.Emit(e)

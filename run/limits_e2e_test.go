@@ -75,7 +75,7 @@ func TestHelpNamesTheEnvironment(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{"Environment", "KIMI_API_KEY", "OPENAI_API_KEY", "KIMI_MODEL_NAME", "XDG_STATE_HOME", "NO_COLOR", "localhost needs no key",
+	for _, want := range []string{"Environment", "KIMI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "KIMI_MODEL_NAME", "XDG_STATE_HOME", "NO_COLOR", "localhost needs no key",
 		"--max-retries", "0 tries once", "--session-wait", "--keep-background", "75 transient"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--help lacks %q", want)

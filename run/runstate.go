@@ -108,7 +108,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		// Counted from the tool_call events, which every call has, subagents' included.
 		ToolCallsByTool: r.tally.totals().ToolCallsByTool,
 		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
-			CostUSD: r.cost(st.Usage)},
+			CacheWriteTokens: st.Usage.CacheWriteTokens,
+			CostUSD:          r.cost(st.Usage)},
 		DurationMS: time.Since(r.started).Milliseconds(),
 		SessionID:  r.sessionID,
 	}

@@ -163,6 +163,7 @@ func (t *Telemetry) Emit(e event.Event) {
 				attribute.Int("gen_ai.usage.input_tokens", d.InputTokens),
 				attribute.Int("gen_ai.usage.output_tokens", d.OutputTokens),
 				attribute.Int("gen_ai.usage.cache_read.input_tokens", d.CachedTokens),
+				attribute.Int("gen_ai.usage.cache_creation.input_tokens", d.CacheWriteTokens),
 			)
 			t.endStep(sc, at, "")
 		}
@@ -232,6 +233,7 @@ func (t *Telemetry) finishRun(r event.Result, at time.Time) {
 		attribute.Int("gen_ai.usage.input_tokens", r.Usage.InputTokens),
 		attribute.Int("gen_ai.usage.output_tokens", r.Usage.OutputTokens),
 		attribute.Int("gen_ai.usage.cache_read.input_tokens", r.Usage.CachedTokens),
+		attribute.Int("gen_ai.usage.cache_creation.input_tokens", r.Usage.CacheWriteTokens),
 	}
 	if r.Usage.CostUSD != nil {
 		attrs = append(attrs, attribute.Float64("kimi_run.cost_usd", *r.Usage.CostUSD))

@@ -61,9 +61,15 @@ type Spec struct {
 	Stdin, Stdout, Stderr *os.File
 	// Confine runs the child under the launcher's sandbox policy (when it has one).
 	Confine bool
-	// Keep lets what the child leaves running outlive the run (Shell under
-	// --keep-background). The child itself is still ended with the run.
+	// Keep lets what the child leaves running outlive the run under the launcher's Keep
+	// (Shell's, for --keep-background). The child itself is still ended with the run.
 	Keep bool
+	// Survive lets the child and everything it starts outlive the run (a background task
+	// kept alive on exit): it starts without the parent-death signal, outside the run's
+	// cgroup and, confined, from a confined arm of its own; the run's end leaves its tree
+	// alone. Without a cgroup, what it double-forks away from its tree is still ended, and
+	// its end is not reported once the launcher has gone.
+	Survive bool
 }
 
 // Launcher starts a run's children. The zero value, and a nil *Launcher, start them from

@@ -165,6 +165,18 @@ func daemon(pidfile string) string {
 	return fmt.Sprintf(`(setsid sh -c 'echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 300' >/dev/null 2>&1 &) ; true`, pidfile, pidfile, pidfile)
 }
 
+// abandon does to the launcher processes what kimi-run's death does: their sockets close
+// without a word.
+func abandon(l *Launcher) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, k := range append([]*link{l.rem.top}, l.rem.box[:]...) {
+		if k != nil {
+			k.conn.Close()
+		}
+	}
+}
+
 // waitFile waits (bounded) for a file to exist.
 func waitFile(t *testing.T, path string) {
 	t.Helper()
@@ -198,7 +210,7 @@ func TestLeftoversEndWithTheRun(t *testing.T) {
 				case "close":
 					l.Close()
 				case "abandon":
-					l.rem.top.conn.Close()
+					abandon(l)
 				}
 				testkit.WaitGone(t, pid)
 			})
@@ -207,26 +219,49 @@ func TestLeftoversEndWithTheRun(t *testing.T) {
 }
 
 // Under Keep (--keep-background) what a kept child leaves survives the run, and what the
-// others leave does not, when kimi-run is gone; the orderly end leaves both to kimi-run.
+// others leave does not, when kimi-run is gone, confined or not; the orderly end leaves
+// both to kimi-run.
 func TestKeep(t *testing.T) {
-	dir := t.TempDir()
-	kept, other := filepath.Join(dir, "kept.pid"), filepath.Join(dir, "other.pid")
-	l := newLauncher(t, &Launcher{Keep: true})
-	// The kept child leaves a daemon; the other a process in its own group.
-	run(t, l, Spec{Keep: true}, daemon(kept))
-	p, err := l.Start(Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "echo $$ > " + other + ".tmp; mv " + other + ".tmp " + other + "; exec sleep 300"}})
-	if err != nil {
-		t.Fatal(err)
+	policies := []sandbox.Policy{{}}
+	if sandbox.ABI() >= 1 {
+		policies = append(policies, sandbox.Policy{Mode: sandbox.ReadOnly, TempDir: t.TempDir()})
 	}
-	waitFile(t, kept)
-	waitFile(t, other)
-	keptPid := testkit.ReadPID(t, kept)
-	t.Cleanup(func() { syscall.Kill(keptPid, syscall.SIGKILL) })
-	l.rem.top.conn.Close()
-	testkit.WaitGone(t, p.Pid)
-	time.Sleep(200 * time.Millisecond) // the launcher's end is done by now; the kept one must still run
-	if testkit.ProcessGone(keptPid) {
-		t.Error("a kept child's daemon was killed")
+	for _, policy := range policies {
+		t.Run(fmt.Sprintf("confined=%v", policy.Active()), func(t *testing.T) {
+			dir := t.TempDir()
+			kept, other := filepath.Join(dir, "kept.pid"), filepath.Join(dir, "other.pid")
+			l := newLauncher(t, &Launcher{Keep: true, Policy: policy})
+			// The kept child leaves a daemon; the other a process in its own group. Under
+			// read-only the scripts write their pids through /dev/fd: there is no other
+			// writable place, so they go to files the test opened.
+			kf, _ := os.Create(kept)
+			of, _ := os.Create(other)
+			defer kf.Close()
+			defer of.Close()
+			p1, err := l.Start(Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "(setsid sh -c 'echo $$ >&2; exec sleep 300' > /dev/null &)"}, Stderr: kf, Confine: true, Keep: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p1.Wait()
+			p, err := l.Start(Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "echo $$ >&2; exec sleep 300"}, Stderr: of, Confine: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 3000 {
+				if b, _ := os.ReadFile(kept); len(b) > 0 && b[len(b)-1] == '\n' {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			keptPid := testkit.ReadPID(t, kept)
+			t.Cleanup(func() { syscall.Kill(keptPid, syscall.SIGKILL) })
+			abandon(l)
+			testkit.WaitGone(t, p.Pid)
+			time.Sleep(200 * time.Millisecond) // the launcher's end is done by now; the kept one must still run
+			if testkit.ProcessGone(keptPid) {
+				t.Error("a kept child's daemon was killed")
+			}
+		})
 	}
 }
 
@@ -305,5 +340,71 @@ func TestConfinedChildren(t *testing.T) {
 	st, out, _ = run(t, l, Spec{Dir: work, Confine: true}, script)
 	if strings.TrimSpace(out) != "stopped" {
 		t.Errorf("%s: %q, want only the server stopped", st, out)
+	}
+}
+
+// A background task's output is kept in a file up to its limit; the rest is read and
+// counted, so the task never blocks on a full pipe, and Done says when the task and what
+// it left have closed it.
+func TestOutputFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "task.out")
+	o, err := OutputFile(path, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	l := newLauncher(t, &Launcher{})
+	p, err := l.Start(Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x; echo done >&2"}, Stdout: o.W, Stderr: o.W})
+	o.Started()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Wait()
+	<-o.Done()
+	written, dropped := o.Size()
+	b, _ := os.ReadFile(path)
+	if written != 1000 || dropped != 200005-1000 || len(b) != 1000 || strings.Trim(string(b), "x") != "" {
+		t.Errorf("kept %d (file %d bytes), dropped %d", written, len(b), dropped)
+	}
+}
+
+// A child started with Survive outlives the run with what it starts, unconfined and
+// confined, while the run's other children end; Keep is not needed for it.
+func TestSurvivorsOutliveTheRun(t *testing.T) {
+	dir := t.TempDir()
+	policies := []sandbox.Policy{{}}
+	if sandbox.ABI() >= 1 {
+		policies = append(policies, sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{dir}, TempDir: t.TempDir()})
+	}
+	for i, policy := range policies {
+		for _, how := range []string{"close", "abandon"} {
+			t.Run(fmt.Sprintf("confined=%v/%s", policy.Active(), how), func(t *testing.T) {
+				task, other := filepath.Join(dir, fmt.Sprintf("task-%d-%s", i, how)), filepath.Join(dir, fmt.Sprintf("other-%d-%s", i, how))
+				l := newLauncher(t, &Launcher{Policy: policy})
+				script := func(pidfile string) []string {
+					return []string{"sh", "-c", "sleep 300 & echo $! > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile + "; exec sleep 300"}
+				}
+				tp, err := l.Start(Spec{Path: "/bin/sh", Args: script(task), Confine: true, Survive: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := l.Start(Spec{Path: "/bin/sh", Args: script(other), Confine: true}); err != nil {
+					t.Fatal(err)
+				}
+				waitFile(t, task)
+				waitFile(t, other)
+				taskChild := testkit.ReadPID(t, task)
+				t.Cleanup(func() { syscall.Kill(-tp.Pid, syscall.SIGKILL); syscall.Kill(taskChild, syscall.SIGKILL) })
+				if how == "close" {
+					l.Close()
+				} else {
+					abandon(l)
+				}
+				testkit.WaitGone(t, testkit.ReadPID(t, other))
+				if testkit.ProcessGone(tp.Pid) || testkit.ProcessGone(taskChild) {
+					t.Error("the task, or what it started, ended with the run")
+				}
+			})
+		}
 	}
 }

@@ -37,10 +37,11 @@ const (
 
 // remote is the launcher processes of a run.
 type remote struct {
-	top, box   *link
-	boxing     chan struct{} // closed once the confined arm being started is there
-	topFailed  bool          // the launcher process could not be started: start locally
-	topStarted bool          // it ran once, so its children went with it when it ended
+	top *link
+	// box are the confined arms: [0] the run's, [1] the survivors' (Spec.Survive).
+	box       [2]*link
+	boxing    [2]chan struct{} // closed once the confined arm being started is there
+	topFailed bool             // the launcher process could not be started: start locally
 }
 
 // topConfig is the launcher's configuration, its second argument.
@@ -202,7 +203,7 @@ func (k *link) start(path string, argv, env []string, s Spec) (*Proc, error) {
 	if k.box {
 		wait = boxAnswer
 	}
-	a, err := k.request(message{Op: opStart, Path: path, Argv: argv, Env: env, Dir: s.Dir, Keep: s.Keep}, wait, files...)
+	a, err := k.request(message{Op: opStart, Path: path, Argv: argv, Env: env, Dir: s.Dir, Keep: s.Keep, Survive: s.Survive}, wait, files...)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +281,7 @@ func (l *Launcher) startRemote(confine bool, path string, argv, env []string, s 
 	var k *link
 	var err error
 	if confine {
-		k, err = l.boxLink()
+		k, err = l.boxLink(s.Survive)
 	} else {
 		k, err = l.topLink()
 	}
@@ -314,7 +315,7 @@ func (l *Launcher) topLocked() (*link, error) {
 		r.topFailed = true
 		return nil, fmt.Errorf("%w: %v", errNoLauncher, err)
 	}
-	r.top, r.topStarted = k, true
+	r.top = k
 	return k, nil
 }
 
@@ -346,22 +347,26 @@ func (l *Launcher) startTop() (*link, error) {
 	return newLink(conn, cmd.Process.Pid, false), nil
 }
 
-// boxLink returns the confined arm, starting it (and the launcher) at the first confined
-// child, and again if it was lost. The lock is not held while the launcher answers (it may
-// still be starting): a Close meanwhile must not wait for it.
-func (l *Launcher) boxLink() (*link, error) {
+// boxLink returns a confined arm (the survivors' when survive), starting it (and the
+// launcher) at its first child, and again if it was lost. The lock is not held while the
+// launcher answers (it may still be starting): a Close meanwhile must not wait for it.
+func (l *Launcher) boxLink(survive bool) (*link, error) {
+	i := 0
+	if survive {
+		i = 1
+	}
 	for {
 		l.mu.Lock()
 		r := &l.rem
-		if r.box != nil && r.box.alive() {
+		if r.box[i] != nil && r.box[i].alive() {
 			l.mu.Unlock()
-			return r.box, nil
+			return r.box[i], nil
 		}
 		if l.closed {
 			l.mu.Unlock()
 			return nil, errClosed
 		}
-		if wait := r.boxing; wait != nil {
+		if wait := r.boxing[i]; wait != nil {
 			l.mu.Unlock()
 			<-wait // another start is making it
 			continue
@@ -372,18 +377,18 @@ func (l *Launcher) boxLink() (*link, error) {
 			return nil, err
 		}
 		done := make(chan struct{})
-		r.boxing = done
+		r.boxing[i] = done
 		l.mu.Unlock()
-		box, err := l.startBox(top)
+		box, err := l.startBox(top, survive)
 		l.mu.Lock()
-		r.boxing = nil
+		r.boxing[i] = nil
 		close(done)
 		if err == nil && l.closed {
 			box.fail(nil)
 			box, err = nil, errClosed
 		}
 		if err == nil {
-			r.box = box
+			r.box[i] = box
 		}
 		l.mu.Unlock()
 		return box, err
@@ -391,7 +396,7 @@ func (l *Launcher) boxLink() (*link, error) {
 }
 
 // startBox asks the launcher top for a confined arm.
-func (l *Launcher) startBox(top *link) (*link, error) {
+func (l *Launcher) startBox(top *link, survive bool) (*link, error) {
 	policy, err := l.Policy.Encode()
 	if err != nil {
 		return nil, err
@@ -400,7 +405,7 @@ func (l *Launcher) startBox(top *link) (*link, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := top.request(message{Op: opBox, Policy: policy, Keep: l.Keep}, topAnswer, theirs)
+	a, err := top.request(message{Op: opBox, Policy: policy, Keep: l.Keep, Survive: survive}, topAnswer, theirs)
 	theirs.Close()
 	if err == nil && a.Err != "" {
 		err = startError(l.Exe, a)
@@ -423,19 +428,21 @@ func (l *Launcher) startBox(top *link) (*link, error) {
 // closeRemote ends the launcher processes the orderly way.
 func (l *Launcher) closeRemote() {
 	l.mu.Lock()
-	top, box := l.rem.top, l.rem.box
-	l.rem.top, l.rem.box = nil, nil
+	top, boxes := l.rem.top, l.rem.box
+	l.rem.top, l.rem.box = nil, [2]*link{}
 	l.mu.Unlock()
-	if box != nil {
-		// Under Keep the arm ends what is not kept and exits; otherwise the launcher ends
-		// it with everything else.
-		box.conn.CloseWrite()
+	if top != nil {
+		if top.alive() {
+			_, _ = top.request(message{Op: opEnd, Keep: l.Keep}, endWait)
+		}
+		top.fail(nil)
 	}
-	if top == nil {
-		return
+	for _, box := range boxes {
+		if box != nil {
+			// Under Keep the arm ends what is not kept and exits; otherwise the launcher
+			// has ended it with everything else. The survivors' arm exits once the
+			// launcher has.
+			box.conn.CloseWrite()
+		}
 	}
-	if top.alive() {
-		_, _ = top.request(message{Op: opEnd, Keep: l.Keep}, endWait)
-	}
-	top.fail(nil)
 }

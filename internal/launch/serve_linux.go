@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -26,7 +27,7 @@ func Serve(args []string) int {
 	if err != nil {
 		return 125
 	}
-	s := &server{role: args[0], conn: conn, children: map[int]bool{}}
+	s := &server{role: args[0], conn: conn, children: map[int]child{}}
 	// It ends when kimi-run says so or is gone, not on the signals that stop a run; and it
 	// holds nothing anyone may read through /proc or a debugger. The signals are caught,
 	// not ignored: an ignored signal stays ignored in every child (a shell could not even
@@ -47,6 +48,7 @@ func Serve(args []string) int {
 		}
 	case roleBox:
 		s.keep = len(args) > 2 && args[2] == "keep"
+		s.survive = len(args) > 2 && args[2] == "survive"
 		p, err := sandbox.ParsePolicy(args[1])
 		if err == nil {
 			err = sandbox.Confine(p)
@@ -72,17 +74,25 @@ func Serve(args []string) int {
 
 // server is a launcher process: the run's (top) or its confined arm (box).
 type server struct {
-	role string
-	conn *net.UnixConn
-	keep bool    // --keep-background
-	cg   *cgroup // the run's cgroup (top), or nil
+	role    string
+	conn    *net.UnixConn
+	keep    bool    // --keep-background
+	survive bool    // a box whose children all outlive the run
+	cg      *cgroup // the run's cgroup (top), or nil
 
 	sendMu sync.Mutex
 	// mu is held across each start and each reaped end, so an end is never reported
 	// before its start.
 	mu       sync.Mutex
-	children map[int]bool   // the children it started, and whether each is kept
+	children map[int]child  // the children it started
 	wake     chan os.Signal // SIGCHLD, and a poke after each start: the reaper looks again
+}
+
+// child is what the launcher knows of a child it started.
+type child struct {
+	keep    bool // what it leaves is kept under --keep-background (Spec.Keep)
+	survive bool // it and its tree outlive the run (Spec.Survive, a survivors' arm)
+	arm     bool // a confined arm, which ends its own children's groups
 }
 
 func (s *server) send(m message) {
@@ -128,12 +138,14 @@ func (s *server) start(m message, files []*os.File) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pid, err := s.fork(m.Path, m.Argv, m.Env, m.Dir, files)
-	s.answer(m.ID, pid, err, m.Keep)
+	c := child{keep: m.Keep, survive: m.Survive || s.survive}
+	pid, err := s.fork(m.Path, m.Argv, m.Env, m.Dir, files, c.survive)
+	s.answer(m.ID, pid, err, c)
 }
 
-// startBox starts the confined arm: kimi-run's image in box mode, with the socket that
-// came with m as its descriptor 3.
+// startBox starts a confined arm: kimi-run's image in box mode, with the socket that came
+// with m as its descriptor 3. A survivors' arm (m.Survive) starts outside the run's cgroup,
+// and so do its children, which it starts without the parent-death signal.
 func (s *server) startBox(m message, files []*os.File) {
 	defer closeFiles(files)
 	if len(files) != 1 {
@@ -147,19 +159,25 @@ func (s *server) startBox(m message, files []*os.File) {
 	}
 	defer null.Close()
 	mode := "end"
-	if m.Keep {
+	switch {
+	case m.Survive:
+		mode = "survive"
+	case m.Keep:
 		mode = "keep"
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	const self = "/proc/self/exe" // the image the launcher runs: kimi-run's
-	pid, err := s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", []*os.File{null, null, null, files[0]})
-	// A kept run's arm ends its own children's groups; otherwise the launcher ends all.
-	s.answer(m.ID, pid, err, m.Keep)
+	// A survivors' arm needs no parent-death signal either: it exits when kimi-run's end
+	// of its socket closes.
+	pid, err := s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", []*os.File{null, null, null, files[0]}, m.Survive)
+	// A kept run's arm ends its own children's groups; otherwise the launcher ends all
+	// but a survivors' arm's tree.
+	s.answer(m.ID, pid, err, child{keep: m.Keep, survive: m.Survive, arm: true})
 }
 
 // answer tells kimi-run how a start went and records the child.
-func (s *server) answer(id uint64, pid int, err error, keep bool) {
+func (s *server) answer(id uint64, pid int, err error, c child) {
 	a := message{Op: opStarted, ID: id, Pid: pid}
 	if err != nil {
 		a.Pid, a.Err = 0, err.Error()
@@ -168,20 +186,22 @@ func (s *server) answer(id uint64, pid int, err error, keep bool) {
 			a.Errno = int(errno)
 		}
 	} else {
-		s.children[pid] = keep
+		s.children[pid] = c
 	}
 	s.send(a)
 }
 
 // fork starts a child leading a new session, killed when the launcher dies, in the run's
-// cgroup when there is one.
-func (s *server) fork(path string, argv, env []string, dir string, files []*os.File) (int, error) {
+// cgroup when there is one; a survivor neither.
+func (s *server) fork(path string, argv, env []string, dir string, files []*os.File, survive bool) (int, error) {
 	fds := make([]uintptr, len(files))
 	for i, f := range files {
 		fds[i] = f.Fd()
 	}
 	sys := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	if fd, ok := s.cg.cloneFD(); ok {
+	if survive {
+		sys.Pdeathsig = 0
+	} else if fd, ok := s.cg.cloneFD(); ok {
 		sys.UseCgroupFD, sys.CgroupFD = true, fd
 	}
 	attr := &syscall.ProcAttr{Dir: dir, Env: env, Files: fds, Sys: sys}
@@ -230,14 +250,34 @@ func (s *server) reap() {
 // crash). Under --keep-background only the groups of children not kept are killed;
 // otherwise the launcher ends everything below it, and the confined arm leaves that to it.
 func (s *server) abandoned() {
+	if s.survive {
+		// Its children must not become the launcher's while it ends the run's tree (they
+		// would be ended with it): stay until the launcher has gone.
+		parent := os.Getppid()
+		for range 1000 {
+			if os.Getppid() != parent {
+				break
+			}
+			time.Sleep(pollEvery)
+		}
+		return
+	}
 	if s.keep {
 		s.mu.Lock()
-		for pid, kept := range s.children {
-			if !kept {
+		for pid, c := range s.children {
+			if !c.keep && !c.survive {
 				_ = syscall.Kill(-pid, syscall.SIGKILL)
 			}
 		}
 		s.mu.Unlock()
+		// A confined arm ends its own children's groups when it sees kimi-run gone: it
+		// must not be killed first by this launcher's end (its parent-death signal).
+		for range 200 {
+			if !s.hasArm() {
+				break
+			}
+			time.Sleep(pollEvery)
+		}
 		return
 	}
 	if s.role == roleTop {
@@ -245,10 +285,30 @@ func (s *server) abandoned() {
 	}
 }
 
-// endAll ends every process below the launcher: the cgroup at once where there is one,
-// then whatever the walk of its descendants still finds.
+// hasArm reports whether a regular confined arm still runs.
+func (s *server) hasArm() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.children {
+		if c.arm && !c.survive {
+			return true
+		}
+	}
+	return false
+}
+
+// endAll ends every process below the launcher but the survivors' trees: the cgroup at
+// once where there is one, then whatever the walk of its descendants still finds.
 func (s *server) endAll() {
 	s.cg.kill()
-	killTree(os.Getpid())
+	spare := map[int]bool{}
+	s.mu.Lock()
+	for pid, c := range s.children {
+		if c.survive {
+			spare[pid] = true
+		}
+	}
+	s.mu.Unlock()
+	killTree(os.Getpid(), spare)
 	s.cg.remove()
 }

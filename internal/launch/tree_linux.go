@@ -8,15 +8,15 @@ import (
 	"time"
 )
 
-// killTree ends every descendant of root. Each round stops (SIGSTOP) what it finds that it
-// has not stopped yet, so nothing it found can fork any more, and looks again; once a look
-// finds nothing new, all of them are killed. A fork loop is caught this way too: each look
-// finds only what was forked during the previous one.
-func killTree(root int) {
+// killTree ends every descendant of root but spare and theirs. Each round stops (SIGSTOP)
+// what it finds that it has not stopped yet, so nothing it found can fork any more, and
+// looks again; once a look finds nothing new, all of them are killed. A fork loop is caught
+// this way too: each look finds only what was forked during the previous one.
+func killTree(root int, spare map[int]bool) {
 	stopped := map[int]bool{}
 	for range 1000 {
 		fresh := false
-		for _, pid := range descendants(root) {
+		for _, pid := range descendants(root, spare) {
 			if !stopped[pid] {
 				_ = syscall.Kill(pid, syscall.SIGSTOP)
 				stopped[pid], fresh = true, true
@@ -30,13 +30,13 @@ func killTree(root int) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 	deadline := time.Now().Add(2 * time.Second)
-	for anyRunning(descendants(root)) && time.Now().Before(deadline) {
+	for anyRunning(descendants(root, spare)) && time.Now().Before(deadline) {
 		time.Sleep(pollEvery)
 	}
 }
 
-// descendants lists the processes below root, zombies included.
-func descendants(root int) []int {
+// descendants lists the processes below root, zombies included, but spare and theirs.
+func descendants(root int, spare map[int]bool) []int {
 	var out []int
 	queue := []int{root}
 	for len(queue) > 0 {
@@ -44,10 +44,14 @@ func descendants(root int) []int {
 		queue = queue[1:]
 		kids, ok := children(pid)
 		if !ok {
-			return scanDescendants(root)
+			return scanDescendants(root, spare)
 		}
-		out = append(out, kids...)
-		queue = append(queue, kids...)
+		for _, k := range kids {
+			if !spare[k] {
+				out = append(out, k)
+				queue = append(queue, k)
+			}
+		}
 	}
 	return out
 }
@@ -78,8 +82,9 @@ func children(pid int) ([]int, bool) {
 	return out, true
 }
 
-// scanDescendants finds root's descendants from every process's parent in /proc/*/stat.
-func scanDescendants(root int) []int {
+// scanDescendants finds root's descendants (but spare and theirs) from every process's
+// parent in /proc/*/stat.
+func scanDescendants(root int, spare map[int]bool) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -98,8 +103,13 @@ func scanDescendants(root int) []int {
 	queue := []int{root}
 	for len(queue) > 0 {
 		kids := parent[queue[0]]
-		queue = append(queue[1:], kids...)
-		out = append(out, kids...)
+		queue = queue[1:]
+		for _, k := range kids {
+			if !spare[k] {
+				out = append(out, k)
+				queue = append(queue, k)
+			}
+		}
 	}
 	return out
 }

@@ -26,6 +26,9 @@ type message struct {
 	Env  []string `json:"env,omitempty"`
 	Dir  string   `json:"dir,omitempty"`
 	Keep bool     `json:"keep,omitempty"`
+	// Survive: the child, and its tree, outlive the run (Spec.Survive); for box, an arm
+	// whose children all do.
+	Survive bool `json:"survive,omitempty"`
 
 	// box: the policy of the confined arm; its socket travels with it.
 	Policy string `json:"policy,omitempty"`

@@ -50,8 +50,12 @@ type Request struct {
 
 // Messages returns the "messages" array of the request body, each message as a
 // map, so tests can check what the client sent back (tool results,
-// reasoning_content, ...).
+// reasoning_content, ...). A Messages API request's conversation is given in the same
+// shape (anthropicMessages).
 func (r Request) Messages() []map[string]any {
+	if anthropicPath(r.Path) {
+		return anthropicMessages(r.Body)
+	}
 	list, _ := r.Body["messages"].([]any)
 	out := make([]map[string]any, 0, len(list))
 	for _, m := range list {
@@ -78,6 +82,7 @@ func (r Request) MessagesOf(role string) []map[string]any {
 var modelPaths = []string{
 	"/v1/chat/completions", // OpenAI-compatible chat completions (kimi, openai_legacy)
 	"/v1/responses",        // OpenAI Responses API (openai_responses)
+	"/v1/messages",         // Anthropic Messages API (anthropic)
 }
 
 func modelPath(p string) bool {
@@ -209,6 +214,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if code != 0 {
 		s.t.Errorf("scripted: request %d (%s %s, User-Agent %q): %s", n+1, r.Method, path, r.UserAgent(), req.Problem)
 		resp = Status(code, ErrorBody("scripted_error", "scripted: "+req.Problem))
+	}
+	if anthropicPath(path) {
+		resp = resp.anthropic()
 	}
 	s.play(w, r, resp)
 }

@@ -1,0 +1,93 @@
+package launch
+
+import (
+	"io"
+	"os"
+	"sync"
+)
+
+// Output keeps a child's output in a file of bounded size, as a background task's output
+// is kept: pass W as the child's Stdout and Stderr, call Started once Start has returned,
+// and read the file while the child runs. Past the limit the output is read and counted,
+// not kept, so the child never blocks on a full pipe. A child that must outlive kimi-run
+// (Spec.Survive) should write to a file of its own instead: this one is filled by kimi-run.
+type Output struct {
+	// W is the write end to give the child.
+	W *os.File
+
+	r     *os.File
+	f     *os.File
+	limit int64
+	done  chan struct{}
+
+	mu               sync.Mutex
+	written, dropped int64
+}
+
+// OutputFile creates (or truncates) path, readable by the user only, and starts keeping
+// up to limit bytes of what is written to W in it.
+func OutputFile(path string, limit int64) (*Output, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	o := &Output{W: w, r: r, f: f, limit: limit, done: make(chan struct{})}
+	go o.copy()
+	return o, nil
+}
+
+func (o *Output) copy() {
+	defer close(o.done)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := o.r.Read(buf)
+		if n > 0 {
+			o.mu.Lock()
+			keep := int64(n)
+			if room := o.limit - o.written; keep > room {
+				keep = max(room, 0)
+			}
+			if keep > 0 {
+				if _, werr := o.f.Write(buf[:keep]); werr != nil {
+					keep = 0 // a full disk: count it as dropped, keep draining
+				}
+			}
+			o.written += keep
+			o.dropped += int64(n) - keep
+			o.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Started closes kimi-run's copy of W, once the child has its own: the output then ends
+// when the child and what it started have closed theirs.
+func (o *Output) Started() { o.W.Close() }
+
+// Done is closed once every writer has closed its end (or Close was called).
+func (o *Output) Done() <-chan struct{} { return o.done }
+
+// Size is how many bytes were kept in the file and how many were dropped past the limit.
+func (o *Output) Size() (written, dropped int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.written, o.dropped
+}
+
+// Close stops reading (a process the child left may hold the pipe open for ever) and
+// closes the file; what is in it stays.
+func (o *Output) Close() error {
+	o.W.Close()
+	o.r.Close()
+	<-o.done
+	return o.f.Close()
+}
+
+var _ io.Closer = (*Output)(nil)

@@ -1,0 +1,683 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/tools"
+)
+
+// fakeMessages is a local Messages API: it answers request i with answers[i] (the last one
+// repeats) and keeps every request.
+type fakeMessages struct {
+	t       *testing.T
+	srv     *httptest.Server
+	answers []fakeAnswer
+	mu      sync.Mutex
+	reqs    []fakeRequest
+}
+
+type fakeAnswer struct {
+	status int
+	header map[string]string
+	body   string
+}
+
+type fakeRequest struct {
+	path   string
+	header http.Header
+	body   map[string]any
+}
+
+func newFakeMessages(t *testing.T, answers ...fakeAnswer) *fakeMessages {
+	f := &fakeMessages{t: t, answers: answers}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Errorf("request body is not JSON: %v\n%s", err, raw)
+		}
+		f.mu.Lock()
+		f.reqs = append(f.reqs, fakeRequest{path: r.URL.Path, header: r.Header.Clone(), body: body})
+		a := f.answers[min(len(f.reqs), len(f.answers))-1]
+		f.mu.Unlock()
+		for k, v := range a.header {
+			w.Header().Set(k, v)
+		}
+		if a.status == 0 {
+			w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+			a.status = 200
+		}
+		w.WriteHeader(a.status)
+		io.WriteString(w, a.body)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeMessages) requests() []fakeRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeRequest(nil), f.reqs...)
+}
+
+// client is an Anthropic client of the fake server.
+func (f *fakeMessages) client(mod func(*Config)) *Anthropic {
+	cfg := Config{Protocol: "anthropic", BaseURL: f.srv.URL, APIKey: "sk-ant-test", Model: "claude-sonnet-4-20250514", IdleTimeout: 5 * time.Second}
+	if mod != nil {
+		mod(&cfg)
+	}
+	m, err := New(cfg)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return m.(*Anthropic)
+}
+
+// sse writes events the way the API does: an event line naming the type, the data line,
+// a blank line.
+func sse(events ...string) string {
+	var b strings.Builder
+	for _, e := range events {
+		var head struct{ Type string }
+		if err := json.Unmarshal([]byte(e), &head); err != nil {
+			panic(fmt.Sprintf("sse: %v: %s", err, e))
+		}
+		fmt.Fprintf(&b, "event: %s\ndata: %s\n\n", head.Type, e)
+	}
+	return b.String()
+}
+
+const (
+	evStart = `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-20250514","stop_reason":null,"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":1}}}`
+	evPing  = `{"type": "ping"}`
+	evStop  = `{"type":"message_stop"}`
+)
+
+func start(in, written, read int) string { return fmt.Sprintf(evStart, in, written, read) }
+
+func textBlock(i int, parts ...string) []string {
+	out := []string{fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, i)}
+	for _, p := range parts {
+		q, _ := json.Marshal(p)
+		out = append(out, fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, i, q))
+	}
+	return append(out, fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+}
+
+func thinkingBlock(i int, sig string, parts ...string) []string {
+	out := []string{fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"thinking","thinking":"","signature":""}}`, i)}
+	for _, p := range parts {
+		q, _ := json.Marshal(p)
+		out = append(out, fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"thinking_delta","thinking":%s}}`, i, q))
+	}
+	out = append(out, fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"signature_delta","signature":%q}}`, i, sig))
+	return append(out, fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+}
+
+func toolBlock(i int, id, name string, pieces ...string) []string {
+	out := []string{fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%q,"name":%q,"input":{}}}`, i, id, name)}
+	for _, p := range pieces {
+		q, _ := json.Marshal(p)
+		out = append(out, fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, q))
+	}
+	return append(out, fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+}
+
+func stopWith(reason string, out int) string {
+	return fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":%d}}`, reason, out)
+}
+
+// message is a whole streamed message: start, blocks, stop reason, stop.
+func message(reason string, blocks ...[]string) string {
+	evs := []string{start(10, 0, 0), evPing}
+	for _, b := range blocks {
+		evs = append(evs, b...)
+	}
+	return sse(append(evs, stopWith(reason, 7), evStop)...)
+}
+
+// recorder is a Handler that keeps what it was given.
+type recorder struct {
+	text, thinking strings.Builder
+	calls          []CallSpec
+}
+
+func (r *recorder) handler() Handler {
+	return Handler{
+		Text:     func(s string) { r.text.WriteString(s) },
+		Thinking: func(s string) { r.thinking.WriteString(s) },
+		ToolCall: func(c CallSpec) { r.calls = append(r.calls, c) },
+	}
+}
+
+func userRequest(text string) Request {
+	return Request{Messages: []Message{{Role: RoleSystem, Content: "be brief"}, {Role: RoleUser, Content: text}}}
+}
+
+func TestAnthropicText(t *testing.T) {
+	body := sse(append(append([]string{start(12, 30, 400), evPing}, textBlock(0, "Hello", ", world")...),
+		stopWith("end_turn", 9), evStop)...)
+	f := newFakeMessages(t, fakeAnswer{body: body})
+	var rec recorder
+	reply, err := f.client(nil).Stream(context.Background(), userRequest("hi"), rec.handler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Text != "Hello, world" || rec.text.String() != "Hello, world" || reply.FinishReason != "stop" {
+		t.Errorf("reply = %+v, streamed %q", reply, rec.text.String())
+	}
+	// The prompt is input_tokens plus what was read from and written to the cache.
+	want := TokenUsage{InputTokens: 442, OutputTokens: 9, CachedTokens: 400, CacheWriteTokens: 30}
+	if reply.Usage != want {
+		t.Errorf("usage = %+v, want %+v", reply.Usage, want)
+	}
+	if reply.ReasoningField != "" || reply.ReasoningDetails != nil {
+		t.Errorf("a text reply stores blocks: %s %s", reply.ReasoningField, reply.ReasoningDetails)
+	}
+	req := f.requests()[0]
+	if req.path != "/v1/messages" {
+		t.Errorf("path = %s", req.path)
+	}
+	for k, v := range map[string]string{"X-Api-Key": "sk-ant-test", "Anthropic-Version": AnthropicVersion, "Content-Type": "application/json"} {
+		if got := req.header.Get(k); got != v {
+			t.Errorf("header %s = %q, want %q", k, got, v)
+		}
+	}
+	if req.header.Get("Authorization") != "" || req.header.Get("Anthropic-Beta") != "" {
+		t.Errorf("unexpected headers: %v", req.header)
+	}
+	if req.body["model"] != "claude-sonnet-4-20250514" || req.body["max_tokens"] != float64(AnthropicMaxTokens) || req.body["stream"] != true {
+		t.Errorf("body = %v", req.body)
+	}
+	system := req.body["system"].([]any)[0].(map[string]any)
+	if system["text"] != "be brief" || system["cache_control"] == nil {
+		t.Errorf("system = %v", system)
+	}
+	msgs := req.body["messages"].([]any)
+	if len(msgs) != 1 || !reflect.DeepEqual(msgs[0], map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "text", "text": "hi", "cache_control": map[string]any{"type": "ephemeral"}}}}) {
+		t.Errorf("messages = %v", msgs)
+	}
+	if _, ok := req.body["thinking"]; ok {
+		t.Errorf("thinking sent without the switch: %v", req.body["thinking"])
+	}
+}
+
+// A thinking turn with a tool call: the thought streams as thinking, the call is complete
+// at its block's end, and the next request sends the turn back whole: the thinking block
+// with its signature, then the call, then the result in a user turn.
+func TestAnthropicThinkingToolTurnGoesBack(t *testing.T) {
+	first := message("tool_use",
+		thinkingBlock(0, "c2lnbmF0dXJl", "I should ", "list files."),
+		textBlock(1, "Listing."),
+		toolBlock(2, "toolu_01", "Shell", `{"comm`, `and": "ls"}`))
+	f := newFakeMessages(t, fakeAnswer{body: first}, fakeAnswer{body: message("end_turn", textBlock(0, "done"))})
+	on := true
+	c := f.client(func(c *Config) { c.Thinking = &on })
+	var rec recorder
+	req := userRequest("list")
+	reply, err := c.Stream(context.Background(), req, rec.handler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.thinking.String() != "I should list files." || reply.Reasoning != "I should list files." {
+		t.Errorf("thinking = %q / %q", rec.thinking.String(), reply.Reasoning)
+	}
+	wantCall := CallSpec{ID: "toolu_01", Name: "Shell", Arguments: `{"command": "ls"}`}
+	if !reflect.DeepEqual(reply.ToolCalls, []CallSpec{wantCall}) || !reflect.DeepEqual(rec.calls, []CallSpec{wantCall}) {
+		t.Errorf("calls = %+v, handed out %+v", reply.ToolCalls, rec.calls)
+	}
+	if reply.FinishReason != "tool_calls" || reply.ReasoningField != ReasoningAnthropic {
+		t.Errorf("reply = %+v", reply)
+	}
+	hreq := f.requests()[0]
+	if hreq.header.Get("Anthropic-Beta") != interleavedThinking {
+		t.Errorf("beta = %q", hreq.header.Get("Anthropic-Beta"))
+	}
+	if got := hreq.body["thinking"]; !reflect.DeepEqual(got, map[string]any{"type": "enabled", "budget_tokens": float64(AnthropicMaxTokens * 3 / 4)}) {
+		t.Errorf("thinking = %v", got)
+	}
+
+	// The loop appends the turn and the result; the next request carries them back.
+	req.Messages = append(req.Messages,
+		Message{Role: RoleAssistant, Content: reply.Text, Reasoning: reply.Reasoning, ToolCalls: reply.ToolCalls,
+			ReasoningField: reply.ReasoningField, ReasoningDetails: reply.ReasoningDetails},
+		Message{Role: RoleTool, ToolCallID: "toolu_01", Name: "Shell", Content: "a.go\n"},
+		Message{Role: RoleUser, Content: "and now?"})
+	if _, err := c.Stream(context.Background(), req, Handler{}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := f.requests()[1].body["messages"].([]any)
+	want := []any{
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "list"}}},
+		map[string]any{"role": "assistant", "content": []any{
+			map[string]any{"type": "thinking", "thinking": "I should list files.", "signature": "c2lnbmF0dXJl"},
+			map[string]any{"type": "text", "text": "Listing."},
+			map[string]any{"type": "tool_use", "id": "toolu_01", "name": "Shell", "input": map[string]any{"command": "ls"}},
+		}},
+		map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "toolu_01", "content": "a.go\n"},
+			map[string]any{"type": "text", "text": "and now?", "cache_control": map[string]any{"type": "ephemeral"}},
+		}},
+	}
+	if !reflect.DeepEqual(msgs, want) {
+		got, _ := json.MarshalIndent(msgs, "", " ")
+		t.Errorf("messages sent back:\n%s", got)
+	}
+}
+
+// Redacted thinking shows nothing and goes back as it came; a block kind kimi-run does not
+// know goes back as it started.
+func TestAnthropicRedactedThinkingGoesBack(t *testing.T) {
+	body := message("end_turn",
+		[]string{`{"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pWrezGf"}}`,
+			`{"type":"content_block_stop","index":0}`},
+		[]string{`{"type":"content_block_start","index":1,"content_block":{"type":"citation_marker","n":3}}`,
+			`{"type":"content_block_stop","index":1}`},
+		textBlock(2, "ok"))
+	f := newFakeMessages(t, fakeAnswer{body: body})
+	var rec recorder
+	reply, err := f.client(nil).Stream(context.Background(), userRequest("x"), rec.handler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.thinking.Len() != 0 || reply.Text != "ok" {
+		t.Errorf("thinking %q, reply %+v", rec.thinking.String(), reply)
+	}
+	blocks := assistantBlocks(Message{Role: RoleAssistant, Content: reply.Text, ReasoningField: reply.ReasoningField, ReasoningDetails: reply.ReasoningDetails})
+	got, _ := json.Marshal(blocks)
+	want := `[{"data":"EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pWrezGf","type":"redacted_thinking"},{"n":3,"type":"citation_marker"},{"text":"ok","type":"text"}]`
+	if string(got) != want {
+		t.Errorf("blocks sent back = %s\nwant %s", got, want)
+	}
+}
+
+// Every stop_reason the API documents maps onto an outcome of the loop.
+func TestAnthropicStopReasons(t *testing.T) {
+	tests := []struct {
+		reason, finish string
+		filtered       bool
+	}{
+		{reason: "end_turn", finish: "stop"},
+		{reason: "stop_sequence", finish: "stop"},
+		{reason: "tool_use", finish: "tool_calls"},
+		{reason: "max_tokens", finish: "length"},
+		{reason: "model_context_window_exceeded", finish: "length"},
+		{reason: "refusal", filtered: true},
+		{reason: "some_new_reason", filtered: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			blocks := [][]string{textBlock(0, "partial answer")}
+			if tt.reason == "tool_use" {
+				blocks = append(blocks, toolBlock(1, "toolu_9", "ReadFile", `{"path":"a"}`))
+			}
+			f := newFakeMessages(t, fakeAnswer{body: message(tt.reason, blocks...)})
+			reply, err := f.client(nil).Stream(context.Background(), userRequest("x"), Handler{})
+			var fe *FinishError
+			if tt.filtered {
+				if !errors.As(err, &fe) || fe.Reason != tt.reason || Retryable(err) {
+					t.Fatalf("err = %v, want a FinishError %q, not retried", err, tt.reason)
+				}
+				return
+			}
+			if err != nil || reply.FinishReason != tt.finish {
+				t.Fatalf("finish = %q, err = %v; want %q", reply.FinishReason, err, tt.finish)
+			}
+		})
+	}
+}
+
+// pause_turn: the turn so far goes back as the last assistant message and the model goes
+// on; the reply is the whole turn and its usage the sum of both requests.
+func TestAnthropicPauseTurnContinues(t *testing.T) {
+	f := newFakeMessages(t,
+		fakeAnswer{body: message("pause_turn", textBlock(0, "Searching… "))},
+		fakeAnswer{body: message("end_turn", textBlock(0, "found it."))})
+	var rec recorder
+	reply, err := f.client(nil).Stream(context.Background(), userRequest("find"), rec.handler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Text != "Searching… found it." || rec.text.String() != reply.Text || reply.FinishReason != "stop" {
+		t.Errorf("reply = %+v", reply)
+	}
+	if reply.Usage.InputTokens != 20 || reply.Usage.OutputTokens != 14 {
+		t.Errorf("usage = %+v", reply.Usage)
+	}
+	reqs := f.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	msgs := reqs[1].body["messages"].([]any)
+	last := msgs[len(msgs)-1].(map[string]any)
+	if last["role"] != "assistant" || !reflect.DeepEqual(last["content"], []any{map[string]any{"type": "text", "text": "Searching… ", "cache_control": map[string]any{"type": "ephemeral"}}}) {
+		t.Errorf("paused turn sent back = %v", last)
+	}
+
+	// A turn that never stops pausing ends as not an answer, without a retry.
+	f = newFakeMessages(t, fakeAnswer{body: message("pause_turn", textBlock(0, "still going "))})
+	_, err = f.client(nil).Stream(context.Background(), userRequest("find"), Handler{})
+	var fe *FinishError
+	if !errors.As(err, &fe) || Retryable(err) || len(f.requests()) != maxPauses+1 {
+		t.Errorf("err = %v after %d requests", err, len(f.requests()))
+	}
+}
+
+// Error answers and error events map onto the error types that decide retries and exit
+// codes; the wait the provider asks for is kept.
+func TestAnthropicErrors(t *testing.T) {
+	errBody := func(typ, msg string) string {
+		return fmt.Sprintf(`{"type":"error","error":{"type":%q,"message":%q},"request_id":"req_011CSHoEeqs5C35K2UUqR7Fy"}`, typ, msg)
+	}
+	tests := []struct {
+		name       string
+		answer     fakeAnswer
+		status     int
+		retry      bool
+		auth       bool
+		quota      bool
+		retryAfter int64
+		says       string
+	}{
+		{name: "overloaded 529", answer: fakeAnswer{status: 529, header: map[string]string{"Content-Type": "application/json", "Retry-After": "3"}, body: errBody("overloaded_error", "Overloaded")},
+			status: 529, retry: true, retryAfter: 3000, says: "Overloaded [overloaded_error]"},
+		{name: "rate limit 429", answer: fakeAnswer{status: 429, header: map[string]string{"Content-Type": "application/json", "retry-after": "17"}, body: errBody("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")},
+			status: 429, retry: true, retryAfter: 17000, says: "per-minute rate limit"},
+		{name: "api error 500", answer: fakeAnswer{status: 500, header: map[string]string{"Content-Type": "application/json"}, body: errBody("api_error", "Internal server error")},
+			status: 500, retry: true, retryAfter: -1},
+		{name: "bad key 401", answer: fakeAnswer{status: 401, header: map[string]string{"Content-Type": "application/json"}, body: errBody("authentication_error", "invalid x-api-key")},
+			status: 401, auth: true, retryAfter: -1, says: "invalid x-api-key"},
+		{name: "permission 403", answer: fakeAnswer{status: 403, header: map[string]string{"Content-Type": "application/json"}, body: errBody("permission_error", "Your API key does not have permission to use the specified resource.")},
+			status: 403, auth: true, retryAfter: -1},
+		{name: "billing 402", answer: fakeAnswer{status: 402, header: map[string]string{"Content-Type": "application/json"}, body: errBody("billing_error", "Your credit balance is too low")},
+			status: 402, quota: true, retryAfter: -1},
+		{name: "invalid request 400", answer: fakeAnswer{status: 400, header: map[string]string{"Content-Type": "application/json"}, body: errBody("invalid_request_error", "max_tokens: 64001 > 64000, which is the maximum allowed")},
+			status: 400, retryAfter: -1, says: "max_tokens: 64001"},
+		{name: "too large 413", answer: fakeAnswer{status: 413, header: map[string]string{"Content-Type": "application/json"}, body: errBody("request_too_large", "Request exceeds the maximum allowed number of bytes.")},
+			status: 413, retryAfter: -1},
+		{name: "error event mid-stream", answer: fakeAnswer{body: sse(append(append([]string{start(5, 0, 0)}, textBlock(0, "par")[:2]...), errBody("overloaded_error", "Overloaded"))...)},
+			status: 0, retry: true, retryAfter: -1, says: "Overloaded"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeMessages(t, tt.answer)
+			var rec recorder
+			_, err := f.client(nil).Stream(context.Background(), userRequest("x"), rec.handler())
+			var pe *ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v (%T), want a ProviderError", err, err)
+			}
+			if pe.StatusCode != tt.status || Retryable(err) != tt.retry || pe.Auth() != tt.auth || pe.Quota() != tt.quota || pe.RetryAfter != tt.retryAfter {
+				t.Errorf("error %v: status %d retry %v auth %v quota %v retry-after %d", err, pe.StatusCode, Retryable(err), pe.Auth(), pe.Quota(), pe.RetryAfter)
+			}
+			if !strings.Contains(err.Error(), tt.says) {
+				t.Errorf("error %q does not say %q", err, tt.says)
+			}
+		})
+	}
+}
+
+// A stream cut before its stop reason is an incomplete reply (retried); the complete calls
+// of it come back with the error.
+func TestAnthropicCutStream(t *testing.T) {
+	body := sse(append(append([]string{start(5, 0, 0)}, toolBlock(0, "toolu_a", "Shell", `{"command":"ls"}`)...), textBlock(1, "and")[:2]...)...)
+	f := newFakeMessages(t, fakeAnswer{body: body})
+	reply, err := f.client(nil).Stream(context.Background(), userRequest("x"), Handler{})
+	if !errors.Is(err, ErrIncompleteStream) || !Retryable(err) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(reply.ToolCalls) != 1 || reply.ToolCalls[0].ID != "toolu_a" {
+		t.Errorf("partial calls = %+v", reply.ToolCalls)
+	}
+	// Garbage where an event should be is a cut stream as well.
+	f = newFakeMessages(t, fakeAnswer{body: sse(start(5, 0, 0)) + "data: {\"type\":\"content_block_delta\",\n\n"})
+	if _, err := f.client(nil).Stream(context.Background(), userRequest("x"), Handler{}); !errors.Is(err, ErrIncompleteStream) {
+		t.Errorf("garbled line: err = %v", err)
+	}
+}
+
+// A server that only pings is stalled: pings do not reset the idle timer.
+func TestAnthropicPingsAreNotProgress(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sse(start(5, 0, 0)))
+		for {
+			if _, err := io.WriteString(w, sse(evPing)); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}))
+	defer srv.Close()
+	m, _ := New(Config{Protocol: "anthropic", BaseURL: srv.URL, APIKey: "k", Model: "m", IdleTimeout: 300 * time.Millisecond})
+	_, err := m.Stream(context.Background(), userRequest("x"), Handler{})
+	if !errors.Is(err, ErrStreamIdle) || !Retryable(err) {
+		t.Fatalf("err = %v, want the idle timeout", err)
+	}
+}
+
+// The reply's size cap holds for this protocol too: text, thinking and arguments count.
+func TestAnthropicReplySizeCap(t *testing.T) {
+	big := strings.Repeat("x", 600)
+	f := newFakeMessages(t, fakeAnswer{body: message("end_turn", thinkingBlock(0, "sig", big), textBlock(1, big))})
+	_, err := f.client(func(c *Config) { c.MaxReplyBytes = 1000 }).Stream(context.Background(), userRequest("x"), Handler{})
+	var tl *ReplyTooLargeError
+	if !errors.As(err, &tl) || !errors.Is(err, ErrIncompleteStream) {
+		t.Fatalf("err = %v, want ReplyTooLargeError", err)
+	}
+}
+
+// Empty replies (no text, no calls; a thought alone) are retried as for chat completions.
+func TestAnthropicEmptyReply(t *testing.T) {
+	f := newFakeMessages(t, fakeAnswer{body: message("end_turn", thinkingBlock(0, "s", "hmm"))})
+	if _, err := f.client(nil).Stream(context.Background(), userRequest("x"), Handler{}); !errors.Is(err, ErrEmptyReply) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// The endpoint under each way a base URL is written.
+func TestAnthropicMessagesURL(t *testing.T) {
+	for base, want := range map[string]string{
+		"https://api.anthropic.com":                "https://api.anthropic.com/v1/messages",
+		"https://api.anthropic.com/":               "https://api.anthropic.com/v1/messages",
+		"https://api.moonshot.ai/anthropic":        "https://api.moonshot.ai/anthropic/v1/messages",
+		"http://127.0.0.1:8080/x/v1":               "http://127.0.0.1:8080/x/v1/messages",
+		"https://gw.example/anthropic/v1/messages": "https://gw.example/anthropic/v1/messages",
+	} {
+		if got := messagesURL(base); got != want {
+			t.Errorf("messagesURL(%q) = %q, want %q", base, got, want)
+		}
+	}
+}
+
+// Headers: custom_headers replace ours (an Authorization for a gateway, a pinned version),
+// and anthropic-beta values are joined with the thinking beta.
+func TestAnthropicHeaders(t *testing.T) {
+	f := newFakeMessages(t, fakeAnswer{body: message("end_turn", textBlock(0, "ok"))})
+	on := true
+	c := f.client(func(c *Config) {
+		c.Thinking = &on
+		c.Headers = map[string]string{"User-Agent": "kimi-run/test", "Anthropic-Version": "2099-01-01",
+			"anthropic-beta": "context-1m-2025-08-07, interleaved-thinking-2025-05-14", "Authorization": "Bearer gw-token"}
+	})
+	if _, err := c.Stream(context.Background(), userRequest("x"), Handler{}); err != nil {
+		t.Fatal(err)
+	}
+	h := f.requests()[0].header
+	for k, v := range map[string]string{
+		"Anthropic-Version": "2099-01-01", "Anthropic-Beta": "interleaved-thinking-2025-05-14,context-1m-2025-08-07",
+		"Authorization": "Bearer gw-token", "X-Api-Key": "sk-ant-test", "User-Agent": "kimi-run/test",
+	} {
+		if got := h.Values(k); len(got) != 1 || got[0] != v {
+			t.Errorf("header %s = %q, want %q", k, got, v)
+		}
+	}
+	// No key: no x-api-key header at all (a gateway that takes a bearer token).
+	f = newFakeMessages(t, fakeAnswer{body: message("end_turn", textBlock(0, "ok"))})
+	if _, err := f.client(func(c *Config) { c.APIKey = "" }).Stream(context.Background(), userRequest("x"), Handler{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.requests()[0].header["X-Api-Key"]; ok {
+		t.Errorf("x-api-key sent without a key")
+	}
+}
+
+// The thinking switch as each model takes it, and the completion cap.
+func TestAnthropicThinkingAndMaxTokens(t *testing.T) {
+	on, off := true, false
+	tests := []struct {
+		name      string
+		model     string
+		thinking  *bool
+		maxTokens int
+		want      map[string]any
+		effort    bool
+		sentMax   float64
+	}{
+		{name: "unset", model: "claude-sonnet-4-5", sentMax: AnthropicMaxTokens},
+		{name: "off", model: "claude-sonnet-4-5", thinking: &off, want: map[string]any{"type": "disabled"}, sentMax: AnthropicMaxTokens},
+		{name: "budget", model: "claude-opus-4-1-20250805", thinking: &on, maxTokens: 8000, want: map[string]any{"type": "enabled", "budget_tokens": 6000.0}, sentMax: 8000},
+		{name: "dated model is not 4.20", model: "claude-sonnet-4-20250514", thinking: &on, want: map[string]any{"type": "enabled", "budget_tokens": 24000.0}, sentMax: AnthropicMaxTokens},
+		{name: "adaptive", model: "claude-opus-4-6", thinking: &on, want: map[string]any{"type": "adaptive", "display": "summarized"}, effort: true, sentMax: AnthropicMaxTokens},
+		{name: "adaptive dotted", model: "anthropic/claude-sonnet-4.7", thinking: &on, want: map[string]any{"type": "adaptive", "display": "summarized"}, effort: true, sentMax: AnthropicMaxTokens},
+		{name: "too small for thinking", model: "claude-sonnet-4-5", thinking: &on, maxTokens: 1500, sentMax: 1500},
+		{name: "cap above the default", model: "claude-sonnet-4-5", maxTokens: 100000, sentMax: AnthropicMaxTokens},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeMessages(t, fakeAnswer{body: message("end_turn", textBlock(0, "ok"))})
+			c := f.client(func(c *Config) { c.Model, c.Thinking = tt.model, tt.thinking })
+			req := userRequest("x")
+			req.MaxTokens = tt.maxTokens
+			if _, err := c.Stream(context.Background(), req, Handler{}); err != nil {
+				t.Fatal(err)
+			}
+			body := f.requests()[0].body
+			got, _ := body["thinking"].(map[string]any)
+			if !reflect.DeepEqual(got, tt.want) && !(got == nil && tt.want == nil) {
+				t.Errorf("thinking = %v, want %v", body["thinking"], tt.want)
+			}
+			if _, ok := body["output_config"]; ok != tt.effort {
+				t.Errorf("output_config = %v", body["output_config"])
+			}
+			if body["max_tokens"] != tt.sentMax {
+				t.Errorf("max_tokens = %v, want %v", body["max_tokens"], tt.sentMax)
+			}
+		})
+	}
+}
+
+type fakeTool struct{ name string }
+
+func (f fakeTool) Name() string        { return f.name }
+func (f fakeTool) Description() string { return "does " + f.name }
+func (f fakeTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"x":{"type":"string"}}}`)
+}
+func (f fakeTool) Facts() tools.Facts { return tools.Facts{} }
+func (f fakeTool) Run(context.Context, json.RawMessage) (tools.Result, error) {
+	return tools.Result{}, nil
+}
+
+// The request's shape: tools with a cache breakpoint on the last, images before the text,
+// a later system message said as Kimi CLI says it, a call whose arguments were not JSON
+// sent back as {}, and no tools for a compaction summary.
+func TestAnthropicRequestShape(t *testing.T) {
+	f := newFakeMessages(t, fakeAnswer{body: message("end_turn", textBlock(0, "ok"))})
+	c := f.client(nil)
+	req := Request{
+		Tools: []tools.Tool{fakeTool{"A"}, fakeTool{"B"}},
+		Messages: []Message{
+			{Role: RoleSystem, Content: "sys"},
+			{Role: RoleUser, Content: "look", Images: []event.Image{{MIME: "image/png", Data: []byte{1, 2, 3}}}},
+			{Role: RoleAssistant, ToolCalls: []CallSpec{{ID: "toolu_x", Name: "A", Arguments: "{not json"}}},
+			{Role: RoleTool, ToolCallID: "toolu_x", Content: ""},
+			{Role: RoleSystem, Content: "a reminder"},
+		},
+	}
+	if _, err := c.Stream(context.Background(), req, Handler{}); err != nil {
+		t.Fatal(err)
+	}
+	body := f.requests()[0].body
+	got, _ := json.Marshal(map[string]any{"tools": body["tools"], "messages": body["messages"]})
+	want := `{"messages":[{"content":[{"source":{"data":"AQID","media_type":"image/png","type":"base64"},"type":"image"},{"text":"look","type":"text"}],"role":"user"},` +
+		`{"content":[{"id":"toolu_x","input":{},"name":"A","type":"tool_use"}],"role":"assistant"},` +
+		`{"content":[{"content":"(no output)","tool_use_id":"toolu_x","type":"tool_result"},{"cache_control":{"type":"ephemeral"},"text":"\u003csystem\u003ea reminder\u003c/system\u003e","type":"text"}],"role":"user"}],` +
+		`"tools":[{"description":"does A","input_schema":{"properties":{"x":{"type":"string"}},"type":"object"},"name":"A"},{"cache_control":{"type":"ephemeral"},"description":"does B","input_schema":{"properties":{"x":{"type":"string"}},"type":"object"},"name":"B"}]}`
+	if string(got) != want {
+		t.Errorf("request:\n%s\nwant\n%s", got, want)
+	}
+	req.NoTools = true
+	if _, err := c.Stream(context.Background(), req, Handler{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.requests()[1].body["tools"]; ok {
+		t.Errorf("tools sent with NoTools")
+	}
+}
+
+// A tool_use block whose input came whole at its start (no input_json_delta, as some
+// compatible servers send it) keeps that input; ids missing or repeated are made unique.
+func TestAnthropicToolInputAtStart(t *testing.T) {
+	body := message("tool_use",
+		[]string{`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"dup","name":"A","input":{"x": "1"}}}`, `{"type":"content_block_stop","index":0}`},
+		[]string{`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"dup","name":"B","input":{}}}`, `{"type":"content_block_stop","index":1}`},
+		[]string{`{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","name":"C","input":{}}}`, `{"type":"content_block_stop","index":2}`})
+	f := newFakeMessages(t, fakeAnswer{body: body})
+	reply, err := f.client(nil).Stream(context.Background(), userRequest("x"), Handler{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []CallSpec{{ID: "dup", Name: "A", Arguments: `{"x":"1"}`}, {ID: "toolu_kimi_run_1", Name: "B", Arguments: "{}"}, {ID: "toolu_kimi_run_2", Name: "C", Arguments: "{}"}}
+	if !reflect.DeepEqual(reply.ToolCalls, want) {
+		t.Errorf("calls = %+v\nwant %+v", reply.ToolCalls, want)
+	}
+}
+
+// A server that ignores stream: true and answers with the whole message is read as the
+// one-shot reply it is; an error document so sent is a provider error.
+func TestAnthropicWholeMessageReply(t *testing.T) {
+	whole := `{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[` +
+		`{"type":"thinking","thinking":"Let me look.","signature":"c2ln"},` +
+		`{"type":"text","text":"Looking."},` +
+		`{"type":"tool_use","id":"toolu_w","name":"Glob","input":{"pattern":"*.go"}}],` +
+		`"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":30,"cache_read_input_tokens":10,"output_tokens":12}}`
+	f := newFakeMessages(t, fakeAnswer{status: 200, header: map[string]string{"Content-Type": "application/json"}, body: whole})
+	var rec recorder
+	reply, err := f.client(nil).Stream(context.Background(), userRequest("x"), rec.handler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []CallSpec{{ID: "toolu_w", Name: "Glob", Arguments: `{"pattern":"*.go"}`}}
+	if reply.Text != "Looking." || rec.thinking.String() != "Let me look." || !reflect.DeepEqual(reply.ToolCalls, want) || reply.FinishReason != "tool_calls" {
+		t.Errorf("reply = %+v", reply)
+	}
+	if reply.Usage != (TokenUsage{InputTokens: 40, CachedTokens: 10, OutputTokens: 12}) {
+		t.Errorf("usage = %+v", reply.Usage)
+	}
+	f = newFakeMessages(t, fakeAnswer{status: 200, header: map[string]string{"Content-Type": "application/json"},
+		body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`})
+	_, err = f.client(nil).Stream(context.Background(), userRequest("x"), Handler{})
+	var pe *ProviderError
+	if !errors.As(err, &pe) || pe.Type != "overloaded_error" || !Retryable(err) {
+		t.Errorf("err = %v", err)
+	}
+}
