@@ -60,9 +60,10 @@ type Flags struct {
 	Bare               bool     `name:"bare" help:"A run that depends on nothing the machine or the work dir holds: no config.toml, mcp.json, hooks, skills or AGENTS.md files are read, only what the command line names (--config-file or --config, --mcp-config-file, --mcp-config, --skills-dir, --agent-file, --system-prompt, --append-system-prompt). The environment still applies."`
 	FallbackModel      []string `name:"fallback-model" placeholder:"NAME" config:"fallback_models" help:"When a model call still fails transiently after the retries (overload, 5xx, network: exit 75), try it again on model NAME, which the rest of the run then uses; repeatable or comma-separated: tried in order. NAME is a [models] entry of the config (its own provider and protocol) or a model id on the run's endpoint."`
 
-	Quiet    bool             `short:"q" help:"No progress on stderr (errors still are)."`
-	LogLevel string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn shows only warnings and errors; error only why a run failed."`
-	Version  kong.VersionFlag `short:"V" help:"Print the version and exit."`
+	Quiet     bool             `short:"q" help:"No progress on stderr (errors still are)."`
+	Heartbeat time.Duration    `name:"heartbeat" placeholder:"DURATION" default:"15s" envvar:"KIMI_RUN_HEARTBEAT" help:"Report a tool call that is still running every DURATION (0: never): a tool_progress event in stream-json, a line on stderr in text mode, so a CI job that kills silent jobs sees the run alive."`
+	LogLevel  string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn shows only warnings and errors; error only why a run failed."`
+	Version   kong.VersionFlag `short:"V" help:"Print the version and exit."`
 
 	// Shared sessions and background processes (issue 9).
 	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
