@@ -198,6 +198,8 @@ func (r *runState) model() (*fallbackModel, error) {
 			Thinking:      e.Thinking,
 			MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
 			HTTPClient:    client,
+			Project:       e.Project,
+			Location:      e.Location,
 		}
 	}
 	e := s.Endpoint
