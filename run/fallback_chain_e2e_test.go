@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -241,4 +242,53 @@ oauth = { storage = "file", key = "oauth/kimi-code" }
 			}
 		})
 	}
+}
+
+// TestFallbackAcrossProtocols: the fallback may speak another wire protocol than the run's
+// model (issue 32 #6 with issue 30's providers): a conversation begun in chat completions,
+// with a tool call and its result, goes on in each protocol kimi-run speaks.
+func TestFallbackAcrossProtocols(t *testing.T) {
+	t.Parallel()
+	eachProtocol(t, func(t *testing.T, typ string) {
+		main := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+			if len(req.MessagesOf("tool")) == 0 {
+				return scripted.ToolCalls(scripted.Call("Think", `{"thought":"x-marks-the-spot"}`))
+			}
+			return overloaded
+		})
+		spare := scripted.New(t, scripted.Text("Finished on the spare."))
+		provider := typ
+		if typ == "kimi" {
+			// A kimi provider's endpoint is KIMI_BASE_URL's when it is set, as in Kimi CLI,
+			// and the run's own model comes from there: chat completions of another provider.
+			provider = "openai_legacy"
+		}
+		home := kimiConfig(t, fmt.Sprintf(`
+[models.spare]
+provider = "other"
+model = "test-model"
+
+[providers.other]
+type = %q
+base_url = %q
+api_key = "sk-other-protocol-key-12345678"
+`, provider, spare.URL()))
+		r := kimi(t, main, invocation{env: map[string]string{"HOME": home},
+			args: []string{"--output-format", "stream-json", "--max-retries", "0", "--fallback-model", "spare", "-p", "x"}})
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		checkPaths(t, typ, spare)
+		reqs := spare.Requests()
+		if len(reqs) != 1 {
+			t.Fatalf("the spare got %d requests", len(reqs))
+		}
+		body, _ := json.Marshal(reqs[0].Body)
+		if !strings.Contains(string(body), "x-marks-the-spot") {
+			t.Errorf("the spare's request lacks the earlier tool call:\n%s", body)
+		}
+		if res := lastResult(t, r); res["final_text"] != "Finished on the spare." {
+			t.Errorf("final_text = %v", res["final_text"])
+		}
+	})
 }
