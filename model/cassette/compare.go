@@ -63,8 +63,8 @@ type wireCall struct {
 }
 
 // readWire reads a request body of any protocol kimi-run speaks as the conversation a
-// chat-completions body would carry: a Gemini body by its contents (compare_gemini.go),
-// any other as chat completions.
+// chat-completions body would carry: a Gemini body by its contents (compare_gemini.go), a
+// Responses API body by its input (compare_responses.go), any other as chat completions.
 func readWire(body []byte) (wire, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil {
@@ -72,6 +72,9 @@ func readWire(body []byte) (wire, error) {
 	}
 	if _, ok := top["contents"]; ok {
 		return geminiWire(top)
+	}
+	if _, ok := top["input"]; ok {
+		return responsesWire(top)
 	}
 	var w wire
 	err := json.Unmarshal(body, &w)
