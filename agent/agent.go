@@ -72,6 +72,9 @@ type Agent struct {
 
 	// ToolCap caps the tool calls of the run (nil: no cap); subagents share their parent's.
 	ToolCap *ToolCap
+	// Heartbeat, when positive, is how often a running tool call is reported with a
+	// tool_progress event (--heartbeat), from one Heartbeat after it started until it ends.
+	Heartbeat time.Duration
 
 	history []model.Message
 	// child sums the work of subagents, added from tool goroutines.

@@ -92,7 +92,10 @@ func (b *batch) start(ctx context.Context, r *running) {
 			<-r.twin.done
 			r.output, r.isError, r.err, r.kimi = r.twin.output, r.twin.isError, r.twin.err, r.twin.kimi
 		} else {
-			b.runOne(ctx, r)
+			meter := tools.NewOutputMeter(nil)
+			stop := b.heartbeat(r, began, meter)
+			b.runOne(tools.WithOutputMeter(ctx, meter), r)
+			stop() // no tool_progress after the call's tool_result
 		}
 		if r.err != nil {
 			return
@@ -104,6 +107,39 @@ func (b *batch) start(ctx context.Context, r *running) {
 		}
 		a.emit(ev)
 	}()
+}
+
+// heartbeat reports r with a tool_progress event every Agent.Heartbeat while it runs, with
+// the output its meter counted; stop ends the reports and returns once none can follow.
+func (b *batch) heartbeat(r *running, began time.Time, meter *tools.OutputMeter) (stop func()) {
+	a, every := b.agent, b.agent.Heartbeat
+	if every <= 0 {
+		return func() {}
+	}
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			now := time.Now()
+			bytes, last := meter.Read()
+			if last.IsZero() {
+				last = began
+			}
+			a.emit(event.ToolProgress{Step: b.step, ID: r.call.ID, Name: r.call.Name, ElapsedMS: now.Sub(began).Milliseconds(),
+				OutputBytes: bytes, SinceOutputMS: max(0, now.Sub(last).Milliseconds())})
+		}
+	}()
+	return func() {
+		close(done)
+		<-ended
+	}
 }
 
 // runOne runs a call that is not a twin and fills in its result.

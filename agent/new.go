@@ -43,6 +43,8 @@ type Config struct {
 	// 0 means no cap. A call past it does not run, and the turn ends with a
 	// *model.BudgetError of kind model.BudgetToolCalls once its step is done.
 	MaxToolCalls int
+	// Heartbeat is how often a running tool call is reported (Agent.Heartbeat); 0: never.
+	Heartbeat time.Duration
 }
 
 // Delegates are the parts of an Agent that tools call back into.
@@ -69,6 +71,7 @@ func New(cfg Config) *Agent {
 		Lifecycle:         cfg.Lifecycle,
 		Fallback:          cfg.Fallback,
 		ToolCap:           NewToolCap(cfg.MaxToolCalls),
+		Heartbeat:         cfg.Heartbeat,
 	}
 	subs := &Subagents{Parent: a}
 	d := Delegates{Subagent: subs}

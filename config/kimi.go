@@ -51,6 +51,9 @@ func checkFlagValues(f *Flags) error {
 			return Usagef("%s must not be negative", d.name)
 		}
 	}
+	if f.Heartbeat < 0 {
+		return Usagef("%s must not be negative (0 turns it off)", f.From("heartbeat"))
+	}
 	if f.MaxToolCalls < 0 {
 		return Usagef("%s must be 0 (no limit) or more, got %d", f.From("max-tool-calls"), f.MaxToolCalls)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -188,6 +189,13 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 		}
 		e.APIKey = firstSet(getenv("OPENAI_API_KEY"), prov.APIKey)
 		e.BaseURL = firstSet(baseURL, getenv("OPENAI_BASE_URL"), prov.BaseURL, DefaultOpenAIBaseURL)
+		if prov.Type == "openai_responses" && s.Flags.Thinking == nil && responsesThinks(fc, e.Model, entry.Capabilities) {
+			// As Kimi CLI asks a Responses model to think: one that always does, or one that
+			// can when default_thinking says so. Otherwise nothing is asked (a model that
+			// does not reason refuses a reasoning effort).
+			on := true
+			e.Thinking = &on
+		}
 	case "anthropic":
 		s.fromAnthropic(fc, prov, entry, baseURL)
 	default:
@@ -378,4 +386,11 @@ func RedactURL(raw string) string {
 	u.RawQuery = ""
 	u.Fragment = ""
 	return u.String()
+}
+
+// responsesThinks reports whether a Responses API model is asked to think without the
+// flag: it always thinks, or it can (the thinking capability) and default_thinking is on.
+func responsesThinks(fc *fileConfig, model string, capabilities []string) bool {
+	return alwaysThinking(model, capabilities) ||
+		(fc.DefaultThinking != nil && *fc.DefaultThinking && slices.Contains(capabilities, "thinking"))
 }

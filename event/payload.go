@@ -13,6 +13,7 @@ const (
 	TypeThinking        Type = "thinking"
 	TypeToolCall        Type = "tool_call"
 	TypeToolResult      Type = "tool_result"
+	TypeToolProgress    Type = "tool_progress"
 	TypeRetry           Type = "retry"
 	TypeUsage           Type = "usage"
 	TypeCompactionBegin Type = "compaction_begin"
@@ -39,6 +40,7 @@ var registry = []registered{
 	{Thinking{}, Telemetry},
 	{ToolCall{}, 0},
 	{ToolResult{}, 0},
+	{ToolProgress{}, KimiLines | Telemetry},
 	{Retry{}, 0},
 	{Usage{}, 0},
 	{CompactionBegin{}, KimiLines},
@@ -216,6 +218,29 @@ type ToolResult struct {
 
 // Type is "tool_result".
 func (ToolResult) Type() Type { return TypeToolResult }
+
+// ToolProgress reports a tool call that is still running, every `--heartbeat` (15 s by
+// default) after it started, until its `tool_result`: a sign of life for a CI system that
+// ends jobs silent for minutes, and a way to tell a slow command from a stuck one.
+type ToolProgress struct {
+	// The model call that asked for it.
+	Step int `json:"step" minimum:"1"`
+	// The tool call's id, as in its `tool_call`.
+	ID string `json:"id" minLength:"1"`
+	// The tool's name.
+	Name string `json:"name"`
+	// How long the call has been running, in milliseconds.
+	ElapsedMS int64 `json:"elapsed_ms" minimum:"0"`
+	// The bytes of output the call has produced so far: what a Shell command has written
+	// to stdout and stderr. Tools that answer only when they end report 0.
+	OutputBytes int64 `json:"output_bytes" minimum:"0"`
+	// Milliseconds since the call last produced output, or since it started when it has
+	// produced none.
+	SinceOutputMS int64 `json:"since_output_ms" minimum:"0"`
+}
+
+// Type is "tool_progress".
+func (ToolProgress) Type() Type { return TypeToolProgress }
 
 // KimiToolText is a tool result as Kimi CLI words it: its message and its output.
 type KimiToolText struct {

@@ -45,12 +45,10 @@ type Config struct {
 // the provider's type along, and retries, budgets, fallback, cassettes and the stall watch
 // work on any Model whose failures are this package's error types (errors.go).
 var protocols = map[string]func(Config) Model{
-	"":              chatCompletions,
-	"kimi":          chatCompletions,
-	"openai_legacy": chatCompletions,
-	// Kimi CLI's Responses API type is served by chat completions until a Responses client
-	// exists (the endpoints that offer Responses offer chat completions too).
-	"openai_responses": chatCompletions,
+	"":                 chatCompletions,
+	"kimi":             chatCompletions,
+	"openai_legacy":    chatCompletions,
+	"openai_responses": func(cfg Config) Model { return NewResponses(cfg) },
 	"anthropic":        func(cfg Config) Model { return NewAnthropic(cfg) },
 }
 

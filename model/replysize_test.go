@@ -31,23 +31,28 @@ func TestReplySizeIsCapped(t *testing.T) {
 		{name: "within the cap", reply: scripted.Reply(scripted.SayBytes(max-4096, 4096))},
 		{name: "within the cap, one line", reply: scripted.Reply(scripted.SayBytes(max-4096, max-4096))},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := scripted.New(t, tt.reply)
-			m := model.NewOpenAI(model.Config{BaseURL: srv.URL(), APIKey: "k", Model: "m", IdleTimeout: time.Minute, MaxReplyBytes: max})
-			reply, err := m.Stream(t.Context(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}, model.Handler{})
-			var tl *model.ReplyTooLargeError
-			switch {
-			case tt.cut && !errors.As(err, &tl):
-				t.Fatalf("err %v, want the reply cut", err)
-			case tt.cut && (!errors.Is(err, model.ErrIncompleteStream) || !model.Retryable(err)):
-				t.Fatalf("err %v: not retried as a broken stream", err)
-			case tt.cut && len(reply.Text)+len(reply.Reasoning) > max:
-				t.Fatalf("kept %d bytes past the cap", len(reply.Text)+len(reply.Reasoning))
-			case !tt.cut && (err != nil || len(reply.Text) != max-4096):
-				t.Fatalf("reply of %d bytes, %v", len(reply.Text), err)
-			}
-		})
+		for _, protocol := range []string{"kimi", "openai_responses"} {
+			t.Run(protocol+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
+				srv := scripted.New(t, tt.reply)
+				m, err := model.New(model.Config{Protocol: protocol, BaseURL: srv.URL(), APIKey: "k", Model: "m", IdleTimeout: time.Minute, MaxReplyBytes: max})
+				if err != nil {
+					t.Fatal(err)
+				}
+				reply, err := m.Stream(t.Context(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}, model.Handler{})
+				var tl *model.ReplyTooLargeError
+				switch {
+				case tt.cut && !errors.As(err, &tl):
+					t.Fatalf("err %v, want the reply cut", err)
+				case tt.cut && (!errors.Is(err, model.ErrIncompleteStream) || !model.Retryable(err)):
+					t.Fatalf("err %v: not retried as a broken stream", err)
+				case tt.cut && len(reply.Text)+len(reply.Reasoning) > max:
+					t.Fatalf("kept %d bytes past the cap", len(reply.Text)+len(reply.Reasoning))
+				case !tt.cut && (err != nil || len(reply.Text) != max-4096):
+					t.Fatalf("reply of %d bytes, %v", len(reply.Text), err)
+				}
+			})
+		}
 	}
 }
 

@@ -100,6 +100,9 @@ func (st *stream) size() *replyMeter { return st.x.size }
 func (st *stream) next() ([]byte, error) {
 	for {
 		line, err := st.lines.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err // what came of the line is not all of it
+		}
 		if len(line) > 0 {
 			payload, ok := dataPayload(line)
 			switch {

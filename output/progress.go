@@ -77,6 +77,8 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 		info("  " + joinNonEmpty(d.Name, sum))
 	case event.ToolResult:
 		s.toolResult(e, d, pre)
+	case event.ToolProgress:
+		info("  " + toolProgressLine(d, s.calls[d.ID]))
 	case event.Retry:
 		s.spoken(e.Parent) // the step's text starts again
 		// Retries counted as --max-retries counts them: the event's attempt is the attempt
@@ -153,6 +155,39 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 	default:
 		debug("event " + string(e.Type()))
 	}
+}
+
+// toolProgressLine is the heartbeat of a running call: what runs, for how long, and when it
+// last printed, e.g. "Shell go test ./... still running after 45s: 12.3 kB of output, the
+// last 30s ago".
+func toolProgressLine(d event.ToolProgress, c callRef) string {
+	msg := joinNonEmpty(d.Name, truncate(c.summary, resultWidth)) + " still running after " + wholeSeconds(d.ElapsedMS)
+	switch {
+	case d.OutputBytes == 0:
+		return msg + ": no output yet"
+	case d.SinceOutputMS < 1000:
+		return msg + ": " + formatBytes(d.OutputBytes) + " of output"
+	}
+	return msg + ": " + formatBytes(d.OutputBytes) + " of output, the last " + wholeSeconds(d.SinceOutputMS) + " ago"
+}
+
+// wholeSeconds writes ms rounded to the second (a heartbeat is not a measurement): 15s,
+// 1m1s.
+func wholeSeconds(ms int64) string {
+	return (time.Duration(ms) * time.Millisecond).Round(time.Second).String()
+}
+
+// formatBytes writes n bytes in the unit that reads best: 812 B, 12.3 kB, 4.5 MB.
+func formatBytes(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/1e9)
 }
 
 // wait is the delay a retry really waits, in ms.

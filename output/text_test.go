@@ -213,3 +213,38 @@ func TestTextToolOutputExcerpt(t *testing.T) {
 		t.Errorf("successful call shows output without debug:\n%s", got)
 	}
 }
+
+func TestTextToolProgress(t *testing.T) {
+	// The heartbeat of a running call: its line names the call as its tool_call line did,
+	// and says how long it has run and when it last printed.
+	at := time.Unix(0, 0)
+	args, _ := json.Marshal(map[string]string{"command": "go test ./..."})
+	tests := []struct {
+		progress event.ToolProgress
+		want     string
+	}{
+		{event.ToolProgress{ID: "c1", Name: "Shell", ElapsedMS: 15000},
+			"INF   Shell  go test ./... still running after 15s: no output yet\n"},
+		{event.ToolProgress{ID: "c1", Name: "Shell", ElapsedMS: 45000, OutputBytes: 12345, SinceOutputMS: 30000},
+			"INF   Shell  go test ./... still running after 45s: 12.3 kB of output, the last 30s ago\n"},
+		{event.ToolProgress{ID: "c1", Name: "Shell", ElapsedMS: 61000, OutputBytes: 812, SinceOutputMS: 200},
+			"INF   Shell  go test ./... still running after 1m1s: 812 B of output\n"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		s := NewText(&stdout, &stderr, TextOptions{})
+		s.Emit(event.Event{Time: at, Data: event.ToolCall{Step: 1, ID: "c1", Name: "Shell", Arguments: args}})
+		stderr.Reset()
+		s.Emit(event.Event{Time: at, Data: tt.progress})
+		if stderr.String() != tt.want {
+			t.Errorf("stderr = %q, want %q", stderr.String(), tt.want)
+		}
+	}
+	// --quiet: no heartbeat either.
+	var stdout, stderr bytes.Buffer
+	s := NewText(&stdout, &stderr, TextOptions{Quiet: true})
+	s.Emit(event.Event{Time: at, Data: tests[0].progress})
+	if stderr.Len() != 0 {
+		t.Errorf("--quiet wrote %q", stderr.String())
+	}
+}

@@ -59,6 +59,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
 		Lifecycle:    hookLifecycle{e: eng},
 		MaxToolCalls: s.Flags.MaxToolCalls,
+		Heartbeat:    s.Flags.Heartbeat,
 	})
 	if ts.err != nil {
 		return nil, ts.err

@@ -111,7 +111,8 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	s.groups.add(p)
 	copied := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(out, r)
+		// The call's meter, when it has one, counts the output for the heartbeat.
+		_, _ = io.Copy(meterOutput(ctx, out), r)
 		close(copied)
 	}()
 

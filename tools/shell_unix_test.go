@@ -196,3 +196,23 @@ func evalDir(t *testing.T, dir string) string {
 	}
 	return d
 }
+
+// TestShellCountsOutputOnTheCallsMeter: what a command writes to stdout and stderr is
+// counted on its call's meter as it arrives (the heartbeat reads it), and the order of the
+// merged output is kept.
+func TestShellCountsOutputOnTheCallsMeter(t *testing.T) {
+	var clock time.Time
+	m := NewOutputMeter(func() time.Time { clock = clock.Add(time.Second); return clock })
+	args, _ := json.Marshal(map[string]any{"command": "printf abc; printf de >&2; printf f"})
+	res, err := NewShell(Env{WorkDir: t.TempDir()}).Run(WithOutputMeter(context.Background(), m), args)
+	if err != nil || res.IsError || !strings.HasSuffix(res.Output, "\nabcdef") {
+		t.Fatalf("result %+v, err %v", res, err)
+	}
+	if n, last := m.Read(); n != 6 || last.IsZero() {
+		t.Errorf("meter counted %d bytes (last at %v), want 6", n, last)
+	}
+	// Without a meter in the context nothing is counted and nothing breaks.
+	if res, err := NewShell(Env{WorkDir: t.TempDir()}).Run(context.Background(), args); err != nil || res.IsError {
+		t.Errorf("without a meter: %+v, %v", res, err)
+	}
+}

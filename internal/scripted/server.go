@@ -53,6 +53,9 @@ type Request struct {
 // reasoning_content, ...). A Messages API request's conversation is given in the same
 // shape (anthropicMessages).
 func (r Request) Messages() []map[string]any {
+	if _, ok := r.Body["input"]; ok && r.Path == responsesPath {
+		return responsesMessages(r.Body)
+	}
 	if anthropicPath(r.Path) {
 		return anthropicMessages(r.Body)
 	}
@@ -244,10 +247,18 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 	w.WriteHeader(resp.Code())
 	rc := http.NewResponseController(w)
 	flush := func() { _ = rc.Flush() }
+	// body is where the steps write: the response writer, or for another protocol the
+	// translation of the chat-completions stream into its events.
+	var body io.Writer = w
+	var responses *responsesWriter
+	if strings.TrimPrefix(r.URL.Path, s.prefix) == responsesPath && resp.streamed() {
+		responses = newResponsesWriter(w)
+		body = responses
+	}
 	for _, st := range resp.steps {
 		switch st.kind {
 		case stepWrite:
-			if _, err := w.Write(st.data); err != nil {
+			if _, err := body.Write(st.data); err != nil {
 				return // the client went away
 			}
 			if resp.streamed() {
@@ -272,7 +283,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 			line := int64(len(": keep-alive\n\n"))
 			for left := (st.n + line - 1) / line * line; left > 0; {
 				piece := commentLine[:min(int64(len(commentLine)), left)]
-				if _, err := io.WriteString(w, piece); err != nil {
+				if _, err := io.WriteString(body, piece); err != nil {
 					return
 				}
 				left -= int64(len(piece))
@@ -280,7 +291,13 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 			flush()
 		case stepFlood:
 			for sent := int64(0); st.n < 0 || sent < st.n; sent += st.per {
-				if err := writeFlood(w, st.data, st.per); err != nil {
+				err := error(nil)
+				if responses != nil {
+					err = responses.flood(st.per)
+				} else {
+					err = writeFlood(w, st.data, st.per)
+				}
+				if err != nil {
 					return
 				}
 			}
@@ -290,7 +307,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 			}
 		case stepKeepAlive:
 			for {
-				if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				if _, err := io.WriteString(body, ": keep-alive\n\n"); err != nil {
 					return
 				}
 				flush()

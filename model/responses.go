@@ -1,0 +1,96 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+)
+
+// Responses is a Model on OpenAI's Responses API (POST {base}/responses), provider type
+// openai_responses: streamed semantic events (output items, text and argument deltas,
+// reasoning summaries, a final response with the usage), function calls and their
+// outputs as input items, reasoning items kept and sent back. Its decoder is kimi-run's
+// own (docs/design.md says why not openai-go).
+type Responses struct {
+	cfg Config
+	s   *streamer
+	ids atomic.Int64
+}
+
+// NewResponses builds the client.
+func NewResponses(cfg Config) *Responses {
+	r := &Responses{cfg: cfg, s: newStreamer(cfg)}
+	r.cfg.IdleTimeout = r.s.idle
+	return r
+}
+
+// Stream implements Model.
+func (r *Responses) Stream(ctx context.Context, req Request, h Handler) (Reply, error) {
+	body, err := r.request(req)
+	if err != nil {
+		return Reply{}, fmt.Errorf("build the request: %w", err)
+	}
+	header := http.Header{}
+	if r.cfg.APIKey != "" {
+		header.Set("Authorization", "Bearer "+r.cfg.APIKey)
+	}
+	st, err := r.s.open(ctx, endpoint(r.cfg.BaseURL, "/responses"), header, body)
+	if err != nil {
+		return Reply{}, err
+	}
+	defer st.close()
+
+	rr := newResponsesReader(h, st.size(), r.newID)
+	for !rr.finished && rr.failure == nil {
+		payload, err := st.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err == nil {
+			err = rr.add(payload)
+		}
+		if err != nil {
+			return rr.reply(false), st.fail(err)
+		}
+	}
+	if rr.failure == nil && !rr.finished {
+		if doc := st.plain(); doc != nil {
+			// A server that ignored stream:true: the whole response at once.
+			var resp responsesResponse
+			if err := json.Unmarshal(doc, &resp); err != nil {
+				return rr.reply(false), st.fail(fmt.Errorf("decode the response sent as one JSON document: %w", err))
+			}
+			if err := rr.end(&resp); err != nil {
+				return rr.reply(false), st.fail(err)
+			}
+		}
+	}
+	switch {
+	case rr.failure != nil:
+		// response.failed or an error event: the provider's own error, inside the stream.
+		return rr.reply(false), st.fail(providerError(0, rr.failure, nil))
+	case !rr.finished:
+		// The stream ended (or sent [DONE]) before the response was complete; an error
+		// document the filter found says why.
+		return rr.reply(false), st.fail(ErrIncompleteStream)
+	case rr.refused != "":
+		// A content filter, or anything but the token limit: not an answer.
+		return rr.reply(false), &FinishError{Reason: rr.refused}
+	}
+	reply := rr.reply(true)
+	if strings.TrimSpace(reply.Text) == "" && len(reply.ToolCalls) == 0 {
+		return reply, ErrEmptyReply
+	}
+	return reply, nil
+}
+
+func (r *Responses) newID() string {
+	return fmt.Sprintf("call_%d", r.ids.Add(1))
+}
+
+var _ Model = (*Responses)(nil)
