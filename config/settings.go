@@ -123,6 +123,8 @@ type Endpoint struct {
 	Thinking *bool
 	// Headers are the provider's custom headers.
 	Headers map[string]string
+	// Project and Location are Vertex AI's (config/google.go).
+	Project, Location string
 	// Generation holds the KIMI_MODEL_* sampling settings (config/modelenv.go).
 	Generation Generation
 	// Login is the stored `kimi login` of the provider, when it names one and no

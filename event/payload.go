@@ -80,6 +80,10 @@ type Init struct {
 	SessionID string `json:"session_id"`
 	// The model's name as sent to the provider.
 	Model string `json:"model"`
+	// The provider's type, as Kimi CLI's config.toml names it, which says the wire protocol
+	// the run speaks: `kimi` and `openai_legacy` (chat completions), `gemini` and
+	// `google_genai` (the Gemini API), `vertexai`, and the others kimi-run speaks.
+	Provider string `json:"provider,omitempty"`
 	// The endpoint's host[:port] only: never a path, a query or credentials.
 	BaseURLHost string `json:"base_url_host" pattern:"^[^/?#@]*$"`
 	// The directory the tools work in.

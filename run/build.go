@@ -196,6 +196,8 @@ func (r *runState) model() (*fallbackModel, error) {
 		Thinking:      e.Thinking,
 		MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
 		HTTPClient:    httpClient,
+		Project:       e.Project,
+		Location:      e.Location,
 	}, s.Flags.FallbackModel)
 }
 
