@@ -416,18 +416,23 @@ type Hook struct {
 // Type is "hook".
 func (Hook) Type() Type { return TypeHook }
 
-// ToolDenied reports a tool call refused by `--allowed-tools`/`--disallowed-tools` or by the
-// sandbox's check of a file write or FetchURL: it did not run, and its `tool_result` (an
-// error) carries the same message.
+// ToolDenied reports a tool call that was refused: by `--allowed-tools`/`--disallowed-tools`,
+// by the sandbox (its check of a file write or FetchURL, or a write a sandboxed command was
+// refused), by kimi-run's guard of files that hold secrets, or by a PreToolUse hook. It comes
+// before the call's `tool_result` (an error), which carries the same message.
 type ToolDenied struct {
 	// The tool call's id.
 	ID string `json:"id" minLength:"1"`
 	// The tool's name.
 	Name string `json:"name" minLength:"1"`
-	// The rule that refused the call: `Shell(rm *)`, a tool name, or `sandbox`; absent when
-	// no allow rule matched.
+	// What refused it: `rules` (the tool rules), `sandbox`, `guard` (a file that holds
+	// secrets) or `hook` (a PreToolUse hook).
+	Source string `json:"source" enum:"rules,sandbox,guard,hook"`
+	// The rule that refused the call: `Shell(rm *)`, a tool name, `sandbox`, `secret file`,
+	// or `PreToolUse hook: ` and the hook's command; absent when no allow rule matched.
 	Rule string `json:"rule,omitempty" minLength:"1"`
-	// Why it was refused, as the model was told.
+	// Why it was refused, as the model was told. A sandboxed command ran and was refused
+	// part of what it did: then it names what the sandbox refused.
 	Message string `json:"message"`
 }
 

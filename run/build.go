@@ -122,7 +122,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), mcpAliases(t.mcp)); t.err != nil {
 		return nil
 	}
-	ts = scrubTools(g.wrap(ts, r.emit), r.secrets)
+	ts = scrubTools(g.wrap(ts), r.secrets)
 	t.names = toolNames(ts)
 	return ts
 }
@@ -136,7 +136,7 @@ func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	}
 	kinds = withMCP(kinds, t.mcp, t.hooks)
 	for name, k := range kinds {
-		k.Tools = scrubTools(r.guard.wrap(k.Tools, r.emit), r.secrets)
+		k.Tools = scrubTools(r.guard.wrap(k.Tools), r.secrets)
 		kinds[name] = k
 	}
 	return kinds

@@ -85,16 +85,20 @@ func (r *runState) emit(p event.Payload) {
 func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
 	r.endBackground()
 	v := judge(out, err, context.Cause(ctx))
+	// What the events said: the calls by tool and the refused calls, subagents' included.
+	told := r.tally.totals()
+	v = r.failOnDenial(v, told.Denials)
 	res := event.Result{
-		Status:         "success",
-		TerminalReason: v.reason,
-		ExitCode:       int(v.code),
-		FinalText:      out.finalText,
-		Error:          v.err,
-		Steps:          st.Steps,
-		ToolCalls:      st.ToolCalls,
-		// Counted from the tool_call events, which every call has, subagents' included.
-		ToolCallsByTool: r.tally.totals().ToolCallsByTool,
+		Status:          "success",
+		TerminalReason:  v.reason,
+		ExitCode:        int(v.code),
+		FinalText:       out.finalText,
+		Error:           v.err,
+		Steps:           st.Steps,
+		ToolCalls:       st.ToolCalls,
+		ToolCallsByTool: told.ToolCallsByTool,
+		ToolDenials:     told.ToolDenials,
+		Denials:         told.Denials,
 		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
 			CacheWriteTokens: st.Usage.CacheWriteTokens,
 			CostUSD:          r.s.Budget.CostUSD(st.Usage)},
@@ -103,9 +107,6 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	}
 	if v.code == ExitOK {
 		res.StructuredOutput = out.structured
-	}
-	if r.guard != nil {
-		res.ToolDenials = int(r.guard.denials.Load())
 	}
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations
