@@ -50,7 +50,9 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		Sink:     r.sink,
 		MaxSteps: l.MaxSteps,
 		Compaction: agent.Compaction{MaxContext: e.MaxContext,
-			CapCompletion: e.KimiProvider && e.ContextKnown && e.Generation.CompletionCap >= 0,
+			// The Messages API refuses a request whose max_tokens and prompt together pass
+			// the window, so an anthropic provider's requests fit it too.
+			CapCompletion: (e.KimiProvider || e.Protocol == "anthropic") && e.ContextKnown && e.Generation.CompletionCap >= 0,
 			CompletionCap: e.Generation.CompletionCap, Reserve: l.Reserve, TriggerRatio: l.TriggerRatio},
 		Retry:        r.retryPolicy(),
 		Session:      r.session.session,
