@@ -35,6 +35,7 @@ type running struct {
 	err     error
 	kimi    *event.KimiToolText // the result in Kimi CLI's wording, when the tool gives it
 	media   []event.Image       // images or videos the result brings (ReadMediaFile)
+	denied  *event.ToolDenied   // the refusal, when something refused the call
 }
 
 // message is the call's result as the conversation holds it.
@@ -96,6 +97,9 @@ func (b *batch) start(ctx context.Context, r *running) {
 			// The same call twice in one reply runs once; both get its result.
 			<-r.twin.done
 			r.output, r.isError, r.err, r.kimi, r.media = r.twin.output, r.twin.isError, r.twin.err, r.twin.kimi, r.twin.media
+			if d := r.twin.denied; d != nil {
+				r.denied = &event.ToolDenied{ID: c.ID, Name: c.Name, Source: d.Source, Rule: d.Rule, Message: d.Message}
+			}
 		} else {
 			meter := tools.NewOutputMeter(nil)
 			stop := b.heartbeat(r, began, meter)
@@ -104,6 +108,9 @@ func (b *batch) start(ctx context.Context, r *running) {
 		}
 		if r.err != nil {
 			return
+		}
+		if r.denied != nil {
+			a.emit(*r.denied)
 		}
 		a.persist(func(s *session.File) error { return s.AppendSync(r.message()) })
 		ev := event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output, Kimi: r.kimi}
@@ -162,6 +169,13 @@ func (b *batch) runOne(ctx context.Context, r *running) {
 	}
 	r.output = tools.Cap(res.Output)
 	r.isError = res.IsError
+	if d := res.Denied; d != nil {
+		msg := d.Message
+		if msg == "" {
+			msg = r.output
+		}
+		r.denied = &event.ToolDenied{ID: r.call.ID, Name: r.call.Name, Source: d.Source, Rule: d.Rule, Message: msg}
+	}
 	if res.IsError {
 		r.output = "ERROR: " + r.output
 	}

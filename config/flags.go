@@ -57,7 +57,8 @@ type Flags struct {
 	SystemPrompt       string   `name:"system-prompt" placeholder:"TEXT|FILE" help:"Use this system prompt (the text, or the content of FILE) instead of the agent's. New sessions only."`
 	AppendSystemPrompt string   `name:"append-system-prompt" placeholder:"TEXT|FILE" help:"Add this text (or the content of FILE) after the agent's system prompt. New sessions only."`
 	Image              []string `name:"image" short:"i" sep:"none" placeholder:"FILE" help:"Attach this image (PNG, JPEG, GIF or WebP) to the prompt; repeatable. Needs a model with the image_in capability (config entry capabilities, or KIMI_MODEL_CAPABILITIES)."`
-	FallbackModel      string   `name:"fallback-model" placeholder:"NAME" help:"When a step's model call still fails transiently after the retries (overload, 5xx, network: exit 75), try the step once more on model NAME (same endpoint and key), which the rest of the run then uses."`
+	Bare               bool     `name:"bare" help:"A run that depends on nothing the machine or the work dir holds: no config.toml, mcp.json, hooks, skills or AGENTS.md files are read, only what the command line names (--config-file or --config, --mcp-config-file, --mcp-config, --skills-dir, --agent-file, --system-prompt, --append-system-prompt). The environment still applies."`
+	FallbackModel      []string `name:"fallback-model" placeholder:"NAME" config:"fallback_models" help:"When a model call still fails transiently after the retries (overload, 5xx, network: exit 75), try it again on model NAME, which the rest of the run then uses; repeatable or comma-separated: tried in order. NAME is a [models] entry of the config (its own provider and protocol) or a model id on the run's endpoint."`
 
 	Quiet     bool             `short:"q" help:"No progress on stderr (errors still are)."`
 	Heartbeat time.Duration    `name:"heartbeat" placeholder:"DURATION" default:"15s" envvar:"KIMI_RUN_HEARTBEAT" help:"Report a tool call that is still running every DURATION (0: never): a tool_progress event in stream-json, a line on stderr in text mode, so a CI job that kills silent jobs sees the run alive."`
@@ -95,6 +96,7 @@ type Flags struct {
 	DisallowedTools  []string `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
 	Sandbox          string   `group:"Guardrails for unattended runs" name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Linux Landlock: read-only (write only the run's temp dir) or workspace-write (also the work dir and --add-dir dirs)."`
 	SandboxNetwork   string   `group:"Guardrails for unattended runs" name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
+	FailOnDenial     bool     `group:"Guardrails for unattended runs" name:"fail-on-denial" envvar:"KIMI_RUN_FAIL_ON_DENIAL" help:"Exit 9 instead of 0 when a tool call was refused (tool rules, the sandbox, the guard of secret files, a hook): result.denials names each refusal and its rule."`
 
 	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).
 	Record            string  `group:"Record, replay and CI" name:"record" placeholder:"FILE" help:"Write every model exchange of the run (requests, streamed replies, timing) to the cassette FILE (JSONL), with keys and configured secrets scrubbed."`

@@ -64,7 +64,7 @@ func readMedia(ctx context.Context, env Env, in readMediaArgs) (Result, error) {
 		return Errorf("cannot read: %v", err), nil
 	}
 	if reason, ok := search.SensitiveFile(path); ok {
-		return Errorf("refusing to read %s: %s, and what is read is sent to the model provider", in.Path, reason), nil
+		return Errorf("refusing to read %s: %s, and what is read is sent to the model provider", in.Path, reason).Deny(DeniedByGuard, SecretFileRule), nil
 	}
 	f, err := infile.Open(ctx, path, infile.ToolRead)
 	var nr *infile.NotRegularError
