@@ -2,8 +2,8 @@ package run
 
 import (
 	"context"
-	"slices"
 	"net/http"
+	"slices"
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
