@@ -10,10 +10,10 @@ import (
 // resolvePlugins finds Kimi CLI's plugins in the share dir's plugins/ (what `kimi plugin
 // install` fills): their tools are offered to the agents, and the directory is searched for
 // skills after extra_skill_dirs, as Kimi CLI searches it. A plugin that cannot be used is a
-// warning, never a failed run.
+// warning, never a failed run. --bare reads none.
 func (s *Settings) resolvePlugins(ctx context.Context) {
 	share := ShareDir(s.Env)
-	if share == "" {
+	if share == "" || s.Flags.Bare { // --bare: nothing the machine holds
 		return
 	}
 	dir := filepath.Join(share, "plugins")

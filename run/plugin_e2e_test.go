@@ -134,3 +134,15 @@ func TestPluginProblemsAreWarnings(t *testing.T) {
 		t.Errorf("the plugin's config file was written: %s", b)
 	}
 }
+
+// --bare reads nothing the machine holds: no plugin either.
+func TestPluginsNotReadWithBare(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	installPlugin(t, home, "p", `{"name":"p","version":"1","tools":[{"name":"ok_tool","description":"fine","command":["echo","ok"]}]}`, map[string]string{})
+	srv := scripted.New(t, scripted.Text("ok"))
+	r := kimi(t, srv, invocation{env: map[string]string{"HOME": home}, args: []string{"--bare", "-p", "hi"}})
+	if r.code != 0 || slices.Contains(offeredTools(t, srv, 0), "ok_tool") {
+		t.Errorf("exit %d, tools %v\n%s", r.code, offeredTools(t, srv, 0), r.stderr)
+	}
+}
