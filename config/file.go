@@ -103,6 +103,9 @@ func load(f *Flags, env Env) (*fileConfig, error) {
 		return parseInlineConfig(f.Config)
 	}
 	path, explicit := f.ConfigFile, true
+	if path == "" && f.Bare {
+		return &fileConfig{}, nil // --bare reads only the file the command line names
+	}
 	if path == "" {
 		path, explicit = ShareFile(env, "config.toml"), false
 	}

@@ -69,6 +69,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	if err != nil {
 		return s, err
 	}
+	_, _, mainFound, _ := fc.model(firstSet(model, fc.DefaultModel))
 	if replaying && s.Replay.Header.Provider != "" {
 		// The recorded requests speak the recorded protocol, whatever the file says now.
 		s.Endpoint.Protocol = s.Replay.Header.Provider
@@ -79,6 +80,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 		s.resolveContext,
 		func() error { return s.resolveBudget(entry) },
 		s.checkEndpoint,
+		func() error { return s.resolveFallbacks(fc, entry, mainFound) },
 		s.resolveWorkDir,
 		func() error { return s.resolveMCP(ctx) },
 		func() error { s.mcpSecrets(); return nil },

@@ -69,6 +69,9 @@ type Settings struct {
 	Endpoint Endpoint
 	// Loop is the loop control of the agent.
 	Loop Loop
+	// Fallbacks are the models of --fallback-model (or fallback_models), in the order they
+	// are tried once the run's model keeps failing transiently.
+	Fallbacks []Fallback
 	// Budget is the run's token and cost limits and the model's prices.
 	Budget Budget
 	// Replay is the cassette of --replay, nil without one.

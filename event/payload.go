@@ -15,6 +15,7 @@ const (
 	TypeToolResult      Type = "tool_result"
 	TypeToolProgress    Type = "tool_progress"
 	TypeRetry           Type = "retry"
+	TypeModelFallback   Type = "model_fallback"
 	TypeUsage           Type = "usage"
 	TypeCompactionBegin Type = "compaction_begin"
 	TypeCompactionEnd   Type = "compaction_end"
@@ -42,6 +43,7 @@ var registry = []registered{
 	{ToolResult{}, 0},
 	{ToolProgress{}, KimiLines | Telemetry},
 	{Retry{}, 0},
+	{ModelFallback{}, Progress | KimiLines | Telemetry},
 	{Usage{}, 0},
 	{CompactionBegin{}, KimiLines},
 	{CompactionEnd{}, KimiLines | Telemetry},
@@ -81,8 +83,9 @@ type Init struct {
 	// The model's name as sent to the provider.
 	Model string `json:"model"`
 	// The provider's type, as Kimi CLI's config.toml names it, which says the wire protocol
-	// the run speaks: `kimi` and `openai_legacy` (chat completions), `gemini` and
-	// `google_genai` (the Gemini API), `vertexai`, and the others kimi-run speaks.
+	// the run speaks: `kimi` and `openai_legacy` (chat completions), `openai_responses`
+	// (OpenAI's Responses API), `anthropic` (the Messages API), `gemini` and `google_genai`
+	// (the Gemini API), `vertexai`.
 	Provider string `json:"provider,omitempty"`
 	// The endpoint's host[:port] only: never a path, a query or credentials.
 	BaseURLHost string `json:"base_url_host" pattern:"^[^/?#@]*$"`
@@ -255,8 +258,8 @@ type KimiToolText struct {
 // Retry reports a model call that failed transiently; it is written before the backoff
 // wait.
 type Retry struct {
-	// The model call that failed.
-	Step int `json:"step" minimum:"1"`
+	// The step whose model call failed; 0 for a compaction's summary.
+	Step int `json:"step" minimum:"0"`
 	// The attempt that failed, from 1.
 	Attempt int `json:"attempt" minimum:"1"`
 	// All attempts, the first included: `--max-retries` + 1.
@@ -272,6 +275,26 @@ type Retry struct {
 
 // Type is "retry".
 func (Retry) Type() Type { return TypeRetry }
+
+// ModelFallback reports that the run moved on to the next model of its `--fallback-model`
+// chain: a model call still failed transiently after its retries (overload, 5xx, network),
+// and is made again on that model, which the rest of the run uses. A `warning` says the
+// same for people.
+type ModelFallback struct {
+	// The step whose model call failed; 0 for a compaction's summary.
+	Step int `json:"step" minimum:"0"`
+	// The model that kept failing (its model id).
+	From string `json:"from" minLength:"1"`
+	// The fallback model now used, as `--fallback-model` named it (a config model or a model id).
+	To string `json:"to" minLength:"1"`
+	// The provider type of the fallback model (`kimi`, `openai_legacy`, `anthropic`, …); absent for an endpoint from the environment.
+	Provider string `json:"provider,omitempty" minLength:"1"`
+	// Why the last attempt on the failing model failed, in one line.
+	Error string `json:"error"`
+}
+
+// Type is "model_fallback".
+func (ModelFallback) Type() Type { return TypeModelFallback }
 
 // Usage reports token usage after each model call, once its reply has fully streamed: every
 // `tool_call` of the step comes before it.

@@ -113,7 +113,7 @@ func (g *Gemini) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 	}
 	defer st.close()
 	rr := newGeminiReader(h, st.size(), g.newID)
-	for rr.errDoc == nil { // an error object ends the reply (result reports it)
+	for rr.errDoc == nil { // an error object before the finish ends the reply (result says so)
 		data, err := st.next()
 		if errors.Is(err, io.EOF) {
 			break

@@ -55,7 +55,9 @@ func (r *geminiReader) add(line []byte) error {
 		return fmt.Errorf("decode stream chunk: %w", err)
 	}
 	if len(c.Error) > 0 && !bytes.Equal(bytes.TrimSpace(c.Error), []byte("null")) {
-		r.errDoc = line
+		if r.finish == "" {
+			r.errDoc = line // after the finish, the reply is whole: an error then is noise
+		}
 		return nil
 	}
 	if u := c.UsageMetadata; u != nil {

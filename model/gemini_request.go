@@ -142,24 +142,87 @@ func functionResponse(m Message, names map[string]string) geminiPart {
 	return geminiPart{FunctionResponse: &geminiFuncResponse{ID: m.ToolCallID, Name: name, Response: out}}
 }
 
-// geminiSchema is a tool's JSON Schema for parametersJsonSchema, without the keywords that
-// only say which schema it is ($schema, $id), which Gemini does not take.
+// geminiSchema is a tool's JSON Schema for parametersJsonSchema, as Kimi CLI sanitises
+// it: without the keywords that only name or annotate the schema ($schema, $id, $comment),
+// and with local references ($ref to #/$defs/… or #/definitions/…) written out in place,
+// so that Gemini gets a self-contained schema. A schema whose references are recursive,
+// or that does not parse, is sent as it is.
 func geminiSchema(schema []byte) json.RawMessage {
 	if len(schema) == 0 {
 		return nil
 	}
-	if !strings.Contains(string(schema), `"$schema"`) && !strings.Contains(string(schema), `"$id"`) {
+	text := string(schema)
+	if !strings.Contains(text, `"$schema"`) && !strings.Contains(text, `"$id"`) && !strings.Contains(text, `"$comment"`) && !strings.Contains(text, `"$ref"`) {
 		return json.RawMessage(schema)
 	}
-	var doc map[string]json.RawMessage
+	var doc map[string]any
 	if json.Unmarshal(schema, &doc) != nil {
 		return json.RawMessage(schema)
 	}
-	delete(doc, "$schema")
-	delete(doc, "$id")
-	b, err := json.Marshal(doc)
+	defs := map[string]any{}
+	for _, key := range []string{"$defs", "definitions"} {
+		if d, ok := doc[key].(map[string]any); ok {
+			for name, v := range d {
+				defs["#/"+key+"/"+name] = v
+			}
+		}
+	}
+	out, ok := inlineRefs(doc, defs, 0)
+	if !ok {
+		out = doc
+	}
+	m := out.(map[string]any)
+	for _, k := range []string{"$schema", "$id", "$comment"} {
+		delete(m, k)
+	}
+	if ok {
+		delete(m, "$defs")
+		delete(m, "definitions")
+	}
+	b, err := json.Marshal(m)
 	if err != nil {
 		return json.RawMessage(schema)
 	}
 	return b
+}
+
+// inlineRefs returns v with every local $ref replaced by a copy of what it names; ok is
+// false when a reference is unknown or the nesting passes 32 (a recursive schema).
+func inlineRefs(v any, defs map[string]any, depth int) (any, bool) {
+	if depth > 32 {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, isRef := x["$ref"].(string); isRef {
+			target, known := defs[ref]
+			if !known {
+				return nil, false
+			}
+			return inlineRefs(target, defs, depth+1)
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if k == "$comment" {
+				continue
+			}
+			r, ok := inlineRefs(e, defs, depth+1)
+			if !ok {
+				return nil, false
+			}
+			out[k] = r
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			r, ok := inlineRefs(e, defs, depth+1)
+			if !ok {
+				return nil, false
+			}
+			out[i] = r
+		}
+		return out, true
+	}
+	return v, true
 }

@@ -92,9 +92,33 @@ func TestAnthropicConfigRuns(t *testing.T) {
 	if len(results) != 1 || results[0]["tool_call_id"] != "toolu_read" || !strings.Contains(results[0]["content"].(string), "the answer is 42") {
 		t.Errorf("tool results sent back = %v", results)
 	}
+	// max_tokens: the client's 32,000, which the 200,000-token window leaves room for.
+	if reqs[0].Body["max_tokens"] != 32000.0 {
+		t.Errorf("max_tokens = %v", reqs[0].Body["max_tokens"])
+	}
 	// The default thinking switch of a Kimi config is off, said the Messages API's way.
 	if th, _ := reqs[0].Body["thinking"].(map[string]any); th["type"] != "disabled" {
 		t.Errorf("thinking = %v", reqs[0].Body["thinking"])
+	}
+}
+
+// A small window: max_tokens asks for no more than the room the prompt leaves in it, as the
+// Messages API refuses a request whose prompt and max_tokens pass the window.
+func TestAnthropicMaxTokensFitTheWindow(t *testing.T) {
+	t.Parallel()
+	srv := scripted.New(t, scripted.Text("ok"))
+	env := anthropicEnv(t, srv.URL(), "", "")
+	home := env["HOME"]
+	cfg := filepath.Join(home, ".kimi", "config.toml")
+	text, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(text), "max_context_size = 200000", "max_context_size = 16000", 1)), 0o600)
+	r := kimi(t, nil, invocation{env: env, args: []string{"-p", "hi"}})
+	if r.code != 0 {
+		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
+	}
+	mt, _ := srv.Requests()[0].Body["max_tokens"].(float64)
+	if mt <= 0 || mt >= 16000-1024 {
+		t.Errorf("max_tokens = %v, want what 16,000 tokens leave after the prompt", mt)
 	}
 }
 

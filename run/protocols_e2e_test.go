@@ -17,7 +17,7 @@ import (
 // Kimi config.toml whose provider has that type, against the scripted server, which speaks
 // the protocol a request's path asks for (internal/scripted: the same script, rendered in
 // each protocol's stream shape). A protocol joins by a row here.
-var wireProtocols = []string{"kimi", "gemini", "anthropic"}
+var wireProtocols = []string{"kimi", "gemini", "anthropic", "openai_responses"}
 
 // protocolEnv is the environment of a run whose default model "m" (model id test-model)
 // is served by srv through a provider of type typ; modelKeys are added to the model's
@@ -65,7 +65,7 @@ func runProto(t *testing.T, typ string, srv *scripted.Server, modelKeys string, 
 }
 
 // protocolPaths are the request paths (suffixes) of each protocol.
-var protocolPaths = map[string]string{"kimi": "/v1/chat/completions", "gemini": "/v1/models/test-model:streamGenerateContent", "anthropic": "/v1/messages"}
+var protocolPaths = map[string]string{"kimi": "/v1/chat/completions", "gemini": "/v1/models/test-model:streamGenerateContent", "anthropic": "/v1/messages", "openai_responses": "/v1/responses"}
 
 func checkPaths(t *testing.T, typ string, srv *scripted.Server) {
 	t.Helper()

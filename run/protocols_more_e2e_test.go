@@ -185,7 +185,7 @@ func TestProtocolFallbackModel(t *testing.T) {
 // (gen_ai.provider.name), and the token counts are the provider's.
 func TestProtocolTelemetry(t *testing.T) {
 	t.Parallel()
-	names := map[string]string{"kimi": "moonshot_ai", "gemini": "gcp.gemini", "anthropic": "anthropic"}
+	names := map[string]string{"kimi": "moonshot_ai", "gemini": "gcp.gemini", "anthropic": "anthropic", "openai_responses": "openai"}
 	eachProtocol(t, func(t *testing.T, typ string) {
 		srv := scripted.New(t, scripted.Reply(scripted.Say("Hi."), scripted.Usage(70, 5, 20)))
 		rcv := otlptest.New(t)

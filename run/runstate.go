@@ -9,6 +9,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
 	"github.com/kimi-run/kimi-run/tools"
@@ -60,6 +61,8 @@ type runState struct {
 	scrub      func(string) string
 	// saveErr reports the agent's first failure to write the session.
 	saveErr func() error
+	// models is the model with its fallback chain, once built.
+	models *fallbackModel
 }
 
 // resources are what a run opened, closed once when it ends, the last opened first.
@@ -74,6 +77,15 @@ func (res *resources) close() {
 		res.closers[i]()
 	}
 	res.closers = nil
+}
+
+// cost is the run's cost in US dollars, nil when a model that answered has no known
+// prices: at the run's prices, or each model's at its own once a fallback answered.
+func (r *runState) cost(u model.TokenUsage) *float64 {
+	if r.models != nil && r.models.switched() {
+		return r.models.cost()
+	}
+	return r.s.Budget.CostUSD(u)
 }
 
 // warn emits a warning event.
@@ -103,7 +115,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		Denials:         told.Denials,
 		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
 			CacheWriteTokens: st.Usage.CacheWriteTokens,
-			CostUSD:          r.s.Budget.CostUSD(st.Usage)},
+			CostUSD:          r.cost(st.Usage)},
 		DurationMS: time.Since(r.started).Milliseconds(),
 		SessionID:  r.sessionID,
 	}
