@@ -681,3 +681,14 @@ func TestAnthropicWholeMessageReply(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A web page where the API should be (a base URL pointing at a console) is said so, once,
+// not retried as a cut stream.
+func TestAnthropicWebPage(t *testing.T) {
+	f := newFakeMessages(t, fakeAnswer{status: 200, header: map[string]string{"Content-Type": "text/html; charset=utf-8"}, body: "<html><body>Console</body></html>"})
+	_, err := f.client(nil).Stream(context.Background(), userRequest("x"), Handler{})
+	var ee *EndpointError
+	if !errors.As(err, &ee) || Retryable(err) || !strings.HasSuffix(ee.URL, "/v1/messages") {
+		t.Fatalf("err = %v (%T)", err, err)
+	}
+}
