@@ -263,3 +263,42 @@ func TestReplayAnthropicRedactedAndCached(t *testing.T) {
 		t.Errorf("cost = %v, want %v", got, want)
 	}
 }
+
+// A resumed session sends a Claude turn back as it came: the thinking block with its
+// signature, restored from the session file, then the call and its result.
+func TestAnthropicThinkingSurvivesResume(t *testing.T) {
+	t.Parallel()
+	work, sessions := t.TempDir(), t.TempDir()
+	srv := scripted.New(t,
+		scripted.Reply(scripted.Think("I will list the files."), scripted.CallID("toolu_ls", "Shell", `{"command":"ls"}`)),
+		scripted.Text("Listed."),
+		scripted.Text("Still listed."))
+	env := anthropicEnv(t, srv.URL(), "default_thinking = true", "")
+	r := kimi(t, nil, invocation{dir: work, env: env, args: sessionArgs(sessions, "--session", "claude-s", "-p", "list the files")})
+	if r.code != 0 {
+		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
+	}
+	r = kimi(t, nil, invocation{dir: work, env: env, args: sessionArgs(sessions, "--session", "claude-s", "-p", "and again?")})
+	if r.code != 0 {
+		t.Fatalf("resumed: exit = %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	asst := reqs[2].MessagesOf("assistant")
+	if len(asst) != 2 {
+		t.Fatalf("assistant turns sent on resume = %v", asst)
+	}
+	blocks := asst[0]["blocks"].([]any)
+	first := blocks[0].(map[string]any)
+	if first["type"] != "thinking" || first["thinking"] != "I will list the files." || first["signature"] != scripted.ThinkingSignature("I will list the files.") {
+		t.Errorf("first block sent back after the resume = %v", first)
+	}
+	if last := blocks[len(blocks)-1].(map[string]any); last["type"] != "tool_use" || last["id"] != "toolu_ls" {
+		t.Errorf("last block = %v", last)
+	}
+	if tools := reqs[2].MessagesOf("tool"); len(tools) != 1 || tools[0]["tool_call_id"] != "toolu_ls" {
+		t.Errorf("tool results = %v", tools)
+	}
+}
