@@ -85,8 +85,9 @@ type Init struct {
 	// The model's name as sent to the provider.
 	Model string `json:"model"`
 	// The provider's type, as Kimi CLI's config.toml names it, which says the wire protocol
-	// the run speaks: `kimi` and `openai_legacy` (chat completions), `gemini` and
-	// `google_genai` (the Gemini API), `vertexai`, and the others kimi-run speaks.
+	// the run speaks: `kimi` and `openai_legacy` (chat completions), `openai_responses`
+	// (OpenAI's Responses API), `anthropic` (the Messages API), `gemini` and `google_genai`
+	// (the Gemini API), `vertexai`.
 	Provider string `json:"provider,omitempty"`
 	// The endpoint's host[:port] only: never a path, a query or credentials.
 	BaseURLHost string `json:"base_url_host" pattern:"^[^/?#@]*$"`

@@ -74,15 +74,15 @@ func knownFinish(r string) bool {
 }
 
 // EndpointError is a successful answer that is not an event stream or JSON at all but a web
-// page: the base URL points at a website or a dashboard, not the chat-completions API. No
-// retry can fix that.
+// page: the base URL points at a website or a dashboard, not the model's API. No retry can
+// fix that.
 type EndpointError struct {
 	// URL is the request URL without its query; ContentType is what came back.
 	URL, ContentType string
 }
 
 func (e *EndpointError) Error() string {
-	return fmt.Sprintf("the base URL looks wrong: %s answered HTTP 200 with %s (a web page, not the chat-completions API); set the API's base URL, which usually ends in /v1",
+	return fmt.Sprintf("the base URL looks wrong: %s answered HTTP 200 with %s (a web page, not the model's API); set the API's base URL (an OpenAI-compatible one usually ends in /v1)",
 		e.URL, e.ContentType)
 }
 

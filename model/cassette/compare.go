@@ -64,7 +64,9 @@ type wireCall struct {
 
 // readWire reads a request body of any protocol kimi-run speaks as the conversation a
 // chat-completions body would carry: a Gemini body by its contents (compare_gemini.go), a
-// Responses API body by its input (compare_responses.go), any other as chat completions.
+// Responses API body by its input (compare_responses.go), a Messages API body by its
+// top-level system or its max_tokens beside messages (compare_anthropic.go; chat
+// completions have neither), any other as chat completions.
 func readWire(body []byte) (wire, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(body, &top); err != nil {
@@ -75,6 +77,11 @@ func readWire(body []byte) (wire, error) {
 	}
 	if _, ok := top["input"]; ok {
 		return responsesWire(top)
+	}
+	_, system := top["system"]
+	_, maxTokens := top["max_tokens"]
+	if _, ok := top["messages"]; ok && (system || maxTokens) {
+		return anthropicWire(top)
 	}
 	var w wire
 	err := json.Unmarshal(body, &w)
