@@ -14,6 +14,7 @@ type anthropicUsage struct {
 	Iterations []anthropicUsage `json:"iterations"`
 }
 
+// merge takes the counts o carries; those it lacks keep their value.
 func (u *anthropicUsage) merge(o *anthropicUsage) {
 	if o == nil {
 		return
