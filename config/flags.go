@@ -42,6 +42,10 @@ type Flags struct {
 	Continue   bool   `short:"C" help:"Resume the last session of this work dir that exited 0."`
 	NoSession  bool   `name:"no-session" help:"Write no session file."`
 	SessionDir string `name:"session-dir" placeholder:"DIR" help:"Keep sessions in DIR (default: a folder per work dir under $XDG_STATE_HOME or ~/.local/state/kimi-run)."`
+	// Fork and rewind (issue 32 #4).
+	ForkSession string `name:"fork-session" placeholder:"ID" help:"Start a new session with a copy of session ID's conversation, and run the prompt in it; ID is left as it is (a run using it makes this wait or fail as --session would). --session NAME names the copy (it must not exist yet)."`
+	Rewind      *int   `name:"rewind" placeholder:"CHECKPOINT" help:"Continue the session (--session, --continue or --fork-session) from its checkpoint CHECKPOINT (--show-session lists them): what came after is dropped from the conversation and kept in a backup file beside it."`
+	RewindFiles bool   `name:"rewind-files" help:"With --rewind, also put back the files WriteFile and StrReplaceFile changed since that checkpoint (what commands changed is not known); what they held before is kept in the session folder."`
 	// Session housekeeping (issue 21 #13): modes that print and run nothing.
 	ListSessions bool   `name:"list-sessions" help:"List the sessions of the work dir, newest first (id, start, outcome, first prompt line), and exit; NDJSON with --output-format stream-json."`
 	ShowSession  string `name:"show-session" placeholder:"ID" help:"Print session ID's conversation and exit; NDJSON with --output-format stream-json."`
@@ -104,6 +108,7 @@ type Flags struct {
 	ReplayMode        string  `group:"Record, replay and CI" name:"replay-mode" enum:"strict,exact,lenient" default:"strict" help:"strict: a request that differs from the recording (tool output aside), or a run that does not use all of it, fails (exit 1). exact: tool output is compared too. lenient: answer in recorded order whatever is asked."`
 	ReplaySpeed       float64 `group:"Record, replay and CI" name:"replay-speed" default:"1" placeholder:"X" help:"Play the recorded timing (chunks, pauses, retry waits) X times faster; 0 waits for nothing."`
 	OutputLastMessage string  `group:"Record, replay and CI" name:"output-last-message" short:"o" placeholder:"FILE" help:"Also write the final answer to FILE (atomically), whatever the output format. Written on failure too, with the model's last text or empty: check the exit code."`
+	FilesChanged      string  `group:"Record, replay and CI" name:"files-changed" enum:"git,tools" default:"git" envvar:"KIMI_RUN_FILES_CHANGED" help:"How result.files_changed sees what commands change: git (compare the work dirs' git state before the first command and at the end: about two git status runs) or tools (never run git: only the file tools' writes are listed)."`
 	PrintSchema       bool    `group:"Record, replay and CI" name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
 
 	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run

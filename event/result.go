@@ -37,6 +37,17 @@ type Result struct {
 	// How many tool calls were refused (the `tool_denied` events, subagents' included): by
 	// the tool rules, the sandbox, the guard of secret files or a hook; absent when none.
 	ToolDenials int `json:"tool_denials,omitempty" minimum:"0"`
+	// Every file the run created, modified or deleted under its work dirs (the work dir and
+	// the `--add-dir` dirs), sorted by path; absent when none. The file tools' writes are
+	// always seen; what commands and MCP servers change is seen in work dirs inside a git
+	// repository (files git ignores left out), by comparing the files before the first such
+	// call with the files at the end.
+	FilesChanged []FileChange `json:"files_changed,omitempty"`
+	// The work dirs where commands or MCP servers ran but what they changed cannot be seen
+	// (not in a git repository, git failed there, or `--files-changed tools`): there
+	// `files_changed` holds only what the file tools changed. `.` is the work dir, an
+	// `--add-dir` dir is absolute. Absent when every change could be seen.
+	FilesUnseen []string `json:"files_unseen,omitempty" minLength:"1"`
 	// Each refused tool call and the rule behind it, in the order they happened; absent
 	// when none. With `--fail-on-denial`, a run that would have exited 0 exits 9 when this
 	// list is not empty.
@@ -82,6 +93,22 @@ type ErrorInfo struct {
 	HTTPStatus int `json:"http_status,omitempty" minimum:"100" maximum:"599"`
 	// Whether the same run may succeed when tried again later (a transient failure).
 	Retryable bool `json:"retryable"`
+}
+
+// FileChange is one file in `files_changed`.
+type FileChange struct {
+	// The file's path: relative to the work dir (with `/`) when it is inside it, else
+	// absolute.
+	Path string `json:"path" minLength:"1"`
+	// `created`, `modified` or `deleted`, between the start of the run and its end.
+	Change string `json:"change" enum:"created,modified,deleted"`
+	// Lines added, as a unified diff counts them (git's `--numstat`); 0 when `binary`.
+	LinesAdded int `json:"lines_added" minimum:"0"`
+	// Lines removed, counted the same way; 0 when `binary`.
+	LinesRemoved int `json:"lines_removed" minimum:"0"`
+	// Present, and true, when the lines were not counted: a binary file (a NUL byte near
+	// its start), or one larger than 8 MiB that only a file tool wrote.
+	Binary bool `json:"binary,omitempty"`
 }
 
 // Denial is one refused tool call in the result, as its `tool_denied` event said it.

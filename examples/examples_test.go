@@ -324,7 +324,7 @@ func loadAction(t *testing.T) action {
 
 func TestGitHubWorkflows(t *testing.T) {
 	a := loadAction(t)
-	for _, f := range []string{"github/review.yml", "github/fleet.yml", "../.github/workflows/ci.yml"} {
+	for _, f := range []string{"github/review.yml", "github/fleet.yml", "github/nightly-fix.yml", "../.github/workflows/ci.yml"} {
 		var w workflow
 		decode(t, f, &w)
 		used := false

@@ -42,6 +42,9 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		return nil, err
 	}
 	r.models = model
+	// What the run changes under its work dirs; kimi-run's own files there are not its work.
+	r.changes = newChanges(s.WorkDir, in.ws.addDirs, []string{r.session.root, r.answerFile, s.Flags.Record, r.guard.sandbox.tempDir},
+		gitRunner{launch: r.launch, off: s.Flags.FilesChanged == "tools"}, r.warn)
 	ts := &agentTools{r: r, env: r.toolEnv(in), ws: in.ws, servers: servers, hooks: eng}
 	e, l := s.Endpoint, s.Loop
 	a := agent.New(agent.Config{
@@ -125,7 +128,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), mcpAliases(t.mcp)); t.err != nil {
 		return nil
 	}
-	ts = scrubTools(g.wrap(ts), r.secrets)
+	ts = r.changes.wrap(scrubTools(g.wrap(ts), r.secrets))
 	t.names = toolNames(ts)
 	return ts
 }
@@ -139,7 +142,7 @@ func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	}
 	kinds = withMCP(kinds, t.mcp, t.hooks)
 	for name, k := range kinds {
-		k.Tools = scrubTools(r.guard.wrap(k.Tools), r.secrets)
+		k.Tools = r.changes.wrap(scrubTools(r.guard.wrap(k.Tools), r.secrets))
 		kinds[name] = k
 	}
 	return kinds
@@ -156,6 +159,7 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		Ripgrep:       g.sandbox.ripgrep(r.s.Env.Getenv("PATH")),
 		Launcher:      r.launch,
 		WriteDirs:     g.sandbox.writeDirs(),
+		Changes:       r.session.changes(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {

@@ -52,6 +52,8 @@ type runState struct {
 	// launch starts every child of the run (internal/launch).
 	launch *launch.Launcher
 	guard  *guard
+	// changes finds the files the run changed, for result.files_changed; nil until build.
+	changes *changes
 	// answerFile is --output-last-message, "" once it has proved unwritable; scrub cleans
 	// what is written there. With --json-schema it gets what stdout gets: the matching
 	// JSON or nothing.
@@ -120,6 +122,9 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	if v.code == ExitOK {
 		res.StructuredOutput = out.structured
 	}
+	if r.changes != nil {
+		res.FilesChanged, res.FilesUnseen = r.changes.collect(afterRun(ctx))
+	}
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations
 		res.LastChoice = out.flowResult.LastChoice
@@ -147,6 +152,11 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		if r.s.Output.NDJSON() {
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
+		}
+	}
+	if j := r.session.journal; j != nil {
+		if err := j.Err(); err != nil {
+			r.emit(event.Warning{Message: fmt.Sprintf("session %s: %v; a later --rewind-files cannot put back every file this run changed", r.sessionID, err)})
 		}
 	}
 	if r.hooks != nil {
