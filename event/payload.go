@@ -51,6 +51,9 @@ var registry = []registered{
 	{Answer{}, Telemetry},
 	{Hook{}, Telemetry},
 	{ToolDenied{}, KimiLines},
+	{TaskStarted{}, KimiLines | Telemetry},
+	{TaskOutput{}, Progress | KimiLines | Telemetry},
+	{TaskEnded{}, Telemetry},
 	{Result{}, 0},
 }
 

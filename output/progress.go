@@ -138,6 +138,15 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 		for _, it := range d.Items {
 			info("  " + tools.TodoMark(it.Status) + " " + oneLine(it.Title, callWidth))
 		}
+	case event.TaskStarted:
+		info(fmt.Sprintf("  background task %s started: %s", d.TaskID, errorLine(d.Description, errorWidth)))
+	case event.TaskEnded:
+		line := fmt.Sprintf("  background task %s %s", d.TaskID, taskEnding(d))
+		if d.Status == "completed" {
+			info(line)
+		} else {
+			warn(line)
+		}
 	case event.Warning:
 		warn(errorLine(d.Message, errorWidth))
 	case event.Hook:
@@ -155,6 +164,22 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 	default:
 		debug("event " + string(e.Type()))
 	}
+}
+
+// taskEnding says how a background task ended, e.g. "completed after 3s (exit 0)".
+func taskEnding(d event.TaskEnded) string {
+	msg := d.TerminalReason
+	if d.TerminalReason == "timed_out" {
+		msg = "timed out"
+	}
+	msg += " after " + wholeSeconds(d.DurationMS)
+	if d.ExitCode != nil {
+		msg += fmt.Sprintf(" (exit %d)", *d.ExitCode)
+	}
+	if d.Reason != "" && d.Status != "completed" {
+		msg += ": " + errorLine(d.Reason, errorWidth)
+	}
+	return msg
 }
 
 // toolProgressLine is the heartbeat of a running call: what runs, for how long, and when it
