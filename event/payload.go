@@ -52,7 +52,7 @@ var registry = []registered{
 	{Hook{}, Telemetry},
 	{ToolDenied{}, KimiLines},
 	{TaskStarted{}, KimiLines | Telemetry},
-	{TaskOutput{}, Progress | KimiLines | Telemetry},
+	{TaskOutput{}, KimiLines | Telemetry},
 	{TaskEnded{}, Telemetry},
 	{Result{}, 0},
 }

@@ -140,6 +140,14 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 		}
 	case event.TaskStarted:
 		info(fmt.Sprintf("  background task %s started: %s", d.TaskID, errorLine(d.Description, errorWidth)))
+	case event.TaskOutput:
+		// What a task prints is its own business; debug shows it, a line at a time.
+		for _, l := range strings.Split(strings.TrimRight(d.Text, "\n"), "\n") {
+			if d.Truncated {
+				l = "(the rest is only in its output file)"
+			}
+			debug(fmt.Sprintf("  %s | %s", d.TaskID, errorLine(l, errorWidth)))
+		}
 	case event.TaskEnded:
 		line := fmt.Sprintf("  background task %s %s", d.TaskID, taskEnding(d))
 		if d.Status == "completed" {

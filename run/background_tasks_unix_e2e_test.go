@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -447,4 +448,136 @@ func TestBackgroundKeepAliveOnExit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKilledWithABackgroundTaskDoesNotStartItAgain: exactly once (docs/design.md, issue 25
+// #1) holds for background tasks. A run is killed (SIGKILL) after its Shell call started a
+// task; the task dies with it (the launcher ends the run's tree); the resumed run does not
+// start it again (the call has its result), lists it as lost, and tells the model so before
+// its first step.
+func TestKilledWithABackgroundTaskDoesNotStartItAgain(t *testing.T) {
+	t.Parallel()
+	work, sessions := t.TempDir(), t.TempDir()
+	srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+		switch replies(req) {
+		case 0:
+			return scripted.ToolCalls(scripted.CallID("call_bg", "Shell", callArgs(t, map[string]any{
+				"command": "echo started >> starts.txt; exec sleep 600", "run_in_background": true, "description": "server"})))
+		case 1:
+			return scripted.ToolCalls(scripted.CallID("call_fg", "Shell", `{"command":"sleep 60"}`))
+		}
+		return scripted.Text("resumed")
+	})
+	args := []string{"--session-dir", sessions, "--session", "job-bg", "--output-format", "stream-json", "-p", "start the server"}
+	started := func() bool {
+		b, _ := os.ReadFile(filepath.Join(work, "starts.txt"))
+		return len(b) > 0
+	}
+	first := kimi(t, srv, invocation{dir: work, args: args, signal: syscall.SIGKILL, signalAfter: 2, signalOn: "tool_call", ready: started})
+	if first.code == 0 {
+		t.Fatalf("the first run was not stopped\n%s", first.stderr)
+	}
+	firstPIDs := taskPIDs(events(t, first.stdout))
+	if len(firstPIDs) != 1 {
+		t.Fatalf("the first run started %d tasks", len(firstPIDs))
+	}
+	testkit.WaitGone(t, firstPIDs[0]) // ended with the run that started it
+
+	retry := kimi(t, srv, invocation{dir: work, args: args})
+	res := lastResult(t, retry)
+	if retry.code != 0 || res["final_text"] != "resumed" {
+		t.Fatalf("retry exit %d\n%s", retry.code, retry.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "starts.txt")); string(b) != "started\n" {
+		t.Errorf("the task started %q times over the two runs, want once", b)
+	}
+	evs := events(t, retry.stdout)
+	if n := len(testkit.OfType(evs, "task_started")); n != 0 {
+		t.Errorf("the resumed run started %d tasks", n)
+	}
+	ended := testkit.OfType(evs, "task_ended")
+	if len(ended) != 1 || ended[0]["status"] != "lost" || !strings.Contains(ended[0]["reason"].(string), "ended first") {
+		t.Fatalf("the resumed run's task_ended = %v", ended)
+	}
+	last := srv.Requests()[len(srv.Requests())-1]
+	if got := strings.Join(userTexts(last), "\n"); !strings.Contains(got, `type="task.lost"`) {
+		t.Errorf("the resumed model was not told the task was lost:\n%s", got)
+	}
+	if _, ok := res["background_tasks"]; ok {
+		t.Errorf("the resumed run lists tasks it did not start: %v", res["background_tasks"])
+	}
+}
+
+// TestBackgroundTasksAreTheMainAgents: a subagent gets no task tools and its Shell refuses
+// run_in_background (Kimi CLI: "Background tasks can only be managed by the root agent").
+func TestBackgroundTasksAreTheMainAgents(t *testing.T) {
+	t.Parallel()
+	srv := scripted.New(t,
+		scripted.ToolCalls(scripted.Call("Agent", `{"description":"helper","prompt":"start a server"}`)),
+		scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{"command": "sleep 600", "run_in_background": true, "description": "server"}))),
+		scripted.Text("I could not."),
+		scripted.Text("done"))
+	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "-p", "delegate"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if got := lastToolText(reqs[2]); !strings.Contains(got, "only the main agent can start background tasks") {
+		t.Errorf("the subagent's Shell answered %q", got)
+	}
+	if strings.Contains(string(reqs[1].Raw), `"TaskList"`) {
+		t.Error("the subagent was offered TaskList")
+	}
+	if n := len(testkit.OfType(events(t, r.stdout), "task_started")); n != 0 {
+		t.Errorf("%d tasks started", n)
+	}
+}
+
+// TestBackgroundConfigKeys: the [background] keys are held to Kimi CLI's bounds (exit 2
+// before any model call), the keys of Kimi's worker processes are named in a warning, and
+// max_running_tasks refuses a task past it.
+func TestBackgroundConfigKeys(t *testing.T) {
+	t.Parallel()
+	t.Run("out of bounds", func(t *testing.T) {
+		t.Parallel()
+		for key, bad := range map[string]int{"max_running_tasks": 0, "read_max_bytes": 100, "agent_task_timeout_s": 59, "print_wait_ceiling_s": 0, "kill_grace_period_ms": 99} {
+			r := kimi(t, nil, invocation{args: []string{"-p", "x", "--config", `{"background": {"` + key + `": ` + strconv.Itoa(bad) + `}}`}})
+			if r.code != 2 || !strings.Contains(r.stderr, "background."+key+" must be at least") {
+				t.Errorf("%s = %d: exit %d\n%s", key, bad, r.code, r.stderr)
+			}
+		}
+	})
+	t.Run("worker keys", func(t *testing.T) {
+		t.Parallel()
+		srv := scripted.New(t, scripted.Text("ok"))
+		r := kimi(t, srv, invocation{args: []string{"-p", "x", "--config", `{"background": {"worker_stale_after_ms": 5000, "wait_poll_interval_ms": 100, "keep_alive_on_exit": false}}`}})
+		if r.code != 0 || !strings.Contains(r.stderr, "background.wait_poll_interval_ms, background.worker_stale_after_ms has no effect in kimi-run") {
+			t.Errorf("exit %d\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("max_running_tasks", func(t *testing.T) {
+		t.Parallel()
+		srv := scripted.New(t,
+			scripted.ToolCalls(
+				scripted.CallID("c1", "Shell", callArgs(t, map[string]any{"command": "exec sleep 600", "run_in_background": true, "description": "one"})),
+				scripted.CallID("c2", "Shell", callArgs(t, map[string]any{"command": "exec sleep 600", "run_in_background": true, "description": "two"}))),
+			scripted.Text("one runs"),
+			scripted.Text("it was stopped"))
+		r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "-p", "x",
+			"--config", `{"background": {"max_running_tasks": 1, "print_wait_ceiling_s": 1}}`}})
+		if r.code != 1 {
+			t.Errorf("exit %d, want 1 (the task that started ran past the ceiling)\n%s", r.code, r.stderr)
+		}
+		res := resultsByCall(srv.Requests()[1])
+		refused := 0
+		for _, c := range []string{"c1", "c2"} {
+			if strings.Contains(res[c], "the most it may have at once ([background] max_running_tasks)") {
+				refused++
+			}
+		}
+		if refused != 1 {
+			t.Errorf("%d of two tasks refused, want 1: %v", refused, res)
+		}
+		checkNothingRuns(t, events(t, r.stdout))
+	})
 }

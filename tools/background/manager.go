@@ -216,7 +216,7 @@ func (m *Manager) Start(s Spec) (Task, error) {
 	}
 	if n, limit := m.running(), m.maxRunning(); n >= limit {
 		m.mu.Unlock()
-		return Task{}, fmt.Errorf("%d background tasks are running already, the most a run may have at once ([background] max_running_tasks); wait for one to end, or stop one with TaskStop", limit)
+		return Task{}, fmt.Errorf("the run has %d background task(s) running, the most it may have at once ([background] max_running_tasks); wait for one to end, or stop one with TaskStop", n)
 	}
 	t := &task{m: m, id: m.newID(), description: s.Description, command: m.scrub(s.Command),
 		toolCallID: s.ToolCallID, timeout: timeout, keepAlive: m.Config.KeepAlive,
