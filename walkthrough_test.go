@@ -96,7 +96,7 @@ func flagChange() change {
 					"\tWalkthroughTag string `name:\"walkthrough-tag\" placeholder:\"TAG\" envvar:\"KIMI_RUN_WALKTHROUGH_TAG\" config:\"walkthrough.tag\" help:\"Send TAG as the X-Walkthrough-Tag header with every model request.\"`\n")
 			}},
 			{"run/build.go", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "\tfor k, v := range r.s.Endpoint.Headers {",
+				return insertBefore(t, s, "\tfor k, v := range e.Headers {",
 					"\tif tag := r.s.Flags.WalkthroughTag; tag != \"\" {\n\t\th[\"X-Walkthrough-Tag\"] = tag\n\t}\n")
 			}},
 			{"README.md", func(t *testing.T, s string) string {

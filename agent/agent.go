@@ -65,10 +65,12 @@ type Agent struct {
 	// prompt is that turn's prompt, instead of asking the same thing again: a retried CI job
 	// then picks up at the step where the last attempt stopped.
 	ResumeTurn bool
-	// Fallback, when set, is asked once a step's model call has failed transiently after
-	// every retry: it switches Model to the fallback model and names it, and the step is
-	// tried once more, with a warning saying so. ok false: no fallback (left).
-	Fallback func() (name string, ok bool)
+	// Fallback, when set, is asked once a model call (a step's, or a compaction's summary)
+	// has failed transiently after every retry: it switches Model to the next model of the
+	// fallback chain and says which, and the call is made again there, with a warning and a
+	// model_fallback event. Called again while calls keep failing, it walks the chain in
+	// order; ok false: no fallback left.
+	Fallback func() (Switch, bool)
 
 	// ToolCap caps the tool calls of the run (nil: no cap); subagents share their parent's.
 	ToolCap *ToolCap

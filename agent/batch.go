@@ -34,6 +34,7 @@ type running struct {
 	isError bool
 	err     error
 	kimi    *event.KimiToolText // the result in Kimi CLI's wording, when the tool gives it
+	denied  *event.ToolDenied   // the refusal, when something refused the call
 }
 
 // message is the call's result as the conversation holds it.
@@ -91,6 +92,9 @@ func (b *batch) start(ctx context.Context, r *running) {
 			// The same call twice in one reply runs once; both get its result.
 			<-r.twin.done
 			r.output, r.isError, r.err, r.kimi = r.twin.output, r.twin.isError, r.twin.err, r.twin.kimi
+			if d := r.twin.denied; d != nil {
+				r.denied = &event.ToolDenied{ID: c.ID, Name: c.Name, Source: d.Source, Rule: d.Rule, Message: d.Message}
+			}
 		} else {
 			meter := tools.NewOutputMeter(nil)
 			stop := b.heartbeat(r, began, meter)
@@ -99,6 +103,9 @@ func (b *batch) start(ctx context.Context, r *running) {
 		}
 		if r.err != nil {
 			return
+		}
+		if r.denied != nil {
+			a.emit(*r.denied)
 		}
 		a.persist(func(s *session.File) error { return s.AppendSync(r.message()) })
 		ev := event.ToolResult{Step: b.step, ID: c.ID, Name: c.Name, IsError: r.isError, Output: r.output, Kimi: r.kimi}
@@ -157,6 +164,13 @@ func (b *batch) runOne(ctx context.Context, r *running) {
 	}
 	r.output = tools.Cap(res.Output)
 	r.isError = res.IsError
+	if d := res.Denied; d != nil {
+		msg := d.Message
+		if msg == "" {
+			msg = r.output
+		}
+		r.denied = &event.ToolDenied{ID: r.call.ID, Name: r.call.Name, Source: d.Source, Rule: d.Rule, Message: msg}
+	}
 	if res.IsError {
 		r.output = "ERROR: " + r.output
 	}

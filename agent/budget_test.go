@@ -112,6 +112,37 @@ func TestBudgetCost(t *testing.T) {
 	}
 }
 
+// TestBudgetCostAtEachCallsPrices: with PricesNow (a fallback chain whose models charge
+// differently), each call is charged, and the next one's room computed, at the prices of
+// the model it went to.
+func TestBudgetCostAtEachCallsPrices(t *testing.T) {
+	h := newHarness(t, []scripted.Response{
+		scripted.Reply(scripted.Call("Think", `{}`), scripted.Usage(100, 20, 0)),
+		scripted.Reply(scripted.Say("done"), scripted.Usage(100, 20, 0)),
+	}, "Think")
+	cheap, dear := model.Prices{Input: 1, CachedInput: 1, Output: 1}, model.Prices{Input: 100, CachedInput: 100, Output: 100}
+	calls := 0
+	// The first call at $1/M costs $0.00012; the second, at $100/M, can afford fewer than
+	// 499 completion tokens with what is left of $0.05.
+	budgeted(h, &model.Budget{MaxCostUSD: 0.05, PricesNow: func() model.Prices {
+		calls++
+		if calls == 1 {
+			return cheap
+		}
+		return dear
+	}})
+	if _, err := h.turn(t, "go"); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := h.srv.Requests()[1].Body["max_completion_tokens"].(float64)
+	if second <= 0 || second > (0.05-0.00012)*1e6/100 {
+		t.Errorf("second call's max_completion_tokens = %v, want what $0.04988 buys at $100/M (under 499)", second)
+	}
+	if first, ok := h.srv.Requests()[0].Body["max_completion_tokens"]; ok {
+		t.Errorf("first call capped at %v: at $1/M the budget leaves plenty", first)
+	}
+}
+
 func TestBudgetCountsCompaction(t *testing.T) {
 	// Turn 1 spends 120 tokens; before turn 2 the 130-token window is compacted. The
 	// summary request (a prompt of about 300 tokens) fits in 550 and reports 400 tokens, so

@@ -176,7 +176,7 @@ func (a *Agent) summarise(ctx context.Context, old []model.Message) (string, mod
 		Messages: []model.Message{{Role: model.RoleSystem, Content: compactSystem}, {Role: model.RoleUser, Content: b.String()}},
 		NoTools:  true,
 	}
-	reply, err := a.callWithRetry(ctx, 0, req, model.Handler{})
+	reply, err := a.callFallingBack(ctx, 0, req, model.Handler{})
 	if err != nil {
 		return "", model.TokenUsage{}, err
 	}

@@ -37,9 +37,9 @@ type Config struct {
 	// Lifecycle, when set, is told of compactions and subagents, the parent's and its
 	// subagents' alike.
 	Lifecycle Lifecycle
-	// Fallback, when set, switches Model over to a fallback model (--fallback-model) and
-	// names it; ok is false when there is none left. See Agent.Fallback.
-	Fallback func() (name string, ok bool)
+	// Fallback, when set, switches Model over to the next fallback model (--fallback-model)
+	// and says which; ok is false when there is none left. See Agent.Fallback.
+	Fallback func() (Switch, bool)
 	// MaxToolCalls caps the tool calls of the run, subagents' included (--max-tool-calls);
 	// 0 means no cap. A call past it does not run, and the turn ends with a
 	// *model.BudgetError of kind model.BudgetToolCalls once its step is done.

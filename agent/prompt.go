@@ -23,6 +23,8 @@ type PromptEnv struct {
 	Skills string
 	// Sandbox says what the sandbox allows; empty: nothing is sandboxed.
 	Sandbox string
+	// NoAgentsMD leaves the AGENTS.md files out (--bare): KIMI_AGENTS_MD is empty.
+	NoAgentsMD bool
 }
 
 // Listing bounds keep the prompt small in huge repositories.
@@ -42,11 +44,15 @@ func PromptVars(env PromptEnv) map[string]string {
 	if env.ShellPath != "" {
 		shell += " (`" + env.ShellPath + "`)"
 	}
+	agentsMD := ""
+	if !env.NoAgentsMD {
+		agentsMD = AgentsMD(env.WorkDir)
+	}
 	return map[string]string{
 		"KIMI_NOW":                  env.Now.Format(time.RFC3339),
 		"KIMI_WORK_DIR":             env.WorkDir,
 		"KIMI_WORK_DIR_LS":          strings.TrimRight(listDir(env.WorkDir), "\n"),
-		"KIMI_AGENTS_MD":            AgentsMD(env.WorkDir),
+		"KIMI_AGENTS_MD":            agentsMD,
 		"KIMI_SKILLS":               skills,
 		"KIMI_ADDITIONAL_DIRS_INFO": addDirsInfo(env.AddDirs),
 		"KIMI_OS":                   osKind(env.GOOS),

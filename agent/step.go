@@ -40,10 +40,7 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 		Text:     func(d string) { a.emit(event.Text{Step: step, Delta: d}) },
 		Thinking: func(d string) { a.emit(event.Thinking{Step: step, Delta: d}) },
 	}
-	reply, err := a.callWithRetry(ctx, step, req, handler)
-	if err != nil && a.fallBack(parent, step, err) {
-		reply, err = a.callWithRetry(ctx, step, req, handler)
-	}
+	reply, err := a.callFallingBack(ctx, step, req, handler)
 	if err != nil {
 		if cerr := context.Cause(parent); cerr != nil {
 			// The run was stopped (signal, timeout): say so, not what it broke downstream.

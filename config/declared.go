@@ -154,6 +154,8 @@ func (s *source) tree(kctx *kong.Context) map[string]any {
 				f.Config, _ = kctx.FlagValue(fl).(string)
 			case "config-file":
 				f.ConfigFile, _ = kctx.FlagValue(fl).(string)
+			case "bare":
+				f.Bare, _ = kctx.FlagValue(fl).(bool)
 			}
 		}
 		s.cfg, s.cfgErr = load(&f, s.env)

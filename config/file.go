@@ -71,6 +71,9 @@ type providerConfig struct {
 	BaseURL       string            `toml:"base_url" json:"base_url"`
 	APIKey        string            `toml:"api_key" json:"api_key"`
 	CustomHeaders map[string]string `toml:"custom_headers" json:"custom_headers"`
+	// Env holds variables Kimi CLI sets for the provider's client (Vertex AI's
+	// GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION); kimi-run reads them, it sets nothing.
+	Env map[string]string `toml:"env" json:"env"`
 	// OAuth names the stored login `kimi login` wrote (config/login.go).
 	OAuth *oauthRef `toml:"oauth" json:"oauth"`
 }
@@ -101,6 +104,9 @@ func load(f *Flags, env Env) (*fileConfig, error) {
 		return parseInlineConfig(f.Config)
 	}
 	path, explicit := f.ConfigFile, true
+	if path == "" && f.Bare {
+		return &fileConfig{}, nil // --bare reads only the file the command line names
+	}
 	if path == "" {
 		path, explicit = ShareFile(env, "config.toml"), false
 	}

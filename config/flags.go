@@ -57,7 +57,8 @@ type Flags struct {
 	SystemPrompt       string   `name:"system-prompt" placeholder:"TEXT|FILE" help:"Use this system prompt (the text, or the content of FILE) instead of the agent's. New sessions only."`
 	AppendSystemPrompt string   `name:"append-system-prompt" placeholder:"TEXT|FILE" help:"Add this text (or the content of FILE) after the agent's system prompt. New sessions only."`
 	Image              []string `name:"image" short:"i" sep:"none" placeholder:"FILE" help:"Attach this image (PNG, JPEG, GIF or WebP) to the prompt; repeatable. Needs a model with the image_in capability (config entry capabilities, or KIMI_MODEL_CAPABILITIES)."`
-	FallbackModel      string   `name:"fallback-model" placeholder:"NAME" help:"When a step's model call still fails transiently after the retries (overload, 5xx, network: exit 75), try the step once more on model NAME (same endpoint and key), which the rest of the run then uses."`
+	Bare               bool     `name:"bare" help:"A run that depends on nothing the machine or the work dir holds: no config.toml, mcp.json, hooks, skills or AGENTS.md files are read, only what the command line names (--config-file or --config, --mcp-config-file, --mcp-config, --skills-dir, --agent-file, --system-prompt, --append-system-prompt). The environment still applies."`
+	FallbackModel      []string `name:"fallback-model" placeholder:"NAME" config:"fallback_models" help:"When a model call still fails transiently after the retries (overload, 5xx, network: exit 75), try it again on model NAME, which the rest of the run then uses; repeatable or comma-separated: tried in order. NAME is a [models] entry of the config (its own provider and protocol) or a model id on the run's endpoint."`
 
 	Quiet     bool             `short:"q" help:"No progress on stderr (errors still are)."`
 	Heartbeat time.Duration    `name:"heartbeat" placeholder:"DURATION" default:"15s" envvar:"KIMI_RUN_HEARTBEAT" help:"Report a tool call that is still running every DURATION (0: never): a tool_progress event in stream-json, a line on stderr in text mode, so a CI job that kills silent jobs sees the run alive."`
@@ -66,7 +67,7 @@ type Flags struct {
 
 	// Shared sessions and background processes (issue 9).
 	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
-	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
+	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
 	OTelLogContent bool          `name:"otel-log-content" help:"With OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT set), also put the prompt, tool arguments and outputs and the final answer on the spans, scrubbed of credentials. Off: names, counts and timings only."`
 	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background (a server started with &). By default they are stopped (SIGTERM, then SIGKILL) when the run ends. Background tasks (run_in_background) are not kept: see [background] keep_alive_on_exit."`
 	// Notices of silence (hidden: tests shorten them).
@@ -95,6 +96,7 @@ type Flags struct {
 	DisallowedTools  []string `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
 	Sandbox          string   `group:"Guardrails for unattended runs" name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Linux Landlock: read-only (write only the run's temp dir) or workspace-write (also the work dir and --add-dir dirs)."`
 	SandboxNetwork   string   `group:"Guardrails for unattended runs" name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
+	FailOnDenial     bool     `group:"Guardrails for unattended runs" name:"fail-on-denial" envvar:"KIMI_RUN_FAIL_ON_DENIAL" help:"Exit 9 instead of 0 when a tool call was refused (tool rules, the sandbox, the guard of secret files, a hook): result.denials names each refusal and its rule."`
 
 	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).
 	Record            string  `group:"Record, replay and CI" name:"record" placeholder:"FILE" help:"Write every model exchange of the run (requests, streamed replies, timing) to the cassette FILE (JSONL), with keys and configured secrets scrubbed."`
@@ -102,6 +104,7 @@ type Flags struct {
 	ReplayMode        string  `group:"Record, replay and CI" name:"replay-mode" enum:"strict,exact,lenient" default:"strict" help:"strict: a request that differs from the recording (tool output aside), or a run that does not use all of it, fails (exit 1). exact: tool output is compared too. lenient: answer in recorded order whatever is asked."`
 	ReplaySpeed       float64 `group:"Record, replay and CI" name:"replay-speed" default:"1" placeholder:"X" help:"Play the recorded timing (chunks, pauses, retry waits) X times faster; 0 waits for nothing."`
 	OutputLastMessage string  `group:"Record, replay and CI" name:"output-last-message" short:"o" placeholder:"FILE" help:"Also write the final answer to FILE (atomically), whatever the output format. Written on failure too, with the model's last text or empty: check the exit code."`
+	FilesChanged      string  `group:"Record, replay and CI" name:"files-changed" enum:"git,tools" default:"git" envvar:"KIMI_RUN_FILES_CHANGED" help:"How result.files_changed sees what commands change: git (compare the work dirs' git state before the first command and at the end: about two git status runs) or tools (never run git: only the file tools' writes are listed)."`
 	PrintSchema       bool    `group:"Record, replay and CI" name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
 
 	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run

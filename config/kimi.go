@@ -66,7 +66,6 @@ func checkFlagValues(f *Flags) error {
 		{"session", "-S/--session", f.Session},
 		{"resume", "-r/--resume", f.Resume},
 		{"base-url", "--base-url", f.BaseURL},
-		{"fallback-model", "--fallback-model", f.FallbackModel},
 	} {
 		if f.Given(v.flag) && v.value == "" {
 			return Usagef("%s is empty (an unset shell variable?); leave the flag out for the default", v.name)

@@ -121,7 +121,7 @@ type mcpSource struct{ name, text string }
 func mcpSources(ctx context.Context, cli *Flags, env Env) ([]mcpSource, error) {
 	var sources []mcpSource
 	files := cli.MCPConfigFile
-	if len(files) == 0 {
+	if len(files) == 0 && !cli.Bare { // --bare: only the servers the command line names
 		if def := ShareFile(env, "mcp.json"); def != "" {
 			if _, err := os.Stat(def); err == nil {
 				files = []string{def}

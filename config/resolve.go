@@ -69,6 +69,11 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	if err != nil {
 		return s, err
 	}
+	_, _, mainFound, _ := fc.model(firstSet(model, fc.DefaultModel))
+	if replaying && s.Replay.Header.Provider != "" {
+		// The recorded requests speak the recorded protocol, whatever the file says now.
+		s.Endpoint.Protocol = s.Replay.Header.Provider
+	}
 	steps := []func() error{
 		func() error { return s.resolveFileSettings(fc) },
 		func() error { return s.resolveLoop(fc.LoopControl) },
@@ -76,6 +81,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 		s.resolveContext,
 		func() error { return s.resolveBudget(entry) },
 		s.checkEndpoint,
+		func() error { return s.resolveFallbacks(fc, entry, mainFound) },
 		s.resolveWorkDir,
 		func() error { return s.resolveMCP(ctx) },
 		func() error { s.mcpSecrets(); return nil },
@@ -199,6 +205,16 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 		}
 	case "anthropic":
 		s.fromAnthropic(fc, prov, entry, baseURL)
+	case "gemini", "google_genai", "vertexai":
+		if modelFlag == "" {
+			e.Model = entry.Model
+		}
+		if err := s.fromGoogle(prov, name, entry.Provider, baseURL); err != nil {
+			return false, err
+		}
+		if s.Flags.Thinking == nil {
+			e.Thinking = googleThinking(fc, e.Model, entry.Capabilities)
+		}
 	default:
 		// Any other protocol the model package speaks takes the provider's own key and
 		// endpoint: Kimi CLI overrides them from the environment for the two families above
@@ -301,12 +317,14 @@ func (s *Settings) checkEndpoint() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Usagef("invalid base URL %q: want http(s)://host[:port]/path", RedactURL(e.BaseURL))
 	}
-	// An anthropic provider may authenticate with a bearer token instead of a key
-	// (ANTHROPIC_AUTH_TOKEN, or a gateway's Authorization header).
-	bearer := e.Protocol == "anthropic" && hasHeader(e.Headers, "Authorization")
-	if e.APIKey == "" && !bearer && e.Login == nil && !isLoopback(u.Hostname()) && s.Flags.Replay == "" {
+	// A custom Authorization header is a credential too (a gateway's, Vertex AI's token;
+	// an anthropic provider's bearer token).
+	if e.APIKey == "" && e.Login == nil && !hasHeader(e.Headers, "Authorization") && !isLoopback(u.Hostname()) && s.Flags.Replay == "" {
 		if e.Protocol == "anthropic" {
 			return Usagef("no API key: set api_key in the anthropic provider's entry, or ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment")
+		}
+		if googleType(e.Protocol) {
+			return Usagef("no API key: set the provider's api_key, or GOOGLE_API_KEY (or GEMINI_API_KEY) in the environment")
 		}
 		return Usagef("no API key: set KIMI_API_KEY (or OPENAI_API_KEY) in the environment")
 	}

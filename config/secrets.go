@@ -14,7 +14,7 @@ import (
 // CredentialVars are the variables kimi-run reads a model key from. Their values are
 // secrets whether used or not, and the variables never reach a command, a hook or an MCP
 // server unless --pass-env names them.
-var CredentialVars = []string{"KIMI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"}
+var CredentialVars = []string{"KIMI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY"}
 
 // Secrets are the credentials a run knows of, used or not (issue 26 #2). run/ scrubs all of
 // them from everything it writes and everything the model reads.
@@ -76,6 +76,11 @@ func (s *Settings) fileSecrets(fc *fileConfig) {
 		s.Secrets.own(p.APIKey)
 		for h, v := range p.CustomHeaders {
 			s.Secrets.own(headerSecrets(h, v)...)
+		}
+		for k, v := range p.Env {
+			if slices.Contains(CredentialVars, k) || credentialName(k) {
+				s.Secrets.own(v)
+			}
 		}
 	}
 }

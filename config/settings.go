@@ -73,6 +73,9 @@ type Settings struct {
 	// Background is [background]: the limits of the background tasks and the print-mode
 	// wait for them (Kimi CLI's defaults where the file says nothing).
 	Background background.Config
+	// Fallbacks are the models of --fallback-model (or fallback_models), in the order they
+	// are tried once the run's model keeps failing transiently.
+	Fallbacks []Fallback
 	// Budget is the run's token and cost limits and the model's prices.
 	Budget Budget
 	// Replay is the cassette of --replay, nil without one.
@@ -127,6 +130,8 @@ type Endpoint struct {
 	Thinking *bool
 	// Headers are the provider's custom headers.
 	Headers map[string]string
+	// Project and Location are Vertex AI's (config/google.go).
+	Project, Location string
 	// Generation holds the KIMI_MODEL_* sampling settings (config/modelenv.go).
 	Generation Generation
 	// Login is the stored `kimi login` of the provider, when it names one and no

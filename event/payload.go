@@ -15,6 +15,7 @@ const (
 	TypeToolResult      Type = "tool_result"
 	TypeToolProgress    Type = "tool_progress"
 	TypeRetry           Type = "retry"
+	TypeModelFallback   Type = "model_fallback"
 	TypeUsage           Type = "usage"
 	TypeCompactionBegin Type = "compaction_begin"
 	TypeCompactionEnd   Type = "compaction_end"
@@ -42,6 +43,7 @@ var registry = []registered{
 	{ToolResult{}, 0},
 	{ToolProgress{}, KimiLines | Telemetry},
 	{Retry{}, 0},
+	{ModelFallback{}, Progress | KimiLines | Telemetry},
 	{Usage{}, 0},
 	{CompactionBegin{}, KimiLines},
 	{CompactionEnd{}, KimiLines | Telemetry},
@@ -83,6 +85,11 @@ type Init struct {
 	SessionID string `json:"session_id"`
 	// The model's name as sent to the provider.
 	Model string `json:"model"`
+	// The provider's type, as Kimi CLI's config.toml names it, which says the wire protocol
+	// the run speaks: `kimi` and `openai_legacy` (chat completions), `openai_responses`
+	// (OpenAI's Responses API), `anthropic` (the Messages API), `gemini` and `google_genai`
+	// (the Gemini API), `vertexai`.
+	Provider string `json:"provider,omitempty"`
 	// The endpoint's host[:port] only: never a path, a query or credentials.
 	BaseURLHost string `json:"base_url_host" pattern:"^[^/?#@]*$"`
 	// The directory the tools work in.
@@ -254,8 +261,8 @@ type KimiToolText struct {
 // Retry reports a model call that failed transiently; it is written before the backoff
 // wait.
 type Retry struct {
-	// The model call that failed.
-	Step int `json:"step" minimum:"1"`
+	// The step whose model call failed; 0 for a compaction's summary.
+	Step int `json:"step" minimum:"0"`
 	// The attempt that failed, from 1.
 	Attempt int `json:"attempt" minimum:"1"`
 	// All attempts, the first included: `--max-retries` + 1.
@@ -271,6 +278,26 @@ type Retry struct {
 
 // Type is "retry".
 func (Retry) Type() Type { return TypeRetry }
+
+// ModelFallback reports that the run moved on to the next model of its `--fallback-model`
+// chain: a model call still failed transiently after its retries (overload, 5xx, network),
+// and is made again on that model, which the rest of the run uses. A `warning` says the
+// same for people.
+type ModelFallback struct {
+	// The step whose model call failed; 0 for a compaction's summary.
+	Step int `json:"step" minimum:"0"`
+	// The model that kept failing (its model id).
+	From string `json:"from" minLength:"1"`
+	// The fallback model now used, as `--fallback-model` named it (a config model or a model id).
+	To string `json:"to" minLength:"1"`
+	// The provider type of the fallback model (`kimi`, `openai_legacy`, `anthropic`, …); absent for an endpoint from the environment.
+	Provider string `json:"provider,omitempty" minLength:"1"`
+	// Why the last attempt on the failing model failed, in one line.
+	Error string `json:"error"`
+}
+
+// Type is "model_fallback".
+func (ModelFallback) Type() Type { return TypeModelFallback }
 
 // Usage reports token usage after each model call, once its reply has fully streamed: every
 // `tool_call` of the step comes before it.
@@ -415,18 +442,23 @@ type Hook struct {
 // Type is "hook".
 func (Hook) Type() Type { return TypeHook }
 
-// ToolDenied reports a tool call refused by `--allowed-tools`/`--disallowed-tools` or by the
-// sandbox's check of a file write or FetchURL: it did not run, and its `tool_result` (an
-// error) carries the same message.
+// ToolDenied reports a tool call that was refused: by `--allowed-tools`/`--disallowed-tools`,
+// by the sandbox (its check of a file write or FetchURL, or a write a sandboxed command was
+// refused), by kimi-run's guard of files that hold secrets, or by a PreToolUse hook. It comes
+// before the call's `tool_result` (an error), which carries the same message.
 type ToolDenied struct {
 	// The tool call's id.
 	ID string `json:"id" minLength:"1"`
 	// The tool's name.
 	Name string `json:"name" minLength:"1"`
-	// The rule that refused the call: `Shell(rm *)`, a tool name, or `sandbox`; absent when
-	// no allow rule matched.
+	// What refused it: `rules` (the tool rules), `sandbox`, `guard` (a file that holds
+	// secrets) or `hook` (a PreToolUse hook).
+	Source string `json:"source" enum:"rules,sandbox,guard,hook"`
+	// The rule that refused the call: `Shell(rm *)`, a tool name, `sandbox`, `secret file`,
+	// or `PreToolUse hook: ` and the hook's command; absent when no allow rule matched.
 	Rule string `json:"rule,omitempty" minLength:"1"`
-	// Why it was refused, as the model was told.
+	// Why it was refused, as the model was told. A sandboxed command ran and was refused
+	// part of what it did: then it names what the sandbox refused.
 	Message string `json:"message"`
 }
 

@@ -138,9 +138,11 @@ func (e *Engine) Has(ev string) bool {
 
 // Outcome is what the hooks of one event decided.
 type Outcome struct {
-	// Blocked says a hook blocked the action; Reason is what the first such hook said.
+	// Blocked says a hook blocked the action; Reason is what the first such hook said, By
+	// its command (on one line, at most 80 bytes, as the hook event shows it).
 	Blocked bool
 	Reason  string
+	By      string
 	// Context is what the allowing hooks printed for the model, in config order.
 	Context string
 }
@@ -195,7 +197,7 @@ func (e *Engine) Fire(ctx context.Context, ev, target string, fields map[string]
 		e.report(ctx, h.Hook, target, callID, r)
 		switch {
 		case r.blocked && !out.Blocked:
-			out.Blocked, out.Reason = true, r.reason
+			out.Blocked, out.Reason, out.By = true, r.reason, summary(h.Command)
 		case !r.blocked && r.context != "":
 			notes = append(notes, r.context)
 		}

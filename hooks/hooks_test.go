@@ -40,9 +40,9 @@ func TestFireDecisions(t *testing.T) {
 	}{
 		{"allow silently", "true", Outcome{}, ""},
 		{"stdout is context", "echo 'lint is clean'", Outcome{Context: "lint is clean"}, ""},
-		{"exit 2 blocks with stderr", "echo 'no .env edits' >&2; echo ignored; exit 2", Outcome{Blocked: true, Reason: "no .env edits"}, ""},
+		{"exit 2 blocks with stderr", "echo 'no .env edits' >&2; echo ignored; exit 2", Outcome{Blocked: true, Reason: "no .env edits", By: "echo 'no .env edits' >&2; echo ignored; exit 2"}, ""},
 		{"json deny", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"use rg"}}'`,
-			Outcome{Blocked: true, Reason: "use rg"}, ""},
+			Outcome{Blocked: true, Reason: "use rg", By: `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"…`}, ""},
 		{"json allow with context", `echo '{"hookSpecificOutput":{"permissionDecision":"allow","additionalContext":"see docs/x.md"}}'`,
 			Outcome{Context: "see docs/x.md"}, ""},
 		{"deny needs exit 0", `echo '{"hookSpecificOutput":{"permissionDecision":"deny"}}'; exit 1`, Outcome{}, "exited 1"},

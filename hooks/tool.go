@@ -45,7 +45,7 @@ func (h *hooked) Run(ctx context.Context, args json.RawMessage) (res tools.Resul
 		if reason == "" {
 			reason = "blocked by a PreToolUse hook"
 		}
-		return tools.Result{Output: reason, IsError: true}, nil
+		return tools.Result{Output: reason, IsError: true}.Deny(tools.DeniedByHook, "PreToolUse hook: "+pre.By), nil
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -54,9 +54,13 @@ type Budget struct {
 	// MaxCostUSD bounds the cost of the run in US dollars; 0 means no limit. It needs Prices.
 	MaxCostUSD float64
 	Prices     Prices
+	// PricesNow, when set, gives the prices of the model the next call goes to, in place of
+	// Prices: a run that falls back to another model pays that model's prices from then on.
+	PricesNow func() Prices
 
 	mu          sync.Mutex
 	spent       TokenUsage
+	spentUSD    float64 // each call at the prices it was reserved at
 	reservedTok int
 	reservedUSD float64
 }
@@ -105,13 +109,17 @@ func (e *BudgetError) Error() string {
 // counts what it cost.
 func (b *Budget) Stream(ctx context.Context, req Request, h Handler) (Reply, error) {
 	prompt := estimateRequest(req)
-	limit, resTok, resUSD, err := b.reserve(prompt, req.MaxTokens)
+	prices := b.Prices
+	if b.PricesNow != nil {
+		prices = b.PricesNow()
+	}
+	limit, resTok, resUSD, err := b.reserve(prompt, req.MaxTokens, prices)
 	if err != nil {
 		return Reply{}, err
 	}
 	req.MaxTokens = limit
 	r, err := b.Model.Stream(ctx, req, h)
-	b.settle(resTok, resUSD, counted(r, err, prompt))
+	b.settle(resTok, resUSD, counted(r, err, prompt), prices)
 	return r, err
 }
 
@@ -125,7 +133,7 @@ func (b *Budget) Spent() TokenUsage {
 
 // reserve checks that a call with a prompt of about prompt tokens fits, and reserves it.
 // It returns the completion cap for the call (0: none) and what it reserved.
-func (b *Budget) reserve(prompt, cap int) (limit, resTok int, resUSD float64, err error) {
+func (b *Budget) reserve(prompt, cap int, prices Prices) (limit, resTok int, resUSD float64, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	limit = cap
@@ -138,20 +146,20 @@ func (b *Budget) reserve(prompt, cap int) (limit, resTok int, resUSD float64, er
 		limit = capAt(limit, room)
 	}
 	if b.MaxCostUSD > 0 {
-		used := b.Prices.Cost(b.spent) + b.reservedUSD
-		promptUSD := float64(prompt) * b.Prices.Input / 1e6
+		used := b.spentUSD + b.reservedUSD
+		promptUSD := float64(prompt) * prices.Input / 1e6
 		room := b.MaxCostUSD - used - promptUSD
 		if room <= 0 {
 			return 0, 0, 0, &BudgetError{Kind: BudgetCost, Limit: b.MaxCostUSD, Spent: used, Next: promptUSD}
 		}
-		if b.Prices.Output > 0 {
-			n := int(room * 1e6 / b.Prices.Output)
+		if prices.Output > 0 {
+			n := int(room * 1e6 / prices.Output)
 			if n < 1 {
 				return 0, 0, 0, &BudgetError{Kind: BudgetCost, Limit: b.MaxCostUSD, Spent: used, Next: promptUSD}
 			}
 			limit = capAt(limit, n)
 		}
-		resUSD = promptUSD + float64(reserveFor(limit))*b.Prices.Output/1e6
+		resUSD = promptUSD + float64(reserveFor(limit))*prices.Output/1e6
 	}
 	if b.MaxTokens > 0 {
 		resTok = prompt + reserveFor(limit)
@@ -171,11 +179,12 @@ func reserveFor(cap int) int {
 }
 
 // settle releases a call's reservation and counts what it used.
-func (b *Budget) settle(resTok int, resUSD float64, u TokenUsage) {
+func (b *Budget) settle(resTok int, resUSD float64, u TokenUsage, prices Prices) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.reservedTok -= resTok
 	b.reservedUSD -= resUSD
+	b.spentUSD += prices.Cost(u)
 	b.spent.Add(u)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // errorBody is what an error document says, read leniently: providers and proxies put
@@ -18,14 +19,21 @@ type errorBody struct {
 	// provider's name and its own message.
 	Provider string
 	Raw      string
+	// RetryMS is the wait Google's RetryInfo detail asks for, in milliseconds; 0 when none.
+	RetryMS int64
 }
 
 // parseErrorBody reads an error document. A body that is not JSON (an HTML error page, a
-// line of text) becomes the message, its tags removed.
+// line of text) becomes the message, its tags removed. A JSON array is read as its first
+// element: Google's streaming endpoints answer errors as [{"error":{...}}].
 func parseErrorBody(body []byte) errorBody {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return errorBody{Message: oneLine(stripTags(string(body)))}
+		var list []map[string]json.RawMessage
+		if json.Unmarshal(body, &list) != nil || len(list) == 0 || list[0] == nil {
+			return errorBody{Message: oneLine(stripTags(string(body)))}
+		}
+		doc = list[0]
 	}
 	var b errorBody
 	var errString string
@@ -41,6 +49,7 @@ func parseErrorBody(body []byte) errorBody {
 				b.Type = jsonText(inner["status"]) // Google's shape
 			}
 			b.Provider, b.Raw = gatewayDetail(inner["metadata"])
+			googleDetails(&b, inner["details"])
 		}
 	}
 	b.Message = firstSet(b.Message, jsonText(doc["message"]), jsonText(doc["detail"]), jsonText(doc["error_description"]))
@@ -173,3 +182,43 @@ func streamErrorLine(line []byte) []byte {
 	}
 	return line
 }
+
+// googleDetails reads what Google's error details add (google.rpc types, in error.details):
+// ErrorInfo's reason (API_KEY_INVALID says more than code 400), a QuotaFailure on a daily
+// quota (waiting minutes does not lift it: its quota id becomes the code, which Quota
+// reads), and RetryInfo's retryDelay, the wait asked for.
+func googleDetails(b *errorBody, raw json.RawMessage) {
+	var details []struct {
+		Type       string `json:"@type"`
+		Reason     string `json:"reason"`
+		RetryDelay string `json:"retryDelay"`
+		Violations []struct {
+			QuotaID string `json:"quotaId"`
+		} `json:"violations"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &details) != nil {
+		return
+	}
+	for _, d := range details {
+		switch {
+		case strings.HasSuffix(d.Type, "google.rpc.ErrorInfo") && d.Reason != "":
+			if !dailyQuota(b.Code) {
+				b.Code = d.Reason
+			}
+		case strings.HasSuffix(d.Type, "google.rpc.QuotaFailure"):
+			for _, v := range d.Violations {
+				if dailyQuota(v.QuotaID) {
+					b.Code = v.QuotaID
+				}
+			}
+		case strings.HasSuffix(d.Type, "google.rpc.RetryInfo"):
+			if dur, err := time.ParseDuration(d.RetryDelay); err == nil && dur > 0 {
+				b.RetryMS = dur.Milliseconds()
+			}
+		}
+	}
+}
+
+// dailyQuota reports whether a Google quota id is a per-day quota
+// (GenerateRequestsPerDayPerProjectPerModel-FreeTier and the like).
+func dailyQuota(id string) bool { return strings.Contains(strings.ToLower(id), "perday") }

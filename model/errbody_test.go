@@ -18,6 +18,14 @@ func TestParseErrorBody(t *testing.T) {
 		{`{"detail":"Not Found"}`, errorBody{Message: "Not Found"}},
 		{"<html><body><h1>502 Bad Gateway</h1>\n<hr>nginx</body></html>", errorBody{Message: "502 Bad Gateway nginx"}},
 		{"upstream connect error", errorBody{Message: "upstream connect error"}},
+		// Google: an array around the document (Vertex AI's streaming errors), details.
+		{`[{"error":{"code":429,"message":"Resource exhausted.","status":"RESOURCE_EXHAUSTED"}}]`,
+			errorBody{Message: "Resource exhausted.", Code: "429", Type: "RESOURCE_EXHAUSTED"}},
+		{`{"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"},{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED"}]}}`,
+			errorBody{Message: "slow down", Code: "RATE_LIMIT_EXCEEDED", Type: "RESOURCE_EXHAUSTED", RetryMS: 1500}},
+		{`{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]},{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED"}]}}`,
+			errorBody{Message: "quota", Code: "GenerateRequestsPerDayPerProjectPerModel-FreeTier", Type: "RESOURCE_EXHAUSTED"}},
+		{`[]`, errorBody{Message: "[]"}},
 		{"", errorBody{}},
 	}
 	for _, tt := range tests {

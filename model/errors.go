@@ -21,15 +21,46 @@ var (
 )
 
 // FinishError is a reply the provider ended for a reason other than stop, tool_calls or
-// length: a content filter (content_filter), a backend out of resources (DeepSeek's
-// insufficient_system_resource), or anything new. What arrived is not an answer, and
-// asking again would most likely end the same way, so it is not retried.
+// length: a content filter (content_filter, Gemini's SAFETY or RECITATION), a backend out
+// of resources (DeepSeek's insufficient_system_resource), or anything new; or a prompt the
+// provider refused to answer at all (Gemini's promptFeedback.blockReason). What arrived is
+// not an answer, and asking again would most likely end the same way, so it is not retried.
 type FinishError struct {
 	Reason string
+	// Detail is the provider's own explanation, when it gave one (Gemini's finishMessage
+	// or blockReasonMessage).
+	Detail string
+	// Prompt says the prompt was refused before any answer began.
+	Prompt bool
 }
 
 func (e *FinishError) Error() string {
-	return fmt.Sprintf("the provider ended the reply with finish_reason %q, not a finished answer", e.Reason)
+	msg := fmt.Sprintf("the provider ended the reply with finish_reason %q, not a finished answer", e.Reason)
+	if e.Prompt {
+		msg = fmt.Sprintf("the provider refused the prompt (block reason %q) and gave no answer", e.Reason)
+	}
+	if d := oneLine(e.Detail); d != "" {
+		msg += ": " + d
+	}
+	return msg
+}
+
+// MalformedReplyError is a reply the provider ended because the model botched a tool call
+// (Gemini's MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS or
+// MALFORMED_RESPONSE): there is no call to run nor to answer with an error. It is
+// transient: the same request usually comes out right on another attempt.
+type MalformedReplyError struct {
+	Reason string
+	// Detail is the provider's finishMessage, when it sent one.
+	Detail string
+}
+
+func (e *MalformedReplyError) Error() string {
+	msg := fmt.Sprintf("the model's reply was malformed (finish reason %q)", e.Reason)
+	if d := oneLine(e.Detail); d != "" {
+		msg += ": " + d
+	}
+	return msg
 }
 
 // knownFinish reports whether a finish_reason ends a reply the loop can use. function_call
@@ -43,15 +74,15 @@ func knownFinish(r string) bool {
 }
 
 // EndpointError is a successful answer that is not an event stream or JSON at all but a web
-// page: the base URL points at a website or a dashboard, not the chat-completions API. No
-// retry can fix that.
+// page: the base URL points at a website or a dashboard, not the model's API. No retry can
+// fix that.
 type EndpointError struct {
 	// URL is the request URL without its query; ContentType is what came back.
 	URL, ContentType string
 }
 
 func (e *EndpointError) Error() string {
-	return fmt.Sprintf("the base URL looks wrong: %s answered HTTP 200 with %s (a web page, not the chat-completions API); set the API's base URL, which usually ends in /v1",
+	return fmt.Sprintf("the base URL looks wrong: %s answered HTTP 200 with %s (a web page, not the model's API); set the API's base URL (an OpenAI-compatible one usually ends in /v1)",
 		e.URL, e.ContentType)
 }
 
@@ -107,12 +138,13 @@ func (e *ProviderError) detail() string {
 }
 
 // quotaMarks are the codes and types that mean the account ran out of credit or quota.
-var quotaMarks = []string{"insufficient_quota", "exceeded_current_quota", "insufficient_balance", "insufficient_credits", "billing_hard_limit"}
+var quotaMarks = []string{"insufficient_quota", "exceeded_current_quota", "insufficient_balance", "insufficient_credits", "billing_hard_limit", "perday"}
 
 // Quota reports whether the provider refused for want of credit: HTTP 402, or a 429 (or an
-// error inside a stream) whose code or type is insufficient_quota (OpenAI) or
-// exceeded_current_quota_error (Moonshot). That is a billing state, not a rate limit:
-// waiting does not fix it.
+// error inside a stream) whose code or type is insufficient_quota (OpenAI),
+// exceeded_current_quota_error (Moonshot) or a daily quota (Google's QuotaFailure on a
+// ...PerDay... quota id, see googleDetails). That is a billing state, not a rate limit:
+// waiting within a run does not fix it.
 func (e *ProviderError) Quota() bool {
 	if e.StatusCode == 402 {
 		return true
@@ -181,8 +213,8 @@ func oneLine(s string) string {
 	return s
 }
 
-// Retryable reports whether err is worth another attempt: network failures, cut or empty
-// replies, HTTP 408, 409, 429 and 5xx but 501, and error objects inside a stream. Never
+// Retryable reports whether err is worth another attempt: network failures, cut, empty or
+// malformed replies, HTTP 408, 409, 429 and 5xx but 501, and error objects inside a stream. Never
 // 400, 401, 403, 404, 501, an auth or quota error in any shape, a finish_reason other than
 // stop/tool_calls/length, a web page where the API should be, a cancelled run or a used-up
 // budget.
@@ -202,7 +234,8 @@ func Retryable(err error) bool {
 	if errors.As(err, &fe) || errors.As(err, &ee) {
 		return false
 	}
-	if errors.Is(err, ErrIncompleteStream) || errors.Is(err, ErrEmptyReply) || errors.Is(err, ErrStreamIdle) {
+	var me *MalformedReplyError
+	if errors.Is(err, ErrIncompleteStream) || errors.Is(err, ErrEmptyReply) || errors.Is(err, ErrStreamIdle) || errors.As(err, &me) {
 		return true
 	}
 	var pe *ProviderError

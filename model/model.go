@@ -1,8 +1,8 @@
 // Package model is the provider client: the Model interface a run talks to, the messages a
 // conversation is made of, the clients of each wire protocol (New picks one by the
-// provider's type; today OpenAI-compatible chat completions), the error types every client
-// maps its failures onto (which decide retries and exit codes), and the token budget and
-// prices around any Model. It knows nothing of turns, tools' execution or sessions.
+// provider's type: OpenAI-compatible chat completions, Gemini's generateContent, ...), the
+// error types every client maps its failures onto (which decide retries and exit codes),
+// and the token budget and prices around any Model. It knows nothing of turns, tools' execution or sessions.
 package model
 
 import (

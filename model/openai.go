@@ -154,10 +154,14 @@ func (o *OpenAI) wrap(ctx context.Context, x *exchange, err error) error {
 }
 
 // providerError builds the error for an answer with status (0: inside a stream) and body;
-// what go-openai made of it (read) fills in what the body lacks.
+// what go-openai made of it (read, nil for clients without go-openai) fills in what the
+// body lacks.
 func providerError(status int, body []byte, read error) *ProviderError {
 	b := parseErrorBody(body)
 	pe := &ProviderError{StatusCode: status, Message: b.Message, Code: b.Code, Type: b.Type, Provider: b.Provider, Raw: b.Raw, RetryAfter: -1}
+	if b.RetryMS > 0 {
+		pe.RetryAfter = b.RetryMS // Google's RetryInfo; a Retry-After header wins (wrap)
+	}
 	var prev *ProviderError
 	if errors.As(read, &prev) {
 		pe.Message = firstSet(pe.Message, prev.Message)

@@ -30,7 +30,8 @@ type Config struct {
 	// to the provider. Each protocol says it its own way: chat completions send Kimi's
 	// "thinking" field and, when on, reasoning_content on every assistant message with
 	// tool calls, even empty (thinking models reject the request otherwise); the
-	// Responses API asks for a reasoning effort, summaries and the encrypted reasoning.
+	// Responses API asks for a reasoning effort, summaries and the encrypted reasoning;
+	// Gemini sets thinkingConfig (gemini_request.go).
 	Thinking *bool
 	// MaxReplyBytes bounds one reply: its content, reasoning and tool arguments together
 	// (see ReplyTooLargeError). Zero means DefaultMaxReplyBytes.
@@ -38,6 +39,9 @@ type Config struct {
 	// HTTPClient is the underlying client; nil builds one. It must not set Timeout:
 	// that would cut long streams.
 	HTTPClient *http.Client
+	// Project and Location are Vertex AI's (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION):
+	// without an API key, the model is addressed under them.
+	Project, Location string
 }
 
 // protocols maps a provider type to the client that speaks its wire protocol. Adding a
@@ -50,7 +54,14 @@ var protocols = map[string]func(Config) Model{
 	"openai_legacy":    chatCompletions,
 	"openai_responses": func(cfg Config) Model { return NewResponses(cfg) },
 	"anthropic":        func(cfg Config) Model { return NewAnthropic(cfg) },
+	// Gemini's generateContent API: google_genai is Kimi CLI's older name for gemini;
+	// vertexai is the same API on Vertex AI (gemini.go).
+	"gemini":       gemini,
+	"google_genai": gemini,
+	"vertexai":     gemini,
 }
+
+func gemini(cfg Config) Model { return NewGemini(cfg) }
 
 func chatCompletions(cfg Config) Model { return NewOpenAI(cfg) }
 

@@ -105,7 +105,7 @@ func NewText(stdout, stderr io.Writer, opts TextOptions) *Text {
 
 // fieldsOrder puts the key=value fields of progress lines in reading order.
 var fieldsOrder = []string{
-	"reason", "exit_code", "http_status", "steps", "tool_calls", "iterations", "choice",
+	"reason", "exit_code", "http_status", "steps", "tool_calls", "denied", "files_changed", "iterations", "choice",
 	"tokens_in", "tokens_out", "tokens_cached", "cost", "duration",
 	"model", "host", "tools", "node", "version", "session",
 }
@@ -211,6 +211,12 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 		}
 	}
 	ev = ev.Int("steps", r.Steps).Int("tool_calls", r.ToolCalls)
+	if r.ToolDenials > 0 {
+		ev = ev.Int("denied", r.ToolDenials)
+	}
+	if len(r.FilesChanged) > 0 {
+		ev = ev.Int("files_changed", len(r.FilesChanged))
+	}
 	if r.Iterations > 0 {
 		ev = ev.Int("iterations", r.Iterations)
 	}
@@ -279,6 +285,8 @@ func reasonText(reason string, failed bool) string {
 		return "stopped: the token, cost or tool-call budget ran out"
 	case "schema":
 		return "failed: the final answer does not match the JSON schema"
+	case "denied":
+		return "failed: a tool call was refused (--fail-on-denial)"
 	}
 	if failed {
 		return "failed"

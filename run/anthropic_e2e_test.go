@@ -92,9 +92,33 @@ func TestAnthropicConfigRuns(t *testing.T) {
 	if len(results) != 1 || results[0]["tool_call_id"] != "toolu_read" || !strings.Contains(results[0]["content"].(string), "the answer is 42") {
 		t.Errorf("tool results sent back = %v", results)
 	}
+	// max_tokens: the client's 32,000, which the 200,000-token window leaves room for.
+	if reqs[0].Body["max_tokens"] != 32000.0 {
+		t.Errorf("max_tokens = %v", reqs[0].Body["max_tokens"])
+	}
 	// The default thinking switch of a Kimi config is off, said the Messages API's way.
 	if th, _ := reqs[0].Body["thinking"].(map[string]any); th["type"] != "disabled" {
 		t.Errorf("thinking = %v", reqs[0].Body["thinking"])
+	}
+}
+
+// A small window: max_tokens asks for no more than the room the prompt leaves in it, as the
+// Messages API refuses a request whose prompt and max_tokens pass the window.
+func TestAnthropicMaxTokensFitTheWindow(t *testing.T) {
+	t.Parallel()
+	srv := scripted.New(t, scripted.Text("ok"))
+	env := anthropicEnv(t, srv.URL(), "", "")
+	home := env["HOME"]
+	cfg := filepath.Join(home, ".kimi", "config.toml")
+	text, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(text), "max_context_size = 200000", "max_context_size = 16000", 1)), 0o600)
+	r := kimi(t, nil, invocation{env: env, args: []string{"-p", "hi"}})
+	if r.code != 0 {
+		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
+	}
+	mt, _ := srv.Requests()[0].Body["max_tokens"].(float64)
+	if mt <= 0 || mt >= 16000-1024 {
+		t.Errorf("max_tokens = %v, want what 16,000 tokens leave after the prompt", mt)
 	}
 }
 
@@ -237,5 +261,44 @@ func TestReplayAnthropicRedactedAndCached(t *testing.T) {
 	want := (281*3 + 55096*0.3 + 91*15) / 1e6
 	if got := costOf(t, lastResult(t, r)); got < want-1e-9 || got > want+1e-9 {
 		t.Errorf("cost = %v, want %v", got, want)
+	}
+}
+
+// A resumed session sends a Claude turn back as it came: the thinking block with its
+// signature, restored from the session file, then the call and its result.
+func TestAnthropicThinkingSurvivesResume(t *testing.T) {
+	t.Parallel()
+	work, sessions := t.TempDir(), t.TempDir()
+	srv := scripted.New(t,
+		scripted.Reply(scripted.Think("I will list the files."), scripted.CallID("toolu_ls", "Shell", `{"command":"ls"}`)),
+		scripted.Text("Listed."),
+		scripted.Text("Still listed."))
+	env := anthropicEnv(t, srv.URL(), "default_thinking = true", "")
+	r := kimi(t, nil, invocation{dir: work, env: env, args: sessionArgs(sessions, "--session", "claude-s", "-p", "list the files")})
+	if r.code != 0 {
+		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
+	}
+	r = kimi(t, nil, invocation{dir: work, env: env, args: sessionArgs(sessions, "--session", "claude-s", "-p", "and again?")})
+	if r.code != 0 {
+		t.Fatalf("resumed: exit = %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	asst := reqs[2].MessagesOf("assistant")
+	if len(asst) != 2 {
+		t.Fatalf("assistant turns sent on resume = %v", asst)
+	}
+	blocks := asst[0]["blocks"].([]any)
+	first := blocks[0].(map[string]any)
+	if first["type"] != "thinking" || first["thinking"] != "I will list the files." || first["signature"] != scripted.ThinkingSignature("I will list the files.") {
+		t.Errorf("first block sent back after the resume = %v", first)
+	}
+	if last := blocks[len(blocks)-1].(map[string]any); last["type"] != "tool_use" || last["id"] != "toolu_ls" {
+		t.Errorf("last block = %v", last)
+	}
+	if tools := reqs[2].MessagesOf("tool"); len(tools) != 1 || tools[0]["tool_call_id"] != "toolu_ls" {
+		t.Errorf("tool results = %v", tools)
 	}
 }

@@ -2,8 +2,10 @@ package run
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/model"
@@ -47,15 +49,21 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.models = model
+	// What the run changes under its work dirs; kimi-run's own files there are not its work.
+	r.changes = newChanges(s.WorkDir, in.ws.addDirs, []string{r.session.root, r.answerFile, s.Flags.Record, r.guard.sandbox.tempDir},
+		gitRunner{launch: r.launch, off: s.Flags.FilesChanged == "tools"}, r.warn)
 	ts := &agentTools{r: r, env: r.toolEnv(in), ws: in.ws, servers: servers, hooks: eng}
 	e, l := s.Endpoint, s.Loop
 	a := agent.New(agent.Config{
-		Model:    withBudget(model, s.Budget),
+		Model:    withBudget(model, s.Budget, model.prices),
 		Fallback: model.switchOver,
 		Sink:     r.sink,
 		MaxSteps: l.MaxSteps,
 		Compaction: agent.Compaction{MaxContext: e.MaxContext,
-			CapCompletion: e.KimiProvider && e.ContextKnown && e.Generation.CompletionCap >= 0,
+			// The Messages API refuses a request whose max_tokens and prompt together pass
+			// the window, so an anthropic provider's requests fit it too.
+			CapCompletion: (e.KimiProvider || e.Protocol == "anthropic") && e.ContextKnown && e.Generation.CompletionCap >= 0,
 			CompletionCap: e.Generation.CompletionCap, Reserve: l.Reserve, TriggerRatio: l.TriggerRatio},
 		Retry:        r.retryPolicy(),
 		Session:      r.session.session,
@@ -129,7 +137,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), mcpAliases(t.mcp)); t.err != nil {
 		return nil
 	}
-	ts = scrubTools(g.wrap(ts, r.emit), r.secrets)
+	ts = r.changes.wrap(scrubTools(g.wrap(ts), r.secrets))
 	t.names = toolNames(ts)
 	return ts
 }
@@ -143,7 +151,7 @@ func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	}
 	kinds = withMCP(kinds, t.mcp, t.hooks)
 	for name, k := range kinds {
-		k.Tools = scrubTools(r.guard.wrap(k.Tools, r.emit), r.secrets)
+		k.Tools = r.changes.wrap(scrubTools(r.guard.wrap(k.Tools), r.secrets))
 		kinds[name] = k
 	}
 	return kinds
@@ -184,34 +192,58 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 }
 
 // model is the model client: the endpoint, through the tape and the login, with the
-// fallback model behind it.
+// fallback chain behind it. A fallback of the run's own provider shares its key and login;
+// one of another provider has its own key, and never sees the login's token.
 func (r *runState) model() (*fallbackModel, error) {
 	s := r.s
-	httpClient, err := r.tape.client(s, append(r.secrets.list(), r.cred.apiKey), r.version)
+	tapeClient, err := r.tape.client(s, append(r.secrets.list(), r.cred.apiKey), r.version)
 	if err != nil {
 		return nil, err
 	}
-	httpClient = r.cred.loginClient(httpClient, s.Flags.StreamIdleTimeout)
+	loginClient := r.cred.loginClient(tapeClient, s.Flags.StreamIdleTimeout)
+	clientOf := func(e config.Endpoint, key string, client *http.Client) model.Config {
+		return model.Config{
+			Protocol:      e.Protocol,
+			BaseURL:       e.BaseURL,
+			APIKey:        key,
+			Model:         e.Model,
+			IdleTimeout:   s.Flags.StreamIdleTimeout,
+			ExtraBody:     e.RequestFields(),
+			Headers:       r.headers(e),
+			Thinking:      e.Thinking,
+			MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
+			HTTPClient:    client,
+			Project:       e.Project,
+			Location:      e.Location,
+		}
+	}
 	e := s.Endpoint
-	return withFallback(model.Config{
-		Protocol:      e.Protocol,
-		BaseURL:       e.BaseURL,
-		APIKey:        r.cred.apiKey,
-		Model:         e.Model,
-		IdleTimeout:   s.Flags.StreamIdleTimeout,
-		ExtraBody:     e.RequestFields(),
-		Headers:       r.headers(),
-		Thinking:      e.Thinking,
-		MaxReplyBytes: int64(s.Flags.MaxReplyBytes),
-		HTTPClient:    httpClient,
-	}, s.Flags.FallbackModel)
+	own, err := model.New(clientOf(e, r.cred.apiKey, loginClient))
+	if err != nil {
+		return nil, err
+	}
+	chain := &fallbackModel{links: []*link{{m: own, name: e.Model, id: e.Model, provider: e.Protocol,
+		prices: s.Budget.Prices, window: e.MaxContext, capCompl: capsCompletion(e)}}}
+	for _, fb := range s.Fallbacks {
+		key, client := fb.Endpoint.APIKey, tapeClient
+		if fb.SameProvider {
+			key, client = r.cred.apiKey, loginClient
+		}
+		m, err := model.New(clientOf(fb.Endpoint, key, client))
+		if err != nil {
+			return nil, usagef("fallback model %q: %w", fb.Name, err)
+		}
+		chain.links = append(chain.links, &link{m: m, name: fb.Name, id: fb.Endpoint.Model, provider: fb.Endpoint.Protocol,
+			prices: fb.Prices, window: fb.Endpoint.MaxContext, capCompl: capsCompletion(fb.Endpoint)})
+	}
+	return chain, nil
 }
 
-// headers are the request headers of every model call: our User-Agent and the provider's
-// custom headers, which may replace it.
-func (r *runState) headers() map[string]string {
+// headers are the request headers of every model call to the endpoint e: our User-Agent
+// and the provider's custom headers, which may replace it.
+func (r *runState) headers(e config.Endpoint) map[string]string {
 	h := map[string]string{"User-Agent": "kimi-run/" + r.version}
-	for k, v := range r.s.Endpoint.Headers {
+	for k, v := range e.Headers {
 		h[k] = v
 	}
 	return h

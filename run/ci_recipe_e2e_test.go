@@ -45,6 +45,9 @@ func TestREADMERecommendedCIInvocation(t *testing.T) {
 	}{
 		{name: "done", reply: []scripted.Response{scripted.Text(`{"changed":["a.go"]}`)}, code: 0, stdout: `{"changed":["a.go"]}`},
 		{name: "key refused", reply: scripted.Scenario(t, "unauthorized"), code: 5, stdout: "the provider refused the key"},
+		// --fail-on-denial: the push was refused, so a valid report is not a success.
+		{name: "refused", reply: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"git push origin HEAD"}`)),
+			scripted.Text(`{"changed":[]}`)}, code: 9, stdout: "done, but refused:\nShell by Shell(git push*) (rules)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -197,7 +197,7 @@ func (r *runState) openSession(ctx context.Context, prompt string) error {
 func (r *runState) begin(b *built) error {
 	s, sess := r.s, r.session
 	r.emit(event.Init{
-		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model,
+		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model, Provider: providerType(s.Endpoint),
 		BaseURLHost: hostOf(s.Endpoint.BaseURL), WorkDir: s.WorkDir, Tools: b.names, Version: r.version,
 		MCPServers: b.servers.initInfo(),
 	})
@@ -248,4 +248,16 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 		})
 	}
 	return out, r.tape.finish(r, out, err)
+}
+
+// providerType is the endpoint's provider type; an endpoint from the environment alone is
+// kimi (KIMI_*) or openai_legacy (OPENAI_*), as Kimi CLI would name it.
+func providerType(e config.Endpoint) string {
+	switch {
+	case e.Protocol != "":
+		return e.Protocol
+	case e.KimiProvider:
+		return "kimi"
+	}
+	return "openai_legacy"
 }

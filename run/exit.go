@@ -22,6 +22,7 @@ const (
 	ExitSpend      ExitCode = 6 // the token, cost or tool-call budget (--max-tokens-total, --max-cost-usd, --max-tool-calls)
 	ExitSchema     ExitCode = 7 // the final answer never matched --json-schema
 	ExitFiltered   ExitCode = 8 // the provider ended the reply with a finish_reason other than stop/tool_calls/length
+	ExitDenied     ExitCode = 9 // --fail-on-denial: the run would have exited 0, but a tool call was refused
 	ExitTransient  ExitCode = 75
 	ExitTimeout    ExitCode = 124
 	ExitHangup     ExitCode = 129 // SIGHUP: the terminal or the ssh session went away

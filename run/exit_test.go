@@ -81,7 +81,7 @@ func TestJudge(t *testing.T) {
 			message: (&SchemaError{Problems: []string{"missing x"}}).Error()},
 		{name: "cancelled without a cause", err: fmt.Errorf("step: %w", context.Canceled), code: ExitError, reason: "cancelled", kind: "cancelled"},
 		{name: "404 gets a hint", err: &model.ProviderError{StatusCode: 404, Message: "no route", RetryAfter: -1}, code: ExitError, reason: "error", kind: "provider", status: 404,
-			message: (&model.ProviderError{StatusCode: 404, Message: "no route", RetryAfter: -1}).Error() + " (check the base URL, which usually ends in /v1, and the model name)"},
+			message: (&model.ProviderError{StatusCode: 404, Message: "no route", RetryAfter: -1}).Error() + " (check the base URL, which for an OpenAI-compatible provider usually ends in /v1, and the model name)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

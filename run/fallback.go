@@ -4,54 +4,103 @@ import (
 	"context"
 	"sync"
 
+	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/model"
 )
 
-// fallbackModel is the run's model with --fallback-model behind it: the agent switches it
-// over once, when a step's call failed transiently after every retry (agent.Agent.Fallback).
-// It sits under the budget wrapper, so both models' calls count toward one budget, and the
-// switch holds for the subagents and the compaction that share it.
+// fallbackModel is the run's model with the --fallback-model chain behind it (issue 32 #6):
+// the agent moves it on to the next model of the chain when a model call still failed
+// transiently after every retry (agent.Agent.Fallback), and it stays there. It sits under
+// the budget wrapper, so every model's calls count toward one budget, and the switch holds
+// for the subagents and the compaction that share it. Each model of the chain may be of
+// another provider and protocol: each has a client of its own.
 type fallbackModel struct {
-	mu   sync.Mutex
-	cur  model.Model
-	next model.Model // nil without a fallback, or once switched
-	name string
+	mu    sync.Mutex
+	links []*link
+	cur   int // the index of the model in use
 }
 
-// withFallback builds the model of the run from its client settings, with the fallback
-// model NAME (same endpoint, key and settings) when one is given.
-func withFallback(oc model.Config, name string) (*fallbackModel, error) {
-	cur, err := model.New(oc)
-	if err != nil {
-		return nil, err
-	}
-	m := &fallbackModel{cur: cur}
-	if name != "" {
-		oc.Model = name
-		if m.next, err = model.New(oc); err != nil {
-			return nil, err
-		}
-		m.name = name
-	}
-	return m, nil
+// link is one model of the chain.
+type link struct {
+	m        model.Model
+	name     string // as --fallback-model named it; the model id for the run's own
+	id       string // the model id sent
+	provider string // the provider type
+	// prices are the model's, nil when unknown; usage is what its replies reported.
+	prices *model.Prices
+	usage  model.TokenUsage
+	// window is the model's context window and whether requests carry a completion cap.
+	window   int
+	capCompl bool
 }
 
-// Stream implements model.Model with the current model.
+// Stream implements model.Model with the current model, counting its usage.
 func (m *fallbackModel) Stream(ctx context.Context, req model.Request, h model.Handler) (model.Reply, error) {
 	m.mu.Lock()
-	cur := m.cur
+	l := m.links[m.cur]
 	m.mu.Unlock()
-	return cur.Stream(ctx, req, h)
+	reply, err := l.m.Stream(ctx, req, h)
+	if err == nil {
+		m.mu.Lock()
+		l.usage.Add(reply.Usage)
+		m.mu.Unlock()
+	}
+	return reply, err
 }
 
-// switchOver makes the fallback the current model and names it; ok is false when there is
-// none (left).
-func (m *fallbackModel) switchOver() (name string, ok bool) {
+// switchOver moves on to the next model of the chain and says which; ok is false when
+// none is left.
+func (m *fallbackModel) switchOver() (agent.Switch, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.next == nil {
-		return "", false
+	if m.cur+1 >= len(m.links) {
+		return agent.Switch{}, false
 	}
-	m.cur, m.next = m.next, nil
-	return m.name, true
+	from := m.links[m.cur]
+	m.cur++
+	to := m.links[m.cur]
+	return agent.Switch{From: from.id, To: to.name, Provider: to.provider, MaxContext: to.window, CapCompletion: to.capCompl}, true
+}
+
+// prices are the prices of the model in use (the zero Prices when unknown), for the
+// budget's cost cap, which config holds only with the prices of every model known.
+func (m *fallbackModel) prices() model.Prices {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p := m.links[m.cur].prices; p != nil {
+		return *p
+	}
+	return model.Prices{}
+}
+
+// switched reports whether the run moved off its own model.
+func (m *fallbackModel) switched() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cur > 0
+}
+
+// cost is the run's cost over every model that answered, each at its own prices; nil when
+// one of them answered without known prices.
+func (m *fallbackModel) cost() *float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	total := 0.0
+	for _, l := range m.links {
+		if l.usage == (model.TokenUsage{}) {
+			continue
+		}
+		if l.prices == nil {
+			return nil
+		}
+		total += l.prices.Cost(l.usage)
+	}
+	return &total
+}
+
+// capsCompletion says whether requests to the endpoint e carry a completion cap (see
+// agent.Compaction.CapCompletion).
+func capsCompletion(e config.Endpoint) bool {
+	return e.KimiProvider && e.ContextKnown && e.Generation.CompletionCap >= 0
 }

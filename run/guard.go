@@ -4,10 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync/atomic"
 
 	"github.com/kimi-run/kimi-run/config"
-	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/policy"
 )
@@ -17,7 +15,6 @@ import (
 type guard struct {
 	rules   policy.Policy
 	sandbox *sandboxPlan
-	denials atomic.Int64
 }
 
 // newGuard reads the tool-rule flags and the sandbox flags. Bad rules are usage errors.
@@ -137,10 +134,7 @@ func mcpNamePart(s string) string {
 
 // wrap filters and wraps a toolset: the root's, once every tool (MCP tools included) is in
 // it, and each subagent kind's.
-func (g *guard) wrap(ts []tools.Tool, emit func(event.Payload)) []tools.Tool {
-	deny := func(d policy.Denial) {
-		g.denials.Add(1)
-		emit(event.ToolDenied{ID: d.CallID, Name: d.Tool, Rule: d.Rule, Message: d.Reason})
-	}
-	return g.sandbox.guardTools(g.rules.Apply(ts, deny), deny)
+func (g *guard) wrap(ts []tools.Tool) []tools.Tool {
+	// A refusal marks its result (tools.Result.Denied), which the agent reports.
+	return g.sandbox.guardTools(g.rules.Apply(ts, nil), nil)
 }

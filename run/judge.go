@@ -152,7 +152,7 @@ func ownWords[T error](err error) string {
 func providerHint(err error) string {
 	var pe *model.ProviderError
 	if errors.As(err, &pe) && pe.StatusCode == 404 {
-		return err.Error() + " (check the base URL, which usually ends in /v1, and the model name)"
+		return err.Error() + " (check the base URL, which for an OpenAI-compatible provider usually ends in /v1, and the model name)"
 	}
 	return err.Error()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 )
 
 // tally passes every event on and counts what they say the run did: the session, the
-// model calls, the tool calls (by tool) and the tokens. The stopper's result carries them when it
+// model calls, the tool calls (by tool), the refused calls and the tokens. The stopper's result carries them when it
 // has to write the result while the run is stuck (the agent's own counters belong to the
 // goroutine that is).
 type tally struct {
@@ -38,6 +39,10 @@ func (t *tally) Emit(e event.Event) {
 			t.res.ToolCallsByTool = map[string]int{}
 		}
 		t.res.ToolCallsByTool[d.Name]++
+	case event.ToolDenied:
+		t.res.ToolDenials++
+		t.res.Denials = append(t.res.Denials, event.Denial{ID: d.ID, Name: d.Name, Source: d.Source, Rule: d.Rule,
+			Message: d.Message, ParentToolCallID: e.Parent})
 	case event.Usage:
 		u := &t.res.Usage
 		u.InputTokens += d.InputTokens
@@ -59,6 +64,7 @@ func (t *tally) totals() event.Result {
 	defer t.mu.Unlock()
 	res := t.res
 	res.ToolCallsByTool = maps.Clone(t.res.ToolCallsByTool)
+	res.Denials = slices.Clone(t.res.Denials)
 	return res
 }
 

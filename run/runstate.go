@@ -9,6 +9,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
 	"github.com/kimi-run/kimi-run/tools"
@@ -56,6 +57,8 @@ type runState struct {
 	// launch starts every child of the run (internal/launch).
 	launch *launch.Launcher
 	guard  *guard
+	// changes finds the files the run changed, for result.files_changed; nil until build.
+	changes *changes
 	// answerFile is --output-last-message, "" once it has proved unwritable; scrub cleans
 	// what is written there. With --json-schema it gets what stdout gets: the matching
 	// JSON or nothing.
@@ -63,6 +66,8 @@ type runState struct {
 	scrub      func(string) string
 	// saveErr reports the agent's first failure to write the session.
 	saveErr func() error
+	// models is the model with its fallback chain, once built.
+	models *fallbackModel
 }
 
 // resources are what a run opened, closed once when it ends, the last opened first.
@@ -79,6 +84,15 @@ func (res *resources) close() {
 	res.closers = nil
 }
 
+// cost is the run's cost in US dollars, nil when a model that answered has no known
+// prices: at the run's prices, or each model's at its own once a fallback answered.
+func (r *runState) cost(u model.TokenUsage) *float64 {
+	if r.models != nil && r.models.switched() {
+		return r.models.cost()
+	}
+	return r.s.Budget.CostUSD(u)
+}
+
 // warn emits a warning event.
 func (r *runState) warn(msg string) { r.emit(event.Warning{Message: msg}) }
 
@@ -91,19 +105,23 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	r.endBackground()
 	tasks := r.endTasks()
 	v := judge(out, err, context.Cause(ctx))
+	// What the events said: the calls by tool and the refused calls, subagents' included.
+	told := r.tally.totals()
+	v = r.failOnDenial(v, told.Denials)
 	res := event.Result{
-		Status:         "success",
-		TerminalReason: v.reason,
-		ExitCode:       int(v.code),
-		FinalText:      out.finalText,
-		Error:          v.err,
-		Steps:          st.Steps,
-		ToolCalls:      st.ToolCalls,
-		// Counted from the tool_call events, which every call has, subagents' included.
-		ToolCallsByTool: r.tally.totals().ToolCallsByTool,
+		Status:          "success",
+		TerminalReason:  v.reason,
+		ExitCode:        int(v.code),
+		FinalText:       out.finalText,
+		Error:           v.err,
+		Steps:           st.Steps,
+		ToolCalls:       st.ToolCalls,
+		ToolCallsByTool: told.ToolCallsByTool,
+		ToolDenials:     told.ToolDenials,
+		Denials:         told.Denials,
 		Usage: event.UsageTotals{InputTokens: st.Usage.InputTokens, OutputTokens: st.Usage.OutputTokens, CachedTokens: st.Usage.CachedTokens, ReasoningTokens: st.Usage.ReasoningTokens,
 			CacheWriteTokens: st.Usage.CacheWriteTokens,
-			CostUSD:          r.s.Budget.CostUSD(st.Usage)},
+			CostUSD:          r.cost(st.Usage)},
 		DurationMS: time.Since(r.started).Milliseconds(),
 		SessionID:  r.sessionID,
 		// Which tasks were still running, which were stopped, and by whom.
@@ -112,8 +130,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	if v.code == ExitOK {
 		res.StructuredOutput = out.structured
 	}
-	if r.guard != nil {
-		res.ToolDenials = int(r.guard.denials.Load())
+	if r.changes != nil {
+		res.FilesChanged, res.FilesUnseen = r.changes.collect(afterRun(ctx))
 	}
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations

@@ -88,8 +88,9 @@ func (s *sandboxPlan) writeDirs() tools.DirOpener {
 
 // guardTools wraps the tools that act in kimi-run's process with the checks the kernel
 // makes for commands, as their facts ask: a write outside the writable roots, and the
-// network while it is cut. Commands are confined by the kernel itself (the launcher), MCP
-// servers as confineServers decides (docs/sandbox.md); reading is allowed everywhere in
+// network while it is cut. Commands are confined by the kernel itself (the launcher); what
+// Shell's were refused is reported from their output (refusedWrites). MCP servers are
+// confined as confineServers decides (docs/sandbox.md); reading is allowed everywhere in
 // every mode.
 func (s *sandboxPlan) guardTools(ts []tools.Tool, deny func(policy.Denial)) []tools.Tool {
 	if !s.policy.Active() {
@@ -100,6 +101,9 @@ func (s *sandboxPlan) guardTools(ts []tools.Tool, deny func(policy.Denial)) []to
 		out[i] = t
 		if check := s.checkFor(t.Facts()); check != nil {
 			out[i] = &confined{Tool: t, check: check, deny: deny}
+		}
+		if t.Facts().Where == tools.InCommand && s.refusesCommandWrites() {
+			out[i] = refusedWrites{Tool: t, plan: s}
 		}
 	}
 	return out
@@ -159,8 +163,10 @@ type confined struct {
 func (c *confined) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	if err := c.check(args); err != nil {
 		msg := fmt.Sprintf("not run: %v. The sandbox is set by the caller; do the task within it, or say in your final answer what could not be done.", err)
-		c.deny(policy.Denial{CallID: tools.CallID(ctx), Tool: c.Name(), Rule: "sandbox", Reason: msg})
-		return tools.Result{Output: msg, IsError: true}, nil
+		if c.deny != nil {
+			c.deny(policy.Denial{CallID: tools.CallID(ctx), Tool: c.Name(), Rule: "sandbox", Reason: msg})
+		}
+		return tools.Result{Output: msg, IsError: true}.Deny(tools.DeniedBySandbox, "sandbox"), nil
 	}
 	return c.Tool.Run(ctx, args)
 }

@@ -96,8 +96,23 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 	if out := res["sh_tmp"]["output"].(string); !strings.Contains(out, "scratch") {
 		t.Errorf("the temp dir is not writable: %q", out)
 	}
-	if denied := testkit.OfType(evs, "tool_denied"); len(denied) != 1 || denied[0]["id"] != "wf_out" || denied[0]["rule"] != "sandbox" {
-		t.Errorf("tool_denied = %v, want the WriteFile outside", denied)
+	// The WriteFile outside was not run; the commands ran and were refused their write,
+	// which their output says and the sandbox's policy confirms (issue 32 #3).
+	denied := map[string]map[string]any{}
+	for _, d := range testkit.OfType(evs, "tool_denied") {
+		denied[d["id"].(string)] = d
+		if d["rule"] != "sandbox" || d["source"] != "sandbox" {
+			t.Errorf("tool_denied = %v, want the sandbox's", d)
+		}
+	}
+	if len(denied) != 3 || denied["wf_out"] == nil || denied["sh_out"] == nil || denied["sub_out"]["parent_tool_call_id"] != "task" {
+		t.Errorf("tool_denied = %v, want the WriteFile outside, and both commands writing outside", denied)
+	}
+	if msg, _ := denied["sh_out"]["message"].(string); !strings.Contains(msg, "refused writing ../work/../outside/escaped.txt") {
+		t.Errorf("the command's denial says %q", msg)
+	}
+	if out := res["sh_out"]["output"].(string); !strings.Contains(out, "<system>the sandbox (--sandbox workspace-write) refused writing") {
+		t.Errorf("the model was not told what the sandbox refused: %q", out)
 	}
 	// The model was told what it may write.
 	if sys := srv.Requests()[0].Messages()[0]["content"].(string); !strings.Contains(sys, "sandbox (workspace-write)") || !strings.Contains(sys, added) {

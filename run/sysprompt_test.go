@@ -30,7 +30,7 @@ func TestPromptNamesTheShellShellRuns(t *testing.T) {
 	}
 	_, ran, _ := strings.Cut(res.Output, "\n")
 	want := filepath.Base(ran) + " (`" + ran + "`)"
-	if got := promptVars(dir, nil, &skills.Set{}, "")["KIMI_SHELL"]; got != want {
+	if got := promptVars(dir, nil, &skills.Set{}, "", false)["KIMI_SHELL"]; got != want {
 		t.Errorf("the prompt names the shell %q; Shell ran %q", got, want)
 	}
 }

@@ -78,7 +78,7 @@ func (t *tape) client(s *config.Settings, secrets []string, version string) (*ht
 	switch {
 	case t.flags.Record != "":
 		rec, err := cassette.Create(t.flags.Record, cassette.Header{
-			KimiRun: version, Model: e.Model, BaseURL: config.RedactURL(e.BaseURL), WorkDir: s.WorkDir,
+			KimiRun: version, Model: e.Model, BaseURL: config.RedactURL(e.BaseURL), WorkDir: s.WorkDir, Provider: e.Protocol,
 		}, model.NewTransport(t.flags.StreamIdleTimeout), secrets)
 		if err != nil {
 			return nil, usagef("--record: %w", err)

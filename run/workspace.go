@@ -61,15 +61,17 @@ func findSkills(s *config.Settings) (*skills.Set, error) {
 		SkillsDirs:     dirs,
 		ExtraDirs:      s.Skills.ExtraDirs,
 		FirstBrandOnly: !s.Skills.MergeAll,
+		// --bare: no skill the machine or the work dir holds, only --skills-dir's.
+		NoDiscovery: cli.Bare,
 	}), nil
 }
 
 // promptVars are the built-in variables of the system prompt templates.
-func promptVars(workDir string, dirs []string, found *skills.Set, sandbox string) map[string]string {
+func promptVars(workDir string, dirs []string, found *skills.Set, sandbox string, bare bool) map[string]string {
 	name, path := tools.ShellInfo()
 	return agent.PromptVars(agent.PromptEnv{
 		WorkDir: workDir, Now: time.Now(), GOOS: runtime.GOOS, ShellName: name, ShellPath: path,
-		AddDirs: dirs, Skills: found.PromptList(), Sandbox: sandbox,
+		AddDirs: dirs, Skills: found.PromptList(), Sandbox: sandbox, NoAgentsMD: bare,
 	})
 }
 
@@ -95,7 +97,7 @@ func setupWorkspace(s *config.Settings, sandbox string, warn func(string)) (*wor
 	for _, w := range found.Warnings {
 		warn(w)
 	}
-	a, err := loadAgent(s.Agent, s.Flags.DMail, promptVars(s.WorkDir, dirs, found, sandbox))
+	a, err := loadAgent(s.Agent, s.Flags.DMail, promptVars(s.WorkDir, dirs, found, sandbox, s.Flags.Bare))
 	if err != nil {
 		return nil, err
 	}

@@ -170,6 +170,7 @@ case "$code" in
   6) meaning="token, cost or tool-call budget used up" ;;
   7) meaning="the answer never matched --json-schema" ;;
   8) meaning="the provider stopped the answer (finish_reason such as content_filter)" ;;
+  9) meaning="a tool call was refused (--fail-on-denial)" ;;
   75) meaning="transient provider failure after every retry" ;;
   124) meaning="--timeout reached" ;;
   129 | 130 | 131 | 143) meaning="interrupted" ;;

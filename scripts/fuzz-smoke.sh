@@ -8,6 +8,7 @@ fuzztime=${FUZZTIME:-5s}
 targets=(
   "./model FuzzStream"
   "./model FuzzParseArgs"
+  "./model FuzzAnthropicStream"
   "./session FuzzRestore"
   "./model/cassette FuzzReplay"
   "./output FuzzJSONSink"

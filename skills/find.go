@@ -42,6 +42,9 @@ type Options struct {
 	// FirstBrandOnly takes only the first existing of the .kimi, .claude and .codex
 	// directories instead of all of them (merge_all_available_skills = false).
 	FirstBrandOnly bool
+	// NoDiscovery looks in neither the project's nor the user's directories (--bare): only
+	// SkillsDirs and ExtraDirs.
+	NoDiscovery bool
 }
 
 // Roots returns the directories to search, the one whose skills win first: the
@@ -90,7 +93,7 @@ func Roots(opt Options) []Root {
 		for _, d := range opt.SkillsDirs {
 			add(d, ScopeExtra)
 		}
-	} else {
+	} else if !opt.NoDiscovery {
 		if opt.ProjectRoot != "" {
 			group(opt.ProjectRoot, brands, []string{filepath.Join(".agents", "skills")}, ScopeProject)
 		}

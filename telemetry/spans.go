@@ -25,7 +25,9 @@ type spanState struct {
 	runCtx context.Context
 	start  time.Time
 	model  string
-	ended  bool
+	// provider is gen_ai.provider.name, from the run's provider type (providerName).
+	provider string
+	ended    bool
 	// scopes holds, per agent, its open turn and model call: "" is the main agent, any
 	// other key the id of the Agent tool call whose subagent it is.
 	scopes map[string]*agentScope
@@ -102,9 +104,10 @@ func (t *Telemetry) Emit(e event.Event) {
 	}
 	switch d := e.Payload().(type) {
 	case event.Init:
-		st.model = d.Model
+		st.model, st.provider = d.Model, providerName(d.Provider)
 		st.run.SetAttributes(
 			attribute.String("gen_ai.request.model", d.Model),
+			attribute.String("gen_ai.provider.name", st.provider),
 			attribute.String("session.id", d.SessionID),
 			attribute.Int("kimi_run.tools", len(d.Tools)),
 		)
@@ -136,6 +139,7 @@ func (t *Telemetry) Emit(e event.Event) {
 		_, span := t.tracer.Start(sc.ctx(), "chat "+st.model, trace.WithTimestamp(at), trace.WithSpanKind(trace.SpanKindClient),
 			trace.WithAttributes(
 				attribute.String("gen_ai.operation.name", "chat"),
+				attribute.String("gen_ai.provider.name", st.provider),
 				attribute.String("gen_ai.request.model", st.model),
 				attribute.Int("kimi_run.step", d.Step),
 			))
@@ -361,4 +365,21 @@ func serverAttrs(hostPort string) []attribute.KeyValue {
 		attrs = append(attrs, attribute.Int("server.port", n))
 	}
 	return attrs
+}
+
+// providerName is gen_ai.provider.name for a provider type: the OpenTelemetry GenAI
+// conventions' well-known values where one fits (openai, anthropic, gcp.gemini,
+// gcp.vertex_ai), moonshot_ai for Kimi's API, the type itself otherwise.
+func providerName(typ string) string {
+	switch typ {
+	case "kimi", "":
+		return "moonshot_ai"
+	case "openai_legacy", "openai_responses":
+		return "openai"
+	case "gemini", "google_genai":
+		return "gcp.gemini"
+	case "vertexai":
+		return "gcp.vertex_ai"
+	}
+	return typ
 }

@@ -86,7 +86,7 @@ func (g *grepper) run(ctx context.Context, in grepArgs) (Result, error) {
 		return Errorf("%s", msg).WithKimi(kimiGrepFailed(msg), ""), nil
 	}
 	if reason, secret := search.SensitiveFile(root); secret && !info.IsDir() {
-		return Errorf("%s was not searched: %s", search.DisplayPath(g.env.WorkDir, root), reason), nil
+		return Errorf("%s was not searched: %s", search.DisplayPath(g.env.WorkDir, root), reason).Deny(DeniedByGuard, SecretFileRule), nil
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, searchTimeout)

@@ -60,7 +60,7 @@ func readFile(ctx context.Context, env Env, in readFileArgs) (Result, error) {
 		return Errorf("cannot read: %v", err), nil
 	}
 	if reason, ok := search.SensitiveFile(path); ok {
-		return Errorf("refusing to read %s: %s, and what is read is sent to the model provider", in.Path, reason), nil
+		return Errorf("refusing to read %s: %s, and what is read is sent to the model provider", in.Path, reason).Deny(DeniedByGuard, SecretFileRule), nil
 	}
 	if in.NLines < 0 {
 		return Errorf("n_lines must be positive, got %d", in.NLines), nil

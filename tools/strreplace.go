@@ -163,7 +163,7 @@ func strReplace(env Env, in strReplaceArgs) Result {
 	// An edit reads the file: whether old text is found tells the model what the file
 	// holds, one guess at a time. Files ReadFile refuses are refused here too.
 	if reason, ok := search.SensitiveFile(path); ok {
-		return Errorf("refusing to edit %s: %s; ReadFile refuses it too. WriteFile can overwrite it or append to it", in.Path, reason)
+		return Errorf("refusing to edit %s: %s; ReadFile refuses it too. WriteFile can overwrite it or append to it", in.Path, reason).Deny(DeniedByGuard, SecretFileRule)
 	}
 	if path, err = followLink(path); err != nil {
 		return Errorf("cannot edit %s: %v", in.Path, err)

@@ -35,6 +35,40 @@ type Result struct {
 	// (--print --output-format stream-json); nil when the tool has no Kimi counterpart.
 	// The model always reads Output.
 	Kimi *KimiText
+	// Denied, when set, says that the call was refused rather than failed: a tool rule, the
+	// sandbox, kimi-run's own guard or a hook did not let it do what it asked. The agent
+	// reports it with a tool_denied event; Output is still what the model reads.
+	Denied *Denial
+}
+
+// The sources of a Denial.
+const (
+	DeniedByRules   = "rules"   // --allowed-tools, --disallowed-tools, --tools
+	DeniedBySandbox = "sandbox" // --sandbox's check of a write or of the network
+	DeniedByGuard   = "guard"   // kimi-run's own refusals: a file that holds secrets
+	DeniedByHook    = "hook"    // a PreToolUse hook that blocked the call
+)
+
+// SecretFileRule is the rule of the guard that keeps files holding secrets (.env, private
+// keys, credential files) out of the model's context.
+const SecretFileRule = "secret file"
+
+// Denial is why a call was refused: what refused it, and the rule behind it.
+type Denial struct {
+	// Source is one of the DeniedBy constants.
+	Source string
+	// Rule names the rule as a person would look it up: Shell(rm *), sandbox, the hook's
+	// command; empty for a call no allow rule matched.
+	Rule string
+	// Message says why, when Output does not (a command that ran and was refused a write);
+	// empty: Output says it.
+	Message string
+}
+
+// Deny returns r marked as refused by source under rule.
+func (r Result) Deny(source, rule string) Result {
+	r.Denied = &Denial{Source: source, Rule: rule}
+	return r
 }
 
 // KimiText is a tool result in Kimi CLI's terms (its ToolReturnValue): a short message,

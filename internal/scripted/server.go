@@ -51,13 +51,16 @@ type Request struct {
 // Messages returns the "messages" array of the request body, each message as a
 // map, so tests can check what the client sent back (tool results,
 // reasoning_content, ...). A Messages API request's conversation is given in the same
-// shape (anthropicMessages).
+// shape (anthropicMessages), and so are a Gemini request's contents (geminiMessages).
 func (r Request) Messages() []map[string]any {
 	if _, ok := r.Body["input"]; ok && r.Path == responsesPath {
 		return responsesMessages(r.Body)
 	}
 	if anthropicPath(r.Path) {
 		return anthropicMessages(r.Body)
+	}
+	if _, ok := r.Body["contents"]; ok && r.Body["messages"] == nil {
+		return geminiMessages(r.Body)
 	}
 	list, _ := r.Body["messages"].([]any)
 	out := make([]map[string]any, 0, len(list))
@@ -86,9 +89,16 @@ var modelPaths = []string{
 	"/v1/chat/completions", // OpenAI-compatible chat completions (kimi, openai_legacy)
 	"/v1/responses",        // OpenAI Responses API (openai_responses)
 	"/v1/messages",         // Anthropic Messages API (anthropic)
+	// Gemini's streaming method (gemini, google_genai, vertexai), under any API version and
+	// resource path: /v1beta/models/M, /v1beta1/publishers/google/models/M,
+	// /v1beta1/projects/P/locations/L/publishers/google/models/M (gemini.go's geminiPath).
+	"*:streamGenerateContent",
 }
 
 func modelPath(p string) bool {
+	if geminiPath(p) {
+		return true // path.Match's * stops at a slash; Gemini's resource paths have several
+	}
 	for _, pat := range modelPaths {
 		if ok, _ := path.Match(pat, p); ok {
 			return true
@@ -218,8 +228,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.t.Errorf("scripted: request %d (%s %s, User-Agent %q): %s", n+1, r.Method, path, r.UserAgent(), req.Problem)
 		resp = Status(code, ErrorBody("scripted_error", "scripted: "+req.Problem))
 	}
-	if anthropicPath(path) {
+	switch {
+	case anthropicPath(path):
 		resp = resp.anthropic()
+	case geminiPath(path):
+		resp = resp.gemini()
 	}
 	s.play(w, r, resp)
 }

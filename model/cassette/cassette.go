@@ -38,6 +38,10 @@ type Header struct {
 	Model   string `json:"model"`
 	// BaseURL is the endpoint, without credentials or query.
 	BaseURL string `json:"base_url"`
+	// Provider is the provider type, which says the wire protocol the requests speak
+	// (kimi, gemini, ...); a replay speaks it too. Empty in older cassettes: chat
+	// completions.
+	Provider string `json:"provider,omitempty"`
 	// WorkDir is the recording's work directory; request bodies are compared with it
 	// replaced by the replay's own.
 	WorkDir string `json:"work_dir"`

@@ -40,26 +40,57 @@ type msgShape struct {
 	tool      string // for a tool message: the name of the call it answers
 }
 
-// wire is the request body as go-openai writes it.
+// wire is the request body as go-openai writes it; other protocols' bodies are read into
+// it (readWire).
 type wire struct {
-	Messages []struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		Reasoning  string          `json:"reasoning_content"`
-		ToolCallID string          `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
+	Messages []wireMsg `json:"messages"`
+}
+
+type wireMsg struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	Reasoning  string          `json:"reasoning_content"`
+	ToolCallID string          `json:"tool_call_id"`
+	ToolCalls  []wireCall      `json:"tool_calls"`
+}
+
+type wireCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// readWire reads a request body of any protocol kimi-run speaks as the conversation a
+// chat-completions body would carry: a Gemini body by its contents (compare_gemini.go), a
+// Responses API body by its input (compare_responses.go), a Messages API body by its
+// top-level system or its max_tokens beside messages (compare_anthropic.go; chat
+// completions have neither), any other as chat completions.
+func readWire(body []byte) (wire, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return wire{}, err
+	}
+	if _, ok := top["contents"]; ok {
+		return geminiWire(top)
+	}
+	if _, ok := top["input"]; ok {
+		return responsesWire(top)
+	}
+	_, system := top["system"]
+	_, maxTokens := top["max_tokens"]
+	if _, ok := top["messages"]; ok && (system || maxTokens) {
+		return anthropicWire(top)
+	}
+	var w wire
+	err := json.Unmarshal(body, &w)
+	return w, err
 }
 
 func newShape(body []byte, workDir string, sc scrubber) shape {
-	var w wire
-	if err := json.Unmarshal(sc.bytes(body), &w); err != nil {
+	w, err := readWire(sc.bytes(body))
+	if err != nil {
 		return shape{invalid: err.Error()}
 	}
 	norm := func(s string) string {

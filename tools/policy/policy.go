@@ -370,5 +370,5 @@ func (g *guarded) Run(ctx context.Context, args json.RawMessage) (tools.Result, 
 	if g.onDeny != nil {
 		g.onDeny(Denial{CallID: tools.CallID(ctx), Tool: g.Name(), Rule: rule, Reason: reason})
 	}
-	return tools.Result{Output: reason, IsError: true}, nil
+	return tools.Result{Output: reason, IsError: true}.Deny(tools.DeniedByRules, rule), nil
 }
