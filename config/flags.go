@@ -42,6 +42,10 @@ type Flags struct {
 	Continue   bool   `short:"C" help:"Resume the last session of this work dir that exited 0."`
 	NoSession  bool   `name:"no-session" help:"Write no session file."`
 	SessionDir string `name:"session-dir" placeholder:"DIR" help:"Keep sessions in DIR (default: a folder per work dir under $XDG_STATE_HOME or ~/.local/state/kimi-run)."`
+	// Fork and rewind (issue 32 #4).
+	ForkSession string `name:"fork-session" placeholder:"ID" help:"Start a new session with a copy of session ID's conversation, and run the prompt in it; ID is left as it is (a run using it makes this wait or fail as --session would). --session NAME names the copy (it must not exist yet)."`
+	Rewind      *int   `name:"rewind" placeholder:"CHECKPOINT" help:"Continue the session (--session, --continue or --fork-session) from its checkpoint CHECKPOINT (--show-session lists them): what came after is dropped from the conversation and kept in a backup file beside it."`
+	RewindFiles bool   `name:"rewind-files" help:"With --rewind, also put back the files WriteFile and StrReplaceFile changed since that checkpoint (what commands changed is not known); what they held before is kept in the session folder."`
 	// Session housekeeping (issue 21 #13): modes that print and run nothing.
 	ListSessions bool   `name:"list-sessions" help:"List the sessions of the work dir, newest first (id, start, outcome, first prompt line), and exit; NDJSON with --output-format stream-json."`
 	ShowSession  string `name:"show-session" placeholder:"ID" help:"Print session ID's conversation and exit; NDJSON with --output-format stream-json."`

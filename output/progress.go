@@ -70,6 +70,18 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 		}
 	case event.StepBegin:
 		info(fmt.Sprintf("step %d", d.Step))
+	case event.SessionRewind:
+		info(fmt.Sprintf("rewound to checkpoint %d; the conversation as it was is kept in %s", d.Checkpoint, d.Backup))
+		for _, f := range d.Files {
+			switch {
+			case f.Action == "not_restored":
+				warn(fmt.Sprintf("  %s not restored: %s", f.Path, errorLine(f.Reason, errorWidth)))
+			case f.ChangedOutside:
+				warn(fmt.Sprintf("  %s %s, undoing a change made outside the file tools (kept in %s)", f.Path, f.Action, f.Backup))
+			default:
+				info(fmt.Sprintf("  %s %s", f.Path, f.Action))
+			}
+		}
 	case event.ToolCall:
 		say()
 		sum := argsSummary(d.Name, d.Arguments)

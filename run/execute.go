@@ -185,6 +185,10 @@ func (r *runState) openSession(ctx context.Context, prompt string) error {
 	}
 	r.session, r.sessionID = sess, sess.id
 	r.res.add(sess.close)
+	r.keepFiles()
+	if err := r.rewind(ctx); err != nil {
+		return err
+	}
 	r.announceSession(r.warnEarly, r.s.Output.Quiet)
 	if err := r.session.begin(metaPrompt(r.s.Flags.Flow, prompt), r.s.WorkDir, time.Now()); err != nil {
 		r.warnEarly(err.Error())
@@ -199,8 +203,11 @@ func (r *runState) begin(b *built) error {
 	r.emit(event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model, Provider: providerType(s.Endpoint),
 		BaseURLHost: hostOf(s.Endpoint.BaseURL), WorkDir: s.WorkDir, Tools: b.names, Version: r.version,
-		MCPServers: b.servers.initInfo(),
+		MCPServers: b.servers.initInfo(), ForkedFrom: sess.forkedFrom,
 	})
+	if sess.rewound != nil {
+		r.emit(sess.rewound.event())
+	}
 	for _, msg := range append(r.early, b.servers.warnings()...) {
 		r.warn(msg)
 	}

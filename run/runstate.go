@@ -162,6 +162,11 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
 		}
 	}
+	if j := r.session.journal; j != nil {
+		if err := j.Err(); err != nil {
+			r.emit(event.Warning{Message: fmt.Sprintf("session %s: %v; a later --rewind-files cannot put back every file this run changed", r.sessionID, err)})
+		}
+	}
 	if r.hooks != nil {
 		r.hooks.sessionEnd(ctx, v)
 	}

@@ -77,6 +77,10 @@ func (s *sandboxPlan) close() {
 	}
 }
 
+// canWrite is the sandbox's check of a file kimi-run writes for the run itself (what a
+// rewind puts back): nil when the policy allows it, or restricts no writes.
+func (s *sandboxPlan) canWrite(path string) error { return s.policy.CanWrite(path) }
+
 // writeDirs is tools.Env.WriteDirs: the policy, which opens the write tools' directories
 // beneath the writable roots; nil when the file system is not restricted.
 func (s *sandboxPlan) writeDirs() tools.DirOpener {

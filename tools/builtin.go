@@ -49,6 +49,17 @@ type Env struct {
 	// append through a file with more than one hard link, whose other name may be outside.
 	// nil opens them plainly.
 	WriteDirs DirOpener
+	// Changes, when set, hears of every change WriteFile and StrReplaceFile make to a file
+	// (the session's before-images, for a rewind); nil: nobody does.
+	Changes FileChanges
+}
+
+// FileChanges hears of the changes the file tools make. Before is called just before a
+// tool changes the file at path (absolute, links resolved), with the file as it is then,
+// and returns once whatever it keeps is safe; After once the change is made or failed.
+type FileChanges interface {
+	Before(path string)
+	After(path string)
 }
 
 // DirOpener opens a directory a write tool is about to write a file in. The tool creates,
