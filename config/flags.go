@@ -73,7 +73,7 @@ type Flags struct {
 	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
 	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
 	OTelLogContent bool          `name:"otel-log-content" help:"With OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT set), also put the prompt, tool arguments and outputs and the final answer on the spans, scrubbed of credentials. Off: names, counts and timings only."`
-	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
+	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background (a server started with &). By default they are stopped (SIGTERM, then SIGKILL) when the run ends. Background tasks (run_in_background) are not kept: see [background] keep_alive_on_exit."`
 	// Notices of silence (hidden: tests shorten them).
 	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
 	StallNotice time.Duration `name:"stall-notice" default:"30s" hidden:""`

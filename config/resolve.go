@@ -77,6 +77,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 	steps := []func() error{
 		func() error { return s.resolveFileSettings(fc) },
 		func() error { return s.resolveLoop(fc.LoopControl) },
+		func() error { return s.resolveBackground(fc.Background) },
 		s.resolveContext,
 		func() error { return s.resolveBudget(entry) },
 		s.checkEndpoint,

@@ -55,6 +55,9 @@ var registry = []registered{
 	{Answer{}, Telemetry},
 	{Hook{}, Telemetry},
 	{ToolDenied{}, KimiLines},
+	{TaskStarted{}, KimiLines | Telemetry},
+	{TaskOutput{}, KimiLines | Telemetry},
+	{TaskEnded{}, Telemetry},
 	{Result{}, 0},
 }
 

@@ -229,6 +229,9 @@ func (r *runState) begin(b *built) error {
 			r.warn(w)
 		}
 		b.agent.Restore(sess.restored)
+		// What an earlier run's background tasks became: a resumed run never starts one
+		// again (its Shell call has its result, or is answered as interrupted).
+		r.tasks.Restore()
 	}
 	for _, w := range sess.repairs {
 		r.warn(w)
@@ -252,7 +255,7 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 		out, err = in.conv.run(ctx, r, in.plan, messageRunner{s: r.s, skills: in.ws.skills, agent: b.agent, sink: r.sink, hooks: rh, warn: r.warn})
 	} else {
 		out, err = rh.around(ctx, in.prompt, b.agent, func(t ralph.Turner) (outcome, error) {
-			return runPlan(ctx, r.s, in.plan, t, b.agent, r.sink, r.warn)
+			return runPlan(ctx, r.s, in.plan, t, b.agent, r.sink, r.warn, r.waitForTasks)
 		})
 	}
 	return out, r.tape.finish(r, out, err)

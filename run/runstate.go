@@ -13,6 +13,7 @@ import (
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
 	"github.com/kimi-run/kimi-run/tools"
+	"github.com/kimi-run/kimi-run/tools/background"
 )
 
 // runState is one run from start to finish: its settings, its one sink chain, what it
@@ -49,6 +50,10 @@ type runState struct {
 	hooks *runHooks
 	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
 	groups *tools.ShellGroups
+	// tasks are the run's background tasks (Shell's run_in_background); tasksKept says some
+	// outlive it ([background] keep_alive_on_exit), so their folder stays.
+	tasks     *background.Manager
+	tasksKept bool
 	// launch starts every child of the run (internal/launch).
 	launch *launch.Launcher
 	guard  *guard
@@ -98,6 +103,7 @@ func (r *runState) emit(p event.Payload) {
 // finish emits the result event (always the last one) and returns the exit code.
 func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
 	r.endBackground()
+	tasks := r.endTasks()
 	v := judge(out, err, context.Cause(ctx))
 	// What the events said: the calls by tool and the refused calls, subagents' included.
 	told := r.tally.totals()
@@ -118,6 +124,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 			CostUSD:          r.cost(st.Usage)},
 		DurationMS: time.Since(r.started).Milliseconds(),
 		SessionID:  r.sessionID,
+		// Which tasks were still running, which were stopped, and by whom.
+		BackgroundTasks: tasks,
 	}
 	if v.code == ExitOK {
 		res.StructuredOutput = out.structured

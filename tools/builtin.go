@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/tools/background"
 	"github.com/kimi-run/kimi-run/tools/search"
 )
 
@@ -44,6 +45,9 @@ type Env struct {
 	// credentials left out), confined under the sandbox, ended with the run. nil starts
 	// them from kimi-run itself with its environment.
 	Launcher *launch.Launcher
+	// Tasks runs the background tasks Shell starts with run_in_background, which TaskList,
+	// TaskOutput and TaskStop manage; nil: the run has none, and those calls fail.
+	Tasks *background.Manager
 	// WriteDirs, when set, opens the directories WriteFile and StrReplaceFile write in (the
 	// sandbox's, which keeps the writes below its writable roots); the tools then refuse to
 	// append through a file with more than one hard link, whose other name may be outside.
@@ -98,6 +102,20 @@ func CallID(ctx context.Context) string {
 	return id
 }
 
+type subagentKey struct{}
+
+// WithSubagent returns a context that marks the tool call as a subagent's.
+func WithSubagent(ctx context.Context) context.Context {
+	return context.WithValue(ctx, subagentKey{}, true)
+}
+
+// InSubagent reports whether the tool call being run is a subagent's: the tools that act
+// on the main agent's own state (background tasks) refuse it.
+func InSubagent(ctx context.Context) bool {
+	in, _ := ctx.Value(subagentKey{}).(bool)
+	return in
+}
+
 // builtinTable is the one table of built-in tools, in the order they are offered to the
 // model. A new tool is added here and nowhere else: what the run does with it follows from
 // its Facts (the sandbox, subagents, the built-in agents' tool lists).
@@ -107,6 +125,9 @@ var builtinTable = []struct {
 	offered func(Env) bool
 }{
 	{make: NewShell},
+	{make: NewTaskList},
+	{make: NewTaskOutput},
+	{make: NewTaskStop},
 	{make: NewReadFile},
 	{make: NewWriteFile},
 	{make: NewStrReplaceFile},
