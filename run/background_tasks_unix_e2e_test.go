@@ -581,3 +581,68 @@ func TestBackgroundConfigKeys(t *testing.T) {
 		checkNothingRuns(t, events(t, r.stdout))
 	})
 }
+
+// TestNotificationHookFires: the Notification hooks fire as the model is told of a task's
+// end (Kimi CLI fires them when it hands a notification to the model), with Kimi's fields,
+// matched on the notification's type.
+func TestNotificationHookFires(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+		switch replies(req) {
+		case 0:
+			return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
+				"command": waitForFile("go", "done"), "run_in_background": true, "description": "build"})))
+		case 1:
+			touch(t, dir, "go")
+			return scripted.Text("Started.")
+		}
+		return scripted.Text("Finished.")
+	})
+	hooks := `{"hooks": [{"event": "Notification", "matcher": "task\\.completed", "command": "cat >> notified.jsonl; echo >> notified.jsonl"},
+		{"event": "Notification", "matcher": "task\\.failed", "command": "echo wrong >> notified.jsonl"}]}`
+	r := kimi(t, srv, invocation{dir: dir, args: []string{"-p", "build", "--config", hooks}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "notified.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(string(b))), &got); err != nil {
+		t.Fatalf("the hook got %q: %v", b, err)
+	}
+	if got["hook_event_name"] != "Notification" || got["sink"] != "llm" || got["notification_type"] != "task.completed" ||
+		got["title"] != "Background task completed: build" || got["severity"] != "success" {
+		t.Errorf("the hook's input = %v", got)
+	}
+}
+
+// TestBackgroundWithoutSession: with --no-session a task's folder is a temporary one, made
+// for the first task and removed when the run ends.
+func TestBackgroundWithoutSession(t *testing.T) {
+	t.Parallel()
+	srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+		if replies(req) == 0 {
+			return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
+				"command": "echo hi", "run_in_background": true, "description": "greeting"})))
+		}
+		return scripted.Text("done")
+	})
+	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--no-session", "-p", "greet"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	started := testkit.OfType(events(t, r.stdout), "task_started")
+	if len(started) != 1 {
+		t.Fatalf("task_started = %v", started)
+	}
+	folder := filepath.Dir(filepath.Dir(started[0]["output_path"].(string)))
+	if !strings.HasPrefix(filepath.Base(folder), "kimi-run-tasks-") {
+		t.Errorf("the task's folder is in %s", folder)
+	}
+	if _, err := os.Stat(folder); !os.IsNotExist(err) {
+		t.Errorf("the temporary folder %s is still there (%v)", folder, err)
+	}
+}

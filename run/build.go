@@ -29,9 +29,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		return nil, err
 	}
 	r.groups = &tools.ShellGroups{}
-	if r.tasks, err = r.newTasks(); err != nil {
-		return nil, err
-	}
+	r.tasks = r.newTasks()
 	// A second signal ends the process at once: the Shell commands' groups (unless kept)
 	// and the background tasks (unless kept alive) are killed first.
 	r.stop.shellKill.set(func() {

@@ -50,10 +50,8 @@ type runState struct {
 	hooks *runHooks
 	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
 	groups *tools.ShellGroups
-	// tasks are the run's background tasks (Shell's run_in_background); tasksKept says some
-	// outlive it ([background] keep_alive_on_exit), so their folder stays.
-	tasks     *background.Manager
-	tasksKept bool
+	// tasks are the run's background tasks (Shell's run_in_background).
+	tasks *background.Manager
 	// launch starts every child of the run (internal/launch).
 	launch *launch.Launcher
 	guard  *guard

@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/kimi-run/kimi-run/event"
@@ -12,27 +11,15 @@ import (
 )
 
 // newTasks makes the run's background tasks (tools/background): their folders in the
-// session's (a temporary one with --no-session, removed at the end unless a task outlives
-// the run), started through the run's launcher like every Shell command.
-func (r *runState) newTasks() (*background.Manager, error) {
+// session's (with --no-session a temporary one, made for the first task), started through
+// the run's launcher like every Shell command.
+func (r *runState) newTasks() *background.Manager {
 	dir := ""
 	if r.session.session != nil {
 		dir = filepath.Join(filepath.Dir(r.session.session.Path()), "tasks")
-	} else {
-		tmp, err := os.MkdirTemp("", "kimi-run-tasks-")
-		if err != nil {
-			return nil, fmt.Errorf("background tasks: %w", err)
-		}
-		dir = tmp
-		r.res.add(func() {
-			if !r.tasksKept {
-				os.RemoveAll(tmp)
-			}
-		})
 	}
-	m := &background.Manager{Launcher: r.launch, Dir: dir, WorkDir: r.s.WorkDir, Config: r.s.Background,
+	return &background.Manager{Launcher: r.launch, Dir: dir, WorkDir: r.s.WorkDir, Config: r.s.Background,
 		Emit: r.emit, Scrub: r.secrets.scrub}
-	return m, nil
 }
 
 // taskInbox is the main agent's inbox (agent.Config.Inbox): the notices of the tasks that
@@ -75,7 +62,6 @@ func (r *runState) endTasks() []event.BackgroundTask {
 		r.warn(fmt.Sprintf("stopped %d background task(s) still running as the run ended: %s", len(stopped), joinList(stopped)))
 	}
 	if len(kept) > 0 {
-		r.tasksKept = true
 		r.warn(fmt.Sprintf("left %d background task(s) running after the run ([background] keep_alive_on_exit): %s", len(kept), joinList(kept)))
 	}
 	return out

@@ -108,9 +108,8 @@ func NewTaskOutput(env Env) Tool {
 		}
 		retrieval := "success"
 		if in.Block && t.Status == background.StatusRunning {
-			t, err = env.Tasks.Wait(ctx, in.TaskID, time.Duration(wait)*time.Second)
-			if err != nil {
-				return Result{}, err
+			if t, err = env.Tasks.Wait(ctx, in.TaskID, time.Duration(wait)*time.Second); err != nil {
+				return Errorf("stopped waiting for the task: the run is stopping"), nil
 			}
 		}
 		if t.Status == background.StatusRunning {
@@ -122,7 +121,7 @@ func NewTaskOutput(env Env) Tool {
 		p := env.Tasks.Preview(t)
 		var b strings.Builder
 		fmt.Fprintf(&b, "retrieval_status: %s\n%s\n", retrieval, taskLines(t))
-		fmt.Fprintf(&b, "interrupted: %t\ntimed_out: %t\n", t.Status == background.StatusKilled || t.TimedOut || t.Status == background.StatusLost, t.TimedOut)
+		fmt.Fprintf(&b, "interrupted: %t\ntimed_out: %t\n", t.Interrupted(), t.TimedOut)
 		if t.Status != background.StatusRunning {
 			fmt.Fprintf(&b, "terminal_reason: %s\n", t.TerminalReason())
 		}

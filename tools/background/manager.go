@@ -107,7 +107,9 @@ type Spec struct {
 type Manager struct {
 	// Launcher starts the tasks.
 	Launcher *launch.Launcher
-	// Dir is where each task gets its folder (its record and its output file).
+	// Dir is where each task gets its folder (its record and its output file). Empty: a
+	// temporary folder made for the first task, removed by Close unless a task outlives
+	// the run.
 	Dir string
 	// WorkDir is the directory the commands run in.
 	WorkDir string
@@ -128,6 +130,8 @@ type Manager struct {
 	notices []notice
 	closed  bool
 	wake    chan struct{}
+	// tmp is the temporary folder made when Dir is empty.
+	tmp string
 }
 
 // ErrNotAvailable is a task operation on a run that has no background tasks (a nil
@@ -426,12 +430,19 @@ func (m *Manager) Close() []Task {
 	m.StopAll(StoppedByRunEnd, "the run ended while it was running", true)
 	m.mu.Lock()
 	ts := append([]*task(nil), m.tasks...)
+	tmp := m.tmp
 	m.mu.Unlock()
 	out := make([]Task, 0, len(ts))
+	kept := false
 	for _, t := range ts {
 		if !t.earlier {
-			out = append(out, t.view())
+			v := t.view()
+			kept = kept || v.Status == StatusRunning
+			out = append(out, v)
 		}
+	}
+	if tmp != "" && !kept {
+		os.RemoveAll(tmp)
 	}
 	return out
 }
@@ -452,7 +463,21 @@ func (m *Manager) publish(apply func(), nt notice) {
 
 // taskDir makes the folder of the task named id.
 func (m *Manager) taskDir(id string) (string, error) {
-	dir := filepath.Join(m.Dir, id)
+	m.mu.Lock()
+	root := m.Dir
+	if root == "" {
+		if m.tmp == "" {
+			tmp, err := os.MkdirTemp("", "kimi-run-tasks-")
+			if err != nil {
+				m.mu.Unlock()
+				return "", fmt.Errorf("cannot make a folder for background tasks: %w", err)
+			}
+			m.tmp = tmp
+		}
+		root = m.tmp
+	}
+	m.mu.Unlock()
+	dir := filepath.Join(root, id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("cannot make the task's folder: %w", err)
 	}

@@ -58,7 +58,7 @@ func (m *Manager) notification(v Task) event.Notification {
 	// Kimi CLI writes the object without its null values (exclude_none), the payload's too.
 	payload := map[string]any{
 		"task_id": v.ID, "task_kind": Kind, "status": string(v.Status), "description": desc,
-		"interrupted": v.Status == StatusKilled || v.TimedOut || v.Status == StatusLost,
+		"interrupted": v.Interrupted(),
 		"timed_out":   v.TimedOut, "terminal_reason": reason, "duration_s": duration(v).Seconds(),
 	}
 	if v.HasExit {

@@ -75,6 +75,11 @@ func (t Task) TerminalReason() string {
 	return string(t.Status)
 }
 
+// Interrupted says the task did not end by itself: it was stopped, timed out or lost.
+func (t Task) Interrupted() bool {
+	return t.Status == StatusKilled || t.Status == StatusLost || t.TimedOut
+}
+
 // stopRequest asks a task's watcher to stop it.
 type stopRequest struct {
 	by     StoppedBy
@@ -160,6 +165,7 @@ func (t *task) start(s Spec) error {
 		if t.out != nil {
 			t.out.Close()
 		}
+		os.RemoveAll(dir) // a task that never ran leaves no folder behind
 		return fmt.Errorf("cannot start the command: %w", err)
 	}
 	t.m.mu.Lock()
