@@ -74,6 +74,11 @@ type Agent struct {
 
 	// ToolCap caps the tool calls of the run (nil: no cap); subagents share their parent's.
 	ToolCap *ToolCap
+	// Inbox, when set, is asked before each step for messages that arrived while the agent
+	// worked (the notices of background tasks that ended): each becomes a user message of
+	// the conversation, after the step's compaction and before its checkpoint and model call. Only the
+	// main agent has one.
+	Inbox func(ctx context.Context) []string
 	// Heartbeat, when positive, is how often a running tool call is reported with a
 	// tool_progress event (--heartbeat), from one Heartbeat after it started until it ends.
 	Heartbeat time.Duration
@@ -155,6 +160,16 @@ func (a *Agent) tool(name string) tools.Tool {
 	return nil
 }
 
+// readInbox adds what arrived in the inbox to the conversation, as user messages.
+func (a *Agent) readInbox(ctx context.Context) {
+	if a.Inbox == nil {
+		return
+	}
+	for _, m := range a.Inbox(ctx) {
+		a.appendMsg(model.Message{Role: model.RoleUser, Content: m})
+	}
+}
+
 // Turn runs one prompt until the model answers without tool calls, the step budget runs out,
 // or an error stops it. A returned error means the run cannot go on (provider failure after
 // retries, cancellation, a tool's Go error); limits are reported in the outcome.
@@ -201,6 +216,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 			end("error")
 			return out, err
 		}
+		a.readInbox(ctx)
 		a.checkpoint()
 		a.emit(event.StepBegin{Turn: turn, Step: step})
 		out.Steps++

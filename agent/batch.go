@@ -205,7 +205,11 @@ func (b *batch) run(ctx context.Context, c model.CallSpec, args []byte) (res too
 			err = nil
 		}
 	}()
-	res, err = t.Run(tools.WithCallID(ctx, c.ID), args)
+	ctx = tools.WithCallID(ctx, c.ID)
+	if b.agent.Parent != "" {
+		ctx = tools.WithSubagent(ctx)
+	}
+	res, err = t.Run(ctx, args)
 	if err != nil {
 		err = fmt.Errorf("tool %s: %w", c.Name, err)
 	}

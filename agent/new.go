@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
@@ -45,6 +46,8 @@ type Config struct {
 	MaxToolCalls int
 	// Heartbeat is how often a running tool call is reported (Agent.Heartbeat); 0: never.
 	Heartbeat time.Duration
+	// Inbox hands the main agent messages before each step (Agent.Inbox); nil: none.
+	Inbox func(ctx context.Context) []string
 }
 
 // Delegates are the parts of an Agent that tools call back into.
@@ -72,6 +75,7 @@ func New(cfg Config) *Agent {
 		Fallback:          cfg.Fallback,
 		ToolCap:           NewToolCap(cfg.MaxToolCalls),
 		Heartbeat:         cfg.Heartbeat,
+		Inbox:             cfg.Inbox,
 	}
 	subs := &Subagents{Parent: a}
 	d := Delegates{Subagent: subs}

@@ -29,7 +29,7 @@ func TestBuiltinAgentsFollowTheTable(t *testing.T) {
 		if !f.OptIn && !f.RootOnly && name != "SetTodoList" { // coder.yaml excludes the plan
 			coder = append(coder, name)
 		}
-		if !f.OptIn && f.ReadOnly {
+		if !f.OptIn && f.ReadOnly && !f.RootOnly { // a subagent never gets a root-only tool
 			readOnly = append(readOnly, name)
 		}
 	}

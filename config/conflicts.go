@@ -36,6 +36,26 @@ var conflicts = []func(f *Flags) string{
 		return ""
 	},
 	func(f *Flags) string {
+		if mode := f.housekeeping(); mode != "" && (f.ForkSession != "" || f.Rewind != nil) {
+			return mode + " cannot be combined with --fork-session or --rewind"
+		}
+		return ""
+	},
+	// Fork and rewind (issue 32 #4).
+	func(f *Flags) string {
+		switch {
+		case f.ForkSession != "" && (f.Continue || f.NoSession):
+			return "--fork-session makes a session of its own: it cannot be combined with --continue or --no-session"
+		case f.ForkSession != "" && f.ForkSession == f.Session:
+			return "--fork-session " + f.ForkSession + " --session " + f.Session + ": the copy needs a name of its own (leave --session out for a new one)"
+		case f.Rewind != nil && f.Session == "" && !f.Continue && f.ForkSession == "":
+			return "--rewind needs the session to rewind: --session ID, --continue or --fork-session ID"
+		case f.RewindFiles && f.Rewind == nil:
+			return "--rewind-files needs --rewind CHECKPOINT: the checkpoint to put the files back to"
+		}
+		return ""
+	},
+	func(f *Flags) string {
 		if f.promptWays() > 1 {
 			return "give the prompt one way: -p, -c, prompt words or --prompt-file"
 		}
@@ -91,6 +111,12 @@ var conflicts = []func(f *Flags) string{
 	func(f *Flags) string {
 		if f.Record != "" && f.Replay != "" {
 			return "--record and --replay cannot be combined"
+		}
+		return ""
+	},
+	func(f *Flags) string {
+		if len(f.AllowHost) > 0 && f.Given("sandbox-network") && f.SandboxNetwork == "on" {
+			return "--allow-host cuts the network but for the hosts it names: it cannot be combined with --sandbox-network on"
 		}
 		return ""
 	},

@@ -24,6 +24,7 @@ type fileConfig struct {
 	Providers       map[string]providerConfig `toml:"providers" json:"providers"`
 	LoopControl     loopControl               `toml:"loop_control" json:"loop_control"`
 	Hooks           []hookConfig              `toml:"hooks" json:"hooks"`
+	Background      backgroundConfig          `toml:"background" json:"background"`
 	// Skills: extra_skill_dirs add directories; merge_all_available_skills (default true)
 	// reads all of .kimi, .claude and .codex rather than the first that exists.
 	ExtraSkillDirs          []string `toml:"extra_skill_dirs" json:"extra_skill_dirs"`

@@ -42,6 +42,10 @@ type Flags struct {
 	Continue   bool   `short:"C" help:"Resume the last session of this work dir that exited 0."`
 	NoSession  bool   `name:"no-session" help:"Write no session file."`
 	SessionDir string `name:"session-dir" placeholder:"DIR" help:"Keep sessions in DIR (default: a folder per work dir under $XDG_STATE_HOME or ~/.local/state/kimi-run)."`
+	// Fork and rewind (issue 32 #4).
+	ForkSession string `name:"fork-session" placeholder:"ID" help:"Start a new session with a copy of session ID's conversation, and run the prompt in it; ID is left as it is (a run using it makes this wait or fail as --session would). --session NAME names the copy (it must not exist yet)."`
+	Rewind      *int   `name:"rewind" placeholder:"CHECKPOINT" help:"Continue the session (--session, --continue or --fork-session) from its checkpoint CHECKPOINT (--show-session lists them): what came after is dropped from the conversation and kept in a backup file beside it."`
+	RewindFiles bool   `name:"rewind-files" help:"With --rewind, also put back the files WriteFile and StrReplaceFile changed since that checkpoint (what commands changed is not known); what they held before is kept in the session folder."`
 	// Session housekeeping (issue 21 #13): modes that print and run nothing.
 	ListSessions bool   `name:"list-sessions" help:"List the sessions of the work dir, newest first (id, start, outcome, first prompt line), and exit; NDJSON with --output-format stream-json."`
 	ShowSession  string `name:"show-session" placeholder:"ID" help:"Print session ID's conversation and exit; NDJSON with --output-format stream-json."`
@@ -69,7 +73,7 @@ type Flags struct {
 	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
 	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
 	OTelLogContent bool          `name:"otel-log-content" help:"With OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT set), also put the prompt, tool arguments and outputs and the final answer on the spans, scrubbed of credentials. Off: names, counts and timings only."`
-	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background. By default they are stopped (SIGTERM, then SIGKILL) when the run ends."`
+	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background (a server started with &). By default they are stopped (SIGTERM, then SIGKILL) when the run ends. Background tasks (run_in_background) are not kept: see [background] keep_alive_on_exit."`
 	// Notices of silence (hidden: tests shorten them).
 	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
 	StallNotice time.Duration `name:"stall-notice" default:"30s" hidden:""`
@@ -96,6 +100,8 @@ type Flags struct {
 	DisallowedTools  []string `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
 	Sandbox          string   `group:"Guardrails for unattended runs" name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Linux Landlock: read-only (write only the run's temp dir) or workspace-write (also the work dir and --add-dir dirs)."`
 	SandboxNetwork   string   `group:"Guardrails for unattended runs" name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
+	AllowHost        []string `group:"Guardrails for unattended runs" name:"allow-host" placeholder:"HOST[:PORT]" config:"sandbox.allow_hosts" help:"Let commands (through HTTP_PROXY/HTTPS_PROXY, a proxy kimi-run runs) and FetchURL reach this host and no other; repeatable or comma-separated. HOST alone allows ports 80 and 443; *.example.com its subdomains. Cuts the rest of the network as --sandbox-network off does."`
+	AllowHostPort    int      `name:"allow-host-port" hidden:""`
 	FailOnDenial     bool     `group:"Guardrails for unattended runs" name:"fail-on-denial" envvar:"KIMI_RUN_FAIL_ON_DENIAL" help:"Exit 9 instead of 0 when a tool call was refused (tool rules, the sandbox, the guard of secret files, a hook): result.denials names each refusal and its rule."`
 
 	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).

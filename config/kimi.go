@@ -57,6 +57,9 @@ func checkFlagValues(f *Flags) error {
 	if f.MaxToolCalls < 0 {
 		return Usagef("%s must be 0 (no limit) or more, got %d", f.From("max-tool-calls"), f.MaxToolCalls)
 	}
+	if f.Rewind != nil && *f.Rewind < 0 {
+		return Usagef("--rewind must be a checkpoint id, 0 or more (--show-session lists them), got %d", *f.Rewind)
+	}
 	if f.MaxReplyBytes < 1 {
 		return Usagef("--max-reply-bytes must be at least 1, got %d", f.MaxReplyBytes)
 	}
@@ -66,6 +69,7 @@ func checkFlagValues(f *Flags) error {
 		{"session", "-S/--session", f.Session},
 		{"resume", "-r/--resume", f.Resume},
 		{"base-url", "--base-url", f.BaseURL},
+		{"fork-session", "--fork-session", f.ForkSession},
 	} {
 		if f.Given(v.flag) && v.value == "" {
 			return Usagef("%s is empty (an unset shell variable?); leave the flag out for the default", v.name)

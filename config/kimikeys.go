@@ -28,7 +28,6 @@ var unhonoured = []struct {
 	why  string
 	when func(v any) bool
 }{
-	{key: "background.*", why: "kimi-run does not run background tasks yet"},
 	{key: "notifications.*", why: "kimi-run keeps no notification store for its claims to time out"},
 	{key: "skip_afk_prompt_injection", when: isTrue,
 		why: "kimi-run injects no afk reminder, but its default system prompt says nobody is present; replace it (--system-prompt, an agent file) to drop that"},
@@ -141,6 +140,7 @@ var knownKeys = sync.OnceValue(func() map[string]bool {
 	}
 	addTags("", reflect.TypeFor[fileConfig]())
 	addTags("loop_control.", reflect.TypeFor[loopControl]())
+	addTags("background.", reflect.TypeFor[backgroundConfig]()) // config/background.go warns of those it ignores
 	flags := reflect.TypeFor[Flags]()
 	for i := range flags.NumField() {
 		for _, key := range strings.Split(flags.Field(i).Tag.Get("config"), ",") {

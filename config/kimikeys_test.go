@@ -64,13 +64,12 @@ claim_stale_after_ms = 2000
 			"config: telemetry: kimi-run sends no usage telemetry",
 			"config: skip_afk_prompt_injection: kimi-run injects no afk reminder",
 			"config: default_plan_mode: plan mode is not available",
-			"config: background.print_wait_ceiling_s: kimi-run does not run background tasks yet; ignored",
-			"config: background.keep_alive_on_exit: kimi-run does not run background tasks yet",
 			"config: notifications.claim_stale_after_ms: kimi-run keeps no notification store",
 		}},
-		{name: "typos", text: "defualt_thinking = true\n" + kimi + "[loop_control]\nmax_stepz = 3\n", warns: []string{
+		{name: "typos", text: "defualt_thinking = true\n" + kimi + "[loop_control]\nmax_stepz = 3\n[background]\nprint_wait_ceiling = 5\n", warns: []string{
 			"config: defualt_thinking is not a key of Kimi CLI 1.49 or of kimi-run: ignored (a typo?)",
 			"config: loop_control.max_stepz is not a key",
+			"config: background.print_wait_ceiling is not a key",
 		}},
 		{name: "reasoning_key on openai_legacy", text: strings.Replace(legacy, `api_key = "sk-file"`, "api_key = \"sk-file\"\nreasoning_key = \"reasoning\"", 1),
 			none: true, key: ptrTo("reasoning")},

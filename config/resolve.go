@@ -83,6 +83,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 		func() error { return s.resolveServices(fc) },
 		func() error { s.resolvePlugins(ctx); return nil },
 		func() error { return s.resolveLoop(fc.LoopControl) },
+		func() error { return s.resolveBackground(fc.Background) },
 		s.resolveContext,
 		func() error { return s.resolveBudget(entry) },
 		s.checkEndpoint,

@@ -176,6 +176,16 @@ func TestConflicts(t *testing.T) {
 		{[]string{"--final-message-only", "--output-format", "stream-json"}, "needs --print"},
 		{[]string{"--record", "a", "--replay", "b"}, "--record and --replay cannot be combined"},
 		{[]string{"--agent", "default", "--agent-file", "a.yaml"}, "--agent and --agent-file cannot be combined"},
+		{[]string{"--allow-host", "example.com", "--sandbox-network", "on"}, "--allow-host cuts the network"},
+		// Fork and rewind (issue 32 #4).
+		{[]string{"--fork-session", "a", "-C"}, "--fork-session makes a session of its own"},
+		{[]string{"--fork-session", "a", "--no-session"}, "--fork-session makes a session of its own"},
+		{[]string{"--fork-session", "a", "-S", "a"}, "the copy needs a name of its own"},
+		{[]string{"--rewind", "2", "-p", "x"}, "--rewind needs the session to rewind"},
+		{[]string{"--rewind-files", "-S", "a"}, "--rewind-files needs --rewind CHECKPOINT"},
+		{[]string{"--rewind", "-1", "-S", "a"}, "--rewind must be a checkpoint id"},
+		{[]string{"--fork-session", ""}, "--fork-session is empty"},
+		{[]string{"--show-session", "a", "--rewind", "1"}, "--show-session cannot be combined with --fork-session or --rewind"},
 		// Moved from run/ (issue 28 #5): every combination is refused before anything runs.
 		{[]string{"--flow", "f.mmd", "--ralph", "2"}, "--flow and --ralph cannot be combined"},
 		{[]string{"--flow", "f.mmd", "--max-ralph-iterations", "-1"}, "--flow and --ralph cannot be combined"},

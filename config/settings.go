@@ -15,6 +15,7 @@ import (
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/tools/plugin"
+	"github.com/kimi-run/kimi-run/tools/background"
 )
 
 // Defaults that more than one source can override, in one place.
@@ -70,6 +71,9 @@ type Settings struct {
 	Endpoint Endpoint
 	// Loop is the loop control of the agent.
 	Loop Loop
+	// Background is [background]: the limits of the background tasks and the print-mode
+	// wait for them (Kimi CLI's defaults where the file says nothing).
+	Background background.Config
 	// Fallbacks are the models of --fallback-model (or fallback_models), in the order they
 	// are tried once the run's model keeps failing transiently.
 	Fallbacks []Fallback

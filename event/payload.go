@@ -6,6 +6,7 @@ import "encoding/json"
 // method returns it, and its line in the registry.
 const (
 	TypeInit            Type = "init"
+	TypeSessionRewind   Type = "session_rewind"
 	TypeTurnBegin       Type = "turn_begin"
 	TypeTurnEnd         Type = "turn_end"
 	TypeStepBegin       Type = "step_begin"
@@ -34,6 +35,7 @@ const (
 // and each renderer is tested against it, so a new type is decided on here, in one place.
 var registry = []registered{
 	{Init{}, KimiLines},
+	{SessionRewind{}, KimiLines | Telemetry},
 	{TurnBegin{}, 0},
 	{TurnEnd{}, 0},
 	{StepBegin{}, 0},
@@ -53,6 +55,9 @@ var registry = []registered{
 	{Answer{}, Telemetry},
 	{Hook{}, Telemetry},
 	{ToolDenied{}, KimiLines},
+	{TaskStarted{}, KimiLines | Telemetry},
+	{TaskOutput{}, KimiLines | Telemetry},
+	{TaskEnded{}, Telemetry},
 	{Result{}, 0},
 }
 
@@ -98,10 +103,42 @@ type Init struct {
 	// The configured MCP servers, sorted by name, whether they started or not; absent when
 	// there are none. MCP servers start before `init`, so their state is known.
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+	// The session this run's session was copied from (`--fork-session`); absent otherwise.
+	ForkedFrom string `json:"forked_from,omitempty" minLength:"1"`
 }
 
 // Type is "init".
 func (Init) Type() Type { return TypeInit }
+
+// SessionRewind reports that `--rewind` took the session back to one of its checkpoints
+// before the run began: written right after `init`. What came after the checkpoint is
+// kept in `backup`; with `--rewind-files`, `files` says what became of each file the file
+// tools had changed since.
+type SessionRewind struct {
+	// The checkpoint the session went back to (`--show-session` lists them).
+	Checkpoint int `json:"checkpoint" minimum:"0"`
+	// The file that keeps the conversation as it was before the rewind, in the session's folder.
+	Backup string `json:"backup" minLength:"1"`
+	// Each file WriteFile or StrReplaceFile changed since the checkpoint, in the order of their first change; absent without `--rewind-files`.
+	Files []RewoundFile `json:"files,omitempty"`
+}
+
+// Type is "session_rewind".
+func (SessionRewind) Type() Type { return TypeSessionRewind }
+
+// RewoundFile is what a rewind did to one file.
+type RewoundFile struct {
+	// The file's absolute path.
+	Path string `json:"path" minLength:"1"`
+	// `restored` (its content at the checkpoint is back), `deleted` (it did not exist then), `unchanged` (it held that content already) or `not_restored` (`reason` says why).
+	Action string `json:"action" enum:"restored,deleted,unchanged,not_restored"`
+	// Why the file was not restored.
+	Reason string `json:"reason,omitempty" minLength:"1"`
+	// Where the content it held before the rewind is kept (a file in the session's folder); absent when it did not exist or was not replaced.
+	Backup string `json:"backup,omitempty" minLength:"1"`
+	// Whether something other than the file tools (a command, a person) had changed the file since they last wrote it; that change is undone too, and kept in `backup`.
+	ChangedOutside bool `json:"changed_outside,omitempty"`
+}
 
 // MCPServer is one MCP server in the init event.
 type MCPServer struct {

@@ -16,8 +16,10 @@ type Result struct {
 	// `--max-cost-usd` or `--max-tool-calls` ran out), `schema` (the final answer never matched `--json-schema`),
 	// `quota` (the account is out of credit), `filtered` (the provider ended the reply with a
 	// `finish_reason` other than `stop`, `tool_calls` or `length`), `denied` (with
-	// `--fail-on-denial`: the run would have succeeded, but a tool call was refused).
-	TerminalReason string `json:"terminal_reason" enum:"completed,stop,max_steps,repeat,truncated,max_iterations,timeout,cancelled,error,auth,transient,busy,budget,schema,quota,filtered,denied"`
+	// `--fail-on-denial`: the run would have succeeded, but a tool call was refused),
+	// `background_timeout` (background tasks were still running at `[background]
+	// print_wait_ceiling_s`: they were stopped and the model summed up).
+	TerminalReason string `json:"terminal_reason" enum:"completed,stop,max_steps,repeat,truncated,max_iterations,timeout,cancelled,error,auth,transient,busy,budget,schema,quota,filtered,denied,background_timeout"`
 	// The process's exit code (see Exit codes).
 	ExitCode int `json:"exit_code" enum:"0,1,2,3,4,5,6,7,8,9,75,124,129,130,131,143"`
 	// The model's final answer (the text of the last step); may be empty on errors.
@@ -68,6 +70,11 @@ type Result struct {
 	// run itself earned (0 stays 0); this field, a `warning` event and the text summary tell
 	// the run apart from a clean one.
 	SessionWarning string `json:"session_warning,omitempty" minLength:"1"`
+	// The background tasks the run started (Shell with `run_in_background`), in the order
+	// they started, as they were when it ended: `running` for those it left running
+	// (`[background] keep_alive_on_exit`), `killed` with `stopped_by` for those it
+	// stopped. Absent when it started none.
+	BackgroundTasks []BackgroundTask `json:"background_tasks,omitempty"`
 	// What restoring the session had to repair, one line each, as the `warning` events said
 	// it: lines skipped or cut, tool calls answered as interrupted, or a history that was
 	// lost (a context file missing, empty or holding only a system prompt although a run had

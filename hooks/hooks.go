@@ -28,8 +28,8 @@ import (
 	"github.com/kimi-run/kimi-run/tools"
 )
 
-// The hook events. Notification is accepted in a config file but never fires: a run
-// without a person has no notifications to deliver.
+// The hook events. Notification fires when the model is told that a background task ended
+// (run/, as Kimi CLI fires it when it hands a notification to the model).
 const (
 	PreToolUse         = "PreToolUse"
 	PostToolUse        = "PostToolUse"

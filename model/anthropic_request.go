@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -92,7 +93,14 @@ func (a *Anthropic) body(req Request, prior []block) ([]byte, error) {
 			r.Tools[n-1].CacheControl = ephemeral()
 		}
 	}
+	safeToolIDs(r.Messages)
 	r.Thinking, r.OutputConfig = a.thinking(r.MaxTokens)
+	if r.Thinking != nil && r.Thinking["type"] != "disabled" && unthoughtToolLoop(r.Messages) {
+		// The API wants the assistant turn of an unfinished tool loop to begin with its
+		// thinking when thinking is on; a turn another protocol's model made (a fallback, a
+		// resumed session) has none, so this request goes without.
+		r.Thinking, r.OutputConfig = nil, nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -113,6 +121,95 @@ func (r *anthropicRequest) add(t anthropicTurn) {
 		return
 	}
 	r.Messages = append(r.Messages, t)
+}
+
+// safeToolIDs makes every tool call id one the API takes (letters, digits, _ and -): a
+// conversation begun with another protocol's model carries ids such as Moonshot's
+// "Shell:0". An id is replaced the same way wherever it appears, in the call and in its
+// result, and the same way in every request (the prompt cache needs the same prefix); ids
+// that were already safe are left as they are.
+func safeToolIDs(turns []anthropicTurn) {
+	safe := map[string]string{}
+	taken := map[string]bool{}
+	for _, t := range turns {
+		for _, b := range t.Content {
+			if id, ok := b["id"].(string); ok && b["type"] == "tool_use" && validToolID(id) {
+				taken[id] = true
+			}
+		}
+	}
+	for _, t := range turns {
+		for _, b := range t.Content {
+			key := ""
+			switch b["type"] {
+			case "tool_use":
+				key = "id"
+			case "tool_result":
+				key = "tool_use_id"
+			default:
+				continue
+			}
+			id, _ := b[key].(string)
+			if validToolID(id) {
+				continue
+			}
+			s, ok := safe[id]
+			if !ok {
+				s = safeToolID(id)
+				for n := 2; taken[s]; n++ {
+					s = fmt.Sprintf("%s_%d", safeToolID(id), n)
+				}
+				safe[id], taken[s] = s, true
+			}
+			b[key] = s
+		}
+	}
+}
+
+// validToolID reports whether the API takes id as a tool call's id.
+func validToolID(id string) bool {
+	if id == "" {
+		return false
+	}
+	for _, c := range id {
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// safeToolID is id with every character the API refuses made an underscore.
+func safeToolID(id string) string {
+	b := []byte("toolu_")
+	if id != "" {
+		b = b[:0]
+	}
+	for _, c := range []byte(id) {
+		if c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			b = append(b, c)
+		} else {
+			b = append(b, '_')
+		}
+	}
+	return string(b)
+}
+
+// unthoughtToolLoop reports whether the conversation ends inside a tool loop (the last turn
+// is the user's, answering tool calls) whose assistant turn does not begin with thinking:
+// with thinking on, the API refuses such a request ("a final assistant message must start
+// with a thinking block … To avoid this requirement, disable thinking").
+func unthoughtToolLoop(turns []anthropicTurn) bool {
+	n := len(turns)
+	if n < 2 || turns[n-1].Role != RoleUser || turns[n-2].Role != RoleAssistant {
+		return false
+	}
+	results := false
+	for _, b := range turns[n-1].Content {
+		results = results || b["type"] == "tool_result"
+	}
+	first := turns[n-2].Content[0]["type"]
+	return results && first != "thinking" && first != "redacted_thinking"
 }
 
 // markLastBlock sets the conversation's cache breakpoint on its last block, unless that is

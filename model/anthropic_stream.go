@@ -21,20 +21,6 @@ type anthropicEvent struct {
 	Error        json.RawMessage `json:"error"`
 }
 
-// anthropicUsage is a usage object: in message_start the whole prompt's counts, in
-// message_delta the cumulative counts so far (output_tokens always; the others when the
-// server sends them again). A field that is absent or null leaves the count as it was.
-type anthropicUsage struct {
-	InputTokens         *lenientInt `json:"input_tokens"`
-	OutputTokens        *lenientInt `json:"output_tokens"`
-	CacheCreationTokens *lenientInt `json:"cache_creation_input_tokens"`
-	CacheReadTokens     *lenientInt `json:"cache_read_input_tokens"`
-	// Iterations are the model calls the API made for one request when it compacted
-	// the context itself: the counts above are then the last one's, and the request
-	// costs them all.
-	Iterations []anthropicUsage `json:"iterations"`
-}
-
 // anthropicBlock is a content block being streamed.
 type anthropicBlock struct {
 	kind string // text, thinking, redacted_thinking, tool_use, or another kind kept raw
@@ -155,52 +141,6 @@ func (r *anthropicReader) whole(doc []byte) error {
 	}
 	r.stopped = true
 	return nil
-}
-
-func (u *anthropicUsage) merge(o *anthropicUsage) {
-	if o == nil {
-		return
-	}
-	for _, f := range []struct{ dst, src **lenientInt }{
-		{&u.InputTokens, &o.InputTokens}, {&u.OutputTokens, &o.OutputTokens},
-		{&u.CacheCreationTokens, &o.CacheCreationTokens}, {&u.CacheReadTokens, &o.CacheReadTokens},
-	} {
-		if *f.src != nil {
-			*f.dst = *f.src
-		}
-	}
-	if len(o.Iterations) > 0 {
-		u.Iterations = o.Iterations
-	}
-}
-
-// tokens maps the API's counts onto kimi-run's: the API counts the prompt's cached and
-// cache-written tokens apart from input_tokens; kimi-run's input tokens are the whole
-// prompt, with the cached ones part of it, as OpenAI-compatible providers count them.
-func (u anthropicUsage) tokens() TokenUsage {
-	if len(u.Iterations) > 0 {
-		var t TokenUsage
-		for _, it := range u.Iterations {
-			it.Iterations = nil
-			t.Add(it.tokens())
-		}
-		return t
-	}
-	n := func(p *lenientInt) int {
-		if p == nil {
-			return 0
-		}
-		return int(*p)
-	}
-	read, written := n(u.CacheReadTokens), n(u.CacheCreationTokens)
-	return TokenUsage{InputTokens: n(u.InputTokens) + read + written, OutputTokens: n(u.OutputTokens),
-		CachedTokens: read, CacheWriteTokens: written}
-}
-
-func (r *anthropicReader) totalUsage() TokenUsage {
-	t := r.usage
-	t.Add(r.now.tokens())
-	return t
 }
 
 func (r *anthropicReader) start(index int, raw json.RawMessage) error {
@@ -385,62 +325,4 @@ func (r *anthropicReader) closeAll() {
 	for _, b := range r.blocks {
 		r.end(b)
 	}
-}
-
-// blocks are the turn's blocks so far as they are stored and sent back (see
-// ReasoningAnthropic), and whether the turn needs them: it has a block that must go back
-// unchanged (thinking, redacted thinking, a kind kimi-run does not know). A turn of text
-// and tool calls is rebuilt from the message alone.
-func (r *anthropicReader) stored() (out []block, needed bool) {
-	out = make([]block, 0, len(r.blocks))
-	for _, b := range r.blocks {
-		switch b.kind {
-		case "text":
-			out = append(out, block{"type": "text", "text": b.text.String()})
-		case "thinking":
-			out = append(out, block{"type": "thinking", "thinking": b.text.String(), "signature": b.sig.String()})
-			needed = true
-		case "redacted_thinking":
-			out = append(out, block{"type": "redacted_thinking", "data": b.data})
-			needed = true
-		case "tool_use":
-			if b.done {
-				out = append(out, block{"type": "tool_use", "id": b.call.ID})
-			}
-		default:
-			if b.other != nil {
-				out = append(out, b.other)
-				needed = true
-			}
-		}
-	}
-	return out, needed
-}
-
-// reply is what was read so far.
-func (r *anthropicReader) reply() Reply {
-	var text, thought strings.Builder
-	for _, b := range r.blocks {
-		switch b.kind {
-		case "text":
-			text.WriteString(b.text.String())
-		case "thinking":
-			thought.WriteString(b.text.String())
-		}
-	}
-	rep := Reply{Text: text.String(), Reasoning: thought.String(), Usage: r.totalUsage()}
-	if bs, needed := r.stored(); needed {
-		if raw, err := json.Marshal(bs); err == nil {
-			rep.ReasoningField, rep.ReasoningDetails = ReasoningAnthropic, raw
-		}
-	}
-	return rep
-}
-
-// sentBack is the turn so far as the next request of a paused turn carries it.
-func (r *anthropicReader) sentBack() []block {
-	bs, _ := r.stored()
-	raw, _ := json.Marshal(bs)
-	return assistantBlocks(Message{Role: RoleAssistant, Content: r.reply().Text, ToolCalls: r.calls(),
-		ReasoningField: ReasoningAnthropic, ReasoningDetails: raw})
 }

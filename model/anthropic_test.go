@@ -104,6 +104,9 @@ func TestAnthropicThinkingToolTurnGoesBack(t *testing.T) {
 	if _, err := c.Stream(context.Background(), req, Handler{}); err != nil {
 		t.Fatal(err)
 	}
+	if th, _ := f.requests()[1].body["thinking"].(map[string]any); th["type"] != "enabled" {
+		t.Errorf("thinking in the tool loop = %v", f.requests()[1].body["thinking"])
+	}
 	msgs := f.requests()[1].body["messages"].([]any)
 	want := []any{
 		map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "list"}}},
@@ -323,5 +326,53 @@ func TestAnthropicWholeMessageReply(t *testing.T) {
 	var pe *ProviderError
 	if !errors.As(err, &pe) || pe.Type != "overloaded_error" || !Retryable(err) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A conversation begun with another protocol's model (a fallback, a resumed session) goes
+// to the API as it accepts it: tool call ids it refuses are made safe the same way in the
+// call and its result, and a tool loop whose assistant turn has no thinking is asked on
+// without thinking, where the API would refuse the request.
+func TestAnthropicForeignConversation(t *testing.T) {
+	f := newFakeMessages(t, fakeAnswer{body: message("end_turn", textBlock(0, "ok"))})
+	on := true
+	c := f.client(func(c *Config) { c.Thinking = &on })
+	req := Request{Messages: []Message{
+		{Role: RoleSystem, Content: "sys"},
+		{Role: RoleUser, Content: "go"},
+		{Role: RoleAssistant, Reasoning: "moonshot's thought", ToolCalls: []CallSpec{
+			{ID: "functions.Shell:0", Name: "Shell", Arguments: `{"command":"ls"}`},
+			{ID: "functions_Shell_0", Name: "Shell", Arguments: `{"command":"pwd"}`},
+			{ID: "call_ok-1", Name: "Glob", Arguments: `{}`}}},
+		{Role: RoleTool, ToolCallID: "functions.Shell:0", Content: "a.go"},
+		{Role: RoleTool, ToolCallID: "functions_Shell_0", Content: "/w"},
+		{Role: RoleTool, ToolCallID: "call_ok-1", Content: "b.go"},
+	}}
+	if _, err := c.Stream(context.Background(), req, Handler{}); err != nil {
+		t.Fatal(err)
+	}
+	body := f.requests()[0].body
+	msgs := body["messages"].([]any)
+	var uses, results []string
+	for _, b := range msgs[1].(map[string]any)["content"].([]any) {
+		uses = append(uses, b.(map[string]any)["id"].(string))
+	}
+	for _, b := range msgs[2].(map[string]any)["content"].([]any) {
+		results = append(results, b.(map[string]any)["tool_use_id"].(string))
+	}
+	want := []string{"functions_Shell_0_2", "functions_Shell_0", "call_ok-1"}
+	if !reflect.DeepEqual(uses, want) || !reflect.DeepEqual(results, want) {
+		t.Errorf("ids: calls %v, results %v, want %v", uses, results, want)
+	}
+	if _, ok := body["thinking"]; ok {
+		t.Errorf("thinking asked in a tool loop begun without it: %v", body["thinking"])
+	}
+	// The same conversation with a new user prompt after it asks for thinking again.
+	req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: "done"}, Message{Role: RoleUser, Content: "next"})
+	if _, err := c.Stream(context.Background(), req, Handler{}); err != nil {
+		t.Fatal(err)
+	}
+	if th, _ := f.requests()[1].body["thinking"].(map[string]any); th["type"] != "enabled" {
+		t.Errorf("thinking = %v", f.requests()[1].body["thinking"])
 	}
 }

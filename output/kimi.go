@@ -39,6 +39,9 @@ type Kimi struct {
 	replied bool
 	// waiting holds tool messages that finished before their step's reply was complete.
 	waiting []kimiMessage
+	// notes holds background tasks' notifications that came while an assistant message
+	// was being put together: Kimi CLI writes them after it, never inside it.
+	notes []event.Notification
 	// answered: with FinalOnly, an answer event wrote the current prompt's final message.
 	answered bool
 	// promptBlocked: a UserPromptSubmit hook's reason was written as the answer.
@@ -106,8 +109,13 @@ func (s *Kimi) Emit(e event.Event) {
 	case event.Thinking:
 		s.add(true, d.Delta)
 	case event.Retry:
-		// The failed attempt's text starts again from the beginning.
+		// The failed attempt's text starts again from the beginning; the notifications
+		// that waited for it are written (Kimi CLI's StepRetry).
 		s.parts, s.calls = nil, nil
+		for _, n := range s.notes {
+			s.writeLine("notification", n)
+		}
+		s.notes = nil
 	case event.ToolCall:
 		s.calls = append(s.calls, kimiToolCall{Type: "function", ID: d.ID,
 			Function: kimiFunction{Name: d.Name, Arguments: rawArguments(d.Arguments)}})
@@ -141,6 +149,18 @@ func (s *Kimi) Emit(e event.Event) {
 			s.write(kimiMessage{Role: "assistant", Content: d.Reason})
 			s.answered = true
 		}
+	case event.TaskEnded:
+		// Kimi CLI's print mode writes a task's notification while its turns run, and at
+		// its exit stops what is left without a word: a task the run's end stopped gets none.
+		if s.opts.FinalOnly || d.StoppedBy == "run_end" {
+			return
+		}
+		if len(s.parts) > 0 || len(s.calls) > 0 {
+			s.notes = append(s.notes, d.Notification)
+			return
+		}
+		s.flush()
+		s.writeLine("notification", d.Notification)
 	case event.Warning:
 		fmt.Fprintf(s.stderr, "kimi-run: warning: %s\n", oneLine(d.Message, 2000))
 	case event.Result:
@@ -172,12 +192,17 @@ func (s *Kimi) add(think bool, delta string) {
 	s.parts[len(s.parts)-1].b.WriteString(delta)
 }
 
-// flush writes the buffered assistant message, then the tool messages that waited for it.
+// flush writes the buffered assistant message, then the notifications that came while it
+// was put together, then the tool messages that waited for it.
 func (s *Kimi) flush() {
 	if !s.opts.FinalOnly && (len(s.parts) > 0 || len(s.calls) > 0) {
 		s.write(kimiMessage{Role: "assistant", Content: s.content(), ToolCalls: s.calls})
 	}
 	s.parts, s.calls = nil, nil
+	for _, n := range s.notes {
+		s.writeLine("notification", n)
+	}
+	s.notes = nil
 	for _, m := range s.waiting {
 		s.write(m)
 	}
@@ -208,15 +233,18 @@ func (s *Kimi) final(text string) {
 	s.write(kimiMessage{Role: "assistant", Content: text})
 }
 
-func (s *Kimi) write(m kimiMessage) {
+func (s *Kimi) write(m kimiMessage) { s.writeLine(m.Role+" message", m) }
+
+// writeLine writes v as one line; what names it in an error.
+func (s *Kimi) writeLine(what string, v any) {
 	if s.err != nil {
 		return
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // as Kimi CLI: code and <system> tags stay readable
-	if err := enc.Encode(m); err != nil {
-		s.err = fmt.Errorf("encode %s message: %w", m.Role, err)
+	if err := enc.Encode(v); err != nil {
+		s.err = fmt.Errorf("encode %s: %w", what, err)
 		return
 	}
 	n, err := s.stdout.Write(b.Bytes())
@@ -224,7 +252,7 @@ func (s *Kimi) write(m kimiMessage) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
-		s.err = fmt.Errorf("write %s message: %w", m.Role, err)
+		s.err = fmt.Errorf("write %s: %w", what, err)
 	}
 }
 

@@ -70,6 +70,18 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 		}
 	case event.StepBegin:
 		info(fmt.Sprintf("step %d", d.Step))
+	case event.SessionRewind:
+		info(fmt.Sprintf("rewound to checkpoint %d; the conversation as it was is kept in %s", d.Checkpoint, d.Backup))
+		for _, f := range d.Files {
+			switch {
+			case f.Action == "not_restored":
+				warn(fmt.Sprintf("  %s not restored: %s", f.Path, errorLine(f.Reason, errorWidth)))
+			case f.ChangedOutside:
+				warn(fmt.Sprintf("  %s %s, undoing a change made outside the file tools (kept in %s)", f.Path, f.Action, f.Backup))
+			default:
+				info(fmt.Sprintf("  %s %s", f.Path, f.Action))
+			}
+		}
 	case event.ToolCall:
 		say()
 		sum := argsSummary(d.Name, d.Arguments)
@@ -138,6 +150,23 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 		for _, it := range d.Items {
 			info("  " + tools.TodoMark(it.Status) + " " + oneLine(it.Title, callWidth))
 		}
+	case event.TaskStarted:
+		info(fmt.Sprintf("  background task %s started: %s", d.TaskID, errorLine(d.Description, errorWidth)))
+	case event.TaskOutput:
+		// What a task prints is its own business; debug shows it, a line at a time.
+		for _, l := range strings.Split(strings.TrimRight(d.Text, "\n"), "\n") {
+			if d.Truncated {
+				l = "(the rest is only in its output file)"
+			}
+			debug(fmt.Sprintf("  %s | %s", d.TaskID, errorLine(l, errorWidth)))
+		}
+	case event.TaskEnded:
+		line := fmt.Sprintf("  background task %s %s", d.TaskID, taskEnding(d))
+		if d.Status == "completed" {
+			info(line)
+		} else {
+			warn(line)
+		}
 	case event.Warning:
 		warn(errorLine(d.Message, errorWidth))
 	case event.Hook:
@@ -155,6 +184,22 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 	default:
 		debug("event " + string(e.Type()))
 	}
+}
+
+// taskEnding says how a background task ended, e.g. "completed after 3s (exit 0)".
+func taskEnding(d event.TaskEnded) string {
+	msg := d.TerminalReason
+	if d.TerminalReason == "timed_out" {
+		msg = "timed out"
+	}
+	msg += " after " + wholeSeconds(d.DurationMS)
+	if d.ExitCode != nil {
+		msg += fmt.Sprintf(" (exit %d)", *d.ExitCode)
+	}
+	if d.Reason != "" && d.Status != "completed" {
+		msg += ": " + errorLine(d.Reason, errorWidth)
+	}
+	return msg
 }
 
 // toolProgressLine is the heartbeat of a running call: what runs, for how long, and when it

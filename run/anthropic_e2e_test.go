@@ -302,3 +302,47 @@ func TestAnthropicThinkingSurvivesResume(t *testing.T) {
 		t.Errorf("tool results = %v", tools)
 	}
 }
+
+// A fallback to an anthropic model takes over a chat-completions conversation whose tool
+// call ids the Messages API would refuse (Moonshot's "functions.Think:0"): the ids go as
+// safe ones, alike in the call and its result, and the run ends on the fallback's answer.
+func TestAnthropicFallbackTakesOverChatIDs(t *testing.T) {
+	t.Parallel()
+	main := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+		if len(req.MessagesOf("tool")) == 0 {
+			return scripted.ToolCalls(scripted.CallID("functions.Think:0", "Think", `{"thought":"x-marks-the-spot"}`))
+		}
+		return overloaded
+	})
+	spare := scripted.New(t, scripted.Text("Finished on Claude."))
+	home := kimiConfig(t, fmt.Sprintf(`
+[models.claude]
+provider = "anthropic"
+model = "claude-sonnet-4-5"
+
+[providers.anthropic]
+type = "anthropic"
+base_url = %q
+api_key = "sk-ant-fallback-key-12345678"
+`, spare.URL()))
+	r := kimi(t, main, invocation{env: map[string]string{"HOME": home},
+		args: []string{"--output-format", "stream-json", "--max-retries", "0", "--fallback-model", "claude", "-p", "x"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := spare.Requests()
+	if len(reqs) != 1 || reqs[0].Path != scripted.AnthropicPath {
+		t.Fatalf("the fallback got %d requests", len(reqs))
+	}
+	calls := reqs[0].MessagesOf("assistant")[0]["tool_calls"].([]any)
+	id := calls[0].(map[string]any)["id"]
+	if id != "functions_Think_0" {
+		t.Errorf("call id sent = %v", id)
+	}
+	if tools := reqs[0].MessagesOf("tool"); len(tools) != 1 || tools[0]["tool_call_id"] != id {
+		t.Errorf("tool result sent = %v", tools)
+	}
+	if res := lastResult(t, r); res["final_text"] != "Finished on Claude." {
+		t.Errorf("final_text = %v", res["final_text"])
+	}
+}

@@ -31,9 +31,15 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		return nil, err
 	}
 	r.groups = &tools.ShellGroups{}
-	if !s.Flags.KeepBackground {
-		r.stop.shellKill.set(r.groups.Kill)
-	}
+	r.tasks = r.newTasks()
+	// A second signal ends the process at once: the Shell commands' groups (unless kept)
+	// and the background tasks (unless kept alive) are killed first.
+	r.stop.shellKill.set(func() {
+		if !s.Flags.KeepBackground {
+			r.groups.Kill()
+		}
+		r.tasks.Kill()
+	})
 	servers := startMCP(ctx, r.guard.sandbox.confineServers(s.MCP, s.Env.Getenv("PATH"), in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
 	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
@@ -68,6 +74,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		Lifecycle:    hookLifecycle{e: eng},
 		MaxToolCalls: s.Flags.MaxToolCalls,
 		Heartbeat:    s.Flags.Heartbeat,
+		Inbox:        taskInbox(r.tasks, eng, r.secrets.scrub),
 	})
 	if ts.err != nil {
 		return nil, ts.err
@@ -163,12 +170,15 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		AddDirs:       ws.addDirs,
 		SubagentTypes: ws.agent.subagentTypes(),
 		ShellGroups:   r.groups,
+		Tasks:         r.tasks,
 		Ripgrep:       g.sandbox.ripgrep(r.s.Env.Getenv("PATH")),
 		Launcher:      r.launch,
 		WriteDirs:     g.sandbox.writeDirs(),
 		Media:         mediaSupport(r.s.Endpoint),
 		Search:        r.service(r.s.Services.Search),
 		Fetch:         r.service(r.s.Services.Fetch),
+		Proxy:         g.sandbox.proxyURL(),
+		Changes:       r.session.changes(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {

@@ -178,7 +178,7 @@ type messageRunner struct {
 // answer runs one planned message through the hooks.
 func (m messageRunner) answer(ctx context.Context, p plan) (outcome, error) {
 	return m.hooks.around(ctx, p.prompt, m.agent, func(t ralph.Turner) (outcome, error) {
-		return runPlan(ctx, m.s, p, t, m.agent, m.sink, m.warn)
+		return runPlan(ctx, m.s, p, t, m.agent, m.sink, m.warn, nil)
 	})
 }
 

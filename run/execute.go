@@ -143,6 +143,10 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	}
 	r.res.add(g.sandbox.close)
 	r.guard = g
+	if note := g.sandbox.proxyNote(); note != "" {
+		warn(note)
+	}
+	g.sandbox.onRefusal(r.warn)
 	if in.ws, err = setupWorkspace(s, g.sandbox.promptNote(), warn); err != nil {
 		return err
 	}
@@ -185,6 +189,10 @@ func (r *runState) openSession(ctx context.Context, prompt string) error {
 	}
 	r.session, r.sessionID = sess, sess.id
 	r.res.add(sess.close)
+	r.keepFiles()
+	if err := r.rewind(ctx); err != nil {
+		return err
+	}
 	r.announceSession(r.warnEarly, r.s.Output.Quiet)
 	if err := r.session.begin(metaPrompt(r.s.Flags.Flow, prompt), r.s.WorkDir, time.Now()); err != nil {
 		r.warnEarly(err.Error())
@@ -199,8 +207,11 @@ func (r *runState) begin(b *built) error {
 	r.emit(event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model, Provider: providerType(s.Endpoint),
 		BaseURLHost: hostOf(s.Endpoint.BaseURL), WorkDir: s.WorkDir, Tools: b.names, Version: r.version,
-		MCPServers: b.servers.initInfo(),
+		MCPServers: b.servers.initInfo(), ForkedFrom: sess.forkedFrom,
 	})
+	if sess.rewound != nil {
+		r.emit(sess.rewound.event())
+	}
 	for _, msg := range append(r.early, b.servers.warnings()...) {
 		r.warn(msg)
 	}
@@ -218,6 +229,9 @@ func (r *runState) begin(b *built) error {
 			r.warn(w)
 		}
 		b.agent.Restore(sess.restored)
+		// What an earlier run's background tasks became: a resumed run never starts one
+		// again (its Shell call has its result, or is answered as interrupted).
+		r.tasks.Restore()
 	}
 	for _, w := range sess.repairs {
 		r.warn(w)
@@ -241,7 +255,7 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 		out, err = in.conv.run(ctx, r, in.plan, messageRunner{s: r.s, skills: in.ws.skills, agent: b.agent, sink: r.sink, hooks: rh, warn: r.warn})
 	} else {
 		out, err = rh.around(ctx, in.prompt, b.agent, func(t ralph.Turner) (outcome, error) {
-			return runPlan(ctx, r.s, in.plan, t, b.agent, r.sink, r.warn)
+			return runPlan(ctx, r.s, in.plan, t, b.agent, r.sink, r.warn, r.waitForTasks)
 		})
 	}
 	return out, r.tape.finish(r, out, err)

@@ -81,6 +81,8 @@ var errorRules = []errorRule{
 	{match: isA[*usageError], code: ExitUsage, reason: "error", kind: "usage"},
 	{match: isA[*session.BusyError], code: ExitTransient, reason: "busy", kind: "busy", retryable: true},
 	{match: isA[*hookBlockedError], code: ExitError, reason: "error", kind: "hook"},
+	// Kimi CLI's exit 1 when its print mode stopped waiting for background tasks.
+	{match: isA[*tasksOverdueError], code: ExitError, reason: "background_timeout", kind: "background", message: ownWords[*tasksOverdueError]},
 	// A stored Kimi login the OAuth host refused to refresh is over until `kimi login`: an
 	// authentication failure, like a key the provider refuses. One that could not be
 	// refreshed for now is worth retrying later.

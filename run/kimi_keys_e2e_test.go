@@ -37,6 +37,7 @@ env = { SOME_VAR = "1" }
 
 [background]
 print_wait_ceiling_s = 60
+print_wait_seconds = 60
 
 [notifications]
 claim_stale_after_ms = 2000
@@ -51,8 +52,8 @@ claim_stale_after_ms = 2000
 		"telemetry: kimi-run sends no usage telemetry",
 		"skip_afk_prompt_injection: kimi-run injects no afk reminder",
 		`providers.legacy.env: Kimi CLI sets these variables for vertexai providers only; ignored for type "openai_legacy"`,
-		"background.print_wait_ceiling_s: kimi-run does not run background tasks yet",
 		"notifications.claim_stale_after_ms: kimi-run keeps no notification store",
+		"background.print_wait_seconds is not a key of Kimi CLI 1.49 or of kimi-run",
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)

@@ -10,9 +10,11 @@ import (
 	"github.com/kimi-run/kimi-run/tools"
 )
 
-// runPlan runs the plan's turn, Ralph loop or flow through t. Under --json-schema every
+// runPlan runs the plan's turn, Ralph loop or flow through t, then after (when set: the wait
+// for background tasks, which may run more turns through t). Under --json-schema every
 // prompt carries the schema, and an answer that does not match it is asked for again.
-func runPlan(ctx context.Context, s *config.Settings, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink, warn func(string)) (outcome, error) {
+func runPlan(ctx context.Context, s *config.Settings, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink, warn func(string),
+	after func(context.Context, ralph.Turner, outcome, error) (outcome, error)) (outcome, error) {
 	if plan.schema != nil {
 		t = schemaTurner{Turner: t, note: plan.schema.instruction(plan.flow != nil || plan.ralph != 0)}
 	}
@@ -34,6 +36,9 @@ func runPlan(ctx context.Context, s *config.Settings, plan plan, t ralph.Turner,
 			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: s.Flags.RalphFresh})
 		}
 		out = outcome{finalText: ralph.StripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
+	}
+	if after != nil {
+		out, err = after(ctx, t, out, err)
 	}
 	if plan.schema != nil && schemaDue(out, err) {
 		out, err = plan.schema.settle(ctx, t, out, warn)

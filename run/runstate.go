@@ -13,6 +13,7 @@ import (
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
 	"github.com/kimi-run/kimi-run/tools"
+	"github.com/kimi-run/kimi-run/tools/background"
 )
 
 // runState is one run from start to finish: its settings, its one sink chain, what it
@@ -49,6 +50,8 @@ type runState struct {
 	hooks *runHooks
 	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
 	groups *tools.ShellGroups
+	// tasks are the run's background tasks (Shell's run_in_background).
+	tasks *background.Manager
 	// launch starts every child of the run (internal/launch).
 	launch *launch.Launcher
 	guard  *guard
@@ -98,6 +101,7 @@ func (r *runState) emit(p event.Payload) {
 // finish emits the result event (always the last one) and returns the exit code.
 func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
 	r.endBackground()
+	tasks := r.endTasks()
 	v := judge(out, err, context.Cause(ctx))
 	// What the events said: the calls by tool and the refused calls, subagents' included.
 	told := r.tally.totals()
@@ -118,6 +122,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 			CostUSD:          r.cost(st.Usage)},
 		DurationMS: time.Since(r.started).Milliseconds(),
 		SessionID:  r.sessionID,
+		// Which tasks were still running, which were stopped, and by whom.
+		BackgroundTasks: tasks,
 	}
 	if v.code == ExitOK {
 		res.StructuredOutput = out.structured
@@ -152,6 +158,11 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		if r.s.Output.NDJSON() {
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
+		}
+	}
+	if j := r.session.journal; j != nil {
+		if err := j.Err(); err != nil {
+			r.emit(event.Warning{Message: fmt.Sprintf("session %s: %v; a later --rewind-files cannot put back every file this run changed", r.sessionID, err)})
 		}
 	}
 	if r.hooks != nil {

@@ -31,6 +31,11 @@ func (r *runState) service(s *config.Service) *tools.Service {
 	// The transport's own timeouts bound the connection and the headers; the tools bound
 	// the whole call.
 	base := model.NewTransport(time.Minute)
+	if proxy := r.guard.sandbox.proxyURL(); proxy != nil {
+		// --allow-host: the service's host must be allowed, as every host the run reaches
+		// for the model's tools (FetchURL asks no service then, see tools.NewFetchURL).
+		base.Proxy = http.ProxyURL(proxy)
+	}
 	return &tools.Service{URL: s.URL, Headers: headers, Client: &http.Client{Transport: serviceAuth{base: base, key: s.APIKey, login: s.Login}}}
 }
 

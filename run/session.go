@@ -50,6 +50,11 @@ type sessionPlan struct {
 	// the restore repaired, for the warnings and the result.
 	lost    string
 	repairs []string
+	// forkedFrom is the session --fork-session copied; journal keeps the file tools'
+	// before-images; rewound says what --rewind did (issue 32 #4).
+	forkedFrom string
+	journal    *session.Journal
+	rewound    *rewound
 }
 
 // close closes the context file and releases the session's lock.
@@ -99,7 +104,12 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 	if !session.ValidID(p.id) {
 		return p, usagef("invalid session id %q: use letters, digits, '.', '_' and '-'", p.id)
 	}
-	explicit := id != "" || cli.Continue
+	if cli.ForkSession != "" {
+		if err := checkFork(root, cli.ForkSession, p.id); err != nil {
+			return p, err
+		}
+	}
+	explicit := id != "" || cli.Continue || cli.ForkSession != ""
 	dir := filepath.Join(root, p.id)
 	path := filepath.Join(dir, session.ContextFile)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -115,6 +125,13 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 		return p.unsaved(explicit, root, err)
 	}
 	p.lock = lock
+	if cli.ForkSession != "" {
+		if err := p.fork(ctx, cli.ForkSession, dir, cli.SessionWait, notice); err != nil {
+			lock.Unlock()
+			os.RemoveAll(dir)
+			return sessionPlan{}, err
+		}
+	}
 	p, err = p.open(ctx, cli.Continue, path, scrub, explicit, root)
 	if err != nil || p.session == nil {
 		lock.Unlock()
@@ -257,6 +274,9 @@ func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
 		m.Prompt = session.FirstLine(prompt)
 	}
 	m.ID, m.WorkDir, m.Started, m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = p.id, workDir, now, nil, session.OutcomeRunning, nil, ""
+	if p.forkedFrom != "" {
+		m.ForkedFrom = p.forkedFrom
+	}
 	m.Runs++
 	p.meta, p.started = m, now
 	return session.WriteMeta(dir, m)

@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -63,7 +64,7 @@ func TestListAndShowSessions(t *testing.T) {
 		t.Fatalf("--show-session: exit %d\n%s", r.code, r.stderr)
 	}
 	for _, want := range []string{"session good", "outcome completed, exit 0", "--- user\nfind the parser\nin the repo", "-> Shell {\"command\":\"echo listed\"} (call_ls)",
-		"--- tool result Shell (call_ls)\n", "listed\n", "--- assistant\nFound it."} {
+		"--- tool result Shell (call_ls)\n", "listed\n", "--- assistant\nFound it.", "=== checkpoint 0 (--rewind 0)\n\n--- user", "=== checkpoint 2 (--rewind 2)\n\n--- assistant\nFound it."} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--show-session text lacks %q:\n%s", want, r.stdout)
 		}
@@ -85,6 +86,14 @@ func TestListAndShowSessions(t *testing.T) {
 			}
 			continue
 		}
+		if m["type"] == "checkpoint" {
+			// Where --rewind can take the session back to (issue 32 #4).
+			roles = append(roles, fmt.Sprintf("checkpoint%v", m["id"]))
+			if want := fmt.Sprintf("kimi-run --session good --rewind %v", m["id"]); m["rewind"] != want {
+				t.Errorf("checkpoint line = %v, want rewind %q", m, want)
+			}
+			continue
+		}
 		roles = append(roles, m["role"].(string))
 		if m["role"] == "assistant" && m["tool_calls"] != nil {
 			call := m["tool_calls"].([]any)[0].(map[string]any)
@@ -93,7 +102,7 @@ func TestListAndShowSessions(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(roles, " "); got != "system user assistant tool assistant" {
+	if got := strings.Join(roles, " "); got != "system checkpoint0 user checkpoint1 assistant tool checkpoint2 assistant" {
 		t.Errorf("message roles = %q", got)
 	}
 

@@ -43,6 +43,8 @@ type Meta struct {
 	// Prompt is the first line of the session's first prompt.
 	Prompt         string `json:"prompt"`
 	SessionWarning string `json:"session_warning,omitempty"`
+	// ForkedFrom is the session --fork-session copied this one from.
+	ForkedFrom string `json:"forked_from,omitempty"`
 }
 
 // ReadMeta reads a session's meta file.

@@ -77,6 +77,8 @@ type File struct {
 	// dirPending says the new file's directory entry is not synced yet; the first sync does
 	// it, so creating a session costs no sync before the run needs one.
 	dirPending bool
+	// journal keeps the file tools' before-images (KeepFiles); a revert is noted in it.
+	journal *Journal
 }
 
 // Option configures a File.
@@ -321,6 +323,9 @@ func (s *File) Close() error {
 	}
 	cerr := s.f.Close()
 	s.f = nil
+	if s.journal != nil {
+		s.journal.Close()
+	}
 	if err := errors.Join(serr, cerr); err != nil {
 		return fmt.Errorf("close session: %w", err)
 	}
@@ -379,6 +384,10 @@ func (s *File) Revert(id int) (*Restored, error) {
 	// The new file was synced before it took the old one's place.
 	s.written, s.durable, s.dirPending = 0, 0, false
 	sc.restored.Rotated = rotated
+	if s.journal != nil {
+		// Best effort: a journal that cannot note it reports that itself (Journal.Err).
+		s.journal.reverted(id)
+	}
 	return &sc.restored, nil
 }
 

@@ -78,6 +78,24 @@ type messageLine struct {
 	Name       string         `json:"name,omitempty"`
 }
 
+// checkpointLine is a checkpoint in --show-session NDJSON, where it stands in the
+// conversation, with the flag that rewinds the session to it.
+type checkpointLine struct {
+	Type   string `json:"type"`
+	ID     int    `json:"id"`
+	Rewind string `json:"rewind"`
+}
+
+// checkpointsAt lists, for each message index, the checkpoints taken just before it; those
+// after the last message are at len(Messages).
+func checkpointsAt(r *Restored) map[int][]int {
+	at := map[int][]int{}
+	for id, n := range r.Checkpoints {
+		at[n] = append(at[n], id)
+	}
+	return at
+}
+
 type toolCallLine struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
@@ -95,7 +113,19 @@ func writeConversationNDJSON(w io.Writer, info Info, r *Restored) error {
 			return err
 		}
 	}
-	for _, m := range r.Messages {
+	at := checkpointsAt(r)
+	checkpoints := func(i int) error {
+		for _, id := range at[i] {
+			if err := enc.Encode(checkpointLine{Type: "checkpoint", ID: id, Rewind: fmt.Sprintf("kimi-run --session %s --rewind %d", info.ID, id)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, m := range r.Messages {
+		if err := checkpoints(i); err != nil {
+			return err
+		}
 		line := messageLine{Type: "message", Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID, Name: m.Name}
 		for _, c := range m.ToolCalls {
 			line.ToolCalls = append(line.ToolCalls, toolCallLine{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
@@ -104,7 +134,7 @@ func writeConversationNDJSON(w io.Writer, info Info, r *Restored) error {
 			return err
 		}
 	}
-	return nil
+	return checkpoints(len(r.Messages))
 }
 
 func writeConversationText(w io.Writer, info Info, r *Restored) error {
@@ -115,7 +145,14 @@ func writeConversationText(w io.Writer, info Info, r *Restored) error {
 		fmt.Fprintf(&b, "warning: %s\n", info.SessionWarning)
 	}
 	fmt.Fprintf(&b, "resume with: kimi-run --session %s\n", info.ID)
-	for _, m := range r.Messages {
+	at := checkpointsAt(r)
+	checkpoints := func(i int) {
+		for _, id := range at[i] {
+			fmt.Fprintf(&b, "\n=== checkpoint %d (--rewind %d)\n", id, id)
+		}
+	}
+	for i, m := range r.Messages {
+		checkpoints(i)
 		switch m.Role {
 		case model.RoleTool:
 			fmt.Fprintf(&b, "\n--- tool result %s (%s)\n", m.Name, m.ToolCallID)
@@ -133,6 +170,7 @@ func writeConversationText(w io.Writer, info Info, r *Restored) error {
 			fmt.Fprintf(&b, "-> %s %s (%s)\n", c.Name, c.Arguments, c.ID)
 		}
 	}
+	checkpoints(len(r.Messages))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -3,11 +3,13 @@ package tools
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"sync"
 
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/tools/background"
 	"github.com/kimi-run/kimi-run/tools/search"
 )
 
@@ -27,6 +29,9 @@ type Env struct {
 	// Fetch is Moonshot's fetch service ([services.moonshot_fetch]): FetchURL asks it
 	// first and fetches the page itself when it fails; nil fetches at once.
 	Fetch *Service
+	// Proxy, when set, is the proxy FetchURL goes through (--allow-host's): its refusals are
+	// denials. Used when HTTPClient is nil.
+	Proxy *url.URL
 	// Todos receives every SetTodoList update; nil discards them.
 	Todos func([]Todo)
 	// Subagent runs Agent calls; nil leaves the Agent tool out.
@@ -49,11 +54,25 @@ type Env struct {
 	// Media says which media the model reads (image_in, video_in); ReadMediaFile is offered
 	// when it reads any.
 	Media MediaSupport
+	// Tasks runs the background tasks Shell starts with run_in_background, which TaskList,
+	// TaskOutput and TaskStop manage; nil: the run has none, and those calls fail.
+	Tasks *background.Manager
 	// WriteDirs, when set, opens the directories WriteFile and StrReplaceFile write in (the
 	// sandbox's, which keeps the writes below its writable roots); the tools then refuse to
 	// append through a file with more than one hard link, whose other name may be outside.
 	// nil opens them plainly.
 	WriteDirs DirOpener
+	// Changes, when set, hears of every change WriteFile and StrReplaceFile make to a file
+	// (the session's before-images, for a rewind); nil: nobody does.
+	Changes FileChanges
+}
+
+// FileChanges hears of the changes the file tools make. Before is called just before a
+// tool changes the file at path (absolute, links resolved), with the file as it is then,
+// and returns once whatever it keeps is safe; After once the change is made or failed.
+type FileChanges interface {
+	Before(path string)
+	After(path string)
 }
 
 // DirOpener opens a directory a write tool is about to write a file in. The tool creates,
@@ -92,6 +111,20 @@ func CallID(ctx context.Context) string {
 	return id
 }
 
+type subagentKey struct{}
+
+// WithSubagent returns a context that marks the tool call as a subagent's.
+func WithSubagent(ctx context.Context) context.Context {
+	return context.WithValue(ctx, subagentKey{}, true)
+}
+
+// InSubagent reports whether the tool call being run is a subagent's: the tools that act
+// on the main agent's own state (background tasks) refuse it.
+func InSubagent(ctx context.Context) bool {
+	in, _ := ctx.Value(subagentKey{}).(bool)
+	return in
+}
+
 // builtinTable is the one table of built-in tools, in the order they are offered to the
 // model. A new tool is added here and nowhere else: what the run does with it follows from
 // its Facts (the sandbox, subagents, the built-in agents' tool lists).
@@ -101,6 +134,9 @@ var builtinTable = []struct {
 	offered func(Env) bool
 }{
 	{make: NewShell},
+	{make: NewTaskList},
+	{make: NewTaskOutput},
+	{make: NewTaskStop},
 	{make: NewReadFile},
 	{make: NewReadMediaFile, offered: func(env Env) bool { return env.Media.Any() }},
 	{make: NewWriteFile},

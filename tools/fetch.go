@@ -39,10 +39,20 @@ type fetchArgs struct {
 	URL string `json:"url" description:"absolute http or https URL to fetch"`
 }
 
-// NewFetchURL returns the FetchURL tool. It uses env.HTTPClient when set, and asks
-// env.Fetch first when a fetch service is configured.
+// NewFetchURL returns the FetchURL tool. It uses env.HTTPClient when set, else a client
+// through env.Proxy when that is set, and asks env.Fetch first when a fetch service is
+// configured.
+//
+// Under a proxy (--allow-host) the fetch service is not asked: it would fetch, on its side,
+// a host the proxy does not allow.
 func NewFetchURL(env Env) Tool {
 	f := &fetcher{client: env.HTTPClient, timeout: fetchTimeout, service: env.Fetch}
+	if env.Proxy != nil {
+		f.service = nil
+		if f.client == nil {
+			f.client = proxiedFetchClient(env.Proxy)
+		}
+	}
 	return New("FetchURL", fetchDescription, fetchFacts, f.run)
 }
 
@@ -130,6 +140,12 @@ func (f *fetcher) get(ctx context.Context, raw string, u *url.URL) (Result, erro
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5")
 
 	resp, err := client.Do(req)
+	if res, ok := refusedFetch(raw, resp, err); ok {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return res, nil
+	}
 	if err != nil {
 		return f.failed(ctx, raw, err), nil
 	}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"github.com/kimi-run/kimi-run/tools/background"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +28,11 @@ var limitText = sync.OnceValue(func() *strings.Replacer {
 		"{shell_tail_bytes}", itoa(shellTailBytes),
 		"{shell_default_timeout}", itoa(ShellDefaultTimeout),
 		"{shell_max_timeout}", itoa(ShellMaxTimeout),
+		"{shell_background_max}", itoa(int(background.MaxTimeout.Seconds())),
+		"{task_list_default}", itoa(taskListDefault),
+		"{task_list_max}", itoa(taskListMax),
+		"{task_wait_default}", itoa(taskWaitDefault),
+		"{task_wait_max}", itoa(taskWaitMax),
 		// Not a limit, but as much a fact of the code: the shell Shell runs.
 		"{shell_run}", theShell().run(),
 	)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -195,4 +196,21 @@ func TestFetchURLWithService(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// Under --allow-host (a proxy decides which hosts the run reaches) FetchURL asks no fetch
+// service, which would fetch on its side a host the proxy does not allow: the page goes
+// through the proxy.
+func TestFetchURLSkipsTheServiceBehindAProxy(t *testing.T) {
+	svc := newFakeService(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "from the service") })
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "through the proxy: "+r.URL.Host)
+	}))
+	defer proxy.Close()
+	u, _ := url.Parse(proxy.URL)
+	res := runSearchTool(t, NewFetchURL(Env{Fetch: &Service{URL: svc.URL}, Proxy: u}), map[string]any{"url": "http://docs.example/page"})
+	if res.IsError || res.Output != "through the proxy: docs.example" || len(svc.requests) != 0 {
+		t.Errorf("result %+v, %d service requests", res, len(svc.requests))
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/tools/background"
 )
 
 // Shell timeouts, in seconds.
@@ -46,7 +47,9 @@ stdout and stderr come back merged, in the order they were written, after a firs
 
 timeout is in seconds: default {shell_default_timeout}, at most {shell_max_timeout}. When it expires, the command and every process it started are killed. Processes a command leaves running in the background (for example a server started with &) keep running for later calls, and are stopped when the whole run ends.
 
-A non-zero exit status or a timeout is reported as an error.`
+A non-zero exit status or a timeout is reported as an error.
+
+For a server, a watcher or a long build that should run while you go on working, set run_in_background=true with a short description: the call returns at once with a task id, the command runs as a background task, and you are told with a <notification> message when it ends. TaskOutput shows its output so far (block=true waits for its end), TaskStop stops it, TaskList lists the tasks. For a background task, timeout is the most seconds it may run (up to {shell_background_max}; default: the run's [background] agent_task_timeout_s, 900 unless configured). Tasks still running when you give your final answer are waited for, and you are called back to report on them. Do not guess a task's outcome: wait for its notification or look with TaskOutput.`
 
 // shellFacts: a command may read, write and reach anything; the launcher confines it in
 // the kernel under the sandbox, so no argument is checked.
@@ -54,8 +57,10 @@ var shellFacts = Facts{ReadsFiles: true, WritesFiles: true, Network: true, Destr
 
 // shellArgs are the arguments of a Shell call.
 type shellArgs struct {
-	Command string `json:"command" description:"the command line to run with {shell_run}"`
-	Timeout int    `json:"timeout,omitempty" description:"seconds before the command is killed; default {shell_default_timeout}, maximum {shell_max_timeout}"`
+	Command         string `json:"command" description:"the command line to run with {shell_run}"`
+	Timeout         int    `json:"timeout,omitempty" description:"seconds before the command is killed; default {shell_default_timeout}, maximum {shell_max_timeout} (a background task: up to {shell_background_max})"`
+	RunInBackground bool   `json:"run_in_background,omitempty" description:"start the command as a background task and return its task id at once (default false)"`
+	Description     string `json:"description,omitempty" description:"a short description of the background task; required with run_in_background"`
 }
 
 // shell runs commands for the model.
@@ -64,18 +69,22 @@ type shell struct {
 	grace   time.Duration
 	groups  *ShellGroups
 	launch  *launch.Launcher
+	tasks   *background.Manager
 }
 
 // NewShell returns the Shell tool, which runs commands in env.WorkDir through
 // env.Launcher and records their process groups in env.ShellGroups.
 func NewShell(env Env) Tool {
-	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups, launch: env.Launcher}
+	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups, launch: env.Launcher, tasks: env.Tasks}
 	return New("Shell", shellDescription, shellFacts, s.run)
 }
 
 func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return Errorf("command is empty").WithKimi("Command cannot be empty.", ""), nil
+	}
+	if in.RunInBackground {
+		return s.background(ctx, in), nil
 	}
 	if in.Timeout < 0 || in.Timeout > ShellMaxTimeout {
 		return Errorf("timeout must be between 1 and %d seconds, got %d; split long work into shorter commands or run it in the background with its output sent to a file",
@@ -160,6 +169,45 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 		b.WriteString("(no output)")
 	}
 	return Result{Output: b.String(), IsError: isErr}.WithKimi(kimiShellMessage(ctx, state, stopped, seconds), out.String()), nil
+}
+
+// background starts the command as a background task (tools/background) and answers with
+// its id at once.
+func (s *shell) background(ctx context.Context, in shellArgs) Result {
+	maxTimeout := int(background.MaxTimeout / time.Second)
+	switch {
+	case strings.TrimSpace(in.Description) == "":
+		return Errorf("description is required when run_in_background is true: give the task a few words that say what it is").
+			WithKimi("description is required when run_in_background is true", "")
+	case in.Timeout < 0 || in.Timeout > maxTimeout:
+		return Errorf("timeout of a background task must be between 1 and %d seconds, got %d", maxTimeout, in.Timeout)
+	case InSubagent(ctx):
+		return Errorf("only the main agent can start background tasks; run the command in the foreground, without run_in_background").
+			WithKimi("Failed to start background task: Background tasks are only supported from the root agent.", "")
+	case ctx.Err() != nil:
+		return Errorf("Command not run: the run is stopping.")
+	}
+	name, args := shellCommand(in.Command)
+	t, err := s.tasks.Start(background.Spec{Path: name, Args: append([]string{name}, args...), Env: shellEnv,
+		Command: in.Command, Description: strings.TrimSpace(in.Description),
+		Timeout: time.Duration(in.Timeout) * time.Second, ToolCallID: CallID(ctx)})
+	if err != nil {
+		return Errorf("The background task did not start: %v", err).WithKimi("Failed to start background task: "+err.Error(), "")
+	}
+	text := strings.Join([]string{
+		"task_id: " + t.ID,
+		"kind: " + background.Kind,
+		"status: " + string(t.Status),
+		"description: " + t.Description,
+		"command: " + t.Command,
+		fmt.Sprintf("timeout_s: %d", int(t.Timeout/time.Second)),
+		"output_path: " + t.OutputPath,
+		"automatic_notification: true",
+		"next_step: you will get a <notification> message when it ends; go on with your work meanwhile.",
+		"next_step: TaskOutput shows what it printed so far without waiting; set block=true only to wait for its end.",
+		"next_step: TaskStop stops it, only if it must not run on.",
+	}, "\n")
+	return Text(text).WithKimi("Background task started", text)
 }
 
 // kimiShellMessage is how Kimi CLI's Shell tool words the same ending (tools/shell), for

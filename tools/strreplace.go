@@ -213,7 +213,7 @@ func strReplace(env Env, in strReplaceArgs) Result {
 
 	if content == original {
 		notes = append(notes, "the new content equals the old, so the file was not rewritten")
-	} else if err := writeAtomic(env, path, []byte(content), info.Mode().Perm()); err != nil {
+	} else if err := changing(env, path, func() error { return writeAtomic(env, path, []byte(content), info.Mode().Perm()) }); err != nil {
 		return Errorf("cannot edit %s: %v", in.Path, err)
 	}
 	msg := fmt.Sprintf("Edited %s: applied %d %s with %d %s.", in.Path,

@@ -72,7 +72,11 @@ func writeFile(env Env, in writeFileArgs) Result {
 	}
 
 	if mode == "append" {
-		size, err := appendFile(env, path, []byte(in.Content))
+		var size int64
+		err := changing(env, path, func() (err error) {
+			size, err = appendFile(env, path, []byte(in.Content))
+			return err
+		})
 		if err != nil {
 			return Errorf("cannot append to %s: %v", in.Path, err)
 		}
@@ -83,7 +87,7 @@ func writeFile(env Env, in writeFileArgs) Result {
 	if existed {
 		perm = info.Mode().Perm()
 	}
-	if err := writeAtomic(env, path, []byte(in.Content), perm); err != nil {
+	if err := changing(env, path, func() error { return writeAtomic(env, path, []byte(in.Content), perm) }); err != nil {
 		return Errorf("cannot write %s: %v", in.Path, err)
 	}
 	verb := "Created"
@@ -92,6 +96,16 @@ func writeFile(env Env, in writeFileArgs) Result {
 	}
 	return Text(fmt.Sprintf("%s %s with %d bytes. File size: %d bytes.", verb, in.Path, len(in.Content), len(in.Content))).
 		WithKimi(fmt.Sprintf("File successfully overwritten. Current size: %d bytes.", len(in.Content)), "")
+}
+
+// changing makes the change write does to path between env.Changes' Before and After.
+func changing(env Env, path string, write func() error) error {
+	if env.Changes == nil {
+		return write()
+	}
+	env.Changes.Before(path)
+	defer env.Changes.After(path)
+	return write()
 }
 
 // followLink returns the file a symbolic link at path points to, so that replacing the

@@ -20,6 +20,8 @@ type Output struct {
 	limit int64
 	done  chan struct{}
 
+	tee func(kept []byte)
+
 	mu               sync.Mutex
 	written, dropped int64
 }
@@ -27,6 +29,13 @@ type Output struct {
 // OutputFile creates (or truncates) path, readable by the user only, and starts keeping
 // up to limit bytes of what is written to W in it.
 func OutputFile(path string, limit int64) (*Output, error) {
+	return OutputFileTee(path, limit, nil)
+}
+
+// OutputFileTee is OutputFile that also hands tee each piece of output as it is kept in
+// the file (never what is dropped past the limit), from the goroutine that copies it: a
+// background task's output events. tee must not keep the slice.
+func OutputFileTee(path string, limit int64, tee func(kept []byte)) (*Output, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
@@ -36,7 +45,7 @@ func OutputFile(path string, limit int64) (*Output, error) {
 		f.Close()
 		return nil, err
 	}
-	o := &Output{W: w, r: r, f: f, limit: limit, done: make(chan struct{})}
+	o := &Output{W: w, r: r, f: f, limit: limit, tee: tee, done: make(chan struct{})}
 	go o.copy()
 	return o, nil
 }
@@ -60,6 +69,9 @@ func (o *Output) copy() {
 			o.written += keep
 			o.dropped += int64(n) - keep
 			o.mu.Unlock()
+			if keep > 0 && o.tee != nil {
+				o.tee(buf[:keep])
+			}
 		}
 		if err != nil {
 			return

@@ -1,0 +1,434 @@
+package session
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/infile"
+)
+
+// The file tools' before-images (issue 32 #4). Before WriteFile or StrReplaceFile first
+// changes a file after a checkpoint, the file's content as it is then (or the fact that it
+// did not exist) is kept in the session's folder, so that a rewind to that checkpoint can
+// put it back. They live in files/: journal.jsonl, one record a line, appended, and
+// blobs/, each content once, named by its SHA-256. A before-image is written and synced
+// before the tool changes the file, so a crash at any moment leaves no change without the
+// image that undoes it. What commands change is not seen here.
+
+// The folder, the journal and the blobs' folder, in a session's folder.
+const (
+	FilesDir    = "files"
+	journalName = "journal.jsonl"
+	blobsName   = "blobs"
+)
+
+// Caps of the before-images: one file's, and all of a session's together. A file past
+// either is noted as not kept, and a rewind says it cannot put it back.
+const (
+	MaxBeforeImage  int64 = 8 << 20
+	MaxBeforeImages int64 = 256 << 20
+)
+
+// The kinds of journal record.
+const (
+	recBefore  = "before"  // a file's content before its first change after checkpoint Checkpoint
+	recAfter   = "after"   // a file's content once a tool changed it
+	recRevert  = "revert"  // the conversation went back to just before checkpoint Checkpoint
+	recRewound = "rewound" // a rewind put a file back (Blob/Absent) and kept what it replaced (Backup)
+)
+
+// fileRecord is one line of the journal.
+type fileRecord struct {
+	Kind       string `json:"k"`
+	Checkpoint int    `json:"cp"`
+	Path       string `json:"path,omitempty"`
+	// Blob names the content (its SHA-256), Absent says there was no file, Lost why no
+	// content could be kept. Mode is the file's permissions.
+	Blob   string `json:"blob,omitempty"`
+	Absent bool   `json:"absent,omitempty"`
+	Lost   string `json:"lost,omitempty"`
+	Mode   uint32 `json:"mode,omitempty"`
+	// Backup and BackupAbsent are, for a rewound file, what it held before the rewind.
+	Backup       string `json:"backup,omitempty"`
+	BackupAbsent bool   `json:"backup_absent,omitempty"`
+}
+
+// Journal keeps the before-images of a session's files. Its methods are safe for
+// concurrent use (tool calls run in parallel).
+type Journal struct {
+	dir string
+	// checkpoint is the session's current checkpoint: changes are filed under it.
+	checkpoint func() int
+	// secret reports content that holds one of the run's credentials: such content is
+	// never written to the session, so the file cannot be put back.
+	secret func(string) bool
+
+	mu   sync.Mutex
+	f    *os.File
+	have map[string]bool // blobs present
+	kept int64           // their bytes
+	// seen holds the files that have a before-image under the current checkpoint.
+	seen   map[string]int
+	failed bool // a write failed: reported once, by Err
+	err    error
+}
+
+// KeepFiles starts keeping the before-images of the files the tools change, in the
+// session's folder, filed under the session's current checkpoint; secret reports content
+// that must not be written to the session. A revert of the session (Revert) is noted in it.
+func (s *File) KeepFiles(secret func(string) bool) (*Journal, error) {
+	j, err := openJournal(filepath.Join(filepath.Dir(s.path), FilesDir), s.current, secret)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.journal = j
+	s.mu.Unlock()
+	return j, nil
+}
+
+// current is the id of the last checkpoint taken, -1 before the first.
+func (s *File) current() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.next - 1
+}
+
+func openJournal(dir string, checkpoint func() int, secret func(string) bool) (*Journal, error) {
+	if err := os.MkdirAll(filepath.Join(dir, blobsName), 0o700); err != nil {
+		return nil, fmt.Errorf("before-images: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, journalName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("before-images: %w", err)
+	}
+	j := &Journal{dir: dir, checkpoint: checkpoint, secret: secret, f: f, have: map[string]bool{}, seen: map[string]int{}}
+	entries, _ := os.ReadDir(filepath.Join(dir, blobsName))
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			j.have[e.Name()] = true
+			j.kept += info.Size()
+		}
+	}
+	return j, nil
+}
+
+// Close closes the journal.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
+// Err is the first failure to keep a before-image, once; nil otherwise.
+func (j *Journal) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	err := j.err
+	j.err = nil
+	return err
+}
+
+// Before keeps path's content (absolute, links resolved) as it is now, unless it was kept
+// under the current checkpoint already. It returns once the content and its record are on
+// stable storage. A content it cannot keep is recorded as lost, with why.
+func (j *Journal) Before(path string) {
+	cp := j.checkpoint() // before j.mu: File.Revert holds the session's lock, then ours
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if at, ok := j.seen[path]; ok && at == cp {
+		return
+	}
+	rec := fileRecord{Kind: recBefore, Checkpoint: cp, Path: path}
+	rec.Blob, rec.Absent, rec.Mode, rec.Lost = j.keep(path)
+	if err := j.append(rec, true); err != nil {
+		return
+	}
+	j.seen[path] = cp
+}
+
+// After notes what a tool left in path, so that a rewind can tell a file something else
+// changed since.
+func (j *Journal) After(path string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	rec := fileRecord{Kind: recAfter, Checkpoint: -1, Path: path}
+	rec.Blob, rec.Absent, rec.Lost = hashOf(path)
+	j.append(rec, false)
+}
+
+// reverted notes that the session went back to just before checkpoint id: what was filed
+// under it or later now counts as done before it.
+func (j *Journal) reverted(id int) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	clear(j.seen)
+	return j.append(fileRecord{Kind: recRevert, Checkpoint: id}, true)
+}
+
+// append writes one record, synced when asked. The journal's lock is held.
+func (j *Journal) append(rec fileRecord, sync bool) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if j.f == nil {
+		return ErrClosed
+	}
+	_, err = j.f.Write(append(line, '\n'))
+	if err == nil && sync {
+		err = j.f.Sync()
+	}
+	if err != nil {
+		j.fail(fmt.Errorf("before-images: %w", err))
+	}
+	return err
+}
+
+func (j *Journal) fail(err error) {
+	if !j.failed {
+		j.failed, j.err = true, err
+	}
+}
+
+// keep stores path's content as a blob (synced) and names it; absent when there is no
+// file, lost when it cannot be kept. The journal's lock is held.
+func (j *Journal) keep(path string) (blob string, absent bool, mode uint32, lost string) {
+	data, mode, absent, lost := readImage(path)
+	if absent || lost != "" {
+		return "", absent, 0, lost
+	}
+	if j.secret != nil && j.secret(string(data)) {
+		return "", false, 0, "it holds one of the run's credentials, which are never written to the session"
+	}
+	sum := sha(data)
+	if j.have[sum] {
+		return sum, false, mode, ""
+	}
+	if j.kept+int64(len(data)) > MaxBeforeImages {
+		return "", false, 0, fmt.Sprintf("the session's before-images reached %s", infile.Size(MaxBeforeImages))
+	}
+	if err := atomicfile.Write(filepath.Join(j.dir, blobsName, sum), data, 0o600); err != nil {
+		j.fail(fmt.Errorf("before-images: %w", err))
+		return "", false, 0, "it could not be written: " + err.Error()
+	}
+	j.have[sum] = true
+	j.kept += int64(len(data))
+	return sum, false, mode, ""
+}
+
+// readImage reads a file for a before-image: its content and permissions, or that it is
+// absent, or why it cannot be kept.
+func readImage(path string) (data []byte, mode uint32, absent bool, lost string) {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0, true, ""
+	case err != nil:
+		return nil, 0, false, err.Error()
+	case !info.Mode().IsRegular():
+		return nil, 0, false, "it is not a regular file"
+	case info.Size() > MaxBeforeImage:
+		return nil, 0, false, fmt.Sprintf("it is larger than %s", infile.Size(MaxBeforeImage))
+	}
+	data, err = infile.Read(context.Background(), path, infile.Limit{Max: MaxBeforeImage, RegularOnly: true})
+	if err != nil {
+		return nil, 0, false, err.Error()
+	}
+	return data, uint32(info.Mode().Perm()), false, ""
+}
+
+// hashOf names path's content without keeping it.
+func hashOf(path string) (blob string, absent bool, lost string) {
+	data, _, absent, lost := readImage(path)
+	if absent || lost != "" {
+		return "", absent, lost
+	}
+	return sha(data), false, ""
+}
+
+func sha(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// FileRewind is what a rewind did, or would do, to one file.
+type FileRewind struct {
+	// Path is the file, absolute.
+	Path string
+	// Action is RestoredFile, DeletedFile, UnchangedFile or NotRestored.
+	Action string
+	// Why says why a file was not restored.
+	Why string
+	// Backup is where its content before the rewind is kept (a blob in the session
+	// folder); empty when it had none (it did not exist) or nothing was replaced.
+	Backup string
+	// ChangedOutside says the file was changed by something other than the file tools
+	// since they last wrote it (a command, a person): that change is undone too, and kept
+	// in Backup.
+	ChangedOutside bool
+}
+
+// The actions of a FileRewind.
+const (
+	RestoredFile  = "restored"  // its content before the checkpoint is back
+	DeletedFile   = "deleted"   // it did not exist at the checkpoint, and is gone again
+	UnchangedFile = "unchanged" // it already held what it held at the checkpoint
+	NotRestored   = "not_restored"
+)
+
+// target is what one file held at a checkpoint, and what the tools last left in it.
+type target struct {
+	before fileRecord
+	after  *fileRecord
+}
+
+// RewindFiles puts back every file the tools changed since checkpoint id: each gets the
+// content it had before its first change at or after the checkpoint (or is removed, when
+// it did not exist then). What it held before the rewind is kept as a blob first. canWrite
+// refuses a path the run may not write (the sandbox's check); nil allows all. Call it
+// before the conversation itself is reverted (Revert), so that a crash in between leaves a
+// session that a retry rewinds the same way.
+func (j *Journal) RewindFiles(ctx context.Context, id int, canWrite func(string) error) ([]FileRewind, error) {
+	targets, order, err := j.targets(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []FileRewind
+	for _, path := range order {
+		out = append(out, j.rewindOne(path, targets[path], id, canWrite))
+	}
+	return out, nil
+}
+
+// targets reads the journal: for each file the tools changed at or after checkpoint id
+// (as the reverts since have renumbered them), its first before-image there and its last
+// known content; order is the order of first change.
+func (j *Journal) targets(ctx context.Context, id int) (map[string]*target, []string, error) {
+	rf, err := infile.Open(ctx, filepath.Join(j.dir, journalName), infile.Session)
+	if err != nil {
+		return nil, nil, fmt.Errorf("before-images: %w", err)
+	}
+	defer rf.Close()
+	var befores []fileRecord
+	last := map[string]fileRecord{}
+	sc := bufio.NewScanner(rf)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var rec fileRecord
+		if json.Unmarshal(sc.Bytes(), &rec) != nil {
+			continue // a torn last line
+		}
+		switch rec.Kind {
+		case recBefore:
+			befores = append(befores, rec)
+		case recAfter:
+			last[rec.Path] = rec
+		case recRewound:
+			last[rec.Path] = fileRecord{Path: rec.Path, Blob: rec.Blob, Absent: rec.Absent, Lost: rec.Lost}
+		case recRevert:
+			// Checkpoints from rec's on were dropped: a change filed under one of them came
+			// after the checkpoint before it, and before whatever takes their ids next.
+			for i := range befores {
+				if befores[i].Checkpoint >= rec.Checkpoint {
+					befores[i].Checkpoint = rec.Checkpoint - 1
+				}
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("before-images: %w", err)
+	}
+	targets := map[string]*target{}
+	var order []string
+	for _, b := range befores {
+		if b.Checkpoint < id || targets[b.Path] != nil {
+			continue
+		}
+		targets[b.Path] = &target{before: b}
+		order = append(order, b.Path)
+	}
+	for path, t := range targets {
+		if a, ok := last[path]; ok {
+			t.after = &a
+		}
+	}
+	return targets, order, nil
+}
+
+// rewindOne puts one file back. The journal's lock is held.
+func (j *Journal) rewindOne(path string, t *target, id int, canWrite func(string) error) FileRewind {
+	out := FileRewind{Path: path, Action: NotRestored}
+	if t.before.Lost != "" {
+		out.Why = "no content was kept from before its change: " + t.before.Lost
+		return out
+	}
+	var want []byte
+	if !t.before.Absent {
+		var err error
+		if want, err = os.ReadFile(filepath.Join(j.dir, blobsName, t.before.Blob)); err != nil {
+			out.Why = "its kept content is gone: " + err.Error()
+			return out
+		}
+	}
+	nowBlob, nowAbsent, nowLost := hashOf(path)
+	if nowLost == "" && nowAbsent == t.before.Absent && nowBlob == t.before.Blob {
+		out.Action = UnchangedFile
+		return out
+	}
+	if t.after != nil && (t.after.Lost != "" || nowLost != "" || t.after.Absent != nowAbsent || t.after.Blob != nowBlob) {
+		out.ChangedOutside = true
+	}
+	if canWrite != nil {
+		if err := canWrite(path); err != nil {
+			out.Why = err.Error()
+			return out
+		}
+	}
+	// What it holds now is kept first: nothing a rewind replaces is lost.
+	rec := fileRecord{Kind: recRewound, Checkpoint: id, Path: path, Blob: t.before.Blob, Absent: t.before.Absent, Mode: t.before.Mode}
+	if !nowAbsent {
+		blob, _, _, lost := j.keep(path)
+		if lost != "" {
+			out.Why = "its current content could not be kept first: " + lost
+			return out
+		}
+		rec.Backup, out.Backup = blob, filepath.Join(j.dir, blobsName, blob)
+	} else {
+		rec.BackupAbsent = true
+	}
+	var err error
+	if t.before.Absent {
+		out.Action = DeletedFile
+		if err = os.Remove(path); errors.Is(err, fs.ErrNotExist) {
+			err = nil
+		}
+	} else {
+		out.Action = RestoredFile
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			err = atomicfile.Write(path, want, fs.FileMode(t.before.Mode))
+		}
+	}
+	if err != nil {
+		return FileRewind{Path: path, Action: NotRestored, Why: err.Error(), Backup: out.Backup, ChangedOutside: out.ChangedOutside}
+	}
+	j.append(rec, true)
+	return out
+}

@@ -1,0 +1,146 @@
+package background
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/kimi-run/kimi-run/event"
+)
+
+// maxEventChunk is the most one task_output event carries of a line that does not end.
+const maxEventChunk = 4 << 10
+
+// lineEvents turns a task's output, as it is kept in its file, into task_output events of
+// whole lines, scrubbed (a secret is not cut in two at a line's end), until the task's
+// events have carried EventOutputLimit bytes. Output that comes before the task_started
+// event waits for it.
+type lineEvents struct {
+	t *task
+
+	mu    sync.Mutex
+	buf   []byte
+	sent  int
+	open  bool // task_started has been written
+	ended bool // the limit was reached, and said
+}
+
+// write takes output as the file keeps it (launch's copy goroutine).
+func (l *lineEvents) write(p []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return
+	}
+	l.buf = append(l.buf, p...)
+	l.send(false)
+}
+
+// begin lets the events flow, once task_started is written.
+func (l *lineEvents) begin() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.open = true
+	l.send(false)
+}
+
+// flush sends what is left, a last line without its end included, once the output ended.
+func (l *lineEvents) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.open = true
+	l.send(true)
+}
+
+// send writes the complete lines held (all of it when final); callers hold l.mu.
+func (l *lineEvents) send(final bool) {
+	if !l.open || l.ended {
+		return
+	}
+	for len(l.buf) > 0 {
+		n := bytes.LastIndexByte(l.buf, '\n') + 1
+		switch {
+		case final:
+			n = len(l.buf)
+		case n == 0 && len(l.buf) >= maxEventChunk:
+			n = runeCut(l.buf, maxEventChunk)
+		case n == 0:
+			return
+		}
+		if room := EventOutputLimit - l.sent; n > room {
+			n = runeCut(l.buf, room)
+		}
+		if n > 0 {
+			l.sent += n
+			l.t.m.emit(event.TaskOutput{TaskID: l.t.id, Text: l.t.m.scrub(string(l.buf[:n]))})
+			l.buf = l.buf[n:]
+		}
+		if l.sent >= EventOutputLimit-utf8.UTFMax && len(l.buf) > 0 {
+			l.ended = true
+			l.buf = nil
+			l.t.m.emit(event.TaskOutput{TaskID: l.t.id, Truncated: true})
+			return
+		}
+	}
+}
+
+// runeCut is the length of the longest start of p no longer than n that does not end
+// inside a UTF-8 sequence.
+func runeCut(p []byte, n int) int {
+	if n >= len(p) {
+		return len(p)
+	}
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+// readEnd reads at most n bytes from the end of the file at path; size is the file's size.
+// A cut at the start drops an incomplete UTF-8 sequence.
+func readEnd(path string, n int) (text []byte, size int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0
+	}
+	size = fi.Size()
+	from := max(size-int64(n), 0)
+	buf := make([]byte, size-from)
+	k, _ := io.ReadFull(io.NewSectionReader(f, from, size-from), buf)
+	buf = buf[:k]
+	if from > 0 {
+		for i := 0; i < len(buf) && i < utf8.UTFMax && !utf8.RuneStart(buf[i]); i++ {
+			buf = buf[1:]
+		}
+	}
+	return buf, size
+}
+
+// readTail is the last lines of the file at path, at most lines lines and chars characters.
+func readTail(path string, lines, chars int) string {
+	b, _ := readEnd(path, chars*utf8.UTFMax)
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return ""
+	}
+	parts := strings.Split(s, "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	s = strings.Join(parts, "\n")
+	if r := []rune(s); len(r) > chars {
+		s = string(r[len(r)-chars:])
+	}
+	return s
+}
