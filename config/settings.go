@@ -14,8 +14,8 @@ import (
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model/cassette"
-	"github.com/kimi-run/kimi-run/tools/plugin"
 	"github.com/kimi-run/kimi-run/tools/background"
+	"github.com/kimi-run/kimi-run/tools/plugin"
 )
 
 // Defaults that more than one source can override, in one place.
