@@ -33,6 +33,7 @@ var whatDiffersHeldBy = map[string][]string{
 	"The config is checked.":                  {"config.TestKimiKeysNeverIgnoredSilently", "run.TestKimiConfigKeysAreNeverSilent", "model.TestReasoningKey"},
 	"Not available:":                          {"run.TestNotAvailable"},
 	"Plugins.":                                {"run.TestPluginTools", "run.TestPluginToolsConfined", "run.TestPluginProblemsAreWarnings", "tools/plugin.TestPluginToolKimiCases"},
+	"Background tasks":                        {"run.TestBackgroundServerAndTaskTools", "run.TestBackgroundWaitCeiling", "run.TestBackgroundConfigKeys", "run.TestKimiBackgroundWaitRules"},
 	// Issue 30's provider types, held by their clients' tests.
 	"`anthropic` providers.":          {"model.TestAnthropicHeaders", "model.TestAnthropicThinkingAndMaxTokens", "model.TestAnthropicStopReasons", "model.TestAnthropicPauseTurnContinues"},
 	"`openai_responses` providers":    {"model.TestResponsesRequest", "model.TestResponsesReply", "run.TestProtocolKimiLines"},
