@@ -115,6 +115,12 @@ var conflicts = []func(f *Flags) string{
 		return ""
 	},
 	func(f *Flags) string {
+		if len(f.AllowHost) > 0 && f.Given("sandbox-network") && f.SandboxNetwork == "on" {
+			return "--allow-host cuts the network but for the hosts it names: it cannot be combined with --sandbox-network on"
+		}
+		return ""
+	},
+	func(f *Flags) string {
 		if f.Agent != "" && f.AgentFile != "" {
 			return "--agent and --agent-file cannot be combined"
 		}

@@ -100,6 +100,8 @@ type Flags struct {
 	DisallowedTools  []string `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
 	Sandbox          string   `group:"Guardrails for unattended runs" name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Linux Landlock: read-only (write only the run's temp dir) or workspace-write (also the work dir and --add-dir dirs)."`
 	SandboxNetwork   string   `group:"Guardrails for unattended runs" name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
+	AllowHost        []string `group:"Guardrails for unattended runs" name:"allow-host" placeholder:"HOST[:PORT]" config:"sandbox.allow_hosts" help:"Let commands (through HTTP_PROXY/HTTPS_PROXY, a proxy kimi-run runs) and FetchURL reach this host and no other; repeatable or comma-separated. HOST alone allows ports 80 and 443; *.example.com its subdomains. Cuts the rest of the network as --sandbox-network off does."`
+	AllowHostPort    int      `name:"allow-host-port" hidden:""`
 	FailOnDenial     bool     `group:"Guardrails for unattended runs" name:"fail-on-denial" envvar:"KIMI_RUN_FAIL_ON_DENIAL" help:"Exit 9 instead of 0 when a tool call was refused (tool rules, the sandbox, the guard of secret files, a hook): result.denials names each refusal and its rule."`
 
 	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).

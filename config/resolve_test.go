@@ -176,6 +176,7 @@ func TestConflicts(t *testing.T) {
 		{[]string{"--final-message-only", "--output-format", "stream-json"}, "needs --print"},
 		{[]string{"--record", "a", "--replay", "b"}, "--record and --replay cannot be combined"},
 		{[]string{"--agent", "default", "--agent-file", "a.yaml"}, "--agent and --agent-file cannot be combined"},
+		{[]string{"--allow-host", "example.com", "--sandbox-network", "on"}, "--allow-host cuts the network"},
 		// Fork and rewind (issue 32 #4).
 		{[]string{"--fork-session", "a", "-C"}, "--fork-session makes a session of its own"},
 		{[]string{"--fork-session", "a", "--no-session"}, "--fork-session makes a session of its own"},

@@ -167,6 +167,7 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		Ripgrep:       g.sandbox.ripgrep(r.s.Env.Getenv("PATH")),
 		Launcher:      r.launch,
 		WriteDirs:     g.sandbox.writeDirs(),
+		Proxy:         g.sandbox.proxyURL(),
 		Changes:       r.session.changes(),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}

@@ -143,6 +143,10 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	}
 	r.res.add(g.sandbox.close)
 	r.guard = g
+	if note := g.sandbox.proxyNote(); note != "" {
+		warn(note)
+	}
+	g.sandbox.onRefusal(r.warn)
 	if in.ws, err = setupWorkspace(s, g.sandbox.promptNote(), warn); err != nil {
 		return err
 	}

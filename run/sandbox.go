@@ -3,11 +3,17 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/internal/hostproxy"
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/policy"
@@ -24,6 +30,14 @@ type sandboxPlan struct {
 	// taskLimit bounds the tasks of the run's children under the sandbox
 	// (KIMI_RUN_TASK_LIMIT).
 	taskLimit int
+	// proxy is --allow-host's (issue 32 #8), nil without; isolated says the confined arm
+	// gets a network namespace of its own, and gap, when it does not, why.
+	proxy    *hostproxy.Proxy
+	rules    []hostproxy.Rule
+	isolated bool
+	gap      error
+	// refused hears of the proxy's refusals once the run's events flow.
+	refused atomic.Pointer[func(hostproxy.Refusal)]
 }
 
 // planSandbox checks the flags and this system. A sandbox that was asked for and cannot be
@@ -39,13 +53,20 @@ func planSandbox(set *config.Settings) (*sandboxPlan, error) {
 	if mode == "" {
 		mode = sandbox.Off
 	}
-	s.policy = sandbox.Policy{Mode: mode, Writable: append([]string{workDir}, dirs...), NoNetwork: cli.SandboxNetwork == "off"}
+	rules, err := hostproxy.ParseRules(cli.AllowHost)
+	if err != nil {
+		return nil, usagef("%s: %v", cli.From("allow-host"), err)
+	}
+	s.policy = sandbox.Policy{Mode: mode, Writable: append([]string{workDir}, dirs...), NoNetwork: cli.SandboxNetwork == "off" || len(rules) > 0}
 	if !s.policy.Active() {
 		return s, nil
 	}
 	if err := sandbox.Check(s.policy); err != nil {
 		flag := "--sandbox " + cli.Sandbox
-		if mode == sandbox.Off {
+		switch {
+		case mode == sandbox.Off && len(rules) > 0:
+			flag = "--allow-host"
+		case mode == sandbox.Off:
 			flag = "--sandbox-network off"
 		}
 		return nil, usagef("%s: %w", flag, err)
@@ -67,12 +88,95 @@ func planSandbox(set *config.Settings) (*sandboxPlan, error) {
 		}
 		s.tempDir, s.policy.TempDir = tmp, tmp
 	}
+	if len(rules) > 0 {
+		if err := s.startProxy(rules, cli.AllowHostPort, set.Env.Getenv("KIMI_RUN_NETNS") == "off"); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
-// close removes the run's temp dir.
+// startProxy starts --allow-host's proxy and decides how commands reach it: from a network
+// namespace of their own where this machine allows one (noNetNS, KIMI_RUN_NETNS=off, says
+// not to try), else straight to its port on 127.0.0.1.
+func (s *sandboxPlan) startProxy(rules []hostproxy.Rule, port int, noNetNS bool) error {
+	p, err := hostproxy.Start(rules, port, func(r hostproxy.Refusal) {
+		if f := s.refused.Load(); f != nil {
+			(*f)(r)
+		}
+	})
+	if err != nil {
+		return usagef("--allow-host: %w", err)
+	}
+	s.proxy, s.rules = p, rules
+	s.policy.ProxyPort = p.Port()
+	s.gap = errors.New("KIMI_RUN_NETNS=off")
+	if !noNetNS {
+		s.gap = launch.NetNSWorks(sandbox.SelfExe)
+	}
+	if s.isolated = s.gap == nil; s.isolated {
+		s.policy.ProxySocket = p.Socket()
+	}
+	return nil
+}
+
+// onRefusal reports each host:port the proxy refuses, once, through warn.
+func (s *sandboxPlan) onRefusal(warn func(string)) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	f := func(r hostproxy.Refusal) {
+		key := fmt.Sprintf("%s:%d", r.Host, r.Port)
+		mu.Lock()
+		first := !seen[key]
+		seen[key] = true
+		mu.Unlock()
+		if first {
+			warn(fmt.Sprintf("the sandbox refused a connection to %s: %s", key, r.Reason))
+		}
+	}
+	s.refused.Store(&f)
+}
+
+// proxyNote is the warning of a run whose commands are not isolated from other hosts on
+// the proxy's port, or "".
+func (s *sandboxPlan) proxyNote() string {
+	if s.proxy == nil || s.isolated {
+		return ""
+	}
+	return fmt.Sprintf("--allow-host: commands cannot be given a network namespace of their own here (%v), so any host listening on port %d, the proxy's, is reachable from them too; see docs/sandbox.md", s.gap, s.policy.ProxyPort)
+}
+
+// allowed lists --allow-host's rules for the system prompt.
+func (s *sandboxPlan) allowed() string {
+	names := make([]string, len(s.rules))
+	for i, r := range s.rules {
+		names[i] = r.String()
+		if r.Port == 0 {
+			names[i] += " (ports 80 and 443)"
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// proxyURL is the proxy FetchURL goes through, nil without --allow-host.
+func (s *sandboxPlan) proxyURL() *url.URL {
+	if s.proxy == nil {
+		return nil
+	}
+	u, _ := url.Parse(s.proxy.URL())
+	return u
+}
+
+// close stops the proxy and removes the run's temp dir.
 func (s *sandboxPlan) close() {
-	if s != nil && s.tempDir != "" {
+	if s == nil {
+		return
+	}
+	if s.proxy != nil {
+		s.proxy.Close()
+	}
+	if s.tempDir != "" {
 		os.RemoveAll(s.tempDir)
 	}
 }
@@ -117,7 +221,8 @@ func (s *sandboxPlan) guardTools(ts []tools.Tool, deny func(policy.Denial)) []to
 func (s *sandboxPlan) checkFor(f tools.Facts) func(json.RawMessage) error {
 	inProcess := f.Where == tools.InProcess
 	write := inProcess && f.WritesFiles && s.policy.Mode != sandbox.Off
-	network := inProcess && f.Network && s.policy.NoNetwork
+	// Under --allow-host FetchURL goes through the proxy, which decides.
+	network := inProcess && f.Network && s.policy.NoNetwork && !s.policy.Proxy()
 	if !write && !network {
 		return nil
 	}
@@ -186,7 +291,10 @@ func (s *sandboxPlan) promptNote() string {
 		parts = append(parts, fmt.Sprintf("Commands and file tools run in a sandbox (%s): they may read anything but write only below %s (the last is the temp dir, also in $TMPDIR); any other write fails with \"Permission denied\".",
 			s.policy.Mode, strings.Join(s.policy.WritableRoots(), ", ")))
 	}
-	if s.policy.NoNetwork {
+	switch {
+	case s.policy.Proxy():
+		parts = append(parts, fmt.Sprintf("The network is cut but for these hosts: %s. Commands reach them through the proxy in HTTP_PROXY and HTTPS_PROXY (curl, git, pip, npm and most tools use it; a connection made without it fails), and FetchURL reaches them too.", s.allowed()))
+	case s.policy.NoNetwork:
 		parts = append(parts, "The network is cut: commands cannot open or accept TCP connections, and FetchURL is refused.")
 	}
 	return strings.Join(parts, " ")

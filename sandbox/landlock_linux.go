@@ -65,8 +65,12 @@ func Confine(p Policy) error {
 	}
 	if p.NoNetwork {
 		// No port rules: every TCP bind and connect is refused, and from ABI 10 on every
-		// UDP bind and send too (DNS included).
+		// UDP bind and send too (DNS included) — but for --allow-host's one port, that of
+		// the run's proxy (or of the relay to it in the arm's network namespace).
 		cfg.HandledAccessNet = base.HandledAccessNet
+		if p.ProxyPort > 0 {
+			rules = append(rules, landlock.ConnectTCP(uint16(p.ProxyPort)))
+		}
 	}
 	if abi >= 6 {
 		// Signals: a confined process can signal only processes of its own domain, which

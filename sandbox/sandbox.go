@@ -51,7 +51,25 @@ type Policy struct {
 	// NoNetwork forbids TCP connect and bind (Landlock) and every socket but AF_UNIX ones
 	// (seccomp).
 	NoNetwork bool `json:"no_network,omitempty"`
+	// ProxyPort, with NoNetwork, is the one TCP port commands may connect to (--allow-host):
+	// the run's proxy on 127.0.0.1, or, with ProxySocket, the confined arm's relay to it.
+	// The filter then lets them make TCP sockets (IPv4 and IPv6), never UDP or raw ones,
+	// and refuses TCP Fast Open's connect-in-sendto. 0: none.
+	ProxyPort int `json:"proxy_port,omitempty"`
+	// ProxySocket, when set, is the proxy's Unix socket, and asks for a network namespace:
+	// the confined arm starts in one of its own, with only loopback, and relays
+	// 127.0.0.1:ProxyPort there to the socket. No other host is reachable from it on any
+	// port, the proxy's included.
+	ProxySocket string `json:"proxy_socket,omitempty"`
 }
+
+// Proxy reports whether commands reach the network through the run's proxy only.
+func (p Policy) Proxy() bool { return p.NoNetwork && p.ProxyPort > 0 }
+
+// proxyEnv are the variables that point HTTP clients at a proxy, and the ones that would
+// send some hosts past it (which the sandbox would then refuse).
+var proxyEnv = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
+var noProxyEnv = []string{"NO_PROXY", "no_proxy"}
 
 // Active reports whether the policy restricts anything.
 func (p Policy) Active() bool {
@@ -180,6 +198,9 @@ func (p Policy) CommandEnv(env []string) []string {
 		for _, t := range tempEnv {
 			drop = drop || p.TempDir != "" && name == t
 		}
+		for _, v := range append(proxyEnv, noProxyEnv...) {
+			drop = drop || p.Proxy() && name == v
+		}
 		if !drop {
 			out = append(out, kv)
 		}
@@ -189,8 +210,20 @@ func (p Policy) CommandEnv(env []string) []string {
 			out = append(out, t+"="+p.TempDir)
 		}
 	}
+	if p.Proxy() {
+		url := fmt.Sprintf("http://127.0.0.1:%d", p.ProxyPort)
+		for _, v := range proxyEnv {
+			out = append(out, v+"="+url)
+		}
+		for _, v := range noProxyEnv {
+			out = append(out, v+"=")
+		}
+	}
 	mode := string(p.Mode)
-	if p.NoNetwork {
+	switch {
+	case p.Proxy():
+		mode += ",allow-host"
+	case p.NoNetwork:
 		mode += ",no-network"
 	}
 	return append(out, "KIMI_RUN_SANDBOX="+mode)

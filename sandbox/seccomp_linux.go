@@ -40,7 +40,20 @@ type archRules struct {
 	// a whole with the network off since its arguments are out of the filter's sight.
 	socket, socketcall, ioUringSetup uint32
 	xattr                            []uint32
+	// sends are sendto, sendmsg and sendmmsg with the index of their flags argument:
+	// with --allow-host's TCP sockets, MSG_FASTOPEN (a connect inside a send) is refused.
+	sends []sendCall
 }
+
+// sendCall is a send syscall and the argument that holds its flags.
+type sendCall struct {
+	nr    uint32
+	flags uint32
+}
+
+// argOff is the offset of the low 32 bits of argument i in struct seccomp_data, on the
+// little-endian machines the filter exists for.
+func argOff(i uint32) uint32 { return offArg0 + 8*i }
 
 // errno returns the filter's answer that fails a call with e.
 func errno(e unix.Errno) bpf.RetConstant {
@@ -90,12 +103,49 @@ func archBlock(p Policy, a archRules) []bpf.Instruction {
 	// and reads as Landlock's refusals do: "Permission denied".
 	deny(a.ioUringSetup, unix.EPERM)
 	deny(a.socketcall, unix.EACCES)
+	if p.Proxy() {
+		return append(b, proxyBlock(a)...)
+	}
 	return append(b,
 		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: a.socket, SkipTrue: 3},
 		bpf.LoadAbsolute{Off: offArg0, Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipTrue: 1},
 		errno(unix.EACCES),
 		bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW},
+	)
+}
+
+// proxyBlock ends an architecture's block for --allow-host: a command may make an AF_UNIX
+// socket, or a TCP one (AF_INET or AF_INET6, SOCK_STREAM, protocol 0 or TCP: not MPTCP, not
+// UDP, not raw), which Landlock lets connect to the proxy's port only; and no send may
+// carry MSG_FASTOPEN, whose connect happens inside the send.
+func proxyBlock(a archRules) []bpf.Instruction {
+	var b []bpf.Instruction
+	for _, s := range a.sends {
+		b = append(b,
+			bpf.LoadAbsolute{Off: offNr, Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: s.nr, SkipFalse: 3},
+			bpf.LoadAbsolute{Off: argOff(s.flags), Size: 4},
+			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: unix.MSG_FASTOPEN, SkipFalse: 1},
+			errno(unix.EPERM),
+		)
+	}
+	// The jumps count the instructions they pass over; the comments number them.
+	return append(b,
+		bpf.LoadAbsolute{Off: offNr, Size: 4},                                  // 0
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: a.socket, SkipTrue: 11},        // 1: not socket(): 13
+		bpf.LoadAbsolute{Off: argOff(0), Size: 4},                              // 2: domain
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipTrue: 9},        // 3: 13
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: 1},        // 4: 6
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.AF_INET6, SkipTrue: 6},    // 5: 12
+		bpf.LoadAbsolute{Off: argOff(1), Size: 4},                              // 6: type
+		bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf},                          // 7: less SOCK_NONBLOCK, SOCK_CLOEXEC
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.SOCK_STREAM, SkipTrue: 3}, // 8: 12
+		bpf.LoadAbsolute{Off: argOff(2), Size: 4},                              // 9: protocol
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: 0, SkipTrue: 2},                   // 10: 13
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.IPPROTO_TCP, SkipTrue: 1},    // 11: 13
+		errno(unix.EACCES),                           // 12
+		bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW}, // 13
 	)
 }
 

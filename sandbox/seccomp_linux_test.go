@@ -84,3 +84,69 @@ func TestSeccompFilter(t *testing.T) {
 		t.Errorf("a policy that restricts nothing got a filter")
 	}
 }
+
+// TestSeccompProxyFilter: under --allow-host (issue 32 #8) a command may make TCP sockets,
+// IPv4 or IPv6, and nothing else of the network kind (UDP, raw, packet, MPTCP), and may
+// not connect inside a send (TCP Fast Open), which Landlock's connect rule would not see.
+func TestSeccompProxyFilter(t *testing.T) {
+	x64 := archRules{audit: unix.AUDIT_ARCH_X86_64, x32: true, socket: 41, ioUringSetup: 425,
+		sends: []sendCall{{nr: 44, flags: 3}, {nr: 46, flags: 2}, {nr: 307, flags: 3}}}
+	i386 := archRules{audit: unix.AUDIT_ARCH_I386, socket: 359, socketcall: 102, ioUringSetup: 425,
+		sends: []sendCall{{nr: 369, flags: 3}, {nr: 370, flags: 2}, {nr: 345, flags: 3}}}
+	allow := uint32(unix.SECCOMP_RET_ALLOW)
+	eacces := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
+	eperm := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM))
+	p := Policy{Mode: WorkspaceWrite, NoNetwork: true, ProxyPort: 3128}
+	const mptcp = 262
+	tests := []struct {
+		name     string
+		arch, nr uint32
+		args     [4]uint32
+		want     uint32
+	}{
+		{"tcp", x64.audit, 41, [4]uint32{unix.AF_INET, unix.SOCK_STREAM, 0}, allow},
+		{"tcp, protocol named", x64.audit, 41, [4]uint32{unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_TCP}, allow},
+		{"tcp6, non-blocking, close-on-exec", x64.audit, 41, [4]uint32{unix.AF_INET6, unix.SOCK_STREAM | unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC, 0}, allow},
+		{"unix", x64.audit, 41, [4]uint32{unix.AF_UNIX, unix.SOCK_DGRAM, 0}, allow},
+		{"udp", x64.audit, 41, [4]uint32{unix.AF_INET, unix.SOCK_DGRAM, 0}, eacces},
+		{"udp6", x64.audit, 41, [4]uint32{unix.AF_INET6, unix.SOCK_DGRAM, unix.IPPROTO_UDP}, eacces},
+		{"raw", x64.audit, 41, [4]uint32{unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_ICMP}, eacces},
+		{"mptcp", x64.audit, 41, [4]uint32{unix.AF_INET, unix.SOCK_STREAM, mptcp}, eacces},
+		{"sctp stream", x64.audit, 41, [4]uint32{unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP}, eacces},
+		{"packet", x64.audit, 41, [4]uint32{unix.AF_PACKET, unix.SOCK_RAW, 0}, eacces},
+		{"netlink", x64.audit, 41, [4]uint32{unix.AF_NETLINK, unix.SOCK_RAW, 0}, eacces},
+		{"sendto", x64.audit, 44, [4]uint32{3, 0, 10, unix.MSG_NOSIGNAL}, allow},
+		{"sendto fast open", x64.audit, 44, [4]uint32{3, 0, 10, unix.MSG_FASTOPEN | unix.MSG_NOSIGNAL}, eperm},
+		{"sendmsg fast open", x64.audit, 46, [4]uint32{3, 0, unix.MSG_FASTOPEN}, eperm},
+		{"sendmsg", x64.audit, 46, [4]uint32{3, 0, 0}, allow},
+		{"sendmmsg fast open", x64.audit, 307, [4]uint32{3, 0, 1, unix.MSG_FASTOPEN}, eperm},
+		{"io_uring", x64.audit, 425, [4]uint32{}, eperm},
+		{"i386 socketcall", i386.audit, 102, [4]uint32{1}, eacces},
+		{"i386 tcp", i386.audit, 359, [4]uint32{unix.AF_INET, unix.SOCK_STREAM, 0}, allow},
+		{"i386 udp", i386.audit, 359, [4]uint32{unix.AF_INET, unix.SOCK_DGRAM, 0}, eacces},
+		{"i386 sendto fast open", i386.audit, 369, [4]uint32{3, 0, 10, unix.MSG_FASTOPEN}, eperm},
+	}
+	insns, err := filterFor(p, []archRules{x64, i386})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm, err := bpf.NewVM(insns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := seccompData(tt.arch, tt.nr, tt.args[0])
+			for i, a := range tt.args[1:] {
+				binary.BigEndian.PutUint32(data[argOff(uint32(i+1)):], a)
+			}
+			got, err := vm.Run(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if uint32(got) != tt.want {
+				t.Errorf("filter answers %#x, want %#x", uint32(got), tt.want)
+			}
+		})
+	}
+}

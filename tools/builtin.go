@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"sync"
@@ -22,6 +23,9 @@ type Env struct {
 	Ripgrep string
 	// HTTPClient is used by FetchURL; nil means a client with the tool's own timeouts.
 	HTTPClient *http.Client
+	// Proxy, when set, is the proxy FetchURL goes through (--allow-host's): its refusals are
+	// denials. Used when HTTPClient is nil.
+	Proxy *url.URL
 	// Todos receives every SetTodoList update; nil discards them.
 	Todos func([]Todo)
 	// Subagent runs Agent calls; nil leaves the Agent tool out.

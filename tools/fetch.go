@@ -39,9 +39,13 @@ type fetchArgs struct {
 	URL string `json:"url" description:"absolute http or https URL to fetch"`
 }
 
-// NewFetchURL returns the FetchURL tool. It uses env.HTTPClient when set.
+// NewFetchURL returns the FetchURL tool. It uses env.HTTPClient when set, else a client
+// through env.Proxy when that is set.
 func NewFetchURL(env Env) Tool {
 	f := &fetcher{client: env.HTTPClient, timeout: fetchTimeout}
+	if f.client == nil && env.Proxy != nil {
+		f.client = proxiedFetchClient(env.Proxy)
+	}
 	return New("FetchURL", fetchDescription, fetchFacts, f.run)
 }
 
@@ -85,6 +89,12 @@ func (f *fetcher) run(ctx context.Context, in fetchArgs) (Result, error) {
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5")
 
 	resp, err := client.Do(req)
+	if res, ok := refusedFetch(raw, resp, err); ok {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return res, nil
+	}
 	if err != nil {
 		return f.failed(ctx, raw, err), nil
 	}

@@ -23,6 +23,9 @@ func Serve(args []string) int {
 	if len(args) < 2 {
 		return 125
 	}
+	if args[0] == roleProbe {
+		return probe()
+	}
 	conn, err := connOf(os.NewFile(3, "launcher"))
 	if err != nil {
 		return 125
@@ -50,6 +53,11 @@ func Serve(args []string) int {
 		s.keep = len(args) > 2 && args[2] == "keep"
 		s.survive = len(args) > 2 && args[2] == "survive"
 		p, err := sandbox.ParsePolicy(args[1])
+		if err == nil && p.ProxySocket != "" {
+			// Started in namespaces of its own (startBox): set up the relay to the proxy
+			// while it may still listen.
+			err = isolateArm(p)
+		}
 		if err == nil {
 			err = sandbox.Confine(p)
 		}
@@ -69,6 +77,9 @@ func Serve(args []string) int {
 	// so a command can signal the server an earlier command started. The parent-death
 	// signal is per thread too: this one never ends before the launcher does.
 	runtime.LockOSThread()
+	if s.role == roleBox {
+		dropAmbient()
+	}
 	return s.serve()
 }
 
@@ -139,7 +150,7 @@ func (s *server) start(m message, files []*os.File) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := child{keep: m.Keep, survive: m.Survive || s.survive}
-	pid, err := s.fork(m.Path, m.Argv, m.Env, m.Dir, files, c.survive)
+	pid, err := s.fork(m.Path, m.Argv, m.Env, m.Dir, files, c.survive, false)
 	s.answer(m.ID, pid, err, c)
 }
 
@@ -170,7 +181,9 @@ func (s *server) startBox(m message, files []*os.File) {
 	const self = "/proc/self/exe" // the image the launcher runs: kimi-run's
 	// A survivors' arm needs no parent-death signal either: it exits when kimi-run's end
 	// of its socket closes.
-	pid, err := s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", []*os.File{null, null, null, files[0]}, m.Survive)
+	// Under --allow-host with a proxy socket, the arm starts in namespaces of its own.
+	p, _ := sandbox.ParsePolicy(m.Policy)
+	pid, err := s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", []*os.File{null, null, null, files[0]}, m.Survive, p.ProxySocket != "")
 	// A kept run's arm ends its own children's groups; otherwise the launcher ends all
 	// but a survivors' arm's tree.
 	s.answer(m.ID, pid, err, child{keep: m.Keep, survive: m.Survive, arm: true})
@@ -192,13 +205,17 @@ func (s *server) answer(id uint64, pid int, err error, c child) {
 }
 
 // fork starts a child leading a new session, killed when the launcher dies, in the run's
-// cgroup when there is one; a survivor neither.
-func (s *server) fork(path string, argv, env []string, dir string, files []*os.File, survive bool) (int, error) {
+// cgroup when there is one; a survivor neither. An isolated child starts in a user and a
+// network namespace of its own (see NetNSWorks).
+func (s *server) fork(path string, argv, env []string, dir string, files []*os.File, survive, isolate bool) (int, error) {
 	fds := make([]uintptr, len(files))
 	for i, f := range files {
 		fds[i] = f.Fd()
 	}
 	sys := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if isolate {
+		isolated(sys)
+	}
 	if survive {
 		sys.Pdeathsig = 0
 	} else if fd, ok := s.cg.cloneFD(); ok {

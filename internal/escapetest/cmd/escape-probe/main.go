@@ -12,12 +12,19 @@
 //	escape-probe iouring                 an io_uring instance
 //	escape-probe setxattr PATH           set user.kimi on PATH
 //	escape-probe swap A B                swap A and B (renameat2 RENAME_EXCHANGE) until killed
+//	escape-probe tcp HOST:PORT           a TCP connection, straight (no proxy)
+//	escape-probe proxied URL             GET URL through $HTTPS_PROXY (as curl does), printing the status and body
 package main
 
 import (
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -62,6 +69,19 @@ func main() {
 				fmt.Println("swapping")
 			}
 		}
+	case "tcp":
+		if len(arg) != 2 {
+			usage()
+		}
+		var c net.Conn
+		if c, err = net.DialTimeout("tcp", arg[1], 10*time.Second); err == nil {
+			c.Close()
+		}
+	case "proxied":
+		if len(arg) != 2 {
+			usage()
+		}
+		err = proxied(arg[1])
 	default:
 		usage()
 	}
@@ -73,7 +93,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: escape-probe tfo|udp ADDR | raw | packet | iouring | setxattr PATH | swap A B")
+	fmt.Fprintln(os.Stderr, "usage: escape-probe tfo|udp|tcp ADDR | raw | packet | iouring | setxattr PATH | swap A B | proxied URL")
 	os.Exit(2)
 }
 
@@ -92,6 +112,27 @@ func send(typ, flags int, arg []string) error {
 	}
 	defer unix.Close(fd)
 	return unix.Sendto(fd, []byte("kimi"), flags, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()})
+}
+
+// proxied gets u through the proxy the environment names, even for a loopback host (which
+// Go's own proxy rules would send straight), and fails unless the answer is 200.
+func proxied(u string) error {
+	pu, err := url.Parse(os.Getenv("HTTPS_PROXY"))
+	if err != nil || pu.Host == "" {
+		return fmt.Errorf("no HTTPS_PROXY in the environment")
+	}
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
+	resp, err := c.Get(u)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	fmt.Printf("%d %s\n", resp.StatusCode, b)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, b)
+	}
+	return nil
 }
 
 // open opens a socket and closes it again: having it is the escape.

@@ -1,0 +1,194 @@
+package hostproxy
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestParseRules(t *testing.T) {
+	for _, tt := range []struct {
+		in, want, err string
+	}{
+		{in: "example.com", want: "example.com"},
+		{in: "Example.COM.", want: "example.com"},
+		{in: "example.com:8443", want: "example.com:8443"},
+		{in: "*.github.com", want: "*.github.com"},
+		{in: "10.0.0.7:5000", want: "10.0.0.7:5000"},
+		{in: "[::1]:8080", want: "[::1]:8080"},
+		{in: "::1", want: "::1"},
+		{in: "localhost:3000", want: "localhost:3000"},
+		{in: "a.com, b.com:81", want: "a.com b.com:81"},
+		{in: "https://example.com", err: "not a URL"},
+		{in: "example.com/path", err: "not a URL"},
+		{in: "example.com:0", err: "want 1 to 65535"},
+		{in: "example.com:http", err: "want 1 to 65535"},
+		{in: "exa mple.com", err: "not a URL"},
+		{in: "bad!name", err: "not a host name"},
+		{in: "*.", err: "not a host name"},
+	} {
+		rules, err := ParseRules([]string{tt.in})
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: err %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		var got []string
+		for _, r := range rules {
+			got = append(got, r.String())
+		}
+		if err != nil || strings.Join(got, " ") != tt.want {
+			t.Errorf("%q: %v, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestRuleMatches(t *testing.T) {
+	rules, _ := ParseRules([]string{"example.com", "*.github.com:443", "10.0.0.7:5000"})
+	p := &Proxy{rules: rules}
+	for _, tt := range []struct {
+		host string
+		port int
+		ok   bool
+	}{
+		{"example.com", 443, true},
+		{"example.com", 80, true},
+		{"example.com", 22, false},
+		{"www.example.com", 443, false},
+		{"api.github.com", 443, true},
+		{"github.com", 443, false}, // *. is the subdomains only
+		{"evilgithub.com", 443, false},
+		{"api.github.com", 80, false},
+		{"10.0.0.7", 5000, true},
+		{"10.0.0.8", 5000, false},
+	} {
+		if _, d := p.allowed(tt.host, tt.port); (d == nil) != tt.ok {
+			t.Errorf("%s:%d allowed = %v, want %v", tt.host, tt.port, d == nil, tt.ok)
+		}
+	}
+}
+
+// proxied starts a proxy for rules and an upstream server on 127.0.0.1, and returns a
+// client through the proxy; refusals are collected.
+func proxied(t *testing.T, rules ...string) (*Proxy, *http.Client, *[]Refusal) {
+	t.Helper()
+	rs, err := ParseRules(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var refused []Refusal
+	p, err := Start(rs, 0, func(r Refusal) { mu.Lock(); refused = append(refused, r); mu.Unlock() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	u, _ := url.Parse(p.URL())
+	return p, &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(u)}}, &refused
+}
+
+func upstream(t *testing.T, body string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) }))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func get(c *http.Client, u string) (int, string, error) {
+	resp, err := c.Get(u)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), nil
+}
+
+// TestProxy: an allowed host is reached by a plain request and through a tunnel; any other
+// is refused with 403 and the denial header, and reported.
+func TestProxy(t *testing.T) {
+	ok, other := upstream(t, "allowed"), upstream(t, "secret")
+	okHost := strings.TrimPrefix(ok.URL, "http://")
+	p, c, refused := proxied(t, okHost)
+	if code, body, err := get(c, ok.URL+"/x"); err != nil || code != 200 || body != "allowed" {
+		t.Errorf("allowed host: %d %q %v", code, body, err)
+	}
+	code, body, err := get(c, other.URL+"/x")
+	if err != nil || code != 403 || strings.Contains(body, "secret") || !strings.Contains(body, "not in --allow-host") {
+		t.Errorf("other host: %d %q %v", code, body, err)
+	}
+	// A tunnel, as an https:// client asks for one.
+	tunnel := func(target string) string {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", target, target)
+		b, _ := io.ReadAll(bufio.NewReader(conn))
+		return string(b)
+	}
+	if got := tunnel(okHost); !strings.Contains(got, "200 Connection established") || !strings.Contains(got, "allowed") {
+		t.Errorf("tunnel to the allowed host: %q", got)
+	}
+	if got := tunnel(strings.TrimPrefix(other.URL, "http://")); !strings.Contains(got, "403") || strings.Contains(got, "secret") {
+		t.Errorf("tunnel to another host: %q", got)
+	}
+	if len(*refused) != 2 {
+		t.Errorf("refusals reported: %v", *refused)
+	}
+}
+
+// TestProxyRefusesLocalAddressesOfNames: a name that resolves to this machine (loopback,
+// link-local: the metadata service) is refused unless the rule names the address or
+// localhost; the address checked is the one dialled.
+func TestProxyRefusesLocalAddressesOfNames(t *testing.T) {
+	ok := upstream(t, "local service")
+	port := ok.Listener.Addr().(*net.TCPAddr).Port
+	p, c, _ := proxied(t, fmt.Sprintf("rebind.example:%d", port), fmt.Sprintf("metadata.example:%d", port), fmt.Sprintf("localhost:%d", port))
+	p.lookup = func(_ context.Context, host string) ([]netip.Addr, error) {
+		switch host {
+		case "rebind.example":
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		case "metadata.example":
+			return []netip.Addr{netip.MustParseAddr("169.254.169.254"), netip.MustParseAddr("::ffff:127.0.0.1")}, nil
+		}
+		return net.DefaultResolver.LookupNetIP(context.Background(), "ip", host)
+	}
+	for _, host := range []string{"rebind.example", "metadata.example"} {
+		code, body, err := get(c, fmt.Sprintf("http://%s:%d/", host, port))
+		if err != nil || code != 403 || !strings.Contains(body, "resolves to an address on this machine") {
+			t.Errorf("%s: %d %q %v", host, code, body, err)
+		}
+	}
+	if code, body, err := get(c, fmt.Sprintf("http://localhost:%d/", port)); err != nil || code != 200 || body != "local service" {
+		t.Errorf("localhost, named by its rule: %d %q %v", code, body, err)
+	}
+}
+
+// TestProxyOnItsSocket: the Unix socket answers as the port does, with the same rules.
+func TestProxyOnItsSocket(t *testing.T) {
+	ok, other := upstream(t, "allowed"), upstream(t, "secret")
+	p, _, _ := proxied(t, strings.TrimPrefix(ok.URL, "http://"))
+	c := &http.Client{Transport: &http.Transport{
+		Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: "socket"}),
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", p.Socket())
+		},
+	}}
+	if code, body, _ := get(c, ok.URL); code != 200 || body != "allowed" {
+		t.Errorf("allowed through the socket: %d %q", code, body)
+	}
+	if code, _, _ := get(c, other.URL); code != 403 {
+		t.Errorf("other host through the socket: %d", code)
+	}
+}
