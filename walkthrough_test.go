@@ -62,8 +62,8 @@ func eventChange() change {
 				return s + `
 // WalkthroughFallback reports that a step goes on on the fallback model.
 type WalkthroughFallback struct {
-// The step tried again.
-Step int ` + "`json:\"step\" minimum:\"1\"`" + `
+// The step tried again; 0 for a compaction's summary.
+Step int ` + "`json:\"step\" minimum:\"0\"`" + `
 // The fallback model's name.
 Model string ` + "`json:\"model\" minLength:\"1\"`" + `
 }

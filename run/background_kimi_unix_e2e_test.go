@@ -4,6 +4,7 @@ package run_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -269,6 +270,34 @@ func TestKimiBackgroundWaitRules(t *testing.T) {
 			t.Fatalf("exit %d (%v)\n%s", r.code, res["terminal_reason"], r.stderr)
 		}
 		checkNothingRuns(t, events(t, r.stdout))
+	})
+
+	// test_print_synthetic_prompts_skip_user_prompt_hook: the re-entry's prompt is the
+	// runtime's, not the user's: UserPromptSubmit hooks see the user's prompt only (a hook
+	// that refused the reminder would otherwise hang or end the wait).
+	t.Run("the re-entry is not a user prompt", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+			switch replies(req) {
+			case 0:
+				return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
+					"command": waitForFile("go", "ok"), "run_in_background": true, "description": "check"})))
+			case 1:
+				touch(t, dir, "go")
+				return scripted.Text("Checking.")
+			}
+			return scripted.Text("Checked.")
+		})
+		hooks := `{"hooks": [{"event": "UserPromptSubmit", "command": "cat >> prompts.jsonl; echo >> prompts.jsonl"}]}`
+		r := kimi(t, srv, invocation{dir: dir, args: []string{"-p", "check it", "--config", hooks}})
+		if r.code != 0 || strings.TrimSpace(r.stdout) != "Checked." || len(srv.Requests()) != 3 {
+			t.Fatalf("exit %d after %d model calls, stdout %q\n%s", r.code, len(srv.Requests()), r.stdout, r.stderr)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "prompts.jsonl"))
+		if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 1 || !strings.Contains(lines[0], `"prompt":"check it"`) {
+			t.Errorf("UserPromptSubmit saw %q", b)
+		}
 	})
 
 	// A task's own timeout (Shell's timeout with run_in_background) ends it before the
