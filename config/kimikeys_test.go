@@ -126,3 +126,18 @@ env = { GOOGLE_API_KEY = "g-secret-1", GOOGLE_CLOUD_LOCATION = "us-central1" }
 		t.Errorf("secrets %q", s.Secrets.Own)
 	}
 }
+
+// BenchmarkKimiKeyWarnings is what checking every key of a typical config.toml adds to a
+// run's start (the tree is decoded once per file; the known keys once per process).
+func BenchmarkKimiKeyWarnings(b *testing.B) {
+	fc, err := decodeTOML(fileText + "\n[mcp.client]\ntool_call_timeout_ms = 5000\n")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ws := kimiKeyWarnings(fc); len(ws) != 0 {
+			b.Fatal(ws)
+		}
+	}
+}

@@ -83,3 +83,24 @@ func TestSessionDropsMediaByAddress(t *testing.T) {
 		t.Errorf("warnings %q, want one about the dropped part", r.Warnings)
 	}
 }
+
+// BenchmarkAppendMedia is what keeping an image in the session costs a tool result: the
+// base64 encoding, the scrub of the line and the synced write (a 1 MiB PNG).
+func BenchmarkAppendMedia(b *testing.B) {
+	s, err := Create(filepath.Join(b.TempDir(), "context.jsonl"), WithRedact(func(line string) string {
+		return strings.ReplaceAll(line, "sk-not-here", "[redacted]")
+	}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	m := model.Message{Role: model.RoleTool, ToolCallID: "a", Content: "The image is attached.",
+		Images: []event.Image{{MIME: "image/png", Data: bytes.Repeat([]byte{0x89, 'P', 'N', 'G'}, 1<<18), Path: "/w/shot.png"}}}
+	b.SetBytes(1 << 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.AppendSync(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
