@@ -427,7 +427,8 @@ func TestBackgroundKeepAliveOnExit(t *testing.T) {
 			if task["status"] != "running" || pid == 0 {
 				t.Fatalf("the kept task is %v", task)
 			}
-			t.Cleanup(func() { syscall.Kill(-int(pid), syscall.SIGKILL) })
+			start := testkit.Started(int(pid))
+			t.Cleanup(func() { testkit.Kill(int(pid), start, true) })
 			if gone(int(pid)) {
 				t.Fatal("the task kept alive did not outlive the run")
 			}

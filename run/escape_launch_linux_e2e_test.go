@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/launch"
@@ -220,7 +219,8 @@ func TestDaemonsEndWithTheRun(t *testing.T) {
 			for _, f := range []string{"setsid.pid", "daemon.pid"} {
 				pid := testkit.ReadPID(t, filepath.Join(dir, f))
 				if c.keep {
-					t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+					start := testkit.Started(pid)
+					t.Cleanup(func() { testkit.Kill(pid, start, false) })
 					if testkit.ProcessGone(pid) {
 						t.Errorf("%s: --keep-background did not keep it", f)
 					}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -122,7 +121,8 @@ func TestShellLeavesBackgroundProcessesAfterNormalExit(t *testing.T) {
 	dir := t.TempDir()
 	res := mustCall(t, testShell(dir), map[string]any{"command": "sleep 30 & echo $! > pid; echo done"})
 	pid := testkit.ReadPID(t, filepath.Join(dir, "pid"))
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	start := testkit.Started(pid)
+	t.Cleanup(func() { testkit.Kill(pid, start, false) })
 	if res.IsError || !strings.Contains(res.Output, "kept the output open") || !strings.HasSuffix(res.Output, "\ndone") {
 		t.Fatalf("got %v %q", res.IsError, res.Output)
 	}
@@ -139,7 +139,8 @@ func TestShellGroupsEndWhatCommandsLeftBehind(t *testing.T) {
 	mustCall(t, tool, map[string]any{"command": "sleep 30 & echo $! > a; (trap '' TERM; sleep 30) & echo $! > b"})
 	mustCall(t, tool, map[string]any{"command": "echo nothing left"})
 	a, b := testkit.ReadPID(t, filepath.Join(dir, "a")), testkit.ReadPID(t, filepath.Join(dir, "b"))
-	t.Cleanup(func() { syscall.Kill(a, syscall.SIGKILL); syscall.Kill(b, syscall.SIGKILL) })
+	startA, startB := testkit.Started(a), testkit.Started(b)
+	t.Cleanup(func() { testkit.Kill(a, startA, false); testkit.Kill(b, startB, false) })
 	if testkit.ProcessGone(a) || testkit.ProcessGone(b) {
 		t.Fatalf("background processes ended before End")
 	}

@@ -5,6 +5,6 @@ package launch
 import "syscall"
 
 // localAttr is a new session (this system has no parent-death signal).
-func localAttr() *syscall.SysProcAttr {
+func localAttr(bool) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true}
 }

@@ -14,7 +14,7 @@ import (
 func startUnwaited(t *testing.T, script string) *Proc {
 	t.Helper()
 	cmd := exec.Command("sh", "-c", script)
-	cmd.SysProcAttr = localAttr()
+	cmd.SysProcAttr = localAttr(false)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,10 @@ import (
 )
 
 // localAttr is nil: this system has no process groups.
-func localAttr() *syscall.SysProcAttr { return nil }
+func localAttr(bool) *syscall.SysProcAttr { return nil }
 
 // signalGroup kills the process itself: without groups, what it started is out of reach.
-func signalGroup(pid int, _ bool) error {
+func signalGroup(pid int, _ uint64, _ bool) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return err
@@ -24,7 +24,7 @@ func signalGroup(pid int, _ bool) error {
 }
 
 // groupAlive is false: there is no group to look into.
-func groupAlive(int) bool { return false }
+func groupAlive(int, uint64) bool { return false }
 
 // groupsOutliveLeader is false: once the child was waited for, its number may be another
 // process's.

@@ -11,12 +11,16 @@ import (
 	"syscall"
 )
 
-// signalGroup sends SIGTERM, or SIGKILL when kill is set, to the group led by pid. A group
-// that has ended already is not an error.
-func signalGroup(pid int, kill bool) error {
+// signalGroup sends SIGTERM, or SIGKILL when kill is set, to the group led by pid, a
+// child started by bound (see startedBy). A group that has ended already is not an error,
+// and neither is one whose number now leads someone else's process: that is not signalled.
+func signalGroup(pid int, bound uint64, kill bool) error {
 	sig := syscall.SIGTERM
 	if kill {
 		sig = syscall.SIGKILL
+	}
+	if reused(pid, bound) {
+		return nil
 	}
 	err := syscall.Kill(-pid, sig)
 	if err == nil || errors.Is(err, syscall.ESRCH) {
@@ -28,9 +32,13 @@ func signalGroup(pid int, kill bool) error {
 	return err
 }
 
-// groupAlive reports whether any member of the group led by pid still runs (the leader may
-// have exited and left others behind). Zombies do not run.
-func groupAlive(pid int) bool {
+// groupAlive reports whether any member of the group led by pid, a child started by
+// bound, still runs (the leader may have exited and left others behind). Zombies do not
+// run, and a group whose number now leads a process started later is someone else's.
+func groupAlive(pid int, bound uint64) bool {
+	if reused(pid, bound) {
+		return false
+	}
 	if err := syscall.Kill(-pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return false
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // localAttr makes the child the leader of a new process group.
-func localAttr() *syscall.SysProcAttr {
+func localAttr(bool) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }
 
@@ -17,13 +17,13 @@ func localAttr() *syscall.SysProcAttr {
 // signal for console programs, so both steps end the tree at once. Proc.Signal calls it
 // only while the child has not been waited for: after that its number may belong to
 // another process.
-func signalGroup(pid int, _ bool) error {
+func signalGroup(pid int, _ uint64, _ bool) error {
 	return exec.Command("taskkill", "/T", "/F", "/PID", strconv.Itoa(pid)).Run()
 }
 
 // groupAlive is false: Windows has no groups to look into once the leader exited, and
 // signalGroup has ended the tree at once.
-func groupAlive(int) bool { return false }
+func groupAlive(int, uint64) bool { return false }
 
 // groupsOutliveLeader is false: once the child was waited for, its number may be another
 // process's.

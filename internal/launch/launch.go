@@ -37,6 +37,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kimi-run/kimi-run/sandbox"
@@ -230,12 +231,18 @@ type Proc struct {
 	// Pid is the child's process id, which is also its group's.
 	Pid int
 
+	// bound: the child had started by then (startedBy). Once its group has ended, the
+	// number may be given to another process: one started after bound is not signalled.
+	bound uint64
+	// over: the group was seen ended after the child exited; it is never signalled again.
+	over atomic.Bool
+
 	done  chan struct{}
 	state State
 	once  sync.Once
 }
 
-func newProc(pid int) *Proc { return &Proc{Pid: pid, done: make(chan struct{})} }
+func newProc(pid int) *Proc { return &Proc{Pid: pid, bound: startedBy(), done: make(chan struct{})} }
 
 // finish records how the child ended, once.
 func (p *Proc) finish(s State) {
@@ -265,17 +272,27 @@ func (p *Proc) Exited() bool {
 }
 
 // Signal sends SIGTERM, or SIGKILL when kill is set, to the child's whole group (which may
-// outlive the child). A group that has ended is not an error.
+// outlive the child). A group that has ended is not an error, and is not signalled: its
+// number may be another process's by now.
 func (p *Proc) Signal(kill bool) error {
-	if groupsOutliveLeader || !p.Exited() {
-		return signalGroup(p.Pid, kill)
+	if p.over.Load() || (!groupsOutliveLeader && p.Exited()) {
+		return nil
 	}
-	return nil
+	return signalGroup(p.Pid, p.bound, kill)
 }
 
 // Alive reports whether any member of the child's group still runs. Zombies do not run:
 // a group of zombies has ended.
-func (p *Proc) Alive() bool { return groupAlive(p.Pid) }
+func (p *Proc) Alive() bool {
+	if p.over.Load() {
+		return false
+	}
+	alive := groupAlive(p.Pid, p.bound)
+	if !alive && p.Exited() {
+		p.over.Store(true) // with the leader reaped, an empty group is gone for good
+	}
+	return alive
+}
 
 // WaitGone waits until none of the groups led by ps has a running member, or until
 // deadline, and reports whether they have all ended.
@@ -362,7 +379,7 @@ func startLocal(path string, argv, env []string, s Spec) (*Proc, error) {
 		return nil, err
 	}
 	defer done()
-	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: s.Dir, Env: env, Files: files, Sys: localAttr()})
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: s.Dir, Env: env, Files: files, Sys: localAttr(s.Survive)})
 	if err != nil {
 		return nil, err
 	}

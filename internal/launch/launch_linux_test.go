@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -254,7 +253,8 @@ func TestKeep(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 			}
 			keptPid := testkit.ReadPID(t, kept)
-			t.Cleanup(func() { syscall.Kill(keptPid, syscall.SIGKILL) })
+			keptStart := testkit.Started(keptPid)
+			t.Cleanup(func() { testkit.Kill(keptPid, keptStart, false) })
 			abandon(l)
 			testkit.WaitGone(t, p.Pid)
 			time.Sleep(200 * time.Millisecond) // the launcher's end is done by now; the kept one must still run
@@ -394,7 +394,8 @@ func TestSurvivorsOutliveTheRun(t *testing.T) {
 				waitFile(t, task)
 				waitFile(t, other)
 				taskChild := testkit.ReadPID(t, task)
-				t.Cleanup(func() { syscall.Kill(-tp.Pid, syscall.SIGKILL); syscall.Kill(taskChild, syscall.SIGKILL) })
+				tpStart, childStart := testkit.Started(tp.Pid), testkit.Started(taskChild)
+				t.Cleanup(func() { testkit.Kill(tp.Pid, tpStart, true); testkit.Kill(taskChild, childStart, false) })
 				if how == "close" {
 					l.Close()
 				} else {

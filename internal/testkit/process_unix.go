@@ -66,3 +66,34 @@ func ReadPID(t testing.TB, path string) int {
 	}
 	return pid
 }
+
+// Started is when process pid started, in clock ticks since boot (from /proc/PID/stat),
+// or 0 when that cannot be read: take it while the process surely runs, for Kill.
+func Started(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if err != nil || i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(f[19], 10, 64)
+	return n
+}
+
+// Kill sends SIGKILL to process pid, and to its group as well with group set, unless the
+// number now belongs to a process started at another time than start (see Started). A
+// test's cleanup runs long after the process may have ended, and on a busy machine its
+// number is soon another's: a parallel test's process, which a blind kill would end.
+func Kill(pid int, start uint64, group bool) {
+	if now := Started(pid); start != 0 && now != 0 && now != start {
+		return
+	}
+	if group {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+}
