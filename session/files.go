@@ -383,7 +383,12 @@ func (j *Journal) rewindOne(path string, t *target, id int, canWrite func(string
 	var want []byte
 	if !t.before.Absent {
 		var err error
-		if want, err = os.ReadFile(filepath.Join(j.dir, blobsName, t.before.Blob)); err != nil {
+		// A blob is at most MaxBeforeImage; one that grew was not written by us.
+		blob := filepath.Join(j.dir, blobsName, t.before.Blob)
+		if want, err = infile.Read(context.Background(), blob, infile.Limit{Max: MaxBeforeImage, RegularOnly: true}); err == nil && sha(want) != t.before.Blob {
+			err = errors.New("its content no longer matches its name")
+		}
+		if err != nil {
 			out.Why = "its kept content is gone: " + err.Error()
 			return out
 		}
