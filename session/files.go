@@ -262,6 +262,19 @@ func hashOf(path string) (blob string, absent bool, lost string) {
 	return sha(data), false, ""
 }
 
+// validBlob accepts the name sha gives: 64 lower-case hex digits, nothing a path could use.
+func validBlob(name string) bool {
+	if len(name) != 64 {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 func sha(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
@@ -381,6 +394,10 @@ func (j *Journal) rewindOne(path string, t *target, id int, canWrite func(string
 		return out
 	}
 	var want []byte
+	if !t.before.Absent && !validBlob(t.before.Blob) {
+		out.Why = "its record names no kept content"
+		return out
+	}
 	if !t.before.Absent {
 		var err error
 		// A blob is at most MaxBeforeImage; one that grew was not written by us.
