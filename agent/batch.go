@@ -34,6 +34,7 @@ type running struct {
 	isError bool
 	err     error
 	kimi    *event.KimiToolText // the result in Kimi CLI's wording, when the tool gives it
+	media   []event.Image       // images or videos the result brings (ReadMediaFile)
 	denied  *event.ToolDenied   // the refusal, when something refused the call
 }
 
@@ -44,7 +45,11 @@ func (r *running) message() model.Message {
 		// The run stops on this error; the conversation still answers every call.
 		out = "ERROR: the tool failed and the run stopped: " + r.err.Error()
 	}
-	return model.Message{Role: model.RoleTool, Content: out, ToolCallID: r.call.ID, Name: r.call.Name}
+	m := model.Message{Role: model.RoleTool, Content: out, ToolCallID: r.call.ID, Name: r.call.Name}
+	if r.err == nil {
+		m.Images = r.media
+	}
+	return m
 }
 
 // newBatch prepares the calls of a complete reply, in order: a repeated id is dropped,
@@ -91,7 +96,7 @@ func (b *batch) start(ctx context.Context, r *running) {
 		if r.twin != nil {
 			// The same call twice in one reply runs once; both get its result.
 			<-r.twin.done
-			r.output, r.isError, r.err, r.kimi = r.twin.output, r.twin.isError, r.twin.err, r.twin.kimi
+			r.output, r.isError, r.err, r.kimi, r.media = r.twin.output, r.twin.isError, r.twin.err, r.twin.kimi, r.twin.media
 			if d := r.twin.denied; d != nil {
 				r.denied = &event.ToolDenied{ID: c.ID, Name: c.Name, Source: d.Source, Rule: d.Rule, Message: d.Message}
 			}
@@ -177,6 +182,9 @@ func (b *batch) runOne(ctx context.Context, r *running) {
 	r.output += r.note
 	if res.Kimi != nil {
 		r.kimi = &event.KimiToolText{Message: res.Kimi.Message, Output: tools.Cap(res.Kimi.Output)}
+	}
+	for _, m := range res.Media {
+		r.media = append(r.media, event.Image{MIME: m.MIME, Data: m.Data, Path: m.Path})
 	}
 }
 

@@ -60,6 +60,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 		return s, err
 	}
 	s.fileSecrets(fc)
+	s.serviceSecrets(fc)
 	if f.Config != "" {
 		if w := inlineWarning(fc); w != "" {
 			s.Warnings = append(s.Warnings, w)
@@ -74,8 +75,13 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 		// The recorded requests speak the recorded protocol, whatever the file says now.
 		s.Endpoint.Protocol = s.Replay.Header.Provider
 	}
+	s.resolveProviderKeys(fc, entry.Provider)
+	s.Warnings = append(s.Warnings, kimiKeyWarnings(fc)...)
+	s.Warnings = append(s.Warnings, envWarnings(s.Env)...)
 	steps := []func() error{
 		func() error { return s.resolveFileSettings(fc) },
+		func() error { return s.resolveServices(fc) },
+		func() error { s.resolvePlugins(ctx); return nil },
 		func() error { return s.resolveLoop(fc.LoopControl) },
 		func() error { return s.resolveBackground(fc.Background) },
 		s.resolveContext,

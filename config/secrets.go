@@ -114,6 +114,7 @@ func inlineWarning(fc *fileConfig) string {
 			}
 		}
 	}
+	where = append(where, inlineServiceCredentials(fc)...)
 	if len(where) == 0 {
 		return ""
 	}

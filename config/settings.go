@@ -15,6 +15,7 @@ import (
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/tools/background"
+	"github.com/kimi-run/kimi-run/tools/plugin"
 )
 
 // Defaults that more than one source can override, in one place.
@@ -84,6 +85,10 @@ type Settings struct {
 	Hooks []hooks.Hook
 	// Skills are the config file's skill discovery settings.
 	Skills Skills
+	// Services are Moonshot's web services the tools use (config/services.go).
+	Services Services
+	// Plugins are Kimi CLI's plugins found in the share dir's plugins/ (config/plugins.go).
+	Plugins []plugin.Spec
 	// MCP is the MCP servers to start and their timeouts.
 	MCP MCP
 	// Agent is the agent of --agent or --agent-file (the built-in default without them).
@@ -130,6 +135,10 @@ type Endpoint struct {
 	Thinking *bool
 	// Headers are the provider's custom headers.
 	Headers map[string]string
+	// ReasoningKey is an openai_legacy provider's reasoning_key, nil when it sets none
+	// (config/kimikeys.go): the message field reasoning is read from and sent back in;
+	// "" turns the round trip off.
+	ReasoningKey *string
 	// Project and Location are Vertex AI's (config/google.go).
 	Project, Location string
 	// Generation holds the KIMI_MODEL_* sampling settings (config/modelenv.go).

@@ -17,10 +17,13 @@ type TurnSpec struct {
 	MaxSteps int
 }
 
-// Image is a picture attached to a prompt: its media type and its bytes.
+// Image is a picture (or a video) in the conversation: attached to a prompt (--image), or
+// to a tool's result (ReadMediaFile). MIME says which: image/png, video/mp4, …
 type Image struct {
 	MIME string
 	Data []byte
+	// Path is the file a tool read it from, told to the model beside it; empty for --image.
+	Path string
 }
 
 // StopReason says why a turn ended.

@@ -93,6 +93,7 @@ const (
 // replyReader folds decoded chunks into a Reply.
 type replyReader struct {
 	h        Handler
+	key      *string // the provider's reasoning_key (reasoningkey.go); nil reads every field
 	size     *replyMeter
 	asm      *assembler
 	text     strings.Builder
@@ -111,6 +112,9 @@ func (r *replyReader) add(line []byte) error {
 	var c rawChunk
 	if err := json.Unmarshal(line, &c); err != nil {
 		return fmt.Errorf("decode stream chunk: %w", err)
+	}
+	if r.key != nil {
+		keepReasoning(*r.key, &c, line)
 	}
 	return r.addChunk(c)
 }
@@ -141,6 +145,9 @@ func (r *replyReader) end(x *exchange) error {
 		chunk := rawChunk{Usage: c.Usage}
 		for _, ch := range c.Choices {
 			chunk.Choices = append(chunk.Choices, rawChoice{Index: ch.Index, Delta: ch.Message, FinishReason: ch.FinishReason, Usage: ch.Usage})
+		}
+		if r.key != nil {
+			keepReasoning(*r.key, &chunk, nil) // a field of its own name is read from deltas only
 		}
 		if err := r.addChunk(chunk); err != nil {
 			return err

@@ -30,7 +30,7 @@ func (g *Gemini) body(req Request) geminiRequest {
 		}
 		r.Contents = append(r.Contents, geminiContent{Role: role, Parts: parts})
 	}
-	for _, m := range req.Messages {
+	for _, m := range toolMediaAsUser(req.Messages, nil) {
 		switch m.Role {
 		case RoleSystem:
 			if m.Content != "" {

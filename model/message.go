@@ -30,8 +30,9 @@ type Message struct {
 	ToolCallID       string          `json:"tool_call_id,omitempty"`
 	// Name is the tool name on tool messages.
 	Name string `json:"name,omitempty"`
-	// Images are attached to a user message (--image). They are sent, not kept in the
-	// session file: a resumed session has the text only.
+	// Images are the images and videos of the message: attached to a user message
+	// (--image), or brought by a tool's result (ReadMediaFile). The session store keeps
+	// them as content parts, as Kimi CLI does (session/record.go).
 	Images []event.Image `json:"-"`
 }
 
@@ -78,7 +79,7 @@ func ParseArgs(s string) (json.RawMessage, bool) {
 func EstimateTokens(msgs []Message) int {
 	n := 0
 	for _, m := range msgs {
-		n += len(m.Content) + len(m.Reasoning)
+		n += len(m.Content) + len(m.Reasoning) + 4*MediaTokens*len(m.Images)
 		for _, c := range m.ToolCalls {
 			n += len(c.Name) + len(c.Arguments)
 		}

@@ -33,6 +33,14 @@ type Config struct {
 	// Responses API asks for a reasoning effort, summaries and the encrypted reasoning;
 	// Gemini sets thinkingConfig (gemini_request.go).
 	Thinking *bool
+	// ReasoningKey is an openai_legacy provider's reasoning_key: the one message field the
+	// reasoning is read from and sent back in; "" reads and sends none. nil (no key, and
+	// every other provider type) reads every known field and answers in the one it came in.
+	ReasoningKey *string
+	// MediaInToolResults sends the images and videos of tool results inside the tool
+	// messages, as Kimi CLI sends them to Moonshot's API; without it they follow the results
+	// in a user message, the only place OpenAI's API and most compatible servers take them.
+	MediaInToolResults bool
 	// MaxReplyBytes bounds one reply: its content, reasoning and tool arguments together
 	// (see ReplyTooLargeError). Zero means DefaultMaxReplyBytes.
 	MaxReplyBytes int64

@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 
+	"github.com/kimi-run/kimi-run/event"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -17,17 +18,45 @@ func (o *OpenAI) request(req Request) (openai.ChatCompletionRequest, map[int]map
 		MaxCompletionTokens: req.MaxTokens,
 	}
 	var extra map[int]map[string]json.RawMessage
-	r.Messages = make([]openai.ChatCompletionMessage, 0, len(req.Messages))
-	for i, m := range req.Messages {
-		msg, fields := o.message(m)
-		r.Messages = append(r.Messages, msg)
+	add := func(msg openai.ChatCompletionMessage, fields map[string]json.RawMessage) {
 		if len(fields) > 0 {
 			if extra == nil {
 				extra = map[int]map[string]json.RawMessage{}
 			}
-			extra[i] = fields
+			extra[len(r.Messages)] = fields
+		}
+		r.Messages = append(r.Messages, msg)
+	}
+	// Media of tool results go inline to an endpoint that reads them there (Moonshot's, as
+	// Kimi CLI sends them); to others, which take media from the user only (OpenAI's API
+	// refuses an image in a tool message), in a user message right after the results.
+	var pending []event.Image
+	flush := func() {
+		if len(pending) > 0 {
+			add(openai.ChatCompletionMessage{Role: RoleUser, Content: toolMediaNote},
+				map[string]json.RawMessage{"content": mediaContent(toolMediaNote, pending)})
+			pending = nil
 		}
 	}
+	r.Messages = make([]openai.ChatCompletionMessage, 0, len(req.Messages))
+	for _, m := range req.Messages {
+		if m.Role != RoleTool {
+			flush()
+		}
+		msg, fields := o.message(m)
+		if m.Role == RoleTool && len(m.Images) > 0 {
+			if o.cfg.MediaInToolResults {
+				if fields == nil {
+					fields = map[string]json.RawMessage{}
+				}
+				fields["content"] = mediaContent(msg.Content, m.Images)
+			} else {
+				pending = append(pending, m.Images...)
+			}
+		}
+		add(msg, fields)
+	}
+	flush()
 	if !req.NoTools {
 		for _, t := range req.Tools {
 			r.Tools = append(r.Tools, openai.Tool{
@@ -51,7 +80,7 @@ func (o *OpenAI) request(req Request) (openai.ChatCompletionRequest, map[int]map
 // Mistral's thinking part in front of the content (on every assistant message that had one).
 func (o *OpenAI) message(m Message) (openai.ChatCompletionMessage, map[string]json.RawMessage) {
 	out := openai.ChatCompletionMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
-	if len(m.Images) > 0 {
+	if len(m.Images) > 0 && m.Role == RoleUser {
 		out.Content, out.MultiContent = "", imageParts(m)
 	}
 	var extra map[string]json.RawMessage
@@ -68,6 +97,12 @@ func (o *OpenAI) message(m Message) (openai.ChatCompletionMessage, map[string]js
 				Type:     openai.ToolTypeFunction,
 				Function: openai.FunctionCall{Name: c.Name, Arguments: c.Arguments},
 			})
+		}
+		if k := o.cfg.ReasoningKey; k != nil {
+			// A configured reasoning_key: the reasoning goes back in that field, on every
+			// assistant message that had some, or nowhere for "".
+			extra = reasoningByKey(*k, m.Reasoning)
+			break
 		}
 		switch {
 		case m.ReasoningField == ReasoningDetails && json.Valid(m.ReasoningDetails):

@@ -83,7 +83,7 @@ func (r *Responses) request(req Request) ([]byte, error) {
 		b.Reasoning = &responsesEffort{Effort: "high", Summary: "auto"}
 		b.Include = []string{"reasoning.encrypted_content"}
 	}
-	for _, m := range req.Messages {
+	for _, m := range toolMediaAsUser(req.Messages, imagesOnly) {
 		items, err := inputItems(m)
 		if err != nil {
 			return nil, err

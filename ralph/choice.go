@@ -29,19 +29,19 @@ func StripChoice(text string) string {
 	return strings.TrimSpace(choiceTag().ReplaceAllString(text, ""))
 }
 
-// decisionPrompt is what a decision node asks: its label, the branches, and how to answer,
-// laid out as Kimi CLI lays it out (KimiSoul._build_flow_prompt), since Kimi's models were
-// tuned on this exact exchange.
+// decisionPrompt is what a decision node asks: its label, the branches, and how to answer.
+// It follows Kimi CLI's protocol (KimiSoul._build_flow_prompt: the label, one line per
+// branch, the answer in a <choice> tag) in kimi-run's own words.
 func decisionPrompt(label string, branches []string) string {
 	var b strings.Builder
 	b.WriteString(label)
-	b.WriteString("\n\nAvailable branches:\n")
+	b.WriteString("\n\nThe branches you may take:\n")
 	for _, l := range branches {
 		b.WriteString("- ")
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	b.WriteString("\nReply with a choice using <choice>...</choice>.")
+	b.WriteString("\nGive the one you take inside <choice>...</choice>.")
 	return b.String()
 }
 

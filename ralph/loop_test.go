@@ -31,10 +31,10 @@ func TestRalphStopsWhenTheModelSaysStop(t *testing.T) {
 		t.Errorf("first turn prompt %q, want the trimmed prompt alone", s.specs[0].Prompt)
 	}
 	for _, spec := range s.specs[1:] {
-		// Kimi CLI's layout (KimiSoul.ralph_loop and _build_flow_prompt): the note joined
-		// to the prompt with ". ", then the branches and the choice tag.
+		// Kimi CLI's protocol (KimiSoul.ralph_loop and _build_flow_prompt) in kimi-run's
+		// words: the note joined to the prompt with ". ", then the branches and the tag.
 		for _, part := range []string{"fix the failing tests. (This prompt runs in an automated loop", "choose CONTINUE.)",
-			"Available branches:\n- CONTINUE\n- STOP\n\nReply with a choice using <choice>...</choice>."} {
+			"The branches you may take:\n- CONTINUE\n- STOP\n\nGive the one you take inside <choice>...</choice>."} {
 			if !strings.Contains(spec.Prompt, part) {
 				t.Errorf("decision prompt %q lacks %q", spec.Prompt, part)
 			}

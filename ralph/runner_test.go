@@ -149,7 +149,7 @@ func TestRunBranchingFlowFromFile(t *testing.T) {
 		t.Errorf("task turn spec %+v", got)
 	}
 	decision := s.specs[1].Prompt
-	for _, part := range []string{"Do all the tests pass?", "Available branches:\n- yes\n- no\n", "<choice>...</choice>"} {
+	for _, part := range []string{"Do all the tests pass?", "The branches you may take:\n- yes\n- no\n", "<choice>...</choice>"} {
 		if !strings.Contains(decision, part) {
 			t.Errorf("decision prompt %q lacks %q", decision, part)
 		}
@@ -177,7 +177,7 @@ func TestRunShowsTheRequestAtEveryNode(t *testing.T) {
 	if !strings.HasPrefix(s.specs[0].Prompt, "Read the task and write a plan to PLAN.md") {
 		t.Errorf("task prompt %q does not start with the node's label", s.specs[0].Prompt)
 	}
-	if !strings.HasSuffix(s.specs[1].Prompt, "Reply with a choice using <choice>...</choice>.") {
+	if !strings.HasSuffix(s.specs[1].Prompt, "Give the one you take inside <choice>...</choice>.") {
 		t.Errorf("decision prompt %q does not end with how to answer", s.specs[1].Prompt)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/agentspec"
@@ -103,8 +104,15 @@ func filterTools(ts []tools.Tool, names []string) (kept []tools.Tool, missing []
 	p := policy.Policy{Only: canonical, Source: "the agent file"}
 	missing = p.Unknown(toolNames(ts))
 	sort.Strings(missing)
+	// A built-in the run does not offer (ReadMediaFile for a model without image_in or
+	// video_in, SearchWeb without a search service) is left out quietly, as Kimi CLI skips
+	// it; Agent's absence has a warning of its own.
+	missing = slices.DeleteFunc(missing, func(n string) bool { return n != "Agent" && slices.Contains(builtinNames(), n) })
 	return p.Apply(ts, nil), dedupe(missing)
 }
+
+// builtinNames are the names of every built-in tool, offered in this run or not.
+var builtinNames = sync.OnceValue(func() []string { return toolNames(tools.AllBuiltins()) })
 
 // dedupe drops repeated names from a sorted list.
 func dedupe(sorted []string) []string {

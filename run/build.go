@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
@@ -10,6 +11,7 @@ import (
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
+	"github.com/kimi-run/kimi-run/tools/plugin"
 )
 
 // built is what the build phase made: the agent, its hooks, the MCP servers and the
@@ -122,12 +124,17 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 		t.env.Subagent = nil
 	}
 	builtins := tools.Builtins(t.env)
-	// MCP tools are named against every built-in, and come on top of what the agent file
-	// picks, as in Kimi CLI.
-	t.mcp = t.servers.toolset(builtins)
-	t.all = hooks.Wrap(t.hooks, builtins)
-	ts, warnings := t.ws.agent.rootTools(t.all)
+	// Plugin tools, then MCP tools, come on top of what the agent file picks, as in Kimi
+	// CLI: a plugin tool named like a built-in is left out; MCP tools are named against
+	// both. Subagents get them as they get MCP tools (withMCP).
+	plugins, warnings := plugin.Tools(r.s.Plugins, r.launch, plugin.Host{BaseURL: config.RedactURL(r.s.Endpoint.BaseURL)}, toolNames(tools.AllBuiltins()))
 	for _, w := range warnings {
+		r.warnEarly(w)
+	}
+	t.mcp = append(plugins, t.servers.toolset(append(slices.Clone(builtins), plugins...))...)
+	t.all = hooks.Wrap(t.hooks, builtins)
+	ts, more := t.ws.agent.rootTools(t.all)
+	for _, w := range more {
 		r.warnEarly(w)
 	}
 	ts = append(ts, hooks.Wrap(t.hooks, t.mcp)...)
@@ -167,6 +174,9 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		Ripgrep:       g.sandbox.ripgrep(r.s.Env.Getenv("PATH")),
 		Launcher:      r.launch,
 		WriteDirs:     g.sandbox.writeDirs(),
+		Media:         mediaSupport(r.s.Endpoint),
+		Search:        r.service(r.s.Services.Search),
+		Fetch:         r.service(r.s.Services.Fetch),
 		Proxy:         g.sandbox.proxyURL(),
 		Changes:       r.session.changes(),
 		Todos: func(items []tools.Todo) {
@@ -215,6 +225,10 @@ func (r *runState) model() (*fallbackModel, error) {
 			HTTPClient:    client,
 			Project:       e.Project,
 			Location:      e.Location,
+			// Moonshot reads the media of a tool result in the tool message, as Kimi CLI
+			// sends them; other endpoints get them in a user message after the results.
+			MediaInToolResults: e.KimiProvider,
+			ReasoningKey:       e.ReasoningKey,
 		}
 	}
 	e := s.Endpoint

@@ -3,18 +3,13 @@ package run
 import (
 	"context"
 	"errors"
-	"net/http"
-	"slices"
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/tools"
 )
-
-// imageTypes are the formats the vision endpoints accept, by the type sniffed from the
-// file's first bytes (never its name).
-var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 // loadImages reads the --image files before any model call. A model without the image_in
 // capability is refused rather than sent pictures it would reject or ignore.
@@ -23,7 +18,7 @@ func loadImages(ctx context.Context, s *config.Settings) ([]event.Image, error) 
 	if len(cli.Image) == 0 {
 		return nil, nil
 	}
-	if !slices.Contains(s.Endpoint.Capabilities, "image_in") {
+	if !s.Endpoint.Reads("image_in") {
 		return nil, usagef("--image: the model %s does not have the image_in capability; give its config entry capabilities = [\"image_in\"] or set KIMI_MODEL_CAPABILITIES=image_in if it reads images", s.Endpoint.Model)
 	}
 	var out []event.Image
@@ -36,8 +31,9 @@ func loadImages(ctx context.Context, s *config.Settings) ([]event.Image, error) 
 		case err != nil:
 			return nil, usagef("--image: %w", err)
 		}
-		mime := http.DetectContentType(data)
-		if !slices.Contains(imageTypes, mime) {
+		// The type comes from the content, never the name, as for ReadMediaFile.
+		mime, isImage, _ := tools.SniffMedia(data)
+		if !isImage {
 			return nil, usagef("--image %s is %s, not a PNG, JPEG, GIF or WebP image", path, mime)
 		}
 		out = append(out, event.Image{MIME: mime, Data: data})
@@ -56,4 +52,10 @@ type imageTurner struct {
 func (t *imageTurner) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
 	spec.Images, t.images = t.images, nil
 	return t.Turner.Turn(ctx, spec)
+}
+
+// mediaSupport is what the model reads by its capabilities, as --image checks image_in:
+// ReadMediaFile is offered for either.
+func mediaSupport(e config.Endpoint) tools.MediaSupport {
+	return tools.MediaSupport{Images: e.Reads("image_in"), Videos: e.Reads("video_in")}
 }

@@ -43,8 +43,8 @@ func TestKimiD2ExampleRuns(t *testing.T) {
 		t.Errorf("task prompt %q, want the block's text without the opener's comment", task)
 	}
 	decision := userPrompts(srv, 1)
-	want := "does test.txt contain more than 3 lines?\n\nAvailable branches:\n- no\n- yes\n\nReply with a choice using <choice>...</choice>."
+	want := "does test.txt contain more than 3 lines?\n\nThe branches you may take:\n- no\n- yes\n\nGive the one you take inside <choice>...</choice>."
 	if got := decision[len(decision)-1]; got != want {
-		t.Errorf("decision prompt:\n%q\nwant Kimi CLI's layout:\n%q", got, want)
+		t.Errorf("decision prompt:\n%q\nwant Kimi CLI's layout in kimi-run's words:\n%q", got, want)
 	}
 }

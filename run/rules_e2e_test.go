@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -100,9 +101,11 @@ func TestToolsOffered(t *testing.T) {
 
 // defaultToolsBut is what the default agent offers (every built-in that is not opt-in, in
 // table order) less the names given, so a new built-in needs no edit here.
+// defaultToolsBut is the default agent's tools as a plain run offers them (it has subagents;
+// the model reads no media and no search service is configured), less names.
 func defaultToolsBut(names ...string) []string {
 	var out []string
-	for _, t := range tools.AllBuiltins() {
+	for _, t := range tools.Builtins(tools.Env{Subagent: anySubagent{}}) {
 		if !t.Facts().OptIn && !slices.Contains(names, t.Name()) {
 			out = append(out, t.Name())
 		}
@@ -173,4 +176,11 @@ func TestBadToolRules(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}
+}
+
+// anySubagent stands for the run's subagents, for tools.Builtins.
+type anySubagent struct{}
+
+func (anySubagent) RunSubagent(context.Context, string, string, string) (string, error) {
+	return "", nil
 }

@@ -2,11 +2,13 @@ package session
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/model"
 )
 
@@ -83,13 +85,47 @@ type functionBody struct {
 	Arguments string `json:"arguments"`
 }
 
-func toMessageRecord(m model.Message) messageRecord {
+// mediaPart is an image or a video kept in a context file: an image_url or video_url part
+// with a data URL, as Kimi CLI keeps them, and the file a tool read it from (kimi-run's own
+// field, which Kimi CLI ignores).
+type mediaPart struct {
+	Type     string    `json:"type"`
+	ImageURL *urlValue `json:"image_url,omitempty"`
+	VideoURL *urlValue `json:"video_url,omitempty"`
+	Path     string    `json:"path,omitempty"`
+}
+
+type urlValue struct {
+	URL string `json:"url"`
+}
+
+// toMessageRecord is m as a context file keeps it, its media included.
+func toMessageRecord(m model.Message) messageRecord { return messageRecordOf(m, true) }
+
+// messageRecordOf is m as a record. Its images and videos are content parts after the text
+// when keepMedia, and otherwise a text part that says what was there and why it is gone.
+func messageRecordOf(m model.Message, keepMedia bool) messageRecord {
 	rec := messageRecord{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name,
 		ReasoningField: m.ReasoningField, ReasoningDetails: m.ReasoningDetails}
-	if m.Reasoning != "" {
-		parts := []any{thinkPart{Type: "think", Think: m.Reasoning}}
+	if m.Reasoning != "" || len(m.Images) > 0 {
+		var parts []any
+		if m.Reasoning != "" {
+			parts = append(parts, thinkPart{Type: "think", Think: m.Reasoning})
+		}
 		if m.Content != "" {
 			parts = append(parts, textPart{Type: "text", Text: m.Content})
+		}
+		for _, im := range m.Images {
+			if !keepMedia {
+				parts = append(parts, textPart{Type: "text", Text: droppedMediaNote(im)})
+				continue
+			}
+			url := &urlValue{URL: "data:" + im.MIME + ";base64," + base64.StdEncoding.EncodeToString(im.Data)}
+			p := mediaPart{Type: "image_url", ImageURL: url, Path: im.Path}
+			if strings.HasPrefix(im.MIME, "video/") {
+				p = mediaPart{Type: "video_url", VideoURL: url, Path: im.Path}
+			}
+			parts = append(parts, p)
 		}
 		rec.Content = parts
 	}
@@ -99,6 +135,16 @@ func toMessageRecord(m model.Message) messageRecord {
 		})
 	}
 	return rec
+}
+
+// droppedMediaNote stands in a record for a medium too large to keep: what the model saw
+// then, so that a resumed conversation still makes sense.
+func droppedMediaNote(im event.Image) string {
+	from := ""
+	if im.Path != "" {
+		from = " from " + im.Path
+	}
+	return fmt.Sprintf("\n[%s of %d bytes%s: not kept in the session (too large for one record); read it again to see it]", im.MIME, len(im.Data), from)
 }
 
 // encodeLine marshals one record to a complete line, newline included, ready for a single
@@ -145,7 +191,8 @@ type record struct {
 	// n is the checkpoint id or the token count.
 	n   int
 	msg model.Message
-	// dropped counts content parts this store cannot represent (images, audio, video).
+	// dropped counts content parts this store cannot represent (media by a web address,
+	// audio).
 	dropped int
 }
 
@@ -173,9 +220,12 @@ type rawToolCall struct {
 }
 
 type rawPart struct {
-	Type  string `json:"type"`
-	Text  string `json:"text"`
-	Think string `json:"think"`
+	Type     string    `json:"type"`
+	Text     string    `json:"text"`
+	Think    string    `json:"think"`
+	ImageURL *urlValue `json:"image_url"`
+	VideoURL *urlValue `json:"video_url"`
+	Path     string    `json:"path"`
 }
 
 // decodeRecord parses one line (without its newline).
@@ -210,7 +260,7 @@ func decodeRecord(line []byte) (record, error) {
 			rec.msg.ReasoningDetails = raw.ReasoningDetails
 		}
 		var err error
-		rec.msg.Content, rec.msg.Reasoning, rec.dropped, err = decodeContent(raw.Content)
+		rec.msg.Content, rec.msg.Reasoning, rec.msg.Images, rec.dropped, err = decodeContent(raw.Content)
 		if err != nil {
 			return record{}, err
 		}
@@ -228,23 +278,24 @@ func decodeRecord(line []byte) (record, error) {
 }
 
 // decodeContent reads content as kosong writes it: absent or null (no content), a string,
-// or a list of parts. Text parts are joined into the text and think parts into the
-// reasoning; other parts are counted as dropped.
-func decodeContent(raw json.RawMessage) (text, reasoning string, dropped int, err error) {
+// or a list of parts. Text parts are joined into the text, think parts into the reasoning,
+// and image or video parts with a data URL become media; other parts (a medium by a web
+// address, audio) are counted as dropped.
+func decodeContent(raw json.RawMessage) (text, reasoning string, media []event.Image, dropped int, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return "", "", 0, nil
+		return "", "", nil, 0, nil
 	}
 	switch raw[0] {
 	case '"':
 		if err := json.Unmarshal(raw, &text); err != nil {
-			return "", "", 0, fmt.Errorf("bad content: %w", err)
+			return "", "", nil, 0, fmt.Errorf("bad content: %w", err)
 		}
-		return text, "", 0, nil
+		return text, "", nil, 0, nil
 	case '[':
 		var parts []rawPart
 		if err := json.Unmarshal(raw, &parts); err != nil {
-			return "", "", 0, fmt.Errorf("bad content parts: %w", err)
+			return "", "", nil, 0, fmt.Errorf("bad content parts: %w", err)
 		}
 		var tb, rb strings.Builder
 		for _, p := range parts {
@@ -253,11 +304,41 @@ func decodeContent(raw json.RawMessage) (text, reasoning string, dropped int, er
 				tb.WriteString(p.Text)
 			case "think":
 				rb.WriteString(p.Think)
+			case "image_url", "video_url":
+				url := p.ImageURL
+				if p.Type == "video_url" {
+					url = p.VideoURL
+				}
+				if im, ok := fromDataURL(url, p.Path); ok {
+					media = append(media, im)
+					continue
+				}
+				dropped++
 			default:
 				dropped++
 			}
 		}
-		return tb.String(), rb.String(), dropped, nil
+		return tb.String(), rb.String(), media, dropped, nil
 	}
-	return "", "", 0, errors.New("content is neither text nor a list of parts")
+	return "", "", nil, 0, errors.New("content is neither text nor a list of parts")
+}
+
+// fromDataURL is the medium a base64 data URL holds.
+func fromDataURL(u *urlValue, path string) (event.Image, bool) {
+	if u == nil {
+		return event.Image{}, false
+	}
+	rest, ok := strings.CutPrefix(u.URL, "data:")
+	if !ok {
+		return event.Image{}, false
+	}
+	mime, b64, ok := strings.Cut(rest, ";base64,")
+	if !ok || mime == "" {
+		return event.Image{}, false
+	}
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return event.Image{}, false
+	}
+	return event.Image{MIME: mime, Data: data, Path: path}, true
 }

@@ -185,18 +185,29 @@ func (s *File) SystemPrompt(p string) error {
 
 // Append records one message.
 func (s *File) Append(m model.Message) error {
-	_, err := s.write(toMessageRecord(m))
+	_, err := s.writeMessage(m)
 	return err
 }
 
 // AppendSync records one message and returns once it is on stable storage, with every
 // record written before it. Calls that overlap share one sync.
 func (s *File) AppendSync(m model.Message) error {
-	n, err := s.write(toMessageRecord(m))
+	n, err := s.writeMessage(m)
 	if err != nil {
 		return err
 	}
 	return s.syncThrough(n)
+}
+
+// writeMessage writes m with its media, or, when they make the record too large for one
+// line (several big --image files), with a note in place of each: a conversation that is
+// saved without its pictures beats a session dropped for the rest of the run.
+func (s *File) writeMessage(m model.Message) (int64, error) {
+	n, err := s.write(toMessageRecord(m))
+	if errors.Is(err, ErrRecordTooLarge) && len(m.Images) > 0 {
+		return s.write(messageRecordOf(m, false))
+	}
+	return n, err
 }
 
 // Usage records the context's token count after a model call.

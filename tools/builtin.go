@@ -23,6 +23,12 @@ type Env struct {
 	Ripgrep string
 	// HTTPClient is used by FetchURL; nil means a client with the tool's own timeouts.
 	HTTPClient *http.Client
+	// Search is Moonshot's search service ([services.moonshot_search]); SearchWeb is
+	// offered only with it.
+	Search *Service
+	// Fetch is Moonshot's fetch service ([services.moonshot_fetch]): FetchURL asks it
+	// first and fetches the page itself when it fails; nil fetches at once.
+	Fetch *Service
 	// Proxy, when set, is the proxy FetchURL goes through (--allow-host's): its refusals are
 	// denials. Used when HTTPClient is nil.
 	Proxy *url.URL
@@ -45,6 +51,9 @@ type Env struct {
 	// credentials left out), confined under the sandbox, ended with the run. nil starts
 	// them from kimi-run itself with its environment.
 	Launcher *launch.Launcher
+	// Media says which media the model reads (image_in, video_in); ReadMediaFile is offered
+	// when it reads any.
+	Media MediaSupport
 	// Tasks runs the background tasks Shell starts with run_in_background, which TaskList,
 	// TaskOutput and TaskStop manage; nil: the run has none, and those calls fail.
 	Tasks *background.Manager
@@ -129,10 +138,12 @@ var builtinTable = []struct {
 	{make: NewTaskOutput},
 	{make: NewTaskStop},
 	{make: NewReadFile},
+	{make: NewReadMediaFile, offered: func(env Env) bool { return env.Media.Any() }},
 	{make: NewWriteFile},
 	{make: NewStrReplaceFile},
 	{make: NewGlob},
 	{make: NewGrep},
+	{make: NewSearchWeb, offered: func(env Env) bool { return env.Search != nil }},
 	{make: NewFetchURL},
 	{make: NewSetTodoList},
 	{make: NewThink},

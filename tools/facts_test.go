@@ -42,7 +42,8 @@ func TestBuiltinFactsHoldTogether(t *testing.T) {
 	}
 }
 
-// A run offers the built-ins in table order, those that need a delegate only with it. The
+// A run offers the built-ins in table order, those that need a delegate (or a model that
+// reads media) only with it. The
 // tools kimi-run had when the table was drawn keep their order (a new tool may go anywhere;
 // moving one changes every request).
 func TestBuiltinsFollowTheTable(t *testing.T) {
@@ -60,14 +61,14 @@ func TestBuiltinsFollowTheTable(t *testing.T) {
 	}
 	var unconditional []string
 	for _, n := range all {
-		if n != "Agent" && n != "SendDMail" {
+		if !slices.Contains([]string{"Agent", "SendDMail", "ReadMediaFile", "SearchWeb"}, n) {
 			unconditional = append(unconditional, n)
 		}
 	}
 	if got := names(Builtins(Env{})); !slices.Equal(got, unconditional) {
 		t.Errorf("without delegates = %v, want %v", got, unconditional)
 	}
-	if got := names(Builtins(Env{Subagent: noSubagent{}, DMail: noDMail{}})); !slices.Equal(got, all) {
+	if got := names(Builtins(Env{Subagent: noSubagent{}, DMail: noDMail{}, Media: MediaSupport{Images: true}, Search: &Service{}})); !slices.Equal(got, all) {
 		t.Errorf("with every delegate = %v, want %v", got, all)
 	}
 }

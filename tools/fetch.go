@@ -40,11 +40,18 @@ type fetchArgs struct {
 }
 
 // NewFetchURL returns the FetchURL tool. It uses env.HTTPClient when set, else a client
-// through env.Proxy when that is set.
+// through env.Proxy when that is set, and asks env.Fetch first when a fetch service is
+// configured.
+//
+// Under a proxy (--allow-host) the fetch service is not asked: it would fetch, on its side,
+// a host the proxy does not allow.
 func NewFetchURL(env Env) Tool {
-	f := &fetcher{client: env.HTTPClient, timeout: fetchTimeout}
-	if f.client == nil && env.Proxy != nil {
-		f.client = proxiedFetchClient(env.Proxy)
+	f := &fetcher{client: env.HTTPClient, timeout: fetchTimeout, service: env.Fetch}
+	if env.Proxy != nil {
+		f.service = nil
+		if f.client == nil {
+			f.client = proxiedFetchClient(env.Proxy)
+		}
 	}
 	return New("FetchURL", fetchDescription, fetchFacts, f.run)
 }
@@ -53,6 +60,30 @@ func NewFetchURL(env Env) Tool {
 type fetcher struct {
 	client  *http.Client
 	timeout time.Duration
+	// service is Moonshot's fetch service, asked before the page itself; nil for none.
+	service *Service
+}
+
+// fetchServiceTimeout bounds one call to the fetch service, which fetches and extracts the
+// page on its side; past it the page is fetched here.
+const fetchServiceTimeout = 60 * time.Second
+
+// viaService asks the fetch service for the page's main content as Markdown (Kimi CLI's
+// request: POST {"url": …}, Accept: text/markdown). ok is false when it gave none, with why.
+func (f *fetcher) viaService(ctx context.Context, u string) (res Result, ok bool, why string) {
+	data, cut, err := f.service.post(ctx, map[string]string{"url": u}, "text/markdown", fetchServiceTimeout, fetchMaxBytes)
+	if err != nil {
+		return Result{}, false, errLine(err)
+	}
+	text := strings.ToValidUTF8(string(data), "\uFFFD")
+	if strings.TrimSpace(text) == "" {
+		return Result{}, false, "it answered nothing"
+	}
+	out := text
+	if cut {
+		out += fmt.Sprintf("\n\n(The page was cut at %d MiB.)", fetchMaxBytes>>20)
+	}
+	return Text(out).WithKimi("The returned content is the main content extracted from the page.", text), true, ""
 }
 
 // defaultFetchClient is shared by all calls; an http.Client is safe for concurrent use.
@@ -75,6 +106,26 @@ func (f *fetcher) run(ctx context.Context, in fetchArgs) (Result, error) {
 		return Errorf("FetchURL needs an absolute http:// or https:// URL, got %q", in.URL).
 			WithKimi(kimiFetchNetwork(fmt.Sprintf("not an absolute http(s) URL: %q", in.URL)), ""), nil
 	}
+	note := ""
+	if f.service != nil {
+		res, ok, why := f.viaService(ctx, u.String())
+		if ok {
+			return res, nil
+		}
+		// As in Kimi CLI, a service that fails is no reason to fail the call: the page is
+		// fetched here. The model is told, so a page that differs from other fetches is
+		// explained.
+		note = fmt.Sprintf("(The fetch service failed: %s; the page was fetched directly.)\n\n", why)
+	}
+	res, err := f.get(ctx, raw, u)
+	if note != "" && err == nil {
+		res.Output = note + res.Output
+	}
+	return res, err
+}
+
+// get fetches the page itself with a GET.
+func (f *fetcher) get(ctx context.Context, raw string, u *url.URL) (Result, error) {
 	client := f.client
 	if client == nil {
 		client = defaultFetchClient

@@ -15,6 +15,9 @@ var limitText = sync.OnceValue(func() *strings.Replacer {
 	return strings.NewReplacer(
 		"{fetch_timeout}", itoa(int(fetchTimeout.Seconds()))+" seconds",
 		"{fetch_max}", itoa(fetchMaxBytes>>20)+" MiB",
+		"{media_max}", itoa(int(MediaMaxBytes>>20))+" MiB",
+		"{search_default_limit}", itoa(searchDefaultLimit),
+		"{search_max_limit}", itoa(searchMaxLimit),
 		"{glob_limit}", itoa(globLimit),
 		"{grep_default_limit}", itoa(grepDefaultLimit),
 		"{grep_max_lines}", itoa(grepMaxUnits),

@@ -11,7 +11,7 @@ import (
 // description quotes is the value the code enforces.
 func TestDescriptionsStateTheLimits(t *testing.T) {
 	tools := map[string]Tool{}
-	for _, tool := range Builtins(Env{WorkDir: t.TempDir()}) {
+	for _, tool := range Builtins(Env{WorkDir: t.TempDir(), Media: MediaSupport{Images: true}, Search: &Service{}}) {
 		tools[tool.Name()] = tool
 	}
 	tests := []struct {
@@ -23,6 +23,10 @@ func TestDescriptionsStateTheLimits(t *testing.T) {
 			fmt.Sprintf("time out after %d seconds", int(fetchTimeout.Seconds())),
 			fmt.Sprintf("cut at %d MiB", fetchMaxBytes>>20),
 		}},
+		{tool: "ReadMediaFile", description: []string{fmt.Sprintf("Files up to %d MiB are read", MediaMaxBytes>>20)}},
+		{tool: "SearchWeb",
+			description: []string{fmt.Sprintf("(default %d, at most %d)", searchDefaultLimit, searchMaxLimit)},
+			schema:      []string{fmt.Sprintf("1 to %d (default %d)", searchMaxLimit, searchDefaultLimit)}},
 		{tool: "Glob", description: []string{fmt.Sprintf("at most %d are returned", globLimit)}},
 		{tool: "Grep",
 			description: []string{fmt.Sprintf("head_limit (default %d; 0 for up to %d)", grepDefaultLimit, grepMaxUnits)},

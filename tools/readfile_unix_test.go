@@ -23,3 +23,18 @@ func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
 		}
 	}
 }
+
+// ReadMediaFile refuses them the same way, at once (issue 25 #2's class).
+func TestReadMediaFileRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.png"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	tool := NewReadMediaFile(Env{WorkDir: dir, AddDirs: []string{"/dev"}, Media: MediaSupport{Images: true, Videos: true}})
+	for _, path := range []string{filepath.Join(dir, "fifo.png"), "/dev/zero"} {
+		res := mustCall(t, tool, map[string]any{"path": path})
+		if !res.IsError || !strings.Contains(res.Output, "not a regular file") || len(res.Media) != 0 {
+			t.Errorf("%s: %v %s", path, res.IsError, res.Output)
+		}
+	}
+}

@@ -35,6 +35,9 @@ type Result struct {
 	// (--print --output-format stream-json); nil when the tool has no Kimi counterpart.
 	// The model always reads Output.
 	Kimi *KimiText
+	// Media are images or videos the result puts into the model's context beside Output
+	// (ReadMediaFile); events and text renderers show Output only.
+	Media []Media
 	// Denied, when set, says that the call was refused rather than failed: a tool rule, the
 	// sandbox, kimi-run's own guard or a hook did not let it do what it asked. The agent
 	// reports it with a tool_denied event; Output is still what the model reads.

@@ -48,6 +48,8 @@ var (
 	AgentFile = Limit{Max: 1 << 20, RegularOnly: true}
 	// Flow is a flowchart, whose language its file name's extension says: a pipe has none.
 	Flow = Limit{Max: 1 << 20, RegularOnly: true}
+	// PluginFile is a plugin's plugin.json found in the plugins directory.
+	PluginFile = Limit{Max: 1 << 20, RegularOnly: true}
 	// Skill is a SKILL.md (or NAME.md) found in a skills directory.
 	Skill = Limit{Max: 1 << 20, RegularOnly: true}
 	// Schema is --json-schema's file and the files its $refs name.
