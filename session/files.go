@@ -262,6 +262,19 @@ func hashOf(path string) (blob string, absent bool, lost string) {
 	return sha(data), false, ""
 }
 
+// validBlob accepts the name sha gives: 64 lower-case hex digits, nothing a path could use.
+func validBlob(name string) bool {
+	if len(name) != 64 {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 func sha(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
@@ -381,9 +394,18 @@ func (j *Journal) rewindOne(path string, t *target, id int, canWrite func(string
 		return out
 	}
 	var want []byte
+	if !t.before.Absent && !validBlob(t.before.Blob) {
+		out.Why = "its record names no kept content"
+		return out
+	}
 	if !t.before.Absent {
 		var err error
-		if want, err = os.ReadFile(filepath.Join(j.dir, blobsName, t.before.Blob)); err != nil {
+		// A blob is at most MaxBeforeImage; one that grew was not written by us.
+		blob := filepath.Join(j.dir, blobsName, t.before.Blob)
+		if want, err = infile.Read(context.Background(), blob, infile.Limit{Max: MaxBeforeImage, RegularOnly: true}); err == nil && sha(want) != t.before.Blob {
+			err = errors.New("its content no longer matches its name")
+		}
+		if err != nil {
 			out.Why = "its kept content is gone: " + err.Error()
 			return out
 		}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,4 +141,51 @@ func TestRewindRefusedWrite(t *testing.T) {
 	if len(got) != 1 || got[0].Action != NotRestored || content(a) != "one" {
 		t.Errorf("%+v, a.txt %q", got, content(a))
 	}
+}
+
+// BenchmarkBeforeImage is what a file tool's first change of a file under a checkpoint
+// costs for --rewind-files: read the file, write and sync its blob, append and sync the
+// record (a new checkpoint each time, so each call keeps an image), against a change of the
+// same file again under the same checkpoint (nothing kept).
+func BenchmarkBeforeImage(b *testing.B) {
+	for _, size := range []int{4 << 10, 256 << 10} {
+		b.Run(fmt.Sprintf("first change %dKiB", size>>10), func(b *testing.B) {
+			s, j, work := journalledB(b)
+			path := filepath.Join(work, "f.go")
+			os.MkdirAll(work, 0o755)
+			data := make([]byte, size)
+			b.SetBytes(int64(size))
+			for i := 0; b.Loop(); i++ {
+				data[0] = byte(i) // a new content, a new blob
+				os.WriteFile(path, data, 0o644)
+				s.Checkpoint()
+				j.Before(path)
+			}
+		})
+	}
+	b.Run("same checkpoint again", func(b *testing.B) {
+		s, j, work := journalledB(b)
+		path := filepath.Join(work, "f.go")
+		os.MkdirAll(work, 0o755)
+		os.WriteFile(path, make([]byte, 4<<10), 0o644)
+		s.Checkpoint()
+		j.Before(path)
+		for b.Loop() {
+			j.Before(path)
+		}
+	})
+}
+
+func journalledB(b *testing.B) (*File, *Journal, string) {
+	dir := b.TempDir()
+	s, err := Create(filepath.Join(dir, "s", ContextFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	j, err := s.KeepFiles(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, j, filepath.Join(dir, "work")
 }
