@@ -9,8 +9,9 @@
 // itself, such as a session or a skill, is never a FIFO or a device) or is read under the
 // context: a pipe from the shell's process substitution (--prompt-file <(...)) is a
 // reasonable input, /dev/zero or a FIFO nobody writes to is not, and the cap and the
-// context end those. Opening never blocks this thread: a FIFO without a writer is opened
-// in a goroutine the context abandons.
+// context end those. Opening never blocks this thread: a FIFO is opened without waiting
+// and then waits for a writer under the context, holding the pipe so that nothing a
+// writer leaves in it is lost.
 package infile
 
 import (
@@ -184,10 +185,9 @@ func Open(ctx context.Context, path string, l Limit) (*File, error) {
 		return nil, err
 	}
 	if info.Mode()&fs.ModeNamedPipe != 0 && !l.RegularOnly {
-		// Opened without waiting, the FIFO reads as empty while it has no writer: open it
-		// again the way a reader waits for one, under ctx.
-		f.Close()
-		if f, err = openWaiting(ctx, path); err != nil {
+		// Opened without waiting, the FIFO reads as empty while it has no writer: wait for
+		// one under ctx.
+		if f, err = awaitWriter(ctx, f, path); err != nil {
 			return nil, err
 		}
 		if info, err = f.Stat(); err != nil {
@@ -262,31 +262,4 @@ func (f *File) Stat() (fs.FileInfo, error) { return f.f.Stat() }
 func (f *File) Close() error {
 	f.stop()
 	return f.f.Close()
-}
-
-// openWaiting opens the FIFO at path as a blocking reader does, waiting for a writer, but
-// gives up when ctx ends: the open then goes on in its goroutine, which a writer of our
-// own releases when it can.
-func openWaiting(ctx context.Context, path string) (*os.File, error) {
-	type opened struct {
-		f   *os.File
-		err error
-	}
-	done := make(chan opened, 1)
-	go func() {
-		f, err := os.Open(path)
-		done <- opened{f, err}
-	}()
-	select {
-	case o := <-done:
-		return o.f, o.err
-	case <-ctx.Done():
-		release(path)
-		go func() {
-			if o := <-done; o.f != nil {
-				o.f.Close()
-			}
-		}()
-		return nil, context.Cause(ctx)
-	}
 }

@@ -167,3 +167,26 @@ func TestMessages(t *testing.T) {
 		}
 	}
 }
+
+// What a writer left in the FIFO before the read began (it opened, wrote and closed while
+// another reader held the pipe; a writer racing kimi-run's open looks the same) is read,
+// not lost to a second open that then waits for a writer that never comes.
+func TestFIFOWhoseWriterLeftData(t *testing.T) {
+	t.Parallel()
+	p := fifo(t)
+	holder, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	w, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteString("hello")
+	w.Close()
+	b, err := infile.Read(deadline(t, 5*time.Second), p, infile.Limit{Max: 100})
+	if err != nil || string(b) != "hello" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+}

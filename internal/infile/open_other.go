@@ -2,10 +2,14 @@
 
 package infile
 
-import "os"
+import (
+	"context"
+	"os"
+)
 
 // openNonblocking opens path for reading; outside Unix there are no FIFOs in the file
 // system to wait on.
 func openNonblocking(path string) (*os.File, error) { return os.Open(path) }
 
-func release(string) {}
+// awaitWriter has nothing to wait for outside Unix.
+func awaitWriter(_ context.Context, f *os.File, _ string) (*os.File, error) { return f, nil }

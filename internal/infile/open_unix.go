@@ -13,11 +13,3 @@ import (
 func openNonblocking(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
-
-// release lets a reader waiting in open(2) on the FIFO at path go: a writer that opens and
-// closes at once is what it waits for (it then reads an empty file, and is closed).
-func release(path string) {
-	if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-		w.Close()
-	}
-}
