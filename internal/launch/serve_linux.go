@@ -26,17 +26,18 @@ func Serve(args []string) int {
 	if args[0] == roleProbe {
 		return probe()
 	}
+	// It holds nothing anyone may read through /proc or a debugger: not dumpable before it
+	// reads anything.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	conn, err := connOf(os.NewFile(3, "launcher"))
 	if err != nil {
 		return 125
 	}
 	s := &server{role: args[0], conn: conn, children: map[int]child{}}
-	// It ends when kimi-run says so or is gone, not on the signals that stop a run; and it
-	// holds nothing anyone may read through /proc or a debugger. The signals are caught,
-	// not ignored: an ignored signal stays ignored in every child (a shell could not even
-	// trap SIGTERM), a caught one is reset by exec.
+	// It ends when kimi-run says so or is gone, not on the signals that stop a run. The
+	// signals are caught, not ignored: an ignored signal stays ignored in every child (a
+	// shell could not even trap SIGTERM), a caught one is reset by exec.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
-	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	switch s.role {
 	case roleTop:
 		var cfg topConfig
