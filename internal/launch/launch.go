@@ -130,6 +130,20 @@ func (l *Launcher) Start(s Spec) (*Proc, error) {
 	return p, err
 }
 
+// Warm starts the launcher process, and with confine its confined arm, when they are not
+// running yet, and returns without waiting for them. A run calls it as soon as the model's
+// stream names a call that will start a process, so that their start (a start of kimi-run
+// each) overlaps the rest of the stream and the saving of the reply instead of coming
+// before the first child; a run that starts nothing never pays for them. A Start meanwhile
+// waits for them as it would have for its own. Without a launcher process (Exe empty, not
+// Linux, after Close) it does nothing.
+func (l *Launcher) Warm(confine bool) {
+	if l == nil || l.Exe == "" {
+		return
+	}
+	l.warmRemote(confine && l.Policy.Active())
+}
+
 func (l *Launcher) environ() []string {
 	if l == nil || l.Environ == nil {
 		return os.Environ()
