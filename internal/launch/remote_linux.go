@@ -39,9 +39,9 @@ const (
 type remote struct {
 	top *link
 	// box are the confined arms: [0] the run's, [1] the survivors' (Spec.Survive).
-	box       [2]*link
-	boxing    [2]chan struct{} // closed once the confined arm being started is there
-	topErr    error            // why the launcher process could not be started: start locally
+	box    [2]*link
+	boxing [2]chan struct{} // closed once the confined arm being started is there
+	topErr error            // why the launcher process could not be started: start locally
 }
 
 // topConfig is the launcher's configuration, its second argument.
