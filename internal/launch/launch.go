@@ -46,6 +46,21 @@ import (
 // pollEvery is how often a wait for groups to end looks again.
 const pollEvery = 10 * time.Millisecond
 
+// settle waits until done holds or deadline passes, and reports whether it held. What was
+// just killed is usually gone within a millisecond, and the end of a run waits for it:
+// it looks again after 250 µs, then twice as long each time, up to pollEvery.
+func settle(deadline time.Time, done func() bool) bool {
+	wait := 250 * time.Microsecond
+	for !done() {
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, pollEvery)
+	}
+	return true
+}
+
 // Spec is one process to start.
 type Spec struct {
 	// Path is the program: an absolute path, a path relative to Dir (with a slash), or a

@@ -132,6 +132,10 @@ func (s *server) serve() int {
 				s.endAll()
 			}
 			s.send(message{Op: opEnded, ID: m.ID})
+			// Everything below has ended; removing the emptied cgroups is bookkeeping
+			// kimi-run need not wait for (leaving a v1 pids cgroup waits for an RCU
+			// grace period, which takes milliseconds on a busy machine).
+			s.cg.remove()
 			return 0
 		default:
 			closeFiles(files)
@@ -300,6 +304,7 @@ func (s *server) abandoned() {
 	}
 	if s.role == roleTop {
 		s.endAll()
+		s.cg.remove()
 	}
 }
 
@@ -316,7 +321,8 @@ func (s *server) hasArm() bool {
 }
 
 // endAll ends every process below the launcher but the survivors' trees: the cgroup at
-// once where there is one, then whatever the walk of its descendants still finds.
+// once where there is one, then whatever the walk of its descendants still finds. The
+// cgroups are left for cg.remove.
 func (s *server) endAll() {
 	s.cg.kill()
 	spare := map[int]bool{}
@@ -328,5 +334,4 @@ func (s *server) endAll() {
 	}
 	s.mu.Unlock()
 	killTree(os.Getpid(), spare)
-	s.cg.remove()
 }
