@@ -255,6 +255,19 @@ func stateOf(ps *os.ProcessState) State {
 // parent-death signal killed it.
 var lost = State{code: -1, desc: "signal: killed (its launcher ended)"}
 
+// unreported is the State of a survivor whose group ended after its launcher had gone: it
+// ended, but nobody is left to say how.
+var unreported = State{code: -1, desc: "ended (its exit status is unknown: its launcher had gone)"}
+
+// awaitGroupEnd finishes p once its group has no running member: the end of a survivor
+// whose launcher, which would have reported it, is gone.
+func (p *Proc) awaitGroupEnd() {
+	for p.Alive() {
+		time.Sleep(pollEvery)
+	}
+	p.finish(unreported)
+}
+
 // Proc is a started child: the leader of a process group of its own.
 type Proc struct {
 	// Pid is the child's process id, which is also its group's.
@@ -265,6 +278,8 @@ type Proc struct {
 	bound uint64
 	// over: the group was seen ended after the child exited; it is never signalled again.
 	over atomic.Bool
+	// survive: started to outlive the run (Spec.Survive), so without a parent-death signal.
+	survive bool
 
 	done  chan struct{}
 	state State

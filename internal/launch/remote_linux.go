@@ -114,7 +114,8 @@ func (k *link) handle(m message) {
 }
 
 // fail marks the launcher gone: every pending request fails, and every child it had is
-// reported ended (its parent-death signal killed it).
+// reported ended (its parent-death signal killed it), but a survivor (Spec.Survive), which
+// is watched until its group ends.
 func (k *link) fail(err error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -133,6 +134,11 @@ func (k *link) fail(err error) {
 	}
 	for pid, p := range k.procs {
 		delete(k.procs, pid)
+		if p.survive {
+			// No parent-death signal: it runs on, and only its own end may say it ended.
+			go p.awaitGroupEnd()
+			continue
+		}
 		p.finish(lost)
 	}
 	close(k.gone)
@@ -219,6 +225,7 @@ func (k *link) start(path string, argv, env []string, s Spec) (*Proc, error) {
 		return nil, k.failure()
 	}
 	p := newProc(a.Pid)
+	p.survive = s.Survive
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if m, ok := k.early[a.Pid]; ok {
