@@ -66,7 +66,10 @@ type Manager struct {
 	Now   func() time.Time
 	NewID func() string
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// ending is held while a task's end is saved and published: whoever saw its record
+	// say it ended and then takes the notices finds its notice among them.
+	ending  sync.Mutex
 	tasks   []*task
 	notices []notice
 	closed  bool

@@ -146,6 +146,9 @@ func (m *Manager) TakeNotices() []Notice {
 	if m == nil {
 		return nil
 	}
+	// An end being saved is published first (see ending).
+	m.ending.Lock()
+	defer m.ending.Unlock()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := min(len(m.notices), noticesPerStep)
