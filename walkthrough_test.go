@@ -150,7 +150,7 @@ if res := runSearchTool(t, NewWalkthroughEcho(Env{}), map[string]any{"text": "he
 			}},
 		},
 		generate:  [][]string{{"go", "test", "./tools", "-run", "TestBuiltinSchemasGolden", "-update"}},
-		generated: []string{"tools/testdata/schemas.golden"},
+		generated: []string{"tools/schemas.txt"},
 		packages:  []string{"./tools/", "./agentspec/", "./run/"},
 	}
 }
