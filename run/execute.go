@@ -194,9 +194,7 @@ func (r *runState) openSession(ctx context.Context, prompt string) error {
 		return err
 	}
 	r.announceSession(r.warnEarly, r.s.Output.Quiet)
-	if err := r.session.begin(metaPrompt(r.s.Flags.Flow, prompt), r.s.WorkDir, time.Now()); err != nil {
-		r.warnEarly(err.Error())
-	}
+	r.session.begin(metaPrompt(r.s.Flags.Flow, prompt), r.s.WorkDir, time.Now())
 	return nil
 }
 

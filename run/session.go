@@ -55,10 +55,41 @@ type sessionPlan struct {
 	forkedFrom string
 	journal    *session.Journal
 	rewound    *rewound
+	// begun is begin's write of the meta file, which goes on beside the first model request
+	// (issue 31); nil before begin.
+	begun *pendingWrite
 }
 
-// close closes the context file and releases the session's lock.
+// pendingWrite is a write going on in the background.
+type pendingWrite struct {
+	done chan struct{}
+	err  error
+}
+
+// goWrite starts write in the background.
+func goWrite(write func() error) *pendingWrite {
+	w := &pendingWrite{done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		w.err = write()
+	}()
+	return w
+}
+
+// wait waits for the write to end and returns its error; nil for no write. It may be
+// called any number of times.
+func (w *pendingWrite) wait() error {
+	if w == nil {
+		return nil
+	}
+	<-w.done
+	return w.err
+}
+
+// close closes the context file and releases the session's lock, once the meta file's
+// write has ended.
 func (p sessionPlan) close() {
+	_ = p.begun.wait() // reported by settleSession when the run got that far
 	if p.session != nil {
 		p.session.Close()
 	}
@@ -248,10 +279,14 @@ func continueNotes(root, id string) (notice, skipped string) {
 	return notice, skipped
 }
 
-// begin records in the meta file that a run has started on the session.
-func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
+// begin records in the meta file that a run has started on the session. The file is
+// written (atomically and synced, as every replaced file is) in the background: nothing
+// needs it before the first model request (docs/design.md, "What must be durable when"),
+// and its two fsyncs were most of a session's cost before that request. end, close and
+// settleSession wait for it.
+func (p *sessionPlan) begin(prompt, workDir string, now time.Time) {
 	if p.session == nil {
-		return nil
+		return
 	}
 	dir := filepath.Dir(p.session.Path())
 	m, err := session.ReadMeta(dir)
@@ -279,7 +314,7 @@ func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
 	}
 	m.Runs++
 	p.meta, p.started = m, now
-	return session.WriteMeta(dir, m)
+	p.begun = goWrite(func() error { return session.WriteMeta(dir, m) })
 }
 
 // end records how the run ended.
@@ -287,6 +322,7 @@ func (p *sessionPlan) end(v verdict, warning string, now time.Time) error {
 	if p.session == nil || p.started.IsZero() {
 		return nil
 	}
+	_ = p.begun.wait() // the start's record first; settleSession reported its failure
 	m := p.meta
 	code := int(v.code)
 	m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = &now, v.reason, &code, warning

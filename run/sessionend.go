@@ -37,6 +37,10 @@ func (r *runState) settleSession(v verdict) string {
 		return p.warning // no session could be kept at all
 	}
 	var problems []string
+	if err := p.begun.wait(); err != nil {
+		// The meta file could not be written at the start: the end's write below tries again.
+		r.emit(event.Warning{Message: err.Error()})
+	}
 	var err error
 	if r.saveErr != nil {
 		err = r.saveErr() // already reported by a warning when it happened
