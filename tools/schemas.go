@@ -24,17 +24,23 @@ var schemasText string
 // that another tool of the same name (a test's, a plugin's) never gets a built-in's schema.
 func schemaKey(name string, in reflect.Type) string { return name + " " + in.String() }
 
-// schemaIndex maps each key of schemas.txt to its schema as written there (indented).
+// schemaIndex maps each key of schemas.txt to its schema, compact as json.Marshal writes
+// it. A run builds the built-in tools more than once (the agents' tool sets, its own set),
+// so they are compacted once, together.
 var schemaIndex = sync.OnceValue(func() map[string]string { return parseSchemas(schemasText) })
 
 // parseSchemas reads schemas.txt: "# KEY" lines, each followed by its schema.
 func parseSchemas(text string) map[string]string {
 	m := map[string]string{}
 	var key string
-	var schema strings.Builder
+	var schema, compact bytes.Buffer
 	flush := func() {
 		if key != "" {
-			m[key] = schema.String()
+			compact.Reset()
+			if err := json.Compact(&compact, schema.Bytes()); err != nil {
+				panic(fmt.Sprintf("tools: schemas.txt, %s: %v", key, err))
+			}
+			m[key] = compact.String()
 		}
 		schema.Reset()
 	}
@@ -58,11 +64,10 @@ func tableSchema(name string, in reflect.Type) (json.RawMessage, bool) {
 	if !ok {
 		return nil, false
 	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(text)); err != nil {
-		panic(fmt.Sprintf("tools: schemas.txt, %s: %v", name, err))
+	if strings.Contains(text, "{shell_run}") {
+		text = strings.ReplaceAll(text, "{shell_run}", theShell().run())
 	}
-	return json.RawMessage(strings.ReplaceAll(b.String(), "{shell_run}", theShell().run())), true
+	return json.RawMessage(text), true
 }
 
 // derivedTool is a tool made by New: its schema can be inferred from its arguments'
