@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	// The launcher mode runs from this package's initialiser, before the rest initialise.
+	_ "github.com/kimi-run/kimi-run/internal/launch/early"
 	"github.com/kimi-run/kimi-run/run"
 )
 

@@ -136,6 +136,22 @@ func (e *Engine) Has(ev string) bool {
 	return e != nil && len(e.byEvent[ev]) > 0
 }
 
+// Around reports whether a hook runs before or after a call of tool: a PreToolUse,
+// PostToolUse or PostToolUseFailure hook whose matcher matches it.
+func (e *Engine) Around(tool string) bool {
+	if e == nil {
+		return false
+	}
+	for _, ev := range []string{PreToolUse, PostToolUse, PostToolUseFailure} {
+		for _, h := range e.byEvent[ev] {
+			if h.matches(tool) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Outcome is what the hooks of one event decided.
 type Outcome struct {
 	// Blocked says a hook blocked the action; Reason is what the first such hook said, By

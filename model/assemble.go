@@ -17,6 +17,8 @@ type assembler struct {
 	newID func() string
 	// done is called once per call when it is complete.
 	done func(CallSpec)
+	// named, when set, is told a call's name whenever more of it has come.
+	named func(name string)
 }
 
 type pending struct {
@@ -42,6 +44,9 @@ func (a *assembler) add(deltas []openai.ToolCall) {
 				slot.name = n
 			} else {
 				slot.name += n
+			}
+			if a.named != nil {
+				a.named(slot.name)
 			}
 		}
 		slot.args.WriteString(d.Function.Arguments)

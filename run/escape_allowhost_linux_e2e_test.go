@@ -3,6 +3,7 @@
 package run_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
@@ -42,11 +44,10 @@ func TestEscapeAllowHost(t *testing.T) {
 
 	for _, mode := range []string{"own network namespace", "no namespace"} {
 		t.Run(mode, func(t *testing.T) {
-			// Another host listening on the port the proxy will take on 127.0.0.1.
-			other, err := net.Listen("tcp4", "127.0.0.2:0")
-			if err != nil {
-				t.Skipf("no 127.0.0.2 here: %v", err)
-			}
+			// Another host listening on the port the proxy will take on 127.0.0.1, a port
+			// held free there until the run starts (any port free on 127.0.0.2 may be a
+			// parallel test's connection's on 127.0.0.1).
+			other, held := portOnBoth(t)
 			defer other.Close()
 			port := other.Addr().(*net.TCPAddr).Port
 			otherAddr := other.Addr().String()
@@ -75,6 +76,7 @@ func TestEscapeAllowHost(t *testing.T) {
 			if mode == "no namespace" {
 				inv.env = map[string]string{"KIMI_RUN_NETNS": "off"}
 			}
+			held.Close()
 			r := kimi(t, srv, inv)
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -135,4 +137,26 @@ func TestEscapeAllowHost(t *testing.T) {
 	if res := results(events(t, r.stdout)); res["straight"]["is_error"] != false {
 		t.Errorf("the control connection failed: %v", res["straight"])
 	}
+}
+
+// portOnBoth listens on one port on 127.0.0.2 and on 127.0.0.1, or skips where there is
+// no 127.0.0.2.
+func portOnBoth(t *testing.T) (other, held net.Listener) {
+	t.Helper()
+	for range 50 {
+		l, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.2:%d", l.Addr().(*net.TCPAddr).Port))
+		if err == nil {
+			return o, l
+		}
+		l.Close()
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			t.Skipf("no 127.0.0.2 here: %v", err)
+		}
+	}
+	t.Fatal("no port free on both 127.0.0.1 and 127.0.0.2")
+	return nil, nil
 }

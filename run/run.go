@@ -65,7 +65,8 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	if len(args) > 0 && args[0] == launch.ServeArg {
 		// The run's launcher process, or its confined arm (see internal/launch): it starts
 		// the run's children and ends what they leave when the run ends. It may outlive the
-		// run and starts with no environment: none of it stays readable.
+		// run and starts with no environment: none of it stays readable. kimi-run's own
+		// binary never gets here: internal/launch/early serves before its initialisers.
 		if sio.Self {
 			p, _ := hardenSelf(nil)
 			_ = p.hide(nil, anyVar)

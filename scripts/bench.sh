@@ -11,7 +11,12 @@
 # what any process costs on this machine right now; --version; a one-answer run with a
 # session file (the default) and with --no-session; 20 steps of Think (a tool with no time
 # of its own); 20 steps of Shell `true`, also under --sandbox workspace-write when the
-# kernel has Landlock. Runs use this repository as the work dir.
+# kernel has Landlock, and both again with --files-changed tools (no git snapshot of the
+# work dir before the first command: what is left is the launcher's share). Runs use this
+# repository as the work dir. Where valgrind is installed, the instructions of one start
+# of the launcher process (the binary in launcher mode, which exits at once without its
+# socket) are counted against --version and the hello-world program: unlike wall time,
+# the count does not depend on the machine's load.
 #
 # Timing uses hyperfine when present (installed with apt-get when missing and root), else a
 # bash loop on $EPOCHREALTIME. cpu_ms is user+system time of the kimi-run process alone
@@ -98,8 +103,16 @@ add think-20-steps "$RUNS" "${RUN[@]}" --base-url "$ROOT/think/20/v1"
 add shell-20-steps "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/shell/20/v1"
 # The same under the Landlock sandbox, where the kernel has it: each command starts
 # through the launcher's confined arm.
+SANDBOX=""
 if "${RUN[@]}" --base-url "$BASE" --no-session --sandbox workspace-write >/dev/null 2>&1; then
+	SANDBOX=1
 	add shell-20-steps-sandbox "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/shell/20/v1" --sandbox workspace-write
+fi
+# The same without files_changed's git snapshot: Think's twin for the launcher's share.
+add think-20-no-git "$RUNS" "${RUN[@]}" --base-url "$ROOT/think/20/v1" --files-changed tools
+add shell-20-no-git "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/shell/20/v1" --files-changed tools
+if [ -n "$SANDBOX" ]; then
+	add shell-20-no-git-sbx "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/shell/20/v1" --files-changed tools --sandbox workspace-write
 fi
 
 # Check every case once: it must exit 0 and, for runs, end with a completed result.
@@ -198,4 +211,16 @@ awk -v t="${MED[think-20-steps]}" -v s="${MED[shell-20-steps]}" -v x="${MED[shel
 	printf "Shell call beyond a bare bash -c true: %.2f ms wall", (s - t) / 20 - b
 	if (x != "") printf "; sandboxed: %.2f ms", (x - t) / 20 - b
 	printf "\n" }'
+awk -v t="${MED[think-20-no-git]}" -v s="${MED[shell-20-no-git]}" -v x="${MED[shell-20-no-git-sbx]:-}" \
+	-v b="${MED[floor-bash-c-true]}" 'BEGIN {
+	printf "the same without the git snapshot (--files-changed tools): %.2f ms wall", (s - t) / 20 - b
+	if (x != "") printf "; sandboxed: %.2f ms", (x - t) / 20 - b
+	printf "\n" }'
+# Instructions of one start, where valgrind can count them (user space only: the page
+# faults of a larger binary are the kernel's and not counted).
+if command -v valgrind >/dev/null 2>&1; then
+	count() { valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null | awk '/I *refs:/ { gsub(",", "", $NF); print $NF }'; }
+	printf 'instructions of one start: launcher mode %s, --version %s, hello-world %s\n' \
+		"$(count "$WORK/kimi-run" __kimi-run-launcher top '{}')" "$(count "$WORK/kimi-run" --version)" "$(count "$WORK/hello-go")"
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"

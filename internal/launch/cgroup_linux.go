@@ -127,10 +127,7 @@ func (c *cgroup) kill() {
 	if writeFile(filepath.Join(c.dir, "cgroup.kill"), "1") != nil {
 		return
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for populated(c.dir) && time.Now().Before(deadline) {
-		time.Sleep(pollEvery)
-	}
+	settle(time.Now().Add(2*time.Second), func() bool { return !populated(c.dir) })
 }
 
 // remove removes the cgroup, and leaves the v1 one.
@@ -154,12 +151,10 @@ func (c *cgroup) remove() {
 
 // removeDir removes an emptied cgroup; the kernel may take a moment to let go of it.
 func removeDir(dir string) {
-	for range 50 {
-		if err := os.Remove(dir); err == nil || os.IsNotExist(err) {
-			return
-		}
-		time.Sleep(pollEvery)
-	}
+	settle(time.Now().Add(50*pollEvery), func() bool {
+		err := os.Remove(dir)
+		return err == nil || os.IsNotExist(err)
+	})
 }
 
 // sweep removes the empty cgroups earlier runs left in parent (a launcher killed with

@@ -46,6 +46,21 @@ import (
 // pollEvery is how often a wait for groups to end looks again.
 const pollEvery = 10 * time.Millisecond
 
+// settle waits until done holds or deadline passes, and reports whether it held. What was
+// just killed is usually gone within a millisecond, and the end of a run waits for it:
+// it looks again after 250 µs, then twice as long each time, up to pollEvery.
+func settle(deadline time.Time, done func() bool) bool {
+	wait := 250 * time.Microsecond
+	for !done() {
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, pollEvery)
+	}
+	return true
+}
+
 // Spec is one process to start.
 type Spec struct {
 	// Path is the program: an absolute path, a path relative to Dir (with a slash), or a
@@ -128,6 +143,20 @@ func (l *Launcher) Start(s Spec) (*Proc, error) {
 		return startLocal(path, argv, env, s) // no launcher process: as before it existed
 	}
 	return p, err
+}
+
+// Warm starts the launcher process, and with confine its confined arm, when they are not
+// running yet, and returns without waiting for them. A run calls it as soon as the model's
+// stream names a call that will start a process, so that their start (a start of kimi-run
+// each) overlaps the rest of the stream and the saving of the reply instead of coming
+// before the first child; a run that starts nothing never pays for them. A Start meanwhile
+// waits for them as it would have for its own. Without a launcher process (Exe empty, not
+// Linux, after Close) it does nothing.
+func (l *Launcher) Warm(confine bool) {
+	if l == nil || l.Exe == "" {
+		return
+	}
+	l.warmRemote(confine && l.Policy.Active())
 }
 
 func (l *Launcher) environ() []string {
@@ -226,6 +255,19 @@ func stateOf(ps *os.ProcessState) State {
 // parent-death signal killed it.
 var lost = State{code: -1, desc: "signal: killed (its launcher ended)"}
 
+// unreported is the State of a survivor whose group ended after its launcher had gone: it
+// ended, but nobody is left to say how.
+var unreported = State{code: -1, desc: "ended (its exit status is unknown: its launcher had gone)"}
+
+// awaitGroupEnd finishes p once its group has no running member: the end of a survivor
+// whose launcher, which would have reported it, is gone.
+func (p *Proc) awaitGroupEnd() {
+	for p.Alive() {
+		time.Sleep(pollEvery)
+	}
+	p.finish(unreported)
+}
+
 // Proc is a started child: the leader of a process group of its own.
 type Proc struct {
 	// Pid is the child's process id, which is also its group's.
@@ -236,6 +278,8 @@ type Proc struct {
 	bound uint64
 	// over: the group was seen ended after the child exited; it is never signalled again.
 	over atomic.Bool
+	// survive: started to outlive the run (Spec.Survive), so without a parent-death signal.
+	survive bool
 
 	done  chan struct{}
 	state State

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -277,7 +278,8 @@ func rootWithCgroup(t *testing.T) *cgroup {
 }
 
 // With a cgroup, every child runs in the run's own cgroup, below the launcher's, and the
-// cgroup is gone once the run ended.
+// launcher removes the cgroup once the run ended (after its answer: kimi-run need not wait
+// for that).
 func TestChildrenRunInTheRunsCgroup(t *testing.T) {
 	rootWithCgroup(t)
 	l := newLauncher(t, &Launcher{})
@@ -297,8 +299,8 @@ func TestChildrenRunInTheRunsCgroup(t *testing.T) {
 	}
 	dir := filepath.Join(cgroupMounts().v2, path)
 	l.Close()
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("the run's cgroup %s is still there (%v)", dir, err)
+	if !settle(time.Now().Add(5*time.Second), func() bool { _, err := os.Stat(dir); return os.IsNotExist(err) }) {
+		t.Errorf("the run's cgroup %s is still there", dir)
 	}
 }
 
@@ -405,7 +407,45 @@ func TestSurvivorsOutliveTheRun(t *testing.T) {
 				if testkit.ProcessGone(tp.Pid) || testkit.ProcessGone(taskChild) {
 					t.Error("the task, or what it started, ended with the run")
 				}
+				// Its launcher gone, its Proc must not say it ended while it runs (the
+				// task's watcher would then stop it: seen on CI as a task kept alive that
+				// a SIGTERM from its own run ended), and must say so once it has.
+				waitLinksGone(t, l)
+				if tp.Exited() {
+					t.Fatalf("the survivor's Proc ended (%s) while it runs", tp.Wait())
+				}
+				tp.Signal(true)
+				syscall.Kill(taskChild, syscall.SIGKILL)
+				select {
+				case <-tp.Done():
+					// Unconfined, nobody is left to tell how it ended; the survivors' arm,
+					// which lives as long as kimi-run, still reports it.
+					if st := tp.Wait(); st != unreported && st.String() != "signal: killed" {
+						t.Errorf("ended as %q", st)
+					}
+				case <-time.After(30 * time.Second):
+					t.Error("the survivor's Proc never ended after its group did")
+				}
 			})
 		}
 	}
+}
+
+// waitLinksGone waits (bounded) until kimi-run's links to the launcher and its arms have
+// all failed, as they do once the launcher processes are gone.
+func waitLinksGone(t *testing.T, l *Launcher) {
+	t.Helper()
+	for range 3000 {
+		l.mu.Lock()
+		up := false
+		for _, k := range append([]*link{l.rem.top}, l.rem.box[:]...) {
+			up = up || (k != nil && k.alive())
+		}
+		l.mu.Unlock()
+		if !up {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the launcher's links stayed up")
 }

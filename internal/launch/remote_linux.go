@@ -39,9 +39,9 @@ const (
 type remote struct {
 	top *link
 	// box are the confined arms: [0] the run's, [1] the survivors' (Spec.Survive).
-	box       [2]*link
-	boxing    [2]chan struct{} // closed once the confined arm being started is there
-	topFailed bool             // the launcher process could not be started: start locally
+	box    [2]*link
+	boxing [2]chan struct{} // closed once the confined arm being started is there
+	topErr error            // why the launcher process could not be started: start locally
 }
 
 // topConfig is the launcher's configuration, its second argument.
@@ -114,7 +114,8 @@ func (k *link) handle(m message) {
 }
 
 // fail marks the launcher gone: every pending request fails, and every child it had is
-// reported ended (its parent-death signal killed it).
+// reported ended (its parent-death signal killed it), but a survivor (Spec.Survive), which
+// is watched until its group ends.
 func (k *link) fail(err error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -133,6 +134,11 @@ func (k *link) fail(err error) {
 	}
 	for pid, p := range k.procs {
 		delete(k.procs, pid)
+		if p.survive {
+			// No parent-death signal: it runs on, and only its own end may say it ended.
+			go p.awaitGroupEnd()
+			continue
+		}
 		p.finish(lost)
 	}
 	close(k.gone)
@@ -219,6 +225,7 @@ func (k *link) start(path string, argv, env []string, s Spec) (*Proc, error) {
 		return nil, k.failure()
 	}
 	p := newProc(a.Pid)
+	p.survive = s.Survive
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if m, ok := k.early[a.Pid]; ok {
@@ -307,16 +314,40 @@ func (l *Launcher) topLocked() (*link, error) {
 	if r.top != nil && r.top.alive() {
 		return r.top, nil
 	}
-	if l.closed || r.topFailed {
+	if l.closed {
 		return nil, errNoLauncher
+	}
+	if r.topErr != nil {
+		return nil, r.topErr
 	}
 	k, err := l.startTop()
 	if err != nil {
-		r.topFailed = true
-		return nil, fmt.Errorf("%w: %v", errNoLauncher, err)
+		r.topErr = fmt.Errorf("%w: %v", errNoLauncher, err)
+		return nil, r.topErr
 	}
 	r.top = k
 	return k, nil
+}
+
+// warmRemote starts what a start (a confined one when confine) needs that is not running
+// or starting yet, without waiting for it.
+func (l *Launcher) warmRemote(confine bool) {
+	l.mu.Lock()
+	r := &l.rem
+	ready := l.closed || r.topErr != nil || (r.top != nil && r.top.alive() &&
+		(!confine || r.boxing[0] != nil || (r.box[0] != nil && r.box[0].alive())))
+	l.mu.Unlock()
+	if ready {
+		return
+	}
+	go func() {
+		// A failure is the first start's to report: it meets the same one.
+		if confine {
+			_, _ = l.boxLink(false)
+		} else {
+			_, _ = l.topLink()
+		}
+	}()
 }
 
 // startTop starts the launcher process: kimi-run's image in a session of its own, with no

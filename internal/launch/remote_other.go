@@ -19,6 +19,8 @@ func (l *Launcher) startRemote(bool, string, []string, []string, Spec) (*Proc, e
 	return nil, errNoLauncher
 }
 
+func (l *Launcher) warmRemote(bool) {}
+
 func (l *Launcher) closeRemote() {}
 
 // CanLimitTasks is false: there are no cgroups here.

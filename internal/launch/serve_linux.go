@@ -26,17 +26,18 @@ func Serve(args []string) int {
 	if args[0] == roleProbe {
 		return probe()
 	}
+	// It holds nothing anyone may read through /proc or a debugger: not dumpable before it
+	// reads anything.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	conn, err := connOf(os.NewFile(3, "launcher"))
 	if err != nil {
 		return 125
 	}
 	s := &server{role: args[0], conn: conn, children: map[int]child{}}
-	// It ends when kimi-run says so or is gone, not on the signals that stop a run; and it
-	// holds nothing anyone may read through /proc or a debugger. The signals are caught,
-	// not ignored: an ignored signal stays ignored in every child (a shell could not even
-	// trap SIGTERM), a caught one is reset by exec.
+	// It ends when kimi-run says so or is gone, not on the signals that stop a run. The
+	// signals are caught, not ignored: an ignored signal stays ignored in every child (a
+	// shell could not even trap SIGTERM), a caught one is reset by exec.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
-	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	switch s.role {
 	case roleTop:
 		var cfg topConfig
@@ -131,6 +132,10 @@ func (s *server) serve() int {
 				s.endAll()
 			}
 			s.send(message{Op: opEnded, ID: m.ID})
+			// Everything below has ended; removing the emptied cgroups is bookkeeping
+			// kimi-run need not wait for (leaving a v1 pids cgroup waits for an RCU
+			// grace period, which takes milliseconds on a busy machine).
+			s.cg.remove()
 			return 0
 		default:
 			closeFiles(files)
@@ -299,6 +304,7 @@ func (s *server) abandoned() {
 	}
 	if s.role == roleTop {
 		s.endAll()
+		s.cg.remove()
 	}
 }
 
@@ -315,7 +321,8 @@ func (s *server) hasArm() bool {
 }
 
 // endAll ends every process below the launcher but the survivors' trees: the cgroup at
-// once where there is one, then whatever the walk of its descendants still finds.
+// once where there is one, then whatever the walk of its descendants still finds. The
+// cgroups are left for cg.remove.
 func (s *server) endAll() {
 	s.cg.kill()
 	spare := map[int]bool{}
@@ -327,5 +334,4 @@ func (s *server) endAll() {
 	}
 	s.mu.Unlock()
 	killTree(os.Getpid(), spare)
-	s.cg.remove()
 }

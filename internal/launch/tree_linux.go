@@ -29,10 +29,7 @@ func killTree(root int, spare map[int]bool) {
 	for pid := range stopped {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for anyRunning(descendants(root, spare)) && time.Now().Before(deadline) {
-		time.Sleep(pollEvery)
-	}
+	settle(time.Now().Add(2*time.Second), func() bool { return !anyRunning(descendants(root, spare)) })
 }
 
 // descendants lists the processes below root, zombies included, but spare and theirs.
