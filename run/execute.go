@@ -194,7 +194,9 @@ func (r *runState) openSession(ctx context.Context, prompt string) error {
 		return err
 	}
 	r.announceSession(r.warnEarly, r.s.Output.Quiet)
-	r.session.begin(metaPrompt(r.s.Flags.Flow, prompt), r.s.WorkDir, time.Now())
+	if err := r.session.begin(metaPrompt(r.s.Flags.Flow, prompt), r.s.WorkDir, time.Now()); err != nil {
+		r.warnEarly(err.Error())
+	}
 	return nil
 }
 

@@ -55,12 +55,12 @@ type sessionPlan struct {
 	forkedFrom string
 	journal    *session.Journal
 	rewound    *rewound
-	// begun is begin's write of the meta file, which goes on beside the first model request
-	// (issue 31); nil before begin.
+	// begun is the syncs of begin's write of the meta file, which go on beside the first
+	// model request (issue 31); nil before begin.
 	begun *pendingWrite
 }
 
-// pendingWrite is a write going on in the background.
+// pendingWrite is a write (or sync) going on in the background.
 type pendingWrite struct {
 	done chan struct{}
 	err  error
@@ -279,14 +279,16 @@ func continueNotes(root, id string) (notice, skipped string) {
 	return notice, skipped
 }
 
-// begin records in the meta file that a run has started on the session. The file is
-// written (atomically and synced, as every replaced file is) in the background: nothing
-// needs it before the first model request (docs/design.md, "What must be durable when"),
-// and its two fsyncs were most of a session's cost before that request. end, close and
-// settleSession wait for it.
-func (p *sessionPlan) begin(prompt, workDir string, now time.Time) {
+// begin records in the meta file that a run has started on the session. The file is in
+// place (atomically: any process reads all of it or the old one) when begin returns, so a
+// run killed from then on is listed as such; its syncs go on in the background, as nothing
+// needs it durable before the first model request (docs/design.md, "What must be durable
+// when") and its two fsyncs were most of a session's cost before that request. end, close
+// and settleSession wait for them. An error is the write's; the syncs' is reported by
+// settleSession.
+func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
 	if p.session == nil {
-		return
+		return nil
 	}
 	dir := filepath.Dir(p.session.Path())
 	m, err := session.ReadMeta(dir)
@@ -314,7 +316,12 @@ func (p *sessionPlan) begin(prompt, workDir string, now time.Time) {
 	}
 	m.Runs++
 	p.meta, p.started = m, now
-	p.begun = goWrite(func() error { return session.WriteMeta(dir, m) })
+	sync, err := session.WriteMetaVisible(dir, m)
+	if err != nil {
+		return err
+	}
+	p.begun = goWrite(sync)
+	return nil
 }
 
 // end records how the run ended.

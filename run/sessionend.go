@@ -38,7 +38,7 @@ func (r *runState) settleSession(v verdict) string {
 	}
 	var problems []string
 	if err := p.begun.wait(); err != nil {
-		// The meta file could not be written at the start: the end's write below tries again.
+		// The start's record could not be synced: the end's write below replaces it.
 		r.emit(event.Warning{Message: err.Error()})
 	}
 	var err error
