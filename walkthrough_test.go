@@ -76,7 +76,7 @@ func (WalkthroughFallback) Type() Type { return TypeWalkthroughFallback }
 				return insertAfterLine(t, s, "trying the step again on the fallback model", "\ta.emit(event.WalkthroughFallback{Step: step, Model: name})\n")
 			}},
 			{"output/progress.go", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "\tcase event.Result:", "\tcase event.WalkthroughFallback:\n\t\tinfo(fmt.Sprintf(\"step %d goes on on %s\", d.Step, d.Model))\n")
+				return insertBefore(t, s, "\tcase event.Result:", "\tcase event.WalkthroughFallback:\n\t\tl.info(fmt.Sprintf(\"step %d goes on on %s\", d.Step, d.Model))\n")
 			}},
 		},
 		generate:  [][]string{{"go", "test", "./internal/eventschema", "-run", "TestGenerated", "-update"}},

@@ -54,73 +54,86 @@ func parseFile(l loc) (*raw, string, error) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("agent file %s: unknown field agent.%s is ignored", l, k))
 			continue
 		}
-		switch k {
-		case "extend":
+		if k == "extend" {
 			s, ok := v.(string)
 			if !ok {
 				return fail("agent.extend must be a string")
 			}
 			extend = strings.TrimSpace(s)
 			continue
-		case "name", "when_to_use":
-			s, ok := scalar(v)
-			if !ok {
-				return fail("agent.%s must be a string", k)
-			}
-			if k == "name" {
-				r.Name = s
-			} else {
-				r.WhenToUse = s
-			}
-		case "model":
-			if v != nil {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("agent file %s: agent.model is ignored; choose the model with --model", l))
-			}
-			continue
-		case "system_prompt_path":
-			s, ok := v.(string)
-			if !ok || strings.TrimSpace(s) == "" {
-				return fail("agent.system_prompt_path must be a file name")
-			}
-			r.prompt = l.dir().join(s)
-		case "system_prompt_args":
-			if v == nil {
-				continue
-			}
-			m, ok := v.(map[string]any)
-			if !ok {
-				return fail("agent.system_prompt_args must be a mapping of names to strings")
-			}
-			for ak, av := range m {
-				s, ok := scalar(av)
-				if !ok {
-					return fail("agent.system_prompt_args.%s must be a string", ak)
-				}
-				r.PromptArgs[ak] = s
-			}
-		case "tools", "allowed_tools", "exclude_tools":
-			list, err := toolList(l, v)
-			if err != nil {
-				return fail("agent.%s %v", k, err)
-			}
-			switch k {
-			case "tools":
-				r.Tools = orEmpty(list)
-			case "allowed_tools":
-				r.AllowedTools = list // null: no restriction
-			default:
-				r.ExcludeTools = list
-			}
-		case "subagents":
-			subs, err := subagents(l, v)
-			if err != nil {
-				return fail("%v", err)
-			}
-			r.Subagents = subs
 		}
-		r.set[k] = true
+		set, err := r.field(l, k, v)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if set {
+			r.set[k] = true
+		}
 	}
 	return r, extend, nil
+}
+
+// field reads the known field k of l's agent: section (any but extend) into r, and says
+// whether the file sets it (a null system_prompt_args and a model do not).
+func (r *raw) field(l loc, k string, v any) (set bool, err error) {
+	switch k {
+	case "name", "when_to_use":
+		s, ok := scalar(v)
+		if !ok {
+			return false, fmt.Errorf("agent.%s must be a string", k)
+		}
+		if k == "name" {
+			r.Name = s
+		} else {
+			r.WhenToUse = s
+		}
+	case "model":
+		if v != nil {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("agent file %s: agent.model is ignored; choose the model with --model", l))
+		}
+		return false, nil
+	case "system_prompt_path":
+		s, ok := v.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			return false, errors.New("agent.system_prompt_path must be a file name")
+		}
+		r.prompt = l.dir().join(s)
+	case "system_prompt_args":
+		if v == nil {
+			return false, nil
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false, errors.New("agent.system_prompt_args must be a mapping of names to strings")
+		}
+		for ak, av := range m {
+			s, ok := scalar(av)
+			if !ok {
+				return false, fmt.Errorf("agent.system_prompt_args.%s must be a string", ak)
+			}
+			r.PromptArgs[ak] = s
+		}
+	case "tools", "allowed_tools", "exclude_tools":
+		list, err := toolList(l, v)
+		if err != nil {
+			return false, fmt.Errorf("agent.%s %v", k, err)
+		}
+		switch k {
+		case "tools":
+			r.Tools = orEmpty(list)
+		case "allowed_tools":
+			r.AllowedTools = list // null: no restriction
+		default:
+			r.ExcludeTools = list
+		}
+	case "subagents":
+		subs, err := subagents(l, v)
+		if err != nil {
+			return false, err
+		}
+		r.Subagents = subs
+	}
+	return true, nil
 }
 
 // builtinDocs keeps the built-in files decoded at run time, which only a stale

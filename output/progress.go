@@ -23,16 +23,7 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 			depth = c.depth
 		}
 	}
-	pre := strings.Repeat(nestMark, depth)
-	info := func(msg string) { s.entry(zerolog.InfoLevel, e.Time).Msg(pre + msg) }
-	warn := func(msg string) { s.entry(zerolog.WarnLevel, e.Time).Msg(pre + msg) }
-	debug := func(msg string) { s.entry(zerolog.DebugLevel, e.Time).Msg(pre + msg) }
-	// say shows the reply held for this parent, once it is known not to be the answer.
-	say := func() {
-		if text := s.spoken(e.Parent); text != "" {
-			info("  « " + text)
-		}
-	}
+	l := eventLines{s: s, e: e, pre: strings.Repeat(nestMark, depth)}
 
 	switch d := data.(type) {
 	case event.Text:
@@ -42,147 +33,208 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 	case event.Thinking:
 		if s.opts.Verbose && s.thought[e.Parent] != d.Step {
 			s.thought[e.Parent] = d.Step
-			debug("  thinking")
+			l.debug("  thinking")
 		}
 	case event.Init:
-		ev := s.entry(zerolog.InfoLevel, e.Time).Str("model", d.Model).Str("host", d.BaseURLHost).
-			Int("tools", len(d.Tools))
-		if d.Version != "" {
-			ev = ev.Str("version", d.Version)
-		}
-		if d.SessionID != "" {
-			ev = ev.Str("session", d.SessionID)
-		}
-		ev.Msg(pre + "start")
+		l.init(d)
 	case event.TurnBegin:
-		say() // the previous turn's answer (a Ralph iteration's), not the run's
-		ev := s.entry(zerolog.DebugLevel, e.Time)
+		l.say() // the previous turn's answer (a Ralph iteration's), not the run's
+		ev := l.at(zerolog.DebugLevel)
 		if d.Node != "" {
 			ev = ev.Str("node", d.Node)
 		}
-		ev.Msg(pre + fmt.Sprintf("turn %d", d.Turn))
+		l.msg(ev, fmt.Sprintf("turn %d", d.Turn))
 	case event.TurnEnd:
-		if d.StopReason != "" && d.StopReason != string(event.StopCompleted) {
-			s.entry(zerolog.WarnLevel, e.Time).Int("steps", d.Steps).
-				Msg(pre + fmt.Sprintf("turn %d ended: %s", d.Turn, d.StopReason))
-		} else {
-			s.entry(zerolog.DebugLevel, e.Time).Int("steps", d.Steps).Msg(pre + fmt.Sprintf("turn %d done", d.Turn))
-		}
+		l.turnEnd(d)
 	case event.StepBegin:
-		info(fmt.Sprintf("step %d", d.Step))
+		l.info(fmt.Sprintf("step %d", d.Step))
 	case event.SessionRewind:
-		info(fmt.Sprintf("rewound to checkpoint %d; the conversation as it was is kept in %s", d.Checkpoint, d.Backup))
-		for _, f := range d.Files {
-			switch {
-			case f.Action == "not_restored":
-				warn(fmt.Sprintf("  %s not restored: %s", f.Path, errorLine(f.Reason, errorWidth)))
-			case f.ChangedOutside:
-				warn(fmt.Sprintf("  %s %s, undoing a change made outside the file tools (kept in %s)", f.Path, f.Action, f.Backup))
-			default:
-				info(fmt.Sprintf("  %s %s", f.Path, f.Action))
-			}
-		}
+		l.sessionRewind(d)
 	case event.ToolCall:
-		say()
+		l.say()
 		sum := argsSummary(d.Name, d.Arguments)
 		s.calls[d.ID] = callRef{name: d.Name, summary: sum, depth: depth + 1}
-		info("  " + joinNonEmpty(d.Name, sum))
+		l.info("  " + joinNonEmpty(d.Name, sum))
 	case event.ToolResult:
-		s.toolResult(e, d, pre)
+		s.toolResult(e, d, l.pre)
 	case event.ToolProgress:
-		info("  " + toolProgressLine(d, s.calls[d.ID]))
+		l.info("  " + toolProgressLine(d, s.calls[d.ID]))
 	case event.Retry:
 		s.spoken(e.Parent) // the step's text starts again
-		// Retries counted as --max-retries counts them: the event's attempt is the attempt
-		// that failed, so this is retry number attempt of max_attempts-1.
-		msg := fmt.Sprintf("retry %d/%d", d.Attempt, max(d.MaxAttempts-1, d.Attempt))
-		if wait := s.wait(d.DelayMS); wait > 0 {
-			msg += " in " + formatMS(wait)
-		}
-		if d.HTTPStatus != 0 && !strings.Contains(d.Error, fmt.Sprintf("HTTP %d", d.HTTPStatus)) {
-			msg += fmt.Sprintf(": HTTP %d", d.HTTPStatus)
-		}
-		if d.Error != "" {
-			msg += ": " + errorLine(d.Error, errorWidth)
-		}
-		warn(msg)
+		l.warn(s.retryLine(d))
 	case event.Usage:
-		debug(fmt.Sprintf("  tokens in=%d out=%d cached=%d context=%d",
+		l.debug(fmt.Sprintf("  tokens in=%d out=%d cached=%d context=%d",
 			d.InputTokens, d.OutputTokens, d.CachedTokens, d.ContextTokens))
 	case event.CompactionBegin:
-		info(fmt.Sprintf("compacting context (%d tokens)", d.TokensBefore))
+		l.info(fmt.Sprintf("compacting context (%d tokens)", d.TokensBefore))
 	case event.CompactionEnd:
-		s.compactionEnd(d, info, warn)
+		l.compactionEnd(d)
 	case event.Iteration:
-		if s.iteration[e.Parent] == d.Iteration && d.Iteration > 0 {
-			// The move into the flow's end node: the iteration itself was announced, and
-			// the reply held is the answer, which stdout shows.
-			s.spoken(e.Parent)
-			ev := s.entry(zerolog.InfoLevel, e.Time)
-			if d.Choice != "" {
-				ev = ev.Str("choice", d.Choice)
-			}
-			ev.Msg(pre + "ended")
-			return
-		}
-		say() // the previous iteration's answer
-		s.iteration[e.Parent] = d.Iteration
-		msg := fmt.Sprintf("iteration %d", d.Iteration)
-		if d.Max > 0 {
-			msg += fmt.Sprintf("/%d", d.Max)
-		}
-		ev := s.entry(zerolog.InfoLevel, e.Time)
-		if d.Node != "" {
-			ev = ev.Str("node", d.Node)
-		}
-		if d.Choice != "" {
-			ev = ev.Str("choice", d.Choice)
-		}
-		ev.Msg(pre + msg)
+		l.iteration(d)
 	case event.Todo:
-		done := 0
-		for _, it := range d.Items {
-			if it.Status == "done" {
-				done++
-			}
-		}
-		info(fmt.Sprintf("todo %d/%d done", done, len(d.Items)))
-		for _, it := range d.Items {
-			info("  " + tools.TodoMark(it.Status) + " " + oneLine(it.Title, callWidth))
-		}
+		l.todo(d)
 	case event.TaskStarted:
-		info(fmt.Sprintf("  background task %s started: %s", d.TaskID, errorLine(d.Description, errorWidth)))
+		l.info(fmt.Sprintf("  background task %s started: %s", d.TaskID, errorLine(d.Description, errorWidth)))
 	case event.TaskOutput:
-		// What a task prints is its own business; debug shows it, a line at a time.
-		for _, l := range strings.Split(strings.TrimRight(d.Text, "\n"), "\n") {
-			if d.Truncated {
-				l = "(the rest is only in its output file)"
-			}
-			debug(fmt.Sprintf("  %s | %s", d.TaskID, errorLine(l, errorWidth)))
-		}
+		l.taskOutput(d)
 	case event.TaskEnded:
 		line := fmt.Sprintf("  background task %s %s", d.TaskID, taskEnding(d))
 		if d.Status == "completed" {
-			info(line)
+			l.info(line)
 		} else {
-			warn(line)
+			l.warn(line)
 		}
 	case event.Warning:
-		warn(errorLine(d.Message, errorWidth))
+		l.warn(errorLine(d.Message, errorWidth))
 	case event.Hook:
-		s.hook(d, info, warn)
+		l.hook(d)
 	case event.ToolDenied:
 		rule := d.Rule
 		if rule == "" {
 			rule = "no allow rule matched"
 		}
-		warn(fmt.Sprintf("  %s refused: %s", d.Name, rule))
+		l.warn(fmt.Sprintf("  %s refused: %s", d.Name, rule))
 	case event.Result:
 		// A subagent's result: its parent's tool result line reports the outcome.
 		s.spoken(e.Parent)
-		debug(fmt.Sprintf("subagent %s after %d steps", d.Status, d.Steps))
+		l.debug(fmt.Sprintf("subagent %s after %d steps", d.Status, d.Steps))
 	default:
-		debug("event " + string(e.Type()))
+		l.debug("event " + string(e.Type()))
+	}
+}
+
+// eventLines writes the stderr lines of one event, each at the event's time and indented by
+// its nesting (pre).
+type eventLines struct {
+	s   *Text
+	e   event.Event
+	pre string
+}
+
+// at starts a log entry of the given level at the event's time.
+func (l eventLines) at(level zerolog.Level) *zerolog.Event { return l.s.entry(level, l.e.Time) }
+
+// msg writes an entry begun with at, indented.
+func (l eventLines) msg(ev *zerolog.Event, msg string) { ev.Msg(l.pre + msg) }
+
+func (l eventLines) info(msg string)  { l.msg(l.at(zerolog.InfoLevel), msg) }
+func (l eventLines) warn(msg string)  { l.msg(l.at(zerolog.WarnLevel), msg) }
+func (l eventLines) debug(msg string) { l.msg(l.at(zerolog.DebugLevel), msg) }
+
+// say shows the reply held for this parent, once it is known not to be the answer.
+func (l eventLines) say() {
+	if text := l.s.spoken(l.e.Parent); text != "" {
+		l.info("  « " + text)
+	}
+}
+
+// init is the run's first line: model, host, tools, and version and session when known.
+func (l eventLines) init(d event.Init) {
+	ev := l.at(zerolog.InfoLevel).Str("model", d.Model).Str("host", d.BaseURLHost).
+		Int("tools", len(d.Tools))
+	if d.Version != "" {
+		ev = ev.Str("version", d.Version)
+	}
+	if d.SessionID != "" {
+		ev = ev.Str("session", d.SessionID)
+	}
+	l.msg(ev, "start")
+}
+
+// turnEnd warns of a turn that stopped for another reason than completion.
+func (l eventLines) turnEnd(d event.TurnEnd) {
+	if d.StopReason != "" && d.StopReason != string(event.StopCompleted) {
+		l.msg(l.at(zerolog.WarnLevel).Int("steps", d.Steps), fmt.Sprintf("turn %d ended: %s", d.Turn, d.StopReason))
+		return
+	}
+	l.msg(l.at(zerolog.DebugLevel).Int("steps", d.Steps), fmt.Sprintf("turn %d done", d.Turn))
+}
+
+// sessionRewind reports a --rewind: the checkpoint, then what became of each file.
+func (l eventLines) sessionRewind(d event.SessionRewind) {
+	l.info(fmt.Sprintf("rewound to checkpoint %d; the conversation as it was is kept in %s", d.Checkpoint, d.Backup))
+	for _, f := range d.Files {
+		switch {
+		case f.Action == "not_restored":
+			l.warn(fmt.Sprintf("  %s not restored: %s", f.Path, errorLine(f.Reason, errorWidth)))
+		case f.ChangedOutside:
+			l.warn(fmt.Sprintf("  %s %s, undoing a change made outside the file tools (kept in %s)", f.Path, f.Action, f.Backup))
+		default:
+			l.info(fmt.Sprintf("  %s %s", f.Path, f.Action))
+		}
+	}
+}
+
+// retryLine says which retry comes, when, and after what failure.
+func (s *Text) retryLine(d event.Retry) string {
+	// Retries counted as --max-retries counts them: the event's attempt is the attempt
+	// that failed, so this is retry number attempt of max_attempts-1.
+	msg := fmt.Sprintf("retry %d/%d", d.Attempt, max(d.MaxAttempts-1, d.Attempt))
+	if wait := s.wait(d.DelayMS); wait > 0 {
+		msg += " in " + formatMS(wait)
+	}
+	if d.HTTPStatus != 0 && !strings.Contains(d.Error, fmt.Sprintf("HTTP %d", d.HTTPStatus)) {
+		msg += fmt.Sprintf(": HTTP %d", d.HTTPStatus)
+	}
+	if d.Error != "" {
+		msg += ": " + errorLine(d.Error, errorWidth)
+	}
+	return msg
+}
+
+// iteration announces a Ralph iteration, or the flow's end when the same iteration comes
+// again with its move into the end node.
+func (l eventLines) iteration(d event.Iteration) {
+	s := l.s
+	if s.iteration[l.e.Parent] == d.Iteration && d.Iteration > 0 {
+		// The move into the flow's end node: the iteration itself was announced, and
+		// the reply held is the answer, which stdout shows.
+		s.spoken(l.e.Parent)
+		ev := l.at(zerolog.InfoLevel)
+		if d.Choice != "" {
+			ev = ev.Str("choice", d.Choice)
+		}
+		l.msg(ev, "ended")
+		return
+	}
+	l.say() // the previous iteration's answer
+	s.iteration[l.e.Parent] = d.Iteration
+	msg := fmt.Sprintf("iteration %d", d.Iteration)
+	if d.Max > 0 {
+		msg += fmt.Sprintf("/%d", d.Max)
+	}
+	ev := l.at(zerolog.InfoLevel)
+	if d.Node != "" {
+		ev = ev.Str("node", d.Node)
+	}
+	if d.Choice != "" {
+		ev = ev.Str("choice", d.Choice)
+	}
+	l.msg(ev, msg)
+}
+
+// todo shows the todo list: how many items are done, then each with its mark.
+func (l eventLines) todo(d event.Todo) {
+	done := 0
+	for _, it := range d.Items {
+		if it.Status == "done" {
+			done++
+		}
+	}
+	l.info(fmt.Sprintf("todo %d/%d done", done, len(d.Items)))
+	for _, it := range d.Items {
+		l.info("  " + tools.TodoMark(it.Status) + " " + oneLine(it.Title, callWidth))
+	}
+}
+
+// taskOutput shows what a background task printed: its own business, so at debug level, a
+// line at a time.
+func (l eventLines) taskOutput(d event.TaskOutput) {
+	for _, line := range strings.Split(strings.TrimRight(d.Text, "\n"), "\n") {
+		if d.Truncated {
+			line = "(the rest is only in its output file)"
+		}
+		l.debug(fmt.Sprintf("  %s | %s", d.TaskID, errorLine(line, errorWidth)))
 	}
 }
 
@@ -306,7 +358,7 @@ func (s *Text) excerpt(t time.Time, pre string, lines []string, failed bool) {
 }
 
 // hook reports one run of a user's hook: allowed, blocked (with why) or timed out.
-func (s *Text) hook(d event.Hook, info, warn func(string)) {
+func (l eventLines) hook(d event.Hook) {
 	head := "  hook " + joinNonEmpty(d.Event, truncate(d.Command, resultWidth)) + " -> "
 	dur := formatMS(d.DurationMS)
 	switch {
@@ -315,25 +367,25 @@ func (s *Text) hook(d event.Hook, info, warn func(string)) {
 		if first := errorLine(d.Reason, outputWidth); first != "" {
 			msg += ": " + first
 		}
-		warn(msg)
+		l.warn(msg)
 	case d.TimedOut:
-		info(head + "timed out " + dur)
+		l.info(head + "timed out " + dur)
 	default:
-		info(head + fmt.Sprintf("exit %d %s", d.ExitCode, dur))
+		l.info(head + fmt.Sprintf("exit %d %s", d.ExitCode, dur))
 	}
 }
 
 // compactionEnd reports how much a compaction saved, or that it failed.
-func (s *Text) compactionEnd(d event.CompactionEnd, info, warn func(string)) {
+func (l eventLines) compactionEnd(d event.CompactionEnd) {
 	if d.Error != "" {
-		warn("compaction failed: " + errorLine(d.Error, errorWidth))
+		l.warn("compaction failed: " + errorLine(d.Error, errorWidth))
 		return
 	}
 	msg := fmt.Sprintf("compacted context: %d -> %d tokens", d.TokensBefore, d.TokensAfter)
 	if d.Fallback {
 		msg += " (fallback)"
 	}
-	info(msg)
+	l.info(msg)
 }
 
 // joinNonEmpty joins a tool name and its summary with two spaces, dropping an empty summary.

@@ -83,6 +83,69 @@ func BenchmarkChildStart(b *testing.B) {
 	}
 }
 
+// BenchmarkFirstChild is what a run's first child pays on top of the per-call cost of
+// BenchmarkChildStart: each iteration makes a new launcher (as a run does), starts `bash -c
+// true` through it and waits, then closes it (the end of the run), alternating with a bare
+// start. first-ms is the median of the launched start minus the bare one: the launcher's
+// own start (and under the sandbox its confined arm's), which a run's first child waits
+// for when nothing started it earlier; close-ms is the median of Close, which the end of a
+// run waits for. KIMI_RUN_BENCH_BINARY runs another kimi-run binary as the launcher (an
+// older build, for a before and after). docs/performance.md has the figures.
+func BenchmarkFirstChild(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("the launcher process is Linux's")
+	}
+	exe := binary
+	if v := os.Getenv("KIMI_RUN_BENCH_BINARY"); v != "" {
+		exe = v
+	}
+	work, tmp := b.TempDir(), b.TempDir()
+	_, shell := tools.ShellInfo()
+	argv := []string{shell, "-c", "true"}
+	for _, c := range []struct {
+		name   string
+		policy sandbox.Policy
+	}{
+		{"plain", sandbox.Policy{Mode: sandbox.Off}},
+		{"workspace-write", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: tmp}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if c.policy.Active() && sandbox.ABI() < 1 {
+				b.Skip("needs Landlock")
+			}
+			var firsts, closes []float64
+			for b.Loop() {
+				t0 := time.Now()
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Dir = work
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				// As run configures it: the task limit under the sandbox only.
+				l := &launch.Launcher{Exe: exe, Environ: os.Environ(), Policy: c.policy}
+				if c.policy.Active() {
+					l.TaskLimit = 8192
+				}
+				p, err := l.Start(launch.Spec{Path: argv[0], Args: argv, Dir: work, Confine: true, Keep: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if st := p.Wait(); !st.Success() {
+					b.Fatalf("bash -c true: %s", st)
+				}
+				t2 := time.Now()
+				l.Close()
+				t3 := time.Now()
+				firsts = append(firsts, ms(t2.Sub(t1)-t1.Sub(t0)))
+				closes = append(closes, ms(t3.Sub(t2)))
+			}
+			b.ReportMetric(median(firsts), "first-ms")
+			b.ReportMetric(median(closes), "close-ms")
+		})
+	}
+}
+
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 // median of xs, which it sorts.

@@ -12,7 +12,9 @@
 # session file (the default) and with --no-session; 20 steps of Think (a tool with no time
 # of its own); 20 steps of Shell `true`, also under --sandbox workspace-write when the
 # kernel has Landlock, and both again with --files-changed tools (no git snapshot of the
-# work dir before the first command: what is left is the launcher's share). Runs use this
+# work dir before the first command: what is left is the launcher's share), and these two
+# once more against a server that pauses 5 ms after each chunk (/paced/: a provider
+# streams a reply over time, and the launcher starts while it does). Runs use this
 # repository as the work dir. Where valgrind is installed, the instructions of one start
 # of the launcher process (the binary in launcher mode, which exits at once without its
 # socket) are counted against --version and the hello-world program: unlike wall time,
@@ -23,7 +25,7 @@
 # (the server is another process); it is steadier than wall time on a busy machine. Peak
 # RSS is the largest of three runs under /usr/bin/time -v (the Debian package "time" is
 # installed when missing and root). The load average is printed next to the figures.
-# Nothing is written outside a temporary directory; the script takes well under 2 minutes.
+# Nothing is written outside a temporary directory; the script takes about 3 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO="$(pwd)"
@@ -63,7 +65,7 @@ printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hell
 printf 'module hello\n\ngo 1.21\n' >"$WORK/hello/go.mod"
 (cd "$WORK/hello" && CGO_ENABLED=0 GOFLAGS= go build -trimpath -ldflags "-s -w" -o "$WORK/hello-go" .)
 
-"$WORK/benchserver" -url-file "$WORK/url" -lifetime 3m >/dev/null &
+"$WORK/benchserver" -url-file "$WORK/url" -lifetime 6m >/dev/null &
 SERVER_PID=$!
 for _ in $(seq 100); do
 	[ -s "$WORK/url" ] && break
@@ -113,6 +115,11 @@ add think-20-no-git "$RUNS" "${RUN[@]}" --base-url "$ROOT/think/20/v1" --files-c
 add shell-20-no-git "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/shell/20/v1" --files-changed tools
 if [ -n "$SANDBOX" ]; then
 	add shell-20-no-git-sbx "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/shell/20/v1" --files-changed tools --sandbox workspace-write
+fi
+add think-20-paced "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/paced/think/20/v1" --files-changed tools
+add shell-20-paced "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/paced/shell/20/v1" --files-changed tools
+if [ -n "$SANDBOX" ]; then
+	add shell-20-paced-sbx "$SHELL_RUNS" "${RUN[@]}" --base-url "$ROOT/paced/shell/20/v1" --files-changed tools --sandbox workspace-write
 fi
 
 # Check every case once: it must exit 0 and, for runs, end with a completed result.
@@ -214,6 +221,11 @@ awk -v t="${MED[think-20-steps]}" -v s="${MED[shell-20-steps]}" -v x="${MED[shel
 awk -v t="${MED[think-20-no-git]}" -v s="${MED[shell-20-no-git]}" -v x="${MED[shell-20-no-git-sbx]:-}" \
 	-v b="${MED[floor-bash-c-true]}" 'BEGIN {
 	printf "the same without the git snapshot (--files-changed tools): %.2f ms wall", (s - t) / 20 - b
+	if (x != "") printf "; sandboxed: %.2f ms", (x - t) / 20 - b
+	printf "\n" }'
+awk -v t="${MED[think-20-paced]}" -v s="${MED[shell-20-paced]}" -v x="${MED[shell-20-paced-sbx]:-}" \
+	-v b="${MED[floor-bash-c-true]}" 'BEGIN {
+	printf "the same, the reply streamed over time (/paced/): %.2f ms wall", (s - t) / 20 - b
 	if (x != "") printf "; sandboxed: %.2f ms", (x - t) / 20 - b
 	printf "\n" }'
 # Instructions of one start, where valgrind can count them (user space only: the page

@@ -8,6 +8,9 @@
 //	http://ADDR/v1                 one streamed answer, no tool call
 //	http://ADDR/think/N/v1         N steps that each call Think, then the answer
 //	http://ADDR/shell/N/v1         N steps that each call Shell with `true`, then the answer
+//	http://ADDR/paced/TOOL/N/v1    the same, with a pause (-pace) after each chunk, as a
+//	                               provider streams its tokens: what the run does while a
+//	                               reply streams (start the launcher) is then measured too
 //
 // Each call's arguments differ (they carry the step number) so the agent's loop guard,
 // which stops a model repeating one call, never fires.
@@ -36,14 +39,15 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
 	urlFile := flag.String("url-file", "", "write the base URL to this file once listening")
 	lifetime := flag.Duration("lifetime", 5*time.Minute, "exit after this long, so a forgotten server never lingers")
+	pace := flag.Duration("pace", 5*time.Millisecond, "the pause after each chunk of a /paced/ reply")
 	flag.Parse()
-	if err := serve(*addr, *urlFile, *lifetime); err != nil {
+	if err := serve(*addr, *urlFile, *lifetime, *pace); err != nil {
 		fmt.Fprintln(os.Stderr, "benchserver:", err)
 		os.Exit(1)
 	}
 }
 
-func serve(addr, urlFile string, lifetime time.Duration) error {
+func serve(addr, urlFile string, lifetime, pace time.Duration) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -62,16 +66,20 @@ func serve(addr, urlFile string, lifetime time.Duration) error {
 	fmt.Println(base)
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", handler("", 0))
-	mux.HandleFunc("POST /{tool}/{steps}/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		n, err := strconv.Atoi(r.PathValue("steps"))
-		tool := r.PathValue("tool")
-		if err != nil || n < 0 || (tool != "think" && tool != "shell") {
-			http.Error(w, `{"error":{"message":"want /think/N/v1 or /shell/N/v1","type":"invalid_request_error"}}`, http.StatusNotFound)
-			return
+	mux.HandleFunc("POST /v1/chat/completions", handler("", 0, 0))
+	steps := func(gap time.Duration) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			n, err := strconv.Atoi(r.PathValue("steps"))
+			tool := r.PathValue("tool")
+			if err != nil || n < 0 || (tool != "think" && tool != "shell") {
+				http.Error(w, `{"error":{"message":"want /think/N/v1 or /shell/N/v1","type":"invalid_request_error"}}`, http.StatusNotFound)
+				return
+			}
+			handler(tool, n, gap)(w, r)
 		}
-		handler(tool, n)(w, r)
-	})
+	}
+	mux.HandleFunc("POST /{tool}/{steps}/v1/chat/completions", steps(0))
+	mux.HandleFunc("POST /paced/{tool}/{steps}/v1/chat/completions", steps(pace))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -95,8 +103,9 @@ type request struct {
 	} `json:"messages"`
 }
 
-// handler answers one request of a run that takes steps tool steps calling tool.
-func handler(tool string, steps int) http.HandlerFunc {
+// handler answers one request of a run that takes steps tool steps calling tool, pausing
+// gap after each chunk.
+func handler(tool string, steps int, gap time.Duration) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var req request
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
@@ -110,6 +119,7 @@ func handler(tool string, steps int) http.HandlerFunc {
 			}
 		}
 		s := newStream(w)
+		s.gap = gap
 		if done < steps {
 			s.toolCall(done+1, tool)
 		} else {
@@ -120,8 +130,9 @@ func handler(tool string, steps int) http.HandlerFunc {
 
 // stream writes one SSE reply and flushes each chunk as a provider would.
 type stream struct {
-	w http.ResponseWriter
-	f http.Flusher
+	w   http.ResponseWriter
+	f   http.Flusher
+	gap time.Duration
 }
 
 func newStream(w http.ResponseWriter) *stream {
@@ -144,6 +155,9 @@ func (s *stream) data(choices string) {
 	fmt.Fprintf(s.w, "data: %s%s}\n\n", chunkHead, choices)
 	if s.f != nil {
 		s.f.Flush()
+	}
+	if s.gap > 0 {
+		time.Sleep(s.gap)
 	}
 }
 

@@ -125,7 +125,10 @@ type Manager struct {
 	Now   func() time.Time
 	NewID func() string
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// ending is held while a task's end is saved and published: whoever saw its record
+	// say it ended and then takes the notices finds its notice among them.
+	ending  sync.Mutex
 	tasks   []*task
 	notices []notice
 	closed  bool
@@ -349,6 +352,9 @@ func (m *Manager) TakeNotices() []Notice {
 	if m == nil {
 		return nil
 	}
+	// An end being saved is published first (see ending).
+	m.ending.Lock()
+	defer m.ending.Unlock()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := min(len(m.notices), noticesPerStep)

@@ -263,7 +263,8 @@ func (t *task) finish(state launch.State, req *stopRequest, timedOut bool, writt
 }
 
 // conclude makes v the task's final state: it is reported with its notification, saved,
-// and told to the model; then whoever waits for the task's end goes on.
+// and told to the model (the last two as one, for TakeNotices); then whoever waits for
+// the task's end goes on.
 func (m *Manager) conclude(t *task, v Task) {
 	n := m.notification(v)
 	nt := notice{message: m.noticeText(v, n), notification: n}
@@ -272,6 +273,8 @@ func (m *Manager) conclude(t *task, v Task) {
 	m.emit(event.TaskEnded{TaskID: v.ID, Kind: Kind, Description: m.scrub(v.Description), Status: string(v.Status),
 		TerminalReason: v.TerminalReason(), ExitCode: exitCode(v), StoppedBy: string(v.StoppedBy), Reason: m.scrub(v.Reason),
 		DurationMS: duration(v).Milliseconds(), OutputBytes: v.OutputBytes, DroppedBytes: v.DroppedBytes, Notification: n})
+	m.ending.Lock()
+	defer m.ending.Unlock()
 	m.save(v)
 	m.publish(func() {
 		t.status, t.exitCode, t.hasExit, t.timedOut = v.Status, v.ExitCode, v.HasExit, v.TimedOut

@@ -116,62 +116,126 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 	if ctx.Err() != nil {
 		return tools.Errorf("not run: the run is stopping"), nil
 	}
+	pp, err := openPipes()
+	if err != nil {
+		return tools.Errorf("plugin tool %s: %v", t.Name(), err), nil
+	}
+	cmd := t.spec.Command
+	p, err := t.launch.Start(launch.Spec{Path: cmd[0], Args: cmd, Env: t.env, Dir: t.dir, Stdin: pp.inR, Stdout: pp.outW, Stderr: pp.errW, Confine: true})
+	pp.closeChildEnds()
+	if err != nil {
+		pp.closeOurEnds()
+		return tools.Errorf("plugin tool %s could not start %s: %v", t.Name(), cmd[0], err).
+			WithKimi(fmt.Sprintf("Plugin tool '%s' failed: %v", t.Name(), err), ""), nil
+	}
+	stdout, stderr, copied := pp.exchange(compactArgs(args))
+	timedOut := t.await(ctx, p)
+	state := p.Wait()
+	pp.release(copied)
+	// A tool is one call: what it left running in its group is stopped with it (the run
+	// would end it later anyway).
+	launch.Stop(grace, time.Second, p)
+	return t.result(ctx, timedOut, state, strings.TrimSpace(stdout.String()), stdout.dropped, stderr.String()), nil
+}
+
+// compactArgs is the call's arguments as one line of JSON for the tool's stdin: {} when
+// there are none or they are not JSON.
+func compactArgs(args json.RawMessage) []byte {
 	var compact bytes.Buffer
 	if len(args) == 0 || json.Compact(&compact, args) != nil {
 		compact.Reset()
 		compact.WriteString("{}")
 	}
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return tools.Errorf("plugin tool %s: %v", t.Name(), err), nil
+	return compact.Bytes()
+}
+
+// pipes are a call's stdin, stdout and stderr: the child's ends (inR, outW, errW) and ours.
+type pipes struct {
+	inR, inW, outR, outW, errR, errW *os.File
+}
+
+// openPipes opens the three pipes, or none.
+func openPipes() (*pipes, error) {
+	var pp pipes
+	var err error
+	if pp.inR, pp.inW, err = os.Pipe(); err != nil {
+		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return tools.Errorf("plugin tool %s: %v", t.Name(), err), nil
+	if pp.outR, pp.outW, err = os.Pipe(); err != nil {
+		pp.inR.Close()
+		pp.inW.Close()
+		return nil, err
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return tools.Errorf("plugin tool %s: %v", t.Name(), err), nil
+	if pp.errR, pp.errW, err = os.Pipe(); err != nil {
+		pp.inR.Close()
+		pp.inW.Close()
+		pp.outR.Close()
+		pp.outW.Close()
+		return nil, err
 	}
-	cmd := t.spec.Command
-	p, err := t.launch.Start(launch.Spec{Path: cmd[0], Args: cmd, Env: t.env, Dir: t.dir, Stdin: inR, Stdout: outW, Stderr: errW, Confine: true})
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
-		return tools.Errorf("plugin tool %s could not start %s: %v", t.Name(), cmd[0], err).
-			WithKimi(fmt.Sprintf("Plugin tool '%s' failed: %v", t.Name(), err), ""), nil
-	}
+	return &pp, nil
+}
+
+// closeChildEnds closes the ends the child holds once it started (or failed to).
+func (pp *pipes) closeChildEnds() {
+	pp.inR.Close()
+	pp.outW.Close()
+	pp.errW.Close()
+}
+
+// closeOurEnds closes the run's ends when the child never started.
+func (pp *pipes) closeOurEnds() {
+	pp.inW.Close()
+	pp.outR.Close()
+	pp.errR.Close()
+}
+
+// exchange writes input to the child's stdin and keeps what it prints, up to the caps;
+// copied closes when both outputs have ended.
+func (pp *pipes) exchange(input []byte) (stdout, stderr *capped, copied <-chan struct{}) {
 	go func() {
 		// A tool that never reads its stdin makes this write fail once it exits: no matter.
-		_, _ = inW.Write(compact.Bytes())
-		inW.Close()
+		_, _ = pp.inW.Write(input)
+		pp.inW.Close()
 	}()
-	stdout, stderr := &capped{max: maxStdout}, &capped{max: maxStderr}
+	stdout, stderr = &capped{max: maxStdout}, &capped{max: maxStderr}
 	var copies sync.WaitGroup
 	for _, c := range []struct {
 		w *capped
 		r *os.File
-	}{{stdout, outR}, {stderr, errR}} {
+	}{{stdout, pp.outR}, {stderr, pp.errR}} {
 		copies.Add(1)
 		go func() {
 			defer copies.Done()
 			_, _ = io.Copy(c.w, c.r)
 		}()
 	}
+	done := make(chan struct{})
+	go func() { copies.Wait(); close(done) }()
+	return stdout, stderr, done
+}
 
+// release waits for the outputs to end once the child has exited. The output ends when the
+// last process holding the pipes lets go: what the command left behind gets the grace,
+// then loses its pipes.
+func (pp *pipes) release(copied <-chan struct{}) {
+	select {
+	case <-copied:
+	case <-time.After(grace):
+		pp.outR.Close()
+		pp.errR.Close()
+		<-copied
+	}
+	pp.outR.Close()
+	pp.errR.Close()
+}
+
+// await waits for the call to end, and stops it (SIGTERM, grace, SIGKILL) when it outlasts
+// the timeout, which it reports, or when the run stops.
+func (t *Tool) await(ctx context.Context, p *launch.Proc) (timedOut bool) {
 	timer := time.NewTimer(t.timeout)
 	defer timer.Stop()
-	stopped, timedOut := false, false
+	stopped := false
 	select {
 	case <-p.Done():
 	case <-timer.C:
@@ -184,33 +248,20 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 		launch.WaitGone(time.Now().Add(grace), p)
 		_ = p.Signal(true)
 	}
-	state := p.Wait()
-	// The output ends when the last process holding the pipes lets go: what the command
-	// left behind gets the grace, then loses its pipes.
-	copied := make(chan struct{})
-	go func() { copies.Wait(); close(copied) }()
-	select {
-	case <-copied:
-	case <-time.After(grace):
-		outR.Close()
-		errR.Close()
-		<-copied
-	}
-	outR.Close()
-	errR.Close()
-	// A tool is one call: what it left running in its group is stopped with it (the run
-	// would end it later anyway).
-	launch.Stop(grace, time.Second, p)
+	return timedOut
+}
 
-	out := strings.TrimSpace(stdout.String())
+// result is what the model reads of an ended call: its stdout (out, with dropped bytes
+// counted), or why it failed.
+func (t *Tool) result(ctx context.Context, timedOut bool, state launch.State, out string, dropped int64, stderr string) tools.Result {
 	switch {
 	case ctx.Err() != nil && !timedOut:
-		return tools.Errorf("plugin tool %s was stopped: the run is stopping", t.Name()), nil
+		return tools.Errorf("plugin tool %s was stopped: the run is stopping", t.Name())
 	case timedOut:
-		return tools.Errorf("plugin tool %s did not finish within %s and was stopped%s", t.Name(), t.timeout, tail(out, stderr.String())).
-			WithKimi(fmt.Sprintf("Plugin tool '%s' timed out after %ds.", t.Name(), int(t.timeout.Seconds())), ""), nil
+		return tools.Errorf("plugin tool %s did not finish within %s and was stopped%s", t.Name(), t.timeout, tail(out, stderr)).
+			WithKimi(fmt.Sprintf("Plugin tool '%s' timed out after %ds.", t.Name(), int(t.timeout.Seconds())), "")
 	case !state.Success():
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(stderr)
 		if msg == "" {
 			msg = out
 		}
@@ -222,16 +273,16 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 		if msg != "" {
 			res.Output += ":\n" + msg
 		}
-		return res.WithKimi(fmt.Sprintf("Plugin tool '%s' failed: %s", t.Name(), kimiMsg), ""), nil
+		return res.WithKimi(fmt.Sprintf("Plugin tool '%s' failed: %s", t.Name(), kimiMsg), "")
 	}
 	text := out
-	if stdout.dropped > 0 {
-		text += fmt.Sprintf("\n\n(%d more bytes of output were dropped.)", stdout.dropped)
+	if dropped > 0 {
+		text += fmt.Sprintf("\n\n(%d more bytes of output were dropped.)", dropped)
 	}
 	if text == "" {
 		text = "(no output)"
 	}
-	return tools.Text(text).WithKimi("", out), nil
+	return tools.Text(text).WithKimi("", out)
 }
 
 // tail is what a stopped tool wrote, for its error.
