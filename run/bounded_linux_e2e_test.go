@@ -50,6 +50,18 @@ type boundedResult struct {
 // outlives overstay.
 func runBounded(t testing.TB, srv *scripted.Server, dir string, args []string, env map[string]string) boundedResult {
 	t.Helper()
+	return runBoundedFrom(t, srv, nil, dir, args, env)
+}
+
+// runBoundedStdin is runBounded in a temp dir with stdin read from in.
+func runBoundedStdin(t testing.TB, srv *scripted.Server, in *os.File, args []string) boundedResult {
+	t.Helper()
+	return runBoundedFrom(t, srv, in, t.TempDir(), args, nil)
+}
+
+// runBoundedFrom is runBounded with stdin read from in (nil: /dev/null).
+func runBoundedFrom(t testing.TB, srv *scripted.Server, in *os.File, dir string, args []string, env map[string]string) boundedResult {
+	t.Helper()
 	full := map[string]string{
 		"PATH":                     os.Getenv("PATH"),
 		"HOME":                     t.TempDir(),
@@ -68,8 +80,14 @@ func runBounded(t testing.TB, srv *scripted.Server, dir string, args []string, e
 	cmd.Env = append(cmd.Env, coverEnv()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if in != nil {
+		cmd.Stdin = in
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if in != nil {
+		in.Close() // the run holds the only read end: a writer sees it go when the run ends
 	}
 	watch := watchHWM(cmd.Process.Pid)
 	hung := time.AfterFunc(overstay, func() { cmd.Process.Kill() })

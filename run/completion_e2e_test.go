@@ -311,7 +311,9 @@ func checkWidth(t *testing.T, by, rendered string) {
 // TestReadmeCompletionInstall runs the README's install lines for the completions and the
 // man page, as written, in a fresh HOME with kimi-run in ~/.local/bin, then checks each
 // shell and man find what they wrote where they look by themselves (issue 29 #4: the fish
-// line lacked mkdir -p; man found the page only with ~/.local/bin on PATH).
+// line lacked mkdir -p; man found the page only with ~/.local/bin on PATH). Then it runs
+// them again as a user who installed from a checkout (kimi-run on PATH from there, no
+// ~/.local/bin): `man kimi-run` in that shell must find the page too.
 func TestReadmeCompletionInstall(t *testing.T) {
 	t.Parallel()
 	needBash(t)
@@ -352,6 +354,19 @@ func TestReadmeCompletionInstall(t *testing.T) {
 	if _, err := exec.LookPath("man"); err == nil {
 		if got := strings.TrimSpace(run("man", "-w", "kimi-run")); got != filepath.Join(home, ".local/share/man/man1/kimi-run.1") {
 			t.Errorf("man -w kimi-run = %q", got)
+		}
+	}
+	if _, err := exec.LookPath("man"); err == nil {
+		checkout, fresh := t.TempDir(), t.TempDir()
+		if out, err := exec.Command("cp", binary, filepath.Join(checkout, "kimi-run")).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v\n%s", err, out)
+		}
+		cmd := exec.Command("bash", "-euo", "pipefail", "-c", `export PATH="$PWD:$PATH"; cd "$HOME"; `+block+"\nman -w kimi-run")
+		cmd.Env = append([]string{"HOME=" + fresh, "PATH=" + os.Getenv("PATH"), "TERM=dumb", "MANPAGER=cat", "PAGER=cat"}, coverEnv()...)
+		cmd.Dir = checkout
+		out, err := cmd.CombinedOutput()
+		if want := filepath.Join(fresh, ".local/share/man/man1/kimi-run.1"); err != nil || strings.TrimSpace(string(out)) != want {
+			t.Errorf("installed from a checkout, man -w kimi-run: %v\n%s\nwant %s", err, out, want)
 		}
 	}
 	if _, err := exec.LookPath("fish"); err == nil {

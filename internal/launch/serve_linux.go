@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -29,6 +30,7 @@ func Serve(args []string) int {
 	// It holds nothing anyone may read through /proc or a debugger: not dumpable before it
 	// reads anything.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	closeInheritedOnExec()
 	conn, err := connOf(os.NewFile(3, "launcher"))
 	if err != nil {
 		return 125
@@ -334,4 +336,26 @@ func (s *server) endAll() {
 	}
 	s.mu.Unlock()
 	killTree(os.Getpid(), spare)
+}
+
+// closeInheritedOnExec marks every descriptor from 3 up close-on-exec, so that a child gets
+// only the descriptors it is given. The launcher holds whatever kimi-run inherited from its
+// own parent and left open on exec (a wrapper script's `exec 5>>job.log`, a make
+// jobserver's pipe, a CI runner's log): passed on, an open file outside the writable dirs
+// would be a way around the sandbox, which judges paths only when they are opened. The
+// descriptors stay open here (the runtime's own are among them, already close-on-exec).
+func closeInheritedOnExec() {
+	if unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	// Before Linux 5.11: one by one.
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
+		}
+	}
 }
