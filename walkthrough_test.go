@@ -104,7 +104,9 @@ func flagChange() change {
 					"| `--walkthrough-tag TAG` | `KIMI_RUN_WALKTHROUGH_TAG`, or `[walkthrough] tag` | sent as the X-Walkthrough-Tag header |\n")
 			}},
 		},
-		packages: []string{"./config/", "./run/"},
+		generate:  [][]string{{"go", "generate", "./config"}},
+		generated: []string{"config/parseflags_gen.go"},
+		packages:  []string{"./config/", "./run/"},
 	}
 }
 
@@ -149,9 +151,11 @@ if res := runSearchTool(t, NewWalkthroughEcho(Env{}), map[string]any{"text": "he
 `
 			}},
 		},
-		generate:  [][]string{{"go", "test", "./tools", "-run", "TestBuiltinSchemasGolden", "-update"}},
-		generated: []string{"tools/testdata/schemas.golden"},
-		packages:  []string{"./tools/", "./agentspec/", "./run/"},
+		generate: [][]string{{"go", "generate", "./tools"},
+			{"go", "test", "./run", "-run", "TestRequestBodiesUnchanged", "-update"}},
+		generated: []string{"tools/schemas.txt", "run/testdata/requests/default-tool-step.jsonl",
+			"run/testdata/requests/okabe.jsonl", "run/testdata/requests/subagent.jsonl"},
+		packages: []string{"./tools/", "./agentspec/", "./run/"},
 	}
 }
 

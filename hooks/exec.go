@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -26,8 +25,8 @@ func execute(ctx context.Context, l *launch.Launcher, command, dir string, stdin
 	prog, args := shellCommand(command)
 	// The output goes through pipes of our own: the wait ends when the command exits, not
 	// when the last process holding the pipes does.
-	var stdout, stderr cappedBuffer
-	outs, err := startReaders(&stdout, &stderr)
+	stdout, stderr := &launch.Head{Max: outputCap}, &launch.Head{Max: outputCap}
+	outs, err := startReaders(stdout, stderr)
 	if err != nil {
 		return result{exitCode: -1, startErr: err}
 	}
@@ -122,25 +121,4 @@ func (r *readers) abandon() {
 	for _, f := range append(r.read, r.write...) {
 		f.Close()
 	}
-}
-
-// cappedBuffer keeps the first outputCap bytes written to it and drops the rest.
-type cappedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := outputCap - c.b.Len(); room > 0 {
-		c.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (c *cappedBuffer) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.b.String()
 }

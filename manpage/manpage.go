@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/kong"
 )
@@ -78,7 +79,7 @@ func Write(w io.Writer, app *kong.Application, p Page) error {
 }
 
 // envLine is one "  NAME[, NAME]   meaning" line of the description.
-var envLine = regexp.MustCompile(`^\s+(\S+(?:, \S+)*)\s{2,}(.*)$`)
+var envLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+(\S+(?:, \S+)*)\s{2,}(.*)$`) })
 
 // writeEnvironment turns the description's aligned table into tagged paragraphs, which
 // fit any width; a line that is not a row (a closing remark) becomes a paragraph.
@@ -93,7 +94,7 @@ func writeEnvironment(b *strings.Builder, env string) {
 		lines = lines[1:]
 	}
 	for _, l := range lines {
-		if m := envLine.FindStringSubmatch(l); m != nil {
+		if m := envLine().FindStringSubmatch(l); m != nil {
 			var names []string
 			for _, n := range strings.Split(m[1], ", ") {
 				names = append(names, `\fB`+roff(n)+`\fR`)

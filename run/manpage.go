@@ -4,6 +4,7 @@ import (
 	"io"
 	"regexp"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -26,13 +27,13 @@ func writeManPage(w io.Writer, app *kong.Application, version string) error {
 }
 
 // dateIn finds the day in a release's version string, "1.2.3 (abc1234, 2026-01-02T…)".
-var dateIn = regexp.MustCompile(`, (\d{4}-\d{2}-\d{2})`)
+var dateIn = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`, (\d{4}-\d{2}-\d{2})`) })
 
 // manDate is the day the page describes: the release's commit date, else the commit Go
 // stamped into the build, else today. A page without a date draws a warning from man
 // and mandoc.
 func manDate(version string, info func() (*debug.BuildInfo, bool), now func() time.Time) string {
-	if m := dateIn.FindStringSubmatch(version); m != nil {
+	if m := dateIn().FindStringSubmatch(version); m != nil {
 		return m[1]
 	}
 	if bi, ok := info(); ok {

@@ -93,13 +93,14 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		return ExitOK
 	}
 	var cli CLI
-	parser, err := config.NewParser(&cli, sio.env(),
+	options := []kong.Option{
 		kong.Name("kimi-run"),
 		kong.Description(description),
 		kong.Vars{"version": "kimi-run " + version},
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
-	)
+	}
+	parser, err := config.NewParser(&cli, sio.env(), options...)
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
 		return ExitError
@@ -118,7 +119,14 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	}()
 	if shell, ok := completion.Request(args); ok {
 		// --agent's values are not a kong enum: its empty default means "default".
-		return exitIf(completion.Write(sio.Stdout, parser.Model, shell, map[string][]string{"agent": agentspec.Builtins}))
+		// The run's parser has no help texts (config.NewParser): the scripts take them from
+		// the full model.
+		model, err := config.HelpModel(options...)
+		if err != nil {
+			fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
+			return ExitError
+		}
+		return exitIf(completion.Write(sio.Stdout, model, shell, map[string][]string{"agent": agentspec.Builtins}))
 	}
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
@@ -133,8 +141,13 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		return ExitUsage
 	}
 	if cli.ManPage {
-		config.DescribeSources(parser.Model)
-		return exitIf(writeManPage(sio.Stdout, parser.Model, version))
+		model, err := config.HelpModel(options...)
+		if err != nil {
+			fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
+			return ExitError
+		}
+		config.DescribeSources(model)
+		return exitIf(writeManPage(sio.Stdout, model, version))
 	}
 	if cli.PrintSchema {
 		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
@@ -54,10 +55,12 @@ func (s *sandboxPlan) writableNote() string {
 
 // refusalLine matches the words a refused open, create or remove is reported with, in C's
 // strerror (EACCES, EPERM) and Go's and Python's spellings.
-var refusalLine = regexp.MustCompile(`(?i)permission denied|operation not permitted`)
+var refusalLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)permission denied|operation not permitted`)
+})
 
 // quoted finds the quoted parts of a line: 'x', ‘x’, "x", `x'.
-var quoted = regexp.MustCompile("'([^']+)'|‘([^’]+)’|\"([^\"]+)\"|`([^']+)'")
+var quoted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("'([^']+)'|‘([^’]+)’|\"([^\"]+)\"|`([^']+)'") })
 
 // refusedPaths returns the paths the output says were refused that the sandbox refused,
 // at most maxRefusedPaths, in the order they appear.
@@ -65,7 +68,7 @@ func (s *sandboxPlan) refusedPaths(output string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, line := range strings.Split(output, "\n") {
-		if !refusalLine.MatchString(line) {
+		if !refusalLine().MatchString(line) {
 			continue
 		}
 		for _, c := range pathCandidates(line) {
@@ -93,7 +96,7 @@ func (s *sandboxPlan) refusedPaths(output string) []string {
 // parts, and the parts between ": " separators (sh's "cannot create PATH" included).
 func pathCandidates(line string) []string {
 	var out []string
-	for _, m := range quoted.FindAllStringSubmatch(line, -1) {
+	for _, m := range quoted().FindAllStringSubmatch(line, -1) {
 		for _, g := range m[1:] {
 			if g != "" {
 				out = append(out, g)
@@ -102,7 +105,7 @@ func pathCandidates(line string) []string {
 	}
 	for _, field := range strings.Split(line, ": ") {
 		field = strings.TrimSpace(field)
-		if refusalLine.MatchString(field) {
+		if refusalLine().MatchString(field) {
 			continue
 		}
 		for _, prefix := range []string{"cannot create ", "can't create ", "open ", "cannot open "} {

@@ -55,10 +55,41 @@ type sessionPlan struct {
 	forkedFrom string
 	journal    *session.Journal
 	rewound    *rewound
+	// begun is the syncs of begin's write of the meta file, which go on beside the first
+	// model request (issue 31); nil before begin.
+	begun *pendingWrite
 }
 
-// close closes the context file and releases the session's lock.
+// pendingWrite is a write (or sync) going on in the background.
+type pendingWrite struct {
+	done chan struct{}
+	err  error
+}
+
+// goWrite starts write in the background.
+func goWrite(write func() error) *pendingWrite {
+	w := &pendingWrite{done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		w.err = write()
+	}()
+	return w
+}
+
+// wait waits for the write to end and returns its error; nil for no write. It may be
+// called any number of times.
+func (w *pendingWrite) wait() error {
+	if w == nil {
+		return nil
+	}
+	<-w.done
+	return w.err
+}
+
+// close closes the context file and releases the session's lock, once the meta file's
+// write has ended.
 func (p sessionPlan) close() {
+	_ = p.begun.wait() // reported by settleSession when the run got that far
 	if p.session != nil {
 		p.session.Close()
 	}
@@ -248,7 +279,13 @@ func continueNotes(root, id string) (notice, skipped string) {
 	return notice, skipped
 }
 
-// begin records in the meta file that a run has started on the session.
+// begin records in the meta file that a run has started on the session. The file is in
+// place (atomically: any process reads all of it or the old one) when begin returns, so a
+// run killed from then on is listed as such; its syncs go on in the background, as nothing
+// needs it durable before the first model request (docs/design.md, "What must be durable
+// when") and its two fsyncs were most of a session's cost before that request. end, close
+// and settleSession wait for them. An error is the write's; the syncs' is reported by
+// settleSession.
 func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
 	if p.session == nil {
 		return nil
@@ -279,7 +316,12 @@ func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
 	}
 	m.Runs++
 	p.meta, p.started = m, now
-	return session.WriteMeta(dir, m)
+	sync, err := session.WriteMetaVisible(dir, m)
+	if err != nil {
+		return err
+	}
+	p.begun = goWrite(sync)
+	return nil
 }
 
 // end records how the run ended.
@@ -287,6 +329,7 @@ func (p *sessionPlan) end(v verdict, warning string, now time.Time) error {
 	if p.session == nil || p.started.IsZero() {
 		return nil
 	}
+	_ = p.begun.wait() // the start's record first; settleSession reported its failure
 	m := p.meta
 	code := int(v.code)
 	m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = &now, v.reason, &code, warning

@@ -37,6 +37,10 @@ func (r *runState) settleSession(v verdict) string {
 		return p.warning // no session could be kept at all
 	}
 	var problems []string
+	if err := p.begun.wait(); err != nil {
+		// The start's record could not be synced: the end's write below replaces it.
+		r.emit(event.Warning{Message: err.Error()})
+	}
 	var err error
 	if r.saveErr != nil {
 		err = r.saveErr() // already reported by a warning when it happened

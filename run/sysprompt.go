@@ -6,11 +6,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // looksLikePath matches a value meant as a file name rather than text: one word with a
 // directory separator or a short extension (review.md, ./prompts/ci).
-var looksLikePath = regexp.MustCompile(`^[^\s]*([/\\][^\s]*|\.[A-Za-z0-9]{1,8})$`)
+var looksLikePath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[^\s]*([/\\][^\s]*|\.[A-Za-z0-9]{1,8})$`)
+})
 
 // textOrFile reads a TEXT|FILE flag value: the content of the file it names when there is
 // one, else the text itself. A value that looks like a file name but names none is a usage
@@ -29,7 +32,7 @@ func textOrFile(ctx context.Context, flag, v string) (string, error) {
 		}
 		return text, nil
 	}
-	if looksLikePath.MatchString(v) {
+	if looksLikePath().MatchString(v) {
 		return "", usagef("%s %s: no such file (give the text itself with a space in it, or a file that exists)", flag, filepath.Clean(v))
 	}
 	return v, nil

@@ -76,6 +76,36 @@ func WriteMeta(dir string, m Meta) error {
 	return nil
 }
 
+// WriteMetaVisible writes the meta file as WriteMeta does, but returns once every process
+// can read it, before it is synced: sync, called once (in the background), makes it durable.
+// A reader already takes an unreadable meta file for a missing one (ReadMeta fails; Load
+// shows the session as unknown), which is what a crash of the machine before sync may leave.
+func WriteMetaVisible(dir string, m Meta) (sync func() error, err error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, MetaFile)
+	f, err := atomicfile.Create(path, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("record the session's start: %w", err)
+	}
+	defer f.Discard()
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("record the session's start: %w", err)
+	}
+	synced, err := f.CommitVisible()
+	if err != nil {
+		return nil, fmt.Errorf("record the session's start: %w", err)
+	}
+	return func() error {
+		if err := synced(); err != nil {
+			return fmt.Errorf("record the session's start: %w", err)
+		}
+		return nil
+	}, nil
+}
+
 // FirstLine is the first non-blank line of a prompt, shortened for a listing.
 func FirstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {

@@ -2,10 +2,12 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,24 +15,18 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestBuiltinSchemasGolden pins the argument schemas the model is offered, one tool
-// after another, indented. A change to a tool's arguments shows here for review (go test
-// ./tools -run TestBuiltinSchemasGolden -update rewrites the file). The shell, which
+// after another, indented, as inferred from the tools' argument types. The file is also
+// the table the binary reads them from (schemas.go), so a stale one fails here: a change to
+// a tool's arguments, a new tool or a new limit needs `go generate ./tools` (or go test
+// ./tools -run TestBuiltinSchemasGolden -update), and shows for review. The shell, which
 // depends on the machine, shows as {shell_run}.
 func TestBuiltinSchemasGolden(t *testing.T) {
-	var b bytes.Buffer
-	for _, tool := range allBuiltins() {
-		b.WriteString("# " + tool.Name() + "\n")
-		if err := json.Indent(&b, tool.Schema(), "", "  "); err != nil {
-			t.Fatalf("%s: %v", tool.Name(), err)
-		}
-		b.WriteString("\n")
+	got, err := writeSchemas(allBuiltins())
+	if err != nil {
+		t.Fatal(err)
 	}
-	got := strings.ReplaceAll(b.String(), "with "+theShell().run()+`"`, `with {shell_run}"`)
-	golden := filepath.Join("testdata", "schemas.golden")
+	const golden = "schemas.txt"
 	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +36,49 @@ func TestBuiltinSchemasGolden(t *testing.T) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("the built-in tools' schemas differ from %s (run with -update after review):\n%s", golden, got)
+		t.Errorf("the built-in tools' schemas differ from %s (run go generate ./tools, or this test with -update, after review):\n%s", golden, got)
+	}
+}
+
+// TestSchemaTable checks that every built-in tool takes its schema from the table, that
+// the bytes are those inference gives (with the shell filled in), as are its required
+// fields, and that a tool the table does not know, or knows under another argument type,
+// is inferred.
+func TestSchemaTable(t *testing.T) {
+	for _, tool := range allBuiltins() {
+		f := tool.(derivedTool)
+		table, ok := tableSchema(tool.Name(), f.argsType())
+		if !ok {
+			t.Errorf("%s: not in schemas.txt", tool.Name())
+			continue
+		}
+		raw, required, err := f.deriveSchema()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.ReplaceAll(string(raw), "{shell_run}", theShell().run())
+		if string(table) != want || string(tool.Schema()) != want {
+			t.Errorf("%s: table gives\n%s\ntool has\n%s\nwant\n%s", tool.Name(), table, tool.Schema(), want)
+		}
+		if got := requiredOf(table); !slices.Equal(got, required) {
+			t.Errorf("%s: required %q from the table, %q inferred", tool.Name(), got, required)
+		}
+	}
+	type otherArgs struct {
+		Path string `json:"path" description:"a path, {glob_limit} at most"`
+	}
+	for _, name := range []string{"WriteFile", "NotABuiltin"} {
+		tool := New(name, "test", Facts{}, func(context.Context, otherArgs) (Result, error) { return Text("ran"), nil })
+		if want := fmt.Sprintf(`{"type":"object","properties":{"path":{"type":"string","description":"a path, %d at most"}},"required":["path"],"additionalProperties":false}`, globLimit); string(tool.Schema()) != want {
+			t.Errorf("%s with its own arguments: schema %s, want %s", name, tool.Schema(), want)
+		}
+		res, err := tool.Run(context.Background(), json.RawMessage(`{"path":"x"}`))
+		if err != nil || res.IsError {
+			t.Errorf("%s: a call with its own required field: %+v %v", name, res, err)
+		}
+		if res, _ := tool.Run(context.Background(), json.RawMessage(`{}`)); !res.IsError || !strings.Contains(res.Output, `missing required field "path"`) {
+			t.Errorf("%s: a call without its required field: %+v", name, res)
+		}
 	}
 }
 
@@ -70,4 +108,26 @@ func TestArgsSchemaFromTags(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("schema\n got %s\nwant %s", got, want)
 	}
+}
+
+// writeSchemas renders ts's schemas as schemas.txt holds them, each made without the
+// table (inferred from its arguments' type, or hand-written).
+func writeSchemas(ts []Tool) (string, error) {
+	var b bytes.Buffer
+	for _, t := range ts {
+		f, ok := t.(derivedTool)
+		if !ok {
+			return "", fmt.Errorf("%s is not made by New", t.Name())
+		}
+		raw, _, err := f.deriveSchema()
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("# " + schemaKey(t.Name(), f.argsType()) + "\n")
+		if err := json.Indent(&b, raw, "", "  "); err != nil {
+			return "", fmt.Errorf("%s: %w", t.Name(), err)
+		}
+		b.WriteString("\n")
+	}
+	return b.String(), nil
 }

@@ -125,26 +125,12 @@ type strReplaceArgs struct {
 	Edit strEdits `json:"edit"`
 }
 
-// schemaTool is a Tool with a hand-written schema in place of the derived one.
-type schemaTool struct {
-	Tool
-	schema json.RawMessage
-}
-
-// Schema returns the hand-written schema.
-func (t schemaTool) Schema() json.RawMessage { return t.schema }
-
 // NewStrReplaceFile returns the StrReplaceFile tool, which edits files by exact
 // text replacement.
 func NewStrReplaceFile(env Env) Tool {
-	t := New("StrReplaceFile", strReplaceDescription, Facts{ReadsFiles: true, WritesFiles: true, PathArg: "path", Destructive: true}, func(_ context.Context, in strReplaceArgs) (Result, error) {
+	return newWithSchema("StrReplaceFile", strReplaceDescription, strReplaceSchema, Facts{ReadsFiles: true, WritesFiles: true, PathArg: "path", Destructive: true}, func(_ context.Context, in strReplaceArgs) (Result, error) {
 		return strReplace(env, in), nil
 	})
-	var schema bytes.Buffer
-	if err := json.Compact(&schema, []byte(strReplaceSchema)); err != nil {
-		panic(fmt.Sprintf("tools: schema for StrReplaceFile: %v", err)) // a programming error
-	}
-	return schemaTool{Tool: t, schema: schema.Bytes()}
 }
 
 func strReplace(env Env, in strReplaceArgs) Result {

@@ -6,9 +6,13 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
+	"sync"
 )
 
 // Tool is one capability offered to the model.
@@ -99,9 +103,11 @@ func Text(s string) Result { return Result{Output: s} }
 type funcTool[In any] struct {
 	name, desc string
 	schema     json.RawMessage
-	required   []string
-	facts      Facts
-	fn         func(context.Context, In) (Result, error)
+	// fixed is a hand-written schema (newWithSchema), used in place of the derived one.
+	fixed    json.RawMessage
+	required func() []string
+	facts    Facts
+	fn       func(context.Context, In) (Result, error)
 }
 
 // New builds a Tool whose arguments decode into In. The schema is derived from In's fields
@@ -111,18 +117,67 @@ type funcTool[In any] struct {
 // Arguments that do not decode become an error result the model can read. facts are what
 // the tool does (see Facts). New panics if the schema cannot be derived: that is a
 // programming error found at start-up.
+//
+// A built-in tool's schema is read from the table written at build time (schemas.txt),
+// the same bytes without the reflection; any other tool's is derived when it is made.
 func New[In any](name, description string, facts Facts, fn func(context.Context, In) (Result, error)) Tool {
-	def, err := argsSchema[In]()
+	t := &funcTool[In]{name: name, desc: limitText().Replace(description), facts: facts, fn: fn}
+	if raw, ok := tableSchema(name, reflect.TypeFor[In]()); ok {
+		t.schema = raw
+		t.required = sync.OnceValue(func() []string { return requiredOf(raw) })
+		return t
+	}
+	raw, required, err := t.deriveSchema()
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema for %s: %v", name, err))
+	}
+	t.schema = json.RawMessage(strings.ReplaceAll(string(raw), "{shell_run}", theShell().run()))
+	t.required = func() []string { return required }
+	return t
+}
+
+// newWithSchema is New with a hand-written schema in place of the derived one, for
+// arguments whose Go type says less than the model should be told (StrReplaceFile's edit,
+// an object or a list of them). Its required fields are the schema's.
+func newWithSchema[In any](name, description, schema string, facts Facts, fn func(context.Context, In) (Result, error)) Tool {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(schema)); err != nil {
+		panic(fmt.Sprintf("tools: schema for %s: %v", name, err)) // a programming error
+	}
+	raw := json.RawMessage(b.Bytes())
+	return &funcTool[In]{name: name, desc: limitText().Replace(description), schema: raw, fixed: raw, facts: facts, fn: fn,
+		required: sync.OnceValue(func() []string { return requiredOf(raw) })}
+}
+
+// deriveSchema makes the tool's schema without the table: the hand-written one, or one
+// inferred from In with its limits filled, leaving {shell_run} as it is; and the names of
+// its required fields.
+func (t *funcTool[In]) deriveSchema() (json.RawMessage, []string, error) {
+	if t.fixed != nil {
+		return t.fixed, requiredOf(t.fixed), nil
+	}
+	def, err := argsSchema[In]()
+	if err != nil {
+		return nil, nil, err
 	}
 	raw, err := json.Marshal(def)
 	if err != nil {
-		panic(fmt.Sprintf("tools: schema for %s: %v", name, err))
+		return nil, nil, err
 	}
-	fill := limitText()
-	raw = []byte(fill.Replace(string(raw)))
-	return &funcTool[In]{name: name, desc: fill.Replace(description), schema: raw, required: def.Required, facts: facts, fn: fn}
+	return json.RawMessage(limitsOnly().Replace(string(raw))), def.Required, nil
+}
+
+func (t *funcTool[In]) argsType() reflect.Type { return reflect.TypeFor[In]() }
+
+// requiredOf reads the required fields of a schema.
+func requiredOf(schema json.RawMessage) []string {
+	var s struct {
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		panic(fmt.Sprintf("tools: schema %s: %v", schema, err))
+	}
+	return s.Required
 }
 
 func (t *funcTool[In]) Name() string            { return t.name }
@@ -138,7 +193,7 @@ func (t *funcTool[In]) Run(ctx context.Context, args json.RawMessage) (Result, e
 	if err := json.Unmarshal(args, &fields); err != nil {
 		return Errorf("invalid arguments for %s: expected a JSON object: %v", t.name, err), nil
 	}
-	for _, name := range t.required {
+	for _, name := range t.required() {
 		if _, ok := fields[name]; !ok {
 			return Errorf("invalid arguments for %s: missing required field %q", t.name, name), nil
 		}

@@ -12,6 +12,9 @@
 // temporary file is removed on failure; only a process killed between its creation and the
 // rename leaves one behind.
 //
+// CommitVisible is the one exception, asked for by name: the rename comes before the syncs,
+// which the caller runs later (see its comment).
+//
 // Files that grow record by record (the session's context file, a cassette) are logs, not
 // replaced files: they append whole lines and are not written through this package.
 package atomicfile
@@ -27,14 +30,7 @@ import (
 // umask).
 func Write(path string, data []byte, perm fs.FileMode) error {
 	f, err := Create(path, perm)
-	if err != nil {
-		return err
-	}
-	defer f.Discard()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	return f.Commit()
+	return fill(f, err, data)
 }
 
 // WriteIn replaces the file name in the open directory dir with data. Callers that opened
@@ -42,6 +38,12 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // nothing is looked up by path again.
 func WriteIn(dir *os.File, name string, data []byte, perm fs.FileMode) error {
 	f, err := CreateIn(dir, name, perm)
+	return fill(f, err, data)
+}
+
+// fill writes data to the replacement f that Create or CreateIn made (or failed to make,
+// err) and commits it.
+func fill(f *File, err error, data []byte) error {
 	if err != nil {
 		return err
 	}
@@ -122,6 +124,37 @@ func (f *File) Commit() error {
 	syncDir(f.dir)
 	f.closeDir()
 	return nil
+}
+
+// CommitVisible puts the replacement in place as Commit does, but returns once the rename
+// is done, before the syncs, which the returned func makes (and closes what is left open);
+// it must be called once. Until it returns, every process sees the new content whole, but a
+// crash of the machine (not of the process) may leave the name empty: a reader must take an
+// unreadable file for a missing one. For a record that must be visible at once and durable
+// soon (the session's start, issue 31), so that its fsyncs can overlap other work.
+func (f *File) CommitVisible() (sync func() error, err error) {
+	if f.done {
+		return nil, os.ErrClosed
+	}
+	err = f.f.Chmod(f.perm)
+	if err == nil {
+		err = rename(f.dir, f.tmp, f.name)
+	}
+	if err != nil {
+		f.f.Close()
+		f.drop()
+		return nil, err
+	}
+	f.done = true
+	return func() error {
+		err := f.f.Sync()
+		if cerr := f.f.Close(); err == nil {
+			err = cerr
+		}
+		syncDir(f.dir)
+		f.closeDir()
+		return err
+	}, nil
 }
 
 // Discard drops the replacement; the name keeps its old content. It does nothing after

@@ -237,3 +237,44 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	})
 }
+
+// TestCommitVisible checks that the new content is in place, whole and with its
+// permissions, as soon as CommitVisible returns, before its syncs, and that the syncs leave
+// nothing behind.
+func TestCommitVisible(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "meta.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(path, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Discard()
+	if _, err := f.Write([]byte("new content")); err != nil {
+		t.Fatal(err)
+	}
+	sync, err := f.CommitVisible()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); got != "new content" {
+		t.Errorf("before the sync the name holds %q", got)
+	}
+	if info, err := os.Stat(path); err != nil || (runtime.GOOS != "windows" && info.Mode().Perm() != 0o600) {
+		t.Errorf("mode %v, %v", info.Mode(), err)
+	}
+	if err := sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); got != "new content" {
+		t.Errorf("after the sync the name holds %q", got)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("left behind: %v", l)
+	}
+	if _, err := f.Write([]byte("x")); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("a write after the commit: %v", err)
+	}
+}

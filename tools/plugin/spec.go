@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
@@ -48,7 +49,7 @@ type ToolSpec struct {
 }
 
 // toolName is what a function name may be for the providers kimi-run speaks.
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // Find reads the plugins under dir (dir/NAME/plugin.json), in the order of their directory
 // names, as Kimi CLI scans them. A plugin that cannot be used is left out with a warning:
@@ -119,7 +120,7 @@ func read(ctx context.Context, path string) (Spec, error) {
 // problem says why a tool cannot be offered, or "".
 func (t ToolSpec) problem() string {
 	switch {
-	case !toolName.MatchString(t.Name):
+	case !toolName().MatchString(t.Name):
 		return "its name must be 1 to 64 letters, digits, '_' or '-'"
 	case strings.TrimSpace(t.Description) == "":
 		return "it has no description"

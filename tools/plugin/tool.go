@@ -135,7 +135,7 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 	// A tool is one call: what it left running in its group is stopped with it (the run
 	// would end it later anyway).
 	launch.Stop(grace, time.Second, p)
-	return t.result(ctx, timedOut, state, strings.TrimSpace(stdout.String()), stdout.dropped, stderr.String()), nil
+	return t.result(ctx, timedOut, state, strings.TrimSpace(validUTF8(stdout.String())), stdout.Dropped(), validUTF8(stderr.String())), nil
 }
 
 // compactArgs is the call's arguments as one line of JSON for the tool's stdin: {} when
@@ -192,16 +192,16 @@ func (pp *pipes) closeOurEnds() {
 
 // exchange writes input to the child's stdin and keeps what it prints, up to the caps;
 // copied closes when both outputs have ended.
-func (pp *pipes) exchange(input []byte) (stdout, stderr *capped, copied <-chan struct{}) {
+func (pp *pipes) exchange(input []byte) (stdout, stderr *launch.Head, copied <-chan struct{}) {
 	go func() {
 		// A tool that never reads its stdin makes this write fail once it exits: no matter.
 		_, _ = pp.inW.Write(input)
 		pp.inW.Close()
 	}()
-	stdout, stderr = &capped{max: maxStdout}, &capped{max: maxStderr}
+	stdout, stderr = &launch.Head{Max: maxStdout}, &launch.Head{Max: maxStderr}
 	var copies sync.WaitGroup
 	for _, c := range []struct {
-		w *capped
+		w *launch.Head
 		r *os.File
 	}{{stdout, pp.outR}, {stderr, pp.errR}} {
 		copies.Add(1)
@@ -297,32 +297,6 @@ func tail(stdout, stderr string) string {
 	return "; its output so far:\n" + s
 }
 
-// capped keeps the first max bytes written to it and counts the rest.
-type capped struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	max     int
-	dropped int64
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	room := c.max - c.buf.Len()
-	if room < 0 {
-		room = 0
-	}
-	if len(p) > room {
-		c.buf.Write(p[:room])
-		c.dropped += int64(len(p) - room)
-	} else {
-		c.buf.Write(p)
-	}
-	return len(p), nil
-}
-
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return strings.ToValidUTF8(c.buf.String(), "\uFFFD")
-}
+// validUTF8 replaces what is not UTF-8 in a tool's output (a cut mid-rune at the cap, a
+// binary tool) so that the model gets text.
+func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }

@@ -161,14 +161,14 @@ var (
 	openers = map[string]bool{"for": true, "case": true, "select": true, "function": true}
 )
 
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
 // bare drops leading assignments and wrapper words from a simple command.
 func bare(raw string) string {
 	s := raw
 	for {
 		word, rest := firstWord(s)
-		if word == "" || !(wrappers[word] || assignment.MatchString(word)) {
+		if word == "" || !(wrappers[word] || assignment().MatchString(word)) {
 			return s
 		}
 		s = rest
