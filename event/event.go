@@ -14,8 +14,10 @@ import (
 // SchemaVersion is the version of the NDJSON event schema (docs/events.md).
 const SchemaVersion = 1
 
-// Type names an event in the NDJSON stream. The types and their payloads are listed in
-// payload.go (Types is the registry).
+// Type names an event in the NDJSON stream. The types are listed in payload.go's registry
+// (Registry); their payloads stand in payload.go (the run, its turns and iterations),
+// step.go (a model call), toolcall.go (a tool call), task.go (background tasks) and
+// result.go (the run's end).
 type Type string
 
 // Payload is the data of one event type. Each payload struct of this package knows its

@@ -87,6 +87,37 @@ func (t *responsesWriter) flood(per int64) error {
 	return writeFlood(t.w, append(append([]byte("data: "), e...), "\n\n"...), per)
 }
 
+// chatChunk is what the writer reads of a chat-completions chunk.
+type chatChunk struct {
+	Choices []chatChoice   `json:"choices"`
+	Usage   map[string]any `json:"usage"`
+	XGroq   *struct {
+		Usage map[string]any `json:"usage"`
+	} `json:"x_groq"`
+	Error json.RawMessage `json:"error"`
+}
+
+type chatChoice struct {
+	Index int `json:"index"`
+	Delta struct {
+		Content          *string `json:"content"`
+		ReasoningContent string  `json:"reasoning_content"`
+		Reasoning        *string `json:"reasoning"`
+		ToolCalls        []struct {
+			Index    int    `json:"index"`
+			ID       string `json:"id"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"delta"`
+	FinishReason *string        `json:"finish_reason"`
+	Usage        map[string]any `json:"usage"`
+}
+
+// translate writes one line of the chat stream as Responses events: a chunk's deltas as
+// item deltas, [DONE] as the response's end, anything else verbatim.
 func (t *responsesWriter) translate(line []byte) error {
 	payload, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data:"))
 	if !ok {
@@ -97,31 +128,7 @@ func (t *responsesWriter) translate(line []byte) error {
 	if string(payload) == "[DONE]" {
 		return t.complete()
 	}
-	var c struct {
-		Choices []struct {
-			Index int `json:"index"`
-			Delta struct {
-				Content          *string `json:"content"`
-				ReasoningContent string  `json:"reasoning_content"`
-				Reasoning        *string `json:"reasoning"`
-				ToolCalls        []struct {
-					Index    int    `json:"index"`
-					ID       string `json:"id"`
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"delta"`
-			FinishReason *string        `json:"finish_reason"`
-			Usage        map[string]any `json:"usage"`
-		} `json:"choices"`
-		Usage map[string]any `json:"usage"`
-		XGroq *struct {
-			Usage map[string]any `json:"usage"`
-		} `json:"x_groq"`
-		Error json.RawMessage `json:"error"`
-	}
+	var c chatChunk
 	if json.Unmarshal(payload, &c) != nil || (c.Choices == nil && c.Usage == nil && len(c.Error) == 0) {
 		_, err := t.w.Write(line) // not a chat chunk: a native event, or garbage on purpose
 		return err
@@ -143,35 +150,42 @@ func (t *responsesWriter) translate(line []byte) error {
 		if ch.Index != 0 {
 			continue
 		}
-		if ch.Usage != nil {
-			t.usage = ch.Usage
+		if err := t.choice(ch); err != nil {
+			return err
 		}
-		d := ch.Delta
-		think := d.ReasoningContent
-		if think == "" && d.Reasoning != nil {
-			think = *d.Reasoning
+	}
+	return nil
+}
+
+// choice translates the first choice's deltas: reasoning, text, tool calls, in that order,
+// then its finish.
+func (t *responsesWriter) choice(ch chatChoice) error {
+	if ch.Usage != nil {
+		t.usage = ch.Usage
+	}
+	d := ch.Delta
+	think := d.ReasoningContent
+	if think == "" && d.Reasoning != nil {
+		think = *d.Reasoning
+	}
+	if think != "" {
+		if err := t.think(think); err != nil {
+			return err
 		}
-		if think != "" {
-			if err := t.think(think); err != nil {
-				return err
-			}
+	}
+	if d.Content != nil && *d.Content != "" {
+		if err := t.say(*d.Content); err != nil {
+			return err
 		}
-		if d.Content != nil && *d.Content != "" {
-			if err := t.say(*d.Content); err != nil {
-				return err
-			}
+	}
+	for _, tc := range d.ToolCalls {
+		if err := t.call(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments); err != nil {
+			return err
 		}
-		for _, tc := range d.ToolCalls {
-			if err := t.call(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments); err != nil {
-				return err
-			}
-		}
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			t.finish = *ch.FinishReason
-			if err := t.closeAll(); err != nil {
-				return err
-			}
-		}
+	}
+	if ch.FinishReason != nil && *ch.FinishReason != "" {
+		t.finish = *ch.FinishReason
+		return t.closeAll()
 	}
 	return nil
 }
@@ -388,70 +402,4 @@ func responsesUsage(u map[string]any) any {
 		"output_tokens": out, "output_tokens_details": map[string]any{"reasoning_tokens": reasoning},
 		"total_tokens": in + out,
 	}
-}
-
-// responsesMessages gives a Responses request's input items back as chat-completions
-// messages, so a test asserts what went back the same way for every protocol: an
-// assistant turn's reasoning, message and function_call items are one assistant message
-// (its calls as tool_calls, its reasoning items kept raw under "reasoning_items"), a
-// function_call_output is a tool message.
-func responsesMessages(body map[string]any) []map[string]any {
-	items, _ := body["input"].([]any)
-	var out []map[string]any
-	var turn map[string]any
-	flush := func() {
-		if turn != nil {
-			out = append(out, turn)
-			turn = nil
-		}
-	}
-	assistant := func() map[string]any {
-		if turn == nil {
-			turn = map[string]any{"role": "assistant", "content": ""}
-		}
-		return turn
-	}
-	for _, raw := range items {
-		it, _ := raw.(map[string]any)
-		switch it["type"] {
-		case "reasoning":
-			a := assistant()
-			list, _ := a["reasoning_items"].([]any)
-			a["reasoning_items"] = append(list, it)
-		case "function_call":
-			a := assistant()
-			calls, _ := a["tool_calls"].([]any)
-			a["tool_calls"] = append(calls, map[string]any{"id": it["call_id"], "type": "function",
-				"function": map[string]any{"name": it["name"], "arguments": it["arguments"]}})
-		case "function_call_output":
-			flush()
-			out = append(out, map[string]any{"role": "tool", "tool_call_id": it["call_id"], "content": it["output"]})
-		default: // a message item, with or without "type"
-			if it["role"] == "assistant" {
-				a := assistant()
-				a["content"] = a["content"].(string) + partsText(it["content"])
-				continue
-			}
-			flush()
-			out = append(out, map[string]any{"role": it["role"], "content": it["content"]})
-		}
-	}
-	flush()
-	return out
-}
-
-// partsText is a content given as a string or as a list of parts with text.
-func partsText(c any) string {
-	if s, ok := c.(string); ok {
-		return s
-	}
-	var b strings.Builder
-	list, _ := c.([]any)
-	for _, p := range list {
-		if m, ok := p.(map[string]any); ok {
-			s, _ := m["text"].(string)
-			b.WriteString(s)
-		}
-	}
-	return b.String()
 }

@@ -13,76 +13,17 @@
 package background
 
 import (
-	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/launch"
 )
-
-// Kimi CLI's defaults for the [background] keys kimi-run honours (its BackgroundConfig).
-const (
-	DefaultMaxRunning   = 4
-	DefaultPreviewBytes = 30_000
-	DefaultTailLines    = 20
-	DefaultTailChars    = 3_000
-	DefaultKillGrace    = 2 * time.Second
-	DefaultTaskTimeout  = 900 * time.Second
-	DefaultWaitCeiling  = 3600 * time.Second
-)
-
-// Limits of a task that are not settings.
-const (
-	// OutputLimit is how much of a task's output its file keeps; the rest is counted and
-	// dropped, so a chatty server cannot fill the disk.
-	OutputLimit = 64 << 20
-	// EventOutputLimit is how much of a task's output task_output events carry; the rest is
-	// only in the file. The stream is for watching a task start, not a copy of its log.
-	EventOutputLimit = 64 << 10
-	// MaxTimeout is the longest a task may ask to run (Kimi CLI's background limit: a day).
-	MaxTimeout = 24 * time.Hour
-	// noticesPerStep is how many ended tasks the model is told of before one step (as in
-	// Kimi CLI); the rest wait for the next.
-	noticesPerStep = 4
-	// stopWait bounds how long a stop waits for a task's group to go after SIGKILL.
-	stopWait = time.Second
-)
-
-// Config is the [background] keys kimi-run honours.
-type Config struct {
-	// MaxRunning is how many tasks may run at once (max_running_tasks).
-	MaxRunning int
-	// PreviewBytes is how much of a task's output TaskOutput shows, from its end
-	// (read_max_bytes).
-	PreviewBytes int
-	// TailLines and TailChars bound the end of the output a notice quotes
-	// (notification_tail_lines, notification_tail_chars).
-	TailLines, TailChars int
-	// KillGrace is the time between SIGTERM and SIGKILL when a task is stopped
-	// (kill_grace_period_ms).
-	KillGrace time.Duration
-	// KeepAlive lets tasks outlive the run (keep_alive_on_exit).
-	KeepAlive bool
-	// TaskTimeout is how long a task may run when its Shell call gives no timeout
-	// (agent_task_timeout_s).
-	TaskTimeout time.Duration
-	// WaitCeiling bounds the print-mode wait after the last turn (print_wait_ceiling_s);
-	// run/ reads it.
-	WaitCeiling time.Duration
-}
-
-// Defaults returns Kimi CLI's [background] defaults.
-func Defaults() Config {
-	return Config{MaxRunning: DefaultMaxRunning, PreviewBytes: DefaultPreviewBytes, TailLines: DefaultTailLines,
-		TailChars: DefaultTailChars, KillGrace: DefaultKillGrace, TaskTimeout: DefaultTaskTimeout, WaitCeiling: DefaultWaitCeiling}
-}
 
 // Spec is one task to start: a Shell command run in the background.
 type Spec struct {
@@ -327,146 +268,6 @@ func (m *Manager) State() (running, untold int) {
 	return m.running(), len(m.notices)
 }
 
-// Wake returns a channel that receives a value after a task ends (at most one waits): the
-// print-mode wait sleeps on it.
-func (m *Manager) Wake() <-chan struct{} {
-	if m == nil {
-		return nil
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.wakeLocked()
-}
-
-func (m *Manager) wakeLocked() chan struct{} {
-	if m.wake == nil {
-		m.wake = make(chan struct{}, 1)
-	}
-	return m.wake
-}
-
-// TakeNotices returns what the model has not been told yet of the tasks that ended, a few
-// at a time (each Notice's Message a <notification> block for it), and forgets them: the
-// root agent calls it before each step.
-func (m *Manager) TakeNotices() []Notice {
-	if m == nil {
-		return nil
-	}
-	// An end being saved is published first (see ending).
-	m.ending.Lock()
-	defer m.ending.Unlock()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n := min(len(m.notices), noticesPerStep)
-	if n == 0 {
-		return nil
-	}
-	out := make([]Notice, n)
-	for i, nt := range m.notices[:n] {
-		out[i] = Notice{Message: nt.message, Notification: nt.notification}
-	}
-	m.notices = append(m.notices[:0:0], m.notices[n:]...)
-	return out
-}
-
-// DropNotices forgets the notices the model has not read: after a turn that was to read
-// them failed, so that the wait does not ask again and again.
-func (m *Manager) DropNotices() {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	m.notices = nil
-	m.mu.Unlock()
-}
-
-// Stop stops the task named id (SIGTERM to its group, SIGKILL after the kill grace) and
-// returns it once it has ended. A task that has ended already is returned as it is.
-func (m *Manager) Stop(id, reason string) (Task, error) {
-	if m == nil {
-		return Task{}, ErrNotAvailable
-	}
-	m.mu.Lock()
-	t := m.find(id)
-	m.mu.Unlock()
-	if t == nil {
-		return Task{}, &ErrNotFound{ID: id}
-	}
-	t.requestStop(stopRequest{by: StoppedByTaskStop, reason: reason})
-	t.awaitEnd()
-	return t.view(), nil
-}
-
-// StopAll stops every running task for the same reason, all at once, and returns them as
-// they ended (Task.StoppedBy says by whom). With keepAlive set, tasks kept alive for after
-// the run are left running.
-func (m *Manager) StopAll(by StoppedBy, reason string, keepAlive bool) []Task {
-	if m == nil {
-		return nil
-	}
-	m.mu.Lock()
-	var ts []*task
-	for _, t := range m.tasks {
-		if t.status == StatusRunning && !(keepAlive && t.keepAlive) {
-			ts = append(ts, t)
-		}
-	}
-	m.mu.Unlock()
-	for _, t := range ts {
-		t.requestStop(stopRequest{by: by, reason: reason})
-	}
-	out := make([]Task, len(ts))
-	for i, t := range ts {
-		t.awaitEnd()
-		out[i] = t.view()
-	}
-	return out
-}
-
-// Close ends the run's tasks as the run ends: every running task is stopped, but those kept
-// alive ([background] keep_alive_on_exit), and no task starts after it. It returns every
-// task of the run, in start order, as they are then.
-func (m *Manager) Close() []Task {
-	if m == nil {
-		return nil
-	}
-	m.mu.Lock()
-	m.closed = true
-	m.mu.Unlock()
-	m.StopAll(StoppedByRunEnd, "the run ended while it was running", true)
-	m.mu.Lock()
-	ts := append([]*task(nil), m.tasks...)
-	tmp := m.tmp
-	m.mu.Unlock()
-	out := make([]Task, 0, len(ts))
-	kept := false
-	for _, t := range ts {
-		if !t.earlier {
-			v := t.view()
-			kept = kept || v.Status == StatusRunning
-			out = append(out, v)
-		}
-	}
-	if tmp != "" && !kept {
-		os.RemoveAll(tmp)
-	}
-	return out
-}
-
-// publish records t's end as one change (apply sets its fields), with the notice for the
-// model, then wakes the wait: whoever sees no running task also sees every notice.
-func (m *Manager) publish(apply func(), nt notice) {
-	m.mu.Lock()
-	apply()
-	m.notices = append(m.notices, nt)
-	w := m.wakeLocked()
-	m.mu.Unlock()
-	select {
-	case w <- struct{}{}:
-	default:
-	}
-}
-
 // taskDir makes the folder of the task named id.
 func (m *Manager) taskDir(id string) (string, error) {
 	m.mu.Lock()
@@ -488,62 +289,4 @@ func (m *Manager) taskDir(id string) (string, error) {
 		return "", fmt.Errorf("cannot make the task's folder: %w", err)
 	}
 	return dir, nil
-}
-
-// Wait waits until the task named id has ended, at most d (or until ctx ends), and returns
-// it as it is then.
-func (m *Manager) Wait(ctx context.Context, id string, d time.Duration) (Task, error) {
-	if m == nil {
-		return Task{}, ErrNotAvailable
-	}
-	m.mu.Lock()
-	t := m.find(id)
-	m.mu.Unlock()
-	if t == nil {
-		return Task{}, &ErrNotFound{ID: id}
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-t.done:
-	case <-timer.C:
-	case <-ctx.Done():
-		return Task{}, context.Cause(ctx)
-	}
-	return t.view(), nil
-}
-
-// Preview is the end of a task's output as TaskOutput shows it.
-type Preview struct {
-	// Text is the last bytes of the output (at most Config.PreviewBytes), scrubbed.
-	Text string
-	// Size is the output file's size; Truncated says Text is not all of it.
-	Size      int64
-	Truncated bool
-}
-
-// Preview reads the end of t's output.
-func (m *Manager) Preview(t Task) Preview {
-	n := m.Config.PreviewBytes
-	if n <= 0 {
-		n = DefaultPreviewBytes
-	}
-	b, size := readEnd(t.OutputPath, n)
-	text := strings.TrimRight(strings.ToValidUTF8(string(b), "\uFFFD"), "\n")
-	return Preview{Text: m.scrub(text), Size: size, Truncated: int64(len(b)) < size}
-}
-
-// Kill sends SIGKILL to every running task's group at once, without waiting, but those
-// kept alive: the last act of a run that exits on a second signal.
-func (m *Manager) Kill() {
-	if m == nil {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, t := range m.tasks {
-		if t.status == StatusRunning && !t.keepAlive && t.proc != nil {
-			_ = t.proc.Signal(true)
-		}
-	}
 }

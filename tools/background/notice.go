@@ -120,3 +120,70 @@ func (m *Manager) tailChars() int {
 	}
 	return DefaultTailChars
 }
+
+// Wake returns a channel that receives a value after a task ends (at most one waits): the
+// print-mode wait sleeps on it.
+func (m *Manager) Wake() <-chan struct{} {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.wakeLocked()
+}
+
+func (m *Manager) wakeLocked() chan struct{} {
+	if m.wake == nil {
+		m.wake = make(chan struct{}, 1)
+	}
+	return m.wake
+}
+
+// TakeNotices returns what the model has not been told yet of the tasks that ended, a few
+// at a time (each Notice's Message a <notification> block for it), and forgets them: the
+// root agent calls it before each step.
+func (m *Manager) TakeNotices() []Notice {
+	if m == nil {
+		return nil
+	}
+	// An end being saved is published first (see ending).
+	m.ending.Lock()
+	defer m.ending.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := min(len(m.notices), noticesPerStep)
+	if n == 0 {
+		return nil
+	}
+	out := make([]Notice, n)
+	for i, nt := range m.notices[:n] {
+		out[i] = Notice{Message: nt.message, Notification: nt.notification}
+	}
+	m.notices = append(m.notices[:0:0], m.notices[n:]...)
+	return out
+}
+
+// DropNotices forgets the notices the model has not read: after a turn that was to read
+// them failed, so that the wait does not ask again and again.
+func (m *Manager) DropNotices() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.notices = nil
+	m.mu.Unlock()
+}
+
+// publish records t's end as one change (apply sets its fields), with the notice for the
+// model, then wakes the wait: whoever sees no running task also sees every notice.
+func (m *Manager) publish(apply func(), nt notice) {
+	m.mu.Lock()
+	apply()
+	m.notices = append(m.notices, nt)
+	w := m.wakeLocked()
+	m.mu.Unlock()
+	select {
+	case w <- struct{}{}:
+	default:
+	}
+}

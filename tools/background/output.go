@@ -144,3 +144,23 @@ func readTail(path string, lines, chars int) string {
 	}
 	return s
 }
+
+// Preview is the end of a task's output as TaskOutput shows it.
+type Preview struct {
+	// Text is the last bytes of the output (at most Config.PreviewBytes), scrubbed.
+	Text string
+	// Size is the output file's size; Truncated says Text is not all of it.
+	Size      int64
+	Truncated bool
+}
+
+// Preview reads the end of t's output.
+func (m *Manager) Preview(t Task) Preview {
+	n := m.Config.PreviewBytes
+	if n <= 0 {
+		n = DefaultPreviewBytes
+	}
+	b, size := readEnd(t.OutputPath, n)
+	text := strings.TrimRight(strings.ToValidUTF8(string(b), "\uFFFD"), "\n")
+	return Preview{Text: m.scrub(text), Size: size, Truncated: int64(len(b)) < size}
+}
