@@ -25,13 +25,8 @@ type OpenAI struct {
 
 // NewOpenAI builds the client.
 func NewOpenAI(cfg Config) *OpenAI {
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = 120 * time.Second
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Transport: NewTransport(cfg.IdleTimeout)}
-	}
+	var hc *http.Client
+	cfg.IdleTimeout, hc = cfg.network()
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	extra := cfg.ExtraBody
@@ -48,12 +43,29 @@ func NewOpenAI(cfg Config) *OpenAI {
 	return &OpenAI{client: openai.NewClientWithConfig(oc), cfg: cfg}
 }
 
+// defaultIdle is the idle timeout of a Config that sets none.
+const defaultIdle = 120 * time.Second
+
+// network is the idle timeout and the HTTP client of every protocol's client: cfg's, or
+// the defaults where it leaves them out.
+func (cfg Config) network() (time.Duration, *http.Client) {
+	idle := cfg.IdleTimeout
+	if idle <= 0 {
+		idle = defaultIdle
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Transport: NewTransport(idle)}
+	}
+	return idle, hc
+}
+
 // NewTransport returns the network transport the client uses when Config has no
 // HTTPClient: response headers must come within idle (a stalled provider is retried).
 // A caller that wraps it (recording a cassette) passes the wrapped one as HTTPClient.
 func NewTransport(idle time.Duration) *http.Transport {
 	if idle <= 0 {
-		idle = 120 * time.Second
+		idle = defaultIdle
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = idle

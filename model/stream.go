@@ -25,14 +25,8 @@ type streamer struct {
 }
 
 func newStreamer(cfg Config) *streamer {
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = 120 * time.Second
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Transport: NewTransport(cfg.IdleTimeout)}
-	}
-	return &streamer{t: &transport{next: hc, extra: cfg.ExtraBody, headers: cfg.Headers}, idle: cfg.IdleTimeout, max: cfg.MaxReplyBytes}
+	idle, hc := cfg.network()
+	return &streamer{t: &transport{next: hc, extra: cfg.ExtraBody, headers: cfg.Headers}, idle: idle, max: cfg.MaxReplyBytes}
 }
 
 // stream is one streamed model call.

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -47,7 +46,7 @@ func (g gitRunner) run(ctx context.Context, dir string, env []string, args ...st
 		errR.Close()
 		return nil, err
 	}
-	stderr := &headBuffer{max: 2 << 10}
+	stderr := &launch.Head{Max: 2 << 10}
 	errDone := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(stderr, errR)
@@ -74,21 +73,6 @@ func (g gitRunner) run(ctx context.Context, dir string, env []string, args ...st
 	}
 	return out, nil
 }
-
-// headBuffer keeps the first max bytes written to it.
-type headBuffer struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (h *headBuffer) Write(p []byte) (int, error) {
-	if room := h.max - h.buf.Len(); room > 0 {
-		h.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (h *headBuffer) String() string { return h.buf.String() }
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")

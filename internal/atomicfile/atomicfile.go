@@ -30,14 +30,7 @@ import (
 // umask).
 func Write(path string, data []byte, perm fs.FileMode) error {
 	f, err := Create(path, perm)
-	if err != nil {
-		return err
-	}
-	defer f.Discard()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	return f.Commit()
+	return fill(f, err, data)
 }
 
 // WriteIn replaces the file name in the open directory dir with data. Callers that opened
@@ -45,6 +38,12 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // nothing is looked up by path again.
 func WriteIn(dir *os.File, name string, data []byte, perm fs.FileMode) error {
 	f, err := CreateIn(dir, name, perm)
+	return fill(f, err, data)
+}
+
+// fill writes data to the replacement f that Create or CreateIn made (or failed to make,
+// err) and commits it.
+func fill(f *File, err error, data []byte) error {
 	if err != nil {
 		return err
 	}

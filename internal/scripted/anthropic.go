@@ -92,47 +92,15 @@ type anthropicTranslator struct {
 	ended    bool
 }
 
-// events translates the SSE events in data (whole events, as the builders and scenario
-// files write them).
+// events translates the SSE events in data.
 func (t *anthropicTranslator) events(data []byte) []byte {
-	var out bytes.Buffer
-	verbatim := true // whether the blank line that ends an event is the original's to keep
-	for ev := range strings.SplitAfterSeq(string(data), "\n") {
-		line := strings.TrimSpace(ev)
-		payload, ok := strings.CutPrefix(line, "data:")
-		switch {
-		case line == "":
-			if verbatim {
-				out.WriteString(ev)
-			}
-			continue
-		case !ok:
-			out.WriteString(ev) // comments and other fields stay as they are
-			verbatim = true
-			continue
-		}
-		payload = strings.TrimSpace(payload)
-		var c chunk
-		var probe map[string]json.RawMessage
-		switch {
-		case payload == "[DONE]":
-			out.Write(t.end())
-			verbatim = false
-		case json.Unmarshal([]byte(payload), &probe) != nil:
-			out.WriteString(ev) // garbage stays garbage
-			verbatim = true
-		case probe["error"] != nil && probe["choices"] == nil:
-			writeAnthropic(&out, map[string]any{"type": "error", "error": probe["error"]})
-			verbatim = false
-		case probe["choices"] == nil && probe["object"] == nil, json.Unmarshal([]byte(payload), &c) != nil:
-			out.WriteString(ev) // not a chunk: the API's own stream
-			verbatim = true
-		default:
-			t.chunk(&out, c)
-			verbatim = false
-		}
-	}
-	return out.Bytes()
+	return chatEvents(data, chatHandlers{
+		done: func(out *bytes.Buffer) { out.Write(t.end()) },
+		errorObject: func(out *bytes.Buffer, e json.RawMessage) {
+			writeAnthropic(out, map[string]any{"type": "error", "error": e})
+		},
+		chunk: t.chunk,
+	})
 }
 
 // chunk translates one chat-completions chunk.
@@ -147,7 +115,7 @@ func (t *anthropicTranslator) chunk(out *bytes.Buffer, c chunk) {
 			continue
 		}
 		d := ch.Delta
-		if text := firstOf(d.Reasoning, d.ReasoningText); text != "" {
+		if text := d.thought(); text != "" {
 			t.block(out, "thinking", "", "")
 			t.thought.WriteString(text)
 			t.delta(out, map[string]any{"type": "thinking_delta", "thinking": text})
@@ -173,13 +141,6 @@ func (t *anthropicTranslator) chunk(out *bytes.Buffer, c chunk) {
 			out.Write(t.end())
 		}
 	}
-}
-
-func firstOf(s string, p *string) string {
-	if s == "" && p != nil {
-		return *p
-	}
-	return s
 }
 
 // start opens the message, once.

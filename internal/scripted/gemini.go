@@ -73,42 +73,12 @@ type geminiCallDraft struct {
 	args     strings.Builder
 }
 
-// events translates the SSE events in data (whole events, as the builders and scenario
-// files write them).
+// events translates the SSE events in data.
 func (t *geminiTranslator) events(data []byte) []byte {
-	var out bytes.Buffer
-	verbatim := true // whether the blank line that ends an event is the original's to keep
-	for ev := range strings.SplitAfterSeq(string(data), "\n") {
-		line := strings.TrimSpace(ev)
-		payload, ok := strings.CutPrefix(line, "data:")
-		switch {
-		case line == "":
-			if verbatim {
-				out.WriteString(ev)
-			}
-			continue
-		case !ok:
-			out.WriteString(ev) // comments and other fields stay as they are
-			verbatim = true
-			continue
-		}
-		payload = strings.TrimSpace(payload)
-		var c chunk
-		var probe map[string]json.RawMessage
-		switch {
-		case payload == "[DONE]":
-			out.Write(t.end())
-			verbatim = false
-		case json.Unmarshal([]byte(payload), &probe) != nil || (probe["choices"] == nil && probe["object"] == nil) ||
-			json.Unmarshal([]byte(payload), &c) != nil:
-			out.WriteString(ev) // not a chunk: Gemini's own stream, or an error object
-			verbatim = true
-		default:
-			out.Write(t.chunk(c))
-			verbatim = false
-		}
-	}
-	return out.Bytes()
+	return chatEvents(data, chatHandlers{
+		done:  func(out *bytes.Buffer) { out.Write(t.end()) },
+		chunk: func(out *bytes.Buffer, c chunk) { out.Write(t.chunk(c)) },
+	})
 }
 
 // chunk translates one chat-completions chunk.
@@ -124,7 +94,7 @@ func (t *geminiTranslator) chunk(c chunk) []byte {
 			continue
 		}
 		d := ch.Delta
-		if text := firstNonEmpty(d.Reasoning, d.ReasoningText); text != "" {
+		if text := d.thought(); text != "" {
 			parts = append(parts, map[string]any{"text": text, "thought": true})
 		}
 		if d.Content != nil && *d.Content != "" {
@@ -172,13 +142,6 @@ func (t *geminiTranslator) callDelta(tc toolDelta) {
 		d.name += tc.Function.Name
 	}
 	d.args.WriteString(tc.Function.Arguments)
-}
-
-func firstNonEmpty(s string, p *string) string {
-	if s == "" && p != nil {
-		return *p
-	}
-	return s
 }
 
 // flushCalls sends the calls gathered so far, each a functionCall part.

@@ -12,14 +12,9 @@ import (
 // Stop stops the task named id (SIGTERM to its group, SIGKILL after the kill grace) and
 // returns it once it has ended. A task that has ended already is returned as it is.
 func (m *Manager) Stop(id, reason string) (Task, error) {
-	if m == nil {
-		return Task{}, ErrNotAvailable
-	}
-	m.mu.Lock()
-	t := m.find(id)
-	m.mu.Unlock()
-	if t == nil {
-		return Task{}, &ErrNotFound{ID: id}
+	t, err := m.lookup(id)
+	if err != nil {
+		return Task{}, err
 	}
 	t.requestStop(stopRequest{by: StoppedByTaskStop, reason: reason})
 	t.awaitEnd()
@@ -85,14 +80,9 @@ func (m *Manager) Close() []Task {
 // Wait waits until the task named id has ended, at most d (or until ctx ends), and returns
 // it as it is then.
 func (m *Manager) Wait(ctx context.Context, id string, d time.Duration) (Task, error) {
-	if m == nil {
-		return Task{}, ErrNotAvailable
-	}
-	m.mu.Lock()
-	t := m.find(id)
-	m.mu.Unlock()
-	if t == nil {
-		return Task{}, &ErrNotFound{ID: id}
+	t, err := m.lookup(id)
+	if err != nil {
+		return Task{}, err
 	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()

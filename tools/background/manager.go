@@ -208,16 +208,25 @@ func (m *Manager) running() int {
 	return n
 }
 
-// Get returns the task named id.
-func (m *Manager) Get(id string) (Task, error) {
+// lookup finds the task named id: ErrNotAvailable on a nil Manager, *ErrNotFound for an id
+// the run does not know.
+func (m *Manager) lookup(id string) (*task, error) {
 	if m == nil {
-		return Task{}, ErrNotAvailable
+		return nil, ErrNotAvailable
 	}
 	m.mu.Lock()
-	t := m.find(id)
-	m.mu.Unlock()
-	if t == nil {
-		return Task{}, &ErrNotFound{ID: id}
+	defer m.mu.Unlock()
+	if t := m.find(id); t != nil {
+		return t, nil
+	}
+	return nil, &ErrNotFound{ID: id}
+}
+
+// Get returns the task named id.
+func (m *Manager) Get(id string) (Task, error) {
+	t, err := m.lookup(id)
+	if err != nil {
+		return Task{}, err
 	}
 	return t.view(), nil
 }

@@ -2,7 +2,6 @@ package search
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -98,7 +97,7 @@ func runRipgrep(ctx context.Context, opts Options, dir string, args []string, co
 		errR.Close()
 		return fmt.Errorf("start rg: %w", err)
 	}
-	stderr := &headBuffer{max: 4 << 10}
+	stderr := &launch.Head{Max: 4 << 10}
 	stderrDone := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(stderr, errR)
@@ -125,18 +124,3 @@ func runRipgrep(ctx context.Context, opts Options, dir string, args []string, co
 	}
 	return &ripgrepExitError{stderr: stderr.String()}
 }
-
-// headBuffer keeps the first max bytes written to it and drops the rest.
-type headBuffer struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (h *headBuffer) Write(p []byte) (int, error) {
-	if room := h.max - h.buf.Len(); room > 0 {
-		h.buf.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}
-
-func (h *headBuffer) String() string { return h.buf.String() }
