@@ -40,6 +40,13 @@ func NewParser(f *Flags, env Env, options ...kong.Option) (*kong.Kong, error) {
 	return newParser((*parseFlags)(f), f.src, append(slices.Clone(options), help)...)
 }
 
+// NewHelpParser is NewParser over Flags itself, help texts included: for a command line
+// that asks for help alone, which would otherwise build both parsers.
+func NewHelpParser(f *Flags, env Env, options ...kong.Option) (*kong.Kong, error) {
+	f.src = &source{env: env}
+	return newParser(f, f.src, options...)
+}
+
 // HelpModel is the model of kimi-run's command line with every flag's help text, for what
 // shows them; options as NewParser's.
 func HelpModel(options ...kong.Option) (*kong.Application, error) {

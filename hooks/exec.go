@@ -3,9 +3,6 @@ package hooks
 import (
 	"context"
 	"errors"
-	"io"
-	"os"
-	"sync"
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/launch"
@@ -26,23 +23,23 @@ func execute(ctx context.Context, l *launch.Launcher, command, dir string, stdin
 	// The output goes through pipes of our own: the wait ends when the command exits, not
 	// when the last process holding the pipes does.
 	stdout, stderr := &launch.Head{Max: outputCap}, &launch.Head{Max: outputCap}
-	outs, err := startReaders(stdout, stderr)
+	outs, err := launch.NewCapture(stdout, stderr)
 	if err != nil {
 		return result{exitCode: -1, startErr: err}
 	}
-	in, err := feed(stdin)
+	in, err := launch.Feed(stdin)
 	if err != nil {
-		outs.abandon()
+		outs.Abandon()
 		return result{exitCode: -1, startErr: err}
 	}
 	began := time.Now()
 	// A group of its own, confined like a Shell command under the sandbox.
 	p, err := l.Start(launch.Spec{Path: prog, Args: append([]string{prog}, args...), Dir: dir,
-		Stdin: in, Stdout: outs.write[0], Stderr: outs.write[1], Confine: true})
+		Stdin: in, Stdout: outs.Stdout(), Stderr: outs.Stderr(), Confine: true})
 	in.Close()
-	outs.started()
+	outs.Started()
 	if err != nil {
-		outs.abandon()
+		outs.Abandon()
 		return result{exitCode: -1, startErr: err, duration: time.Since(began)}
 	}
 	select {
@@ -51,7 +48,7 @@ func execute(ctx context.Context, l *launch.Launcher, command, dir string, stdin
 	}
 	_ = p.Signal(true) // its background processes die with it
 	state := p.Wait()
-	outs.wait(waitDelay)
+	outs.Wait(waitDelay)
 	r := result{duration: time.Since(began), stdout: stdout.String(), stderr: stderr.String()}
 	r.exitCode = state.ExitCode()
 	if errors.Is(context.Cause(tctx), errTimeout) {
@@ -60,65 +57,4 @@ func execute(ctx context.Context, l *launch.Launcher, command, dir string, stdin
 		r.exitCode = -1
 	}
 	return r
-}
-
-// feed returns the read end of a pipe that delivers b and then EOF; the writing is done
-// in the background, and ends when the reader goes.
-func feed(b []byte) (*os.File, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	go func() {
-		_, _ = w.Write(b)
-		w.Close()
-	}()
-	return r, nil
-}
-
-// readers copies a command's stdout and stderr pipes into buffers.
-type readers struct {
-	read, write []*os.File
-	done        sync.WaitGroup
-}
-
-// startReaders makes a pipe for stdout and one for stderr, read into out and errOut.
-func startReaders(out, errOut io.Writer) (*readers, error) {
-	r := &readers{}
-	for _, w := range []io.Writer{out, errOut} {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			r.abandon()
-			return nil, err
-		}
-		r.read, r.write = append(r.read, pr), append(r.write, pw)
-		r.done.Go(func() { _, _ = io.Copy(w, pr) })
-	}
-	return r, nil
-}
-
-// started closes this process's copies of the write ends, once the command has its own.
-func (r *readers) started() {
-	for _, w := range r.write {
-		w.Close()
-	}
-}
-
-// wait waits up to d for the output to end, then stops reading.
-func (r *readers) wait(d time.Duration) {
-	done := make(chan struct{})
-	go func() { r.done.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(d):
-	}
-	r.abandon()
-	<-done
-}
-
-// abandon closes every pipe end, which ends the copying.
-func (r *readers) abandon() {
-	for _, f := range append(r.read, r.write...) {
-		f.Close()
-	}
 }

@@ -1,12 +1,6 @@
 package model
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 )
@@ -15,7 +9,7 @@ import (
 // must not panic or hang, must classify its failures, and a reply it accepts must hand out
 // each call once under an id unique in the reply, with reasoning details that are JSON.
 func FuzzResponsesStream(f *testing.F) {
-	for _, s := range []string{
+	seeds := []string{
 		`data: {"type":"response.output_text.delta","output_index":0,"delta":"hi"}` + "\n\n" +
 			`data: {"type":"response.completed","response":{"status":"completed","usage":{"input_tokens":3,"output_tokens":1}}}` + "\n\n",
 		`data: {"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","call_id":"a","name":"Shell","arguments":""}}` + "\n\n" +
@@ -29,57 +23,18 @@ func FuzzResponsesStream(f *testing.F) {
 		`{"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"whole"}]}]}`,
 		`data: {"type":"response.output_text.delta","delta":{"x":1}}` + "\n\n",
 		`data: {"type":"response.output_item.done","output_index":0,"item":"`,
-	} {
-		f.Add([]byte(s))
 	}
-	var (
-		mu   sync.Mutex
-		body []byte
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		b := body
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Write(b)
-	}))
-	defer srv.Close()
-	m := NewResponses(Config{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m", IdleTimeout: 5 * time.Second})
-
-	f.Fuzz(func(t *testing.T, data []byte) {
-		mu.Lock()
-		body = data
-		mu.Unlock()
-		seen := map[string]int{}
-		h := Handler{ToolCall: func(c CallSpec) { seen[c.ID]++ }}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		reply, err := m.Stream(ctx, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}}, h)
-		if errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("stream hung")
-		}
-		if err != nil && !Retryable(err) {
-			var pe *ProviderError
-			var fe *FinishError
-			var ee *EndpointError
-			if !errors.As(err, &pe) && !errors.As(err, &fe) && !errors.As(err, &ee) {
-				t.Fatalf("unclassified error %T: %v", err, err)
+	fuzzStream(f, seeds, fuzzClient{
+		newModel: func(url string) Model {
+			return NewResponses(Config{BaseURL: url + "/v1", APIKey: "k", Model: "m", IdleTimeout: 5 * time.Second})
+		},
+		check: func(t *testing.T, r Reply) {
+			for _, c := range r.ToolCalls {
+				if c.ID == "" {
+					t.Fatalf("call without an id in %+v", r.ToolCalls)
+				}
 			}
-		}
-		ids := map[string]bool{}
-		for _, c := range reply.ToolCalls {
-			if ids[c.ID] || c.ID == "" {
-				t.Fatalf("call id %q twice or empty in %+v", c.ID, reply.ToolCalls)
-			}
-			ids[c.ID] = true
-		}
-		for id, n := range seen {
-			if n != 1 {
-				t.Fatalf("call %q handed out %d times", id, n)
-			}
-		}
-		if reply.ReasoningDetails != nil && !json.Valid(reply.ReasoningDetails) {
-			t.Fatalf("reasoning details not JSON: %s", reply.ReasoningDetails)
-		}
+			reasoningIsJSON(t, r)
+		},
 	})
 }

@@ -1,12 +1,7 @@
 package model
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 )
@@ -26,63 +21,9 @@ func FuzzStream(f *testing.F) {
 		"data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"\\u0000\\ud800\"},\"finish_reason\":\"stop\"}]}\n\n",
 		"data: {\"choices\":[{\"index\":0,\"delta\":{\"cont",
 	}
-	for _, s := range seeds {
-		f.Add([]byte(s))
-	}
-	var (
-		mu   sync.Mutex
-		body []byte
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		b := body
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Write(b)
-	}))
-	defer srv.Close()
-	model := NewOpenAI(Config{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m", IdleTimeout: 5 * time.Second})
-
-	f.Fuzz(func(t *testing.T, data []byte) {
-		mu.Lock()
-		body = data
-		mu.Unlock()
-		seen := map[string]int{}
-		h := Handler{ToolCall: func(c CallSpec) {
-			seen[c.ID]++
-			if !json.Valid(c.ArgsJSON()) {
-				t.Fatalf("event arguments not JSON: %q", c.Arguments)
-			}
-		}}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		reply, err := model.Stream(ctx, Request{Messages: []Message{{Role: RoleUser, Content: "x"}}}, h)
-		if errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("stream hung")
-		}
-		if err != nil && !Retryable(err) {
-			// The typed outcomes a run maps to an exit code: a provider's error, a finish
-			// reason that is not an answer (exit 8), a body that is not an event stream.
-			var pe *ProviderError
-			var fe *FinishError
-			var ee *EndpointError
-			if !errors.As(err, &pe) && !errors.As(err, &fe) && !errors.As(err, &ee) {
-				t.Fatalf("unclassified error %T: %v", err, err)
-			}
-		}
-		ids := map[string]bool{}
-		for _, c := range reply.ToolCalls {
-			if ids[c.ID] {
-				t.Fatalf("duplicate call id %q in %+v", c.ID, reply.ToolCalls)
-			}
-			ids[c.ID] = true
-		}
-		for id, n := range seen {
-			if n != 1 {
-				t.Fatalf("call %q handed out %d times", id, n)
-			}
-		}
-	})
+	fuzzStream(f, seeds, fuzzClient{newModel: func(url string) Model {
+		return NewOpenAI(Config{BaseURL: url + "/v1", APIKey: "k", Model: "m", IdleTimeout: 5 * time.Second})
+	}})
 }
 
 // FuzzParseArgs checks that argument decoding accepts exactly JSON objects (and empty text).

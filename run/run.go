@@ -100,7 +100,11 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }),
 	}
-	parser, err := config.NewParser(&cli, sio.env(), options...)
+	newParser := config.NewParser
+	if len(args) == 1 && (args[0] == "--help" || args[0] == "-h") {
+		newParser = config.NewHelpParser // the one parser --help needs, not two
+	}
+	parser, err := newParser(&cli, sio.env(), options...)
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
 		return ExitError

@@ -5,11 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/launch"
@@ -116,22 +113,31 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 	if ctx.Err() != nil {
 		return tools.Errorf("not run: the run is stopping"), nil
 	}
-	pp, err := openPipes()
+	stdout, stderr := &launch.Head{Max: maxStdout}, &launch.Head{Max: maxStderr}
+	outs, err := launch.NewCapture(stdout, stderr)
 	if err != nil {
 		return tools.Errorf("plugin tool %s: %v", t.Name(), err), nil
 	}
-	cmd := t.spec.Command
-	p, err := t.launch.Start(launch.Spec{Path: cmd[0], Args: cmd, Env: t.env, Dir: t.dir, Stdin: pp.inR, Stdout: pp.outW, Stderr: pp.errW, Confine: true})
-	pp.closeChildEnds()
+	// A tool that never reads its stdin makes the feed's write fail once it exits: no matter.
+	in, err := launch.Feed(compactArgs(args))
 	if err != nil {
-		pp.closeOurEnds()
+		outs.Abandon()
+		return tools.Errorf("plugin tool %s: %v", t.Name(), err), nil
+	}
+	cmd := t.spec.Command
+	p, err := t.launch.Start(launch.Spec{Path: cmd[0], Args: cmd, Env: t.env, Dir: t.dir, Stdin: in, Stdout: outs.Stdout(), Stderr: outs.Stderr(), Confine: true})
+	in.Close()
+	outs.Started()
+	if err != nil {
+		outs.Abandon()
 		return tools.Errorf("plugin tool %s could not start %s: %v", t.Name(), cmd[0], err).
 			WithKimi(fmt.Sprintf("Plugin tool '%s' failed: %v", t.Name(), err), ""), nil
 	}
-	stdout, stderr, copied := pp.exchange(compactArgs(args))
 	timedOut := t.await(ctx, p)
 	state := p.Wait()
-	pp.release(copied)
+	// The output ends when the last process holding the pipes lets go: what the command
+	// left behind gets the grace, then loses its pipes.
+	outs.Wait(grace)
 	// A tool is one call: what it left running in its group is stopped with it (the run
 	// would end it later anyway).
 	launch.Stop(grace, time.Second, p)
@@ -147,87 +153,6 @@ func compactArgs(args json.RawMessage) []byte {
 		compact.WriteString("{}")
 	}
 	return compact.Bytes()
-}
-
-// pipes are a call's stdin, stdout and stderr: the child's ends (inR, outW, errW) and ours.
-type pipes struct {
-	inR, inW, outR, outW, errR, errW *os.File
-}
-
-// openPipes opens the three pipes, or none.
-func openPipes() (*pipes, error) {
-	var pp pipes
-	var err error
-	if pp.inR, pp.inW, err = os.Pipe(); err != nil {
-		return nil, err
-	}
-	if pp.outR, pp.outW, err = os.Pipe(); err != nil {
-		pp.inR.Close()
-		pp.inW.Close()
-		return nil, err
-	}
-	if pp.errR, pp.errW, err = os.Pipe(); err != nil {
-		pp.inR.Close()
-		pp.inW.Close()
-		pp.outR.Close()
-		pp.outW.Close()
-		return nil, err
-	}
-	return &pp, nil
-}
-
-// closeChildEnds closes the ends the child holds once it started (or failed to).
-func (pp *pipes) closeChildEnds() {
-	pp.inR.Close()
-	pp.outW.Close()
-	pp.errW.Close()
-}
-
-// closeOurEnds closes the run's ends when the child never started.
-func (pp *pipes) closeOurEnds() {
-	pp.inW.Close()
-	pp.outR.Close()
-	pp.errR.Close()
-}
-
-// exchange writes input to the child's stdin and keeps what it prints, up to the caps;
-// copied closes when both outputs have ended.
-func (pp *pipes) exchange(input []byte) (stdout, stderr *launch.Head, copied <-chan struct{}) {
-	go func() {
-		// A tool that never reads its stdin makes this write fail once it exits: no matter.
-		_, _ = pp.inW.Write(input)
-		pp.inW.Close()
-	}()
-	stdout, stderr = &launch.Head{Max: maxStdout}, &launch.Head{Max: maxStderr}
-	var copies sync.WaitGroup
-	for _, c := range []struct {
-		w *launch.Head
-		r *os.File
-	}{{stdout, pp.outR}, {stderr, pp.errR}} {
-		copies.Add(1)
-		go func() {
-			defer copies.Done()
-			_, _ = io.Copy(c.w, c.r)
-		}()
-	}
-	done := make(chan struct{})
-	go func() { copies.Wait(); close(done) }()
-	return stdout, stderr, done
-}
-
-// release waits for the outputs to end once the child has exited. The output ends when the
-// last process holding the pipes lets go: what the command left behind gets the grace,
-// then loses its pipes.
-func (pp *pipes) release(copied <-chan struct{}) {
-	select {
-	case <-copied:
-	case <-time.After(grace):
-		pp.outR.Close()
-		pp.errR.Close()
-		<-copied
-	}
-	pp.outR.Close()
-	pp.errR.Close()
 }
 
 // await waits for the call to end, and stops it (SIGTERM, grace, SIGKILL) when it outlasts
