@@ -42,37 +42,19 @@ func ThinkingSignature(text string) string {
 
 // anthropic returns r as the Messages API would stream it.
 func (r Response) anthropic() Response {
-	if !r.streamed() {
-		return r
-	}
-	var t anthropicTranslator
-	out := make([]step, 0, len(r.steps))
-	for _, st := range r.steps {
-		switch st.kind {
-		case stepWrite:
-			if data := t.events(st.data); len(data) > 0 {
-				out = append(out, step{kind: stepWrite, data: data})
-			}
-		case stepFlood:
-			// The block opens once; the flood repeats its text delta.
-			var open bytes.Buffer
-			t.start(&open)
-			t.block(&open, "text", "", "")
-			if open.Len() > 0 {
-				out = append(out, step{kind: stepWrite, data: open.Bytes()})
-			}
-			st.data = t.events(st.data)
-			out = append(out, st)
-		default:
-			out = append(out, st)
-		}
-	}
-	if data := t.end(); len(data) > 0 {
-		out = append(out, step{kind: stepWrite, data: data})
-	}
-	r.steps = out
-	return r
+	return r.translated(&anthropicTranslator{})
 }
+
+// beforeFlood opens the text block once; the flood repeats its text delta.
+func (t *anthropicTranslator) beforeFlood() []byte {
+	var open bytes.Buffer
+	t.start(&open)
+	t.block(&open, "text", "", "")
+	return open.Bytes()
+}
+
+// beforeEnd: nothing is held back.
+func (t *anthropicTranslator) beforeEnd() []byte { return nil }
 
 // anthropicTranslator turns chat-completions events into the Messages API's.
 type anthropicTranslator struct {

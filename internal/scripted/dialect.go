@@ -7,8 +7,50 @@ import (
 )
 
 // What the dialects that rewrite whole events (Anthropic's, Gemini's) share: the walk over a
-// script's SSE events, which hands them the chat-completions chunks and leaves the rest as
-// it is.
+// response's steps (translated), and over a script's SSE events (chatEvents), which hands
+// them the chat-completions chunks and leaves the rest as it is.
+
+// translator is a dialect that rewrites a response's steps as they will be played.
+type translator interface {
+	// events translates whole SSE events.
+	events(data []byte) []byte
+	// beforeFlood is what goes out before a flood of text; beforeEnd before a clean end of
+	// the body; end after the last step.
+	beforeFlood() []byte
+	beforeEnd() []byte
+	end() []byte
+}
+
+// translated returns r with its steps translated by t, when r is an event stream.
+func (r Response) translated(t translator) Response {
+	if !r.streamed() {
+		return r
+	}
+	out := make([]step, 0, len(r.steps))
+	write := func(data []byte) {
+		if len(data) > 0 {
+			out = append(out, step{kind: stepWrite, data: data})
+		}
+	}
+	for _, st := range r.steps {
+		switch st.kind {
+		case stepWrite:
+			write(t.events(st.data))
+		case stepFlood:
+			write(t.beforeFlood())
+			st.data = t.events(st.data)
+			out = append(out, st)
+		case stepEnd:
+			write(t.beforeEnd())
+			out = append(out, st)
+		default:
+			out = append(out, st)
+		}
+	}
+	write(t.end())
+	r.steps = out
+	return r
+}
 
 // chatHandlers are a dialect's answers to what chatEvents finds.
 type chatHandlers struct {

@@ -28,35 +28,14 @@ func geminiPath(p string) bool { return strings.HasSuffix(p, ":streamGenerateCon
 
 // gemini returns r as Gemini would stream it.
 func (r Response) gemini() Response {
-	if !r.streamed() {
-		return r
-	}
-	var t geminiTranslator
-	out := make([]step, 0, len(r.steps))
-	for _, st := range r.steps {
-		switch st.kind {
-		case stepWrite:
-			if data := t.events(st.data); len(data) > 0 {
-				out = append(out, step{kind: stepWrite, data: data})
-			}
-		case stepFlood:
-			st.data = t.events(st.data)
-			out = append(out, st)
-		case stepEnd:
-			if data := t.flushCalls(); len(data) > 0 {
-				out = append(out, step{kind: stepWrite, data: data})
-			}
-			out = append(out, st)
-		default:
-			out = append(out, st)
-		}
-	}
-	if data := t.end(); len(data) > 0 {
-		out = append(out, step{kind: stepWrite, data: data})
-	}
-	r.steps = out
-	return r
+	return r.translated(&geminiTranslator{})
 }
+
+// beforeFlood: a flood is text parts, which need nothing opened.
+func (t *geminiTranslator) beforeFlood() []byte { return nil }
+
+// beforeEnd sends the calls gathered so far before a clean end of the body.
+func (t *geminiTranslator) beforeEnd() []byte { return t.flushCalls() }
 
 // geminiTranslator turns chat-completions events into Gemini's, holding what Gemini sends
 // later: the tool calls until they are complete, the finish until the usage.
