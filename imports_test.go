@@ -1,9 +1,9 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,23 +19,7 @@ func ownImports(t *testing.T) map[string][]string {
 	t.Helper()
 	graph := map[string][]string{}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
+	productFiles(t, fset, parser.ImportsOnly, func(path string, f *ast.File) {
 		dir := filepath.ToSlash(filepath.Dir(path))
 		for _, spec := range f.Imports {
 			imp, _ := strconv.Unquote(spec.Path.Value)
@@ -46,11 +30,7 @@ func ownImports(t *testing.T) map[string][]string {
 		if _, ok := graph[dir]; !ok {
 			graph[dir] = nil
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return graph
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"go/format"
 	"io/fs"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/goccy/go-yaml"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated files")
@@ -28,18 +28,7 @@ func TestBuiltinDocsGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("%s is stale: run go generate ./agentspec", file)
-	}
+	testkit.Golden(t, file, got, *update, "go generate ./agentspec")
 	n := 0
 	fs.WalkDir(builtinFS, "builtin", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {

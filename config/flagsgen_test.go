@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"flag"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/kimi-run/kimi-run/internal/flaggen"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated files")
@@ -24,18 +24,7 @@ func TestParseFlagsGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want) {
-		t.Fatalf("%s is stale: run go generate ./config", file)
-	}
+	testkit.Golden(t, file, got, *update, "go generate ./config")
 	full, bare := reflect.TypeFor[Flags](), reflect.TypeFor[parseFlags]()
 	if !full.ConvertibleTo(bare) || full.NumField() != bare.NumField() {
 		t.Fatal("parseFlags is not Flags less its tags")

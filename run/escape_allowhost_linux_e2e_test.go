@@ -46,38 +46,49 @@ func TestEscapeAllowHost(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			// Another host listening on the port the proxy will take on 127.0.0.1, a port
 			// held free there until the run starts (any port free on 127.0.0.2 may be a
-			// parallel test's connection's on 127.0.0.1).
-			other, held := portOnBoth(t)
-			defer other.Close()
-			port := other.Addr().(*net.TCPAddr).Port
-			otherAddr := other.Addr().String()
-			attempts := map[string]string{
-				"env":            `echo "$HTTPS_PROXY|$http_proxy|$NO_PROXY|$KIMI_RUN_SANDBOX"`,
-				"ifaces":         `tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ,`,
-				"allowed":        probe + " proxied http://" + allowedAddr + "/",
-				"other":          probe + " proxied http://" + forbiddenAddr + "/",
-				"tunnel":         probe + " proxied https://" + forbiddenAddr + "/",
-				"straight":       probe + " tcp " + forbiddenAddr,
-				"straight-to-ok": probe + " tcp " + allowedAddr,
-				"proxy-port":     probe + " tcp " + otherAddr,
-				"tfo":            probe + " tfo " + otherAddr,
-				"udp":            probe + " udp " + forbiddenAddr,
+			// parallel test's connection's on 127.0.0.1). Another process may take it in
+			// the moment it is let go: then the run is tried again on another.
+			var port int
+			var r result
+			var other net.Listener
+			for try := 1; ; try++ {
+				var held net.Listener
+				other, held = portOnBoth(t)
+				defer other.Close()
+				port = other.Addr().(*net.TCPAddr).Port
+				otherAddr := other.Addr().String()
+				attempts := map[string]string{
+					"env":            `echo "$HTTPS_PROXY|$http_proxy|$NO_PROXY|$KIMI_RUN_SANDBOX"`,
+					"ifaces":         `tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ,`,
+					"allowed":        probe + " proxied http://" + allowedAddr + "/",
+					"other":          probe + " proxied http://" + forbiddenAddr + "/",
+					"tunnel":         probe + " proxied https://" + forbiddenAddr + "/",
+					"straight":       probe + " tcp " + forbiddenAddr,
+					"straight-to-ok": probe + " tcp " + allowedAddr,
+					"proxy-port":     probe + " tcp " + otherAddr,
+					"tfo":            probe + " tfo " + otherAddr,
+					"udp":            probe + " udp " + forbiddenAddr,
+				}
+				calls := []scripted.Part{
+					scripted.CallID("fetch-ok", "FetchURL", fmt.Sprintf(`{"url":"http://%s/"}`, allowedAddr)),
+					scripted.CallID("fetch-other", "FetchURL", fmt.Sprintf(`{"url":"http://%s/"}`, forbiddenAddr)),
+				}
+				for id, cmd := range attempts {
+					calls = append(calls, scripted.CallID(id, "Shell", fmt.Sprintf(`{"command":%q}`, cmd)))
+				}
+				srv := scripted.New(t, scripted.ToolCalls(calls...), scripted.Text("done"))
+				inv := invocation{args: []string{"--output-format", "stream-json", "--allow-host", allowedAddr,
+					"--allow-host-port", strconv.Itoa(port), "-p", "x"}}
+				if mode == "no namespace" {
+					inv.env = map[string]string{"KIMI_RUN_NETNS": "off"}
+				}
+				held.Close()
+				r = kimi(t, srv, inv)
+				if try < 5 && r.code == 2 && strings.Contains(r.stdout, "address already in use") {
+					continue
+				}
+				break
 			}
-			calls := []scripted.Part{
-				scripted.CallID("fetch-ok", "FetchURL", fmt.Sprintf(`{"url":"http://%s/"}`, allowedAddr)),
-				scripted.CallID("fetch-other", "FetchURL", fmt.Sprintf(`{"url":"http://%s/"}`, forbiddenAddr)),
-			}
-			for id, cmd := range attempts {
-				calls = append(calls, scripted.CallID(id, "Shell", fmt.Sprintf(`{"command":%q}`, cmd)))
-			}
-			srv := scripted.New(t, scripted.ToolCalls(calls...), scripted.Text("done"))
-			inv := invocation{args: []string{"--output-format", "stream-json", "--allow-host", allowedAddr,
-				"--allow-host-port", strconv.Itoa(port), "-p", "x"}}
-			if mode == "no namespace" {
-				inv.env = map[string]string{"KIMI_RUN_NETNS": "off"}
-			}
-			held.Close()
-			r := kimi(t, srv, inv)
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}

@@ -136,7 +136,13 @@ func TestEscapeInheritedDescriptors(t *testing.T) {
 				t.Fatalf("the command did not list its descriptors:\n%s", out)
 			}
 			for _, fd := range fds {
-				if n, _, _ := strings.Cut(fd, " "); n != "0" && n != "1" && n != "2" {
+				n, target, _ := strings.Cut(fd, " -> ")
+				// sleep's own dynamic loader may hold a library or its cache open while it
+				// is listed: that descriptor is the child's, not one it inherited.
+				if loading := strings.Contains(target, ".so.") || strings.HasSuffix(target, ".so") || strings.HasSuffix(target, "ld.so.cache"); loading {
+					continue
+				}
+				if n != "0" && n != "1" && n != "2" {
 					t.Errorf("the command inherited descriptor %s", fd)
 				}
 			}

@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -25,19 +26,7 @@ func TestBuiltinSchemasGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const golden = "schemas.txt"
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("the built-in tools' schemas differ from %s (run go generate ./tools, or this test with -update, after review):\n%s", golden, got)
-	}
+	testkit.Golden(t, "schemas.txt", []byte(got), *update, "go generate ./tools")
 }
 
 // TestSchemaTable checks that every built-in tool takes its schema from the table, that
