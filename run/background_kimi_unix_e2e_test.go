@@ -206,17 +206,7 @@ func TestKimiBackgroundWaitRules(t *testing.T) {
 	t.Run("a failed re-entry keeps the answer", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
-			switch replies(req) {
-			case 0:
-				return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
-					"command": waitForFile("go", "ok"), "run_in_background": true, "description": "check"})))
-			case 1:
-				touch(t, dir, "go")
-				return scripted.Text("Checking.")
-			}
-			return scripted.Status(400, scripted.ErrorBody("invalid_request_error", "no"))
-		})
+		srv := taskThenReentry(t, dir, "check", "ok", "Checking.", scripted.Status(400, scripted.ErrorBody("invalid_request_error", "no")))
 		r := kimi(t, srv, invocation{dir: dir, args: []string{"--output-format", "stream-json", "-p", "check"}})
 		res := lastResult(t, r)
 		if r.code != 0 || res["final_text"] != "Checking." {
@@ -278,17 +268,7 @@ func TestKimiBackgroundWaitRules(t *testing.T) {
 	t.Run("the re-entry is not a user prompt", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
-			switch replies(req) {
-			case 0:
-				return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
-					"command": waitForFile("go", "ok"), "run_in_background": true, "description": "check"})))
-			case 1:
-				touch(t, dir, "go")
-				return scripted.Text("Checking.")
-			}
-			return scripted.Text("Checked.")
-		})
+		srv := taskThenReentry(t, dir, "check", "ok", "Checking.", scripted.Text("Checked."))
 		hooks := `{"hooks": [{"event": "UserPromptSubmit", "command": "cat >> prompts.jsonl; echo >> prompts.jsonl"}]}`
 		r := kimi(t, srv, invocation{dir: dir, args: []string{"-p", "check it", "--config", hooks}})
 		if r.code != 0 || strings.TrimSpace(r.stdout) != "Checked." || len(srv.Requests()) != 3 {

@@ -249,6 +249,24 @@ func waitForFile(name, done string) string {
 	return "until [ -e " + name + " ]; do sleep 0.05; done; echo " + done
 }
 
+// taskThenReentry is a model that starts a background task (description) which waits for
+// the file "go" in dir and then prints done; it answers first as the turn's last step and
+// lets the task end only then, and answers then to every later request (the re-entry).
+func taskThenReentry(t *testing.T, dir, description, done, first string, then scripted.Response) *scripted.Server {
+	t.Helper()
+	return scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+		switch replies(req) {
+		case 0:
+			return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
+				"command": waitForFile("go", done), "run_in_background": true, "description": description})))
+		case 1:
+			touch(t, dir, "go")
+			return scripted.Text(first)
+		}
+		return then
+	})
+}
+
 // touch makes the file name in dir, failing t.
 func touch(t *testing.T, dir, name string) {
 	t.Helper()
@@ -270,18 +288,8 @@ func TestBackgroundWaitReentersTheModel(t *testing.T) {
 			t.Parallel()
 			skipSandbox(t, mode.args)
 			dir := t.TempDir()
-			srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
-				switch replies(req) {
-				case 0:
-					return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
-						"command": waitForFile("go", "build finished"), "run_in_background": true, "description": "build"})))
-				case 1:
-					// The task can end only once the turn's last step has begun.
-					touch(t, dir, "go")
-					return scripted.Text("The build is running.")
-				}
-				return scripted.Text("The build finished.")
-			})
+			// The task can end only once the turn's last step has begun.
+			srv := taskThenReentry(t, dir, "build", "build finished", "The build is running.", scripted.Text("The build finished."))
 			r := kimi(t, srv, invocation{dir: dir, args: append([]string{"--output-format", "stream-json", "-p", "build it"}, mode.args...)})
 			res := lastResult(t, r)
 			if r.code != 0 || res["final_text"] != "The build finished." {
@@ -589,17 +597,7 @@ func TestBackgroundConfigKeys(t *testing.T) {
 func TestNotificationHookFires(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
-		switch replies(req) {
-		case 0:
-			return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
-				"command": waitForFile("go", "done"), "run_in_background": true, "description": "build"})))
-		case 1:
-			touch(t, dir, "go")
-			return scripted.Text("Started.")
-		}
-		return scripted.Text("Finished.")
-	})
+	srv := taskThenReentry(t, dir, "build", "done", "Started.", scripted.Text("Finished."))
 	hooks := `{"hooks": [{"event": "Notification", "matcher": "task\\.completed", "command": "cat >> notified.jsonl; echo >> notified.jsonl"},
 		{"event": "Notification", "matcher": "task\\.failed", "command": "echo wrong >> notified.jsonl"}]}`
 	r := kimi(t, srv, invocation{dir: dir, args: []string{"-p", "build", "--config", hooks}})
