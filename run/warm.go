@@ -2,6 +2,7 @@ package run
 
 import (
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -23,4 +24,13 @@ func (r *runState) prepare(eng *hooks.Engine, ripgrep bool) func(tools.Tool) {
 			r.launch.Warm(false)
 		}
 	}
+}
+
+// prebuild builds what every run needs whatever its flags and input: the built-in tools'
+// table and the request body's JSON encoders (issue 31). Main starts it on the other core
+// while kong builds the command-line model, which nothing can overlap; what is not ready
+// when the run reaches it is waited for, never built twice.
+func prebuild() {
+	tools.Warm()
+	model.Warm()
 }
