@@ -78,7 +78,7 @@ type Journal struct {
 	f      *os.File
 	closed bool
 	have   map[string]bool // blobs present
-	kept int64           // their bytes
+	kept   int64           // their bytes
 	// seen holds the files that have a before-image under the current checkpoint.
 	seen   map[string]int
 	failed bool // a write failed: reported once, by Err
