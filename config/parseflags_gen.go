@@ -8,7 +8,7 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// parseFlags is Flags without its help texts and placeholders, which a run does not
+// parseFlags is Flags without its help texts, placeholders and groups, which a run does not
 // show: kong reads every tag of the struct it is given, rune by rune, and the help is
 // most of them.
 type parseFlags struct {
@@ -62,52 +62,52 @@ type parseFlags struct {
 	KeepBackground     bool             `name:"keep-background"`
 	StdinNotice        time.Duration    `name:"stdin-notice" default:"3s" hidden:""`
 	StallNotice        time.Duration    `name:"stall-notice" default:"30s" hidden:""`
-	MCPConfigFile      []string         `group:"MCP servers" name:"mcp-config-file" sep:"none"`
-	MCPConfig          []string         `group:"MCP servers" name:"mcp-config" sep:"none"`
-	NoMCP              bool             `group:"MCP servers" name:"no-mcp"`
-	MCPStrict          bool             `group:"MCP servers" name:"mcp-strict"`
-	MCPStartupTimeout  time.Duration    `group:"MCP servers" name:"mcp-startup-timeout" default:"30s"`
-	MCPCallTimeout     time.Duration    `group:"MCP servers" name:"mcp-call-timeout" config:"mcp.client.tool_call_timeout_ms"`
-	MaxTokensTotal     int              `group:"Guardrails for unattended runs" name:"max-tokens-total"`
-	MaxCostUSD         float64          `group:"Guardrails for unattended runs" name:"max-cost-usd"`
-	MaxToolCalls       int              `group:"Guardrails for unattended runs" name:"max-tool-calls" config:"loop_control.max_tool_calls"`
-	PriceInput         *float64         `group:"Guardrails for unattended runs" name:"price-input"`
-	PriceCachedInput   *float64         `group:"Guardrails for unattended runs" name:"price-cached-input"`
-	PriceCacheWrite    *float64         `group:"Guardrails for unattended runs" name:"price-cache-write"`
-	PriceOutput        *float64         `group:"Guardrails for unattended runs" name:"price-output"`
-	JSONSchema         string           `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema"`
-	Tools              []string         `group:"Guardrails for unattended runs" name:"tools" sep:"none"`
-	AllowedTools       []string         `group:"Guardrails for unattended runs" name:"allowed-tools" sep:"none"`
-	DisallowedTools    []string         `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none"`
-	Sandbox            string           `group:"Guardrails for unattended runs" name:"sandbox" enum:"off,read-only,workspace-write" default:"off"`
-	SandboxNetwork     string           `group:"Guardrails for unattended runs" name:"sandbox-network" enum:"on,off" default:"on"`
-	AllowHost          []string         `group:"Guardrails for unattended runs" name:"allow-host" config:"sandbox.allow_hosts"`
+	MCPConfigFile      []string         `name:"mcp-config-file" sep:"none"`
+	MCPConfig          []string         `name:"mcp-config" sep:"none"`
+	NoMCP              bool             `name:"no-mcp"`
+	MCPStrict          bool             `name:"mcp-strict"`
+	MCPStartupTimeout  time.Duration    `name:"mcp-startup-timeout" default:"30s"`
+	MCPCallTimeout     time.Duration    `name:"mcp-call-timeout" config:"mcp.client.tool_call_timeout_ms"`
+	MaxTokensTotal     int              `name:"max-tokens-total"`
+	MaxCostUSD         float64          `name:"max-cost-usd"`
+	MaxToolCalls       int              `name:"max-tool-calls" config:"loop_control.max_tool_calls"`
+	PriceInput         *float64         `name:"price-input"`
+	PriceCachedInput   *float64         `name:"price-cached-input"`
+	PriceCacheWrite    *float64         `name:"price-cache-write"`
+	PriceOutput        *float64         `name:"price-output"`
+	JSONSchema         string           `name:"json-schema" aliases:"output-schema"`
+	Tools              []string         `name:"tools" sep:"none"`
+	AllowedTools       []string         `name:"allowed-tools" sep:"none"`
+	DisallowedTools    []string         `name:"disallowed-tools" sep:"none"`
+	Sandbox            string           `name:"sandbox" enum:"off,read-only,workspace-write" default:"off"`
+	SandboxNetwork     string           `name:"sandbox-network" enum:"on,off" default:"on"`
+	AllowHost          []string         `name:"allow-host" config:"sandbox.allow_hosts"`
 	AllowHostPort      int              `name:"allow-host-port" hidden:""`
-	FailOnDenial       bool             `group:"Guardrails for unattended runs" name:"fail-on-denial" envvar:"KIMI_RUN_FAIL_ON_DENIAL"`
-	Record             string           `group:"Record, replay and CI" name:"record"`
-	Replay             string           `group:"Record, replay and CI" name:"replay"`
-	ReplayMode         string           `group:"Record, replay and CI" name:"replay-mode" enum:"strict,exact,lenient" default:"strict"`
-	ReplaySpeed        float64          `group:"Record, replay and CI" name:"replay-speed" default:"1"`
-	OutputLastMessage  string           `group:"Record, replay and CI" name:"output-last-message" short:"o"`
-	FilesChanged       string           `group:"Record, replay and CI" name:"files-changed" enum:"git,tools" default:"git" envvar:"KIMI_RUN_FILES_CHANGED"`
-	PrintSchema        bool             `group:"Record, replay and CI" name:"print-schema"`
-	Print              bool             `group:"Kimi CLI compatibility"`
-	Yolo               bool             `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve"`
-	AFK                bool             `group:"Kimi CLI compatibility" name:"afk"`
-	Command            *string          `group:"Kimi CLI compatibility" short:"c"`
-	FinalMessageOnly   bool             `group:"Kimi CLI compatibility" name:"final-message-only"`
-	MaxStepsPerTurn    int              `group:"Kimi CLI compatibility" name:"max-steps-per-turn" sets:"max-steps"`
-	MaxRetriesPerStep  int              `group:"Kimi CLI compatibility" name:"max-retries-per-step"`
-	MaxRalphIterations *int             `group:"Kimi CLI compatibility" name:"max-ralph-iterations" sets:"ralph"`
-	Resume             string           `group:"Kimi CLI compatibility" short:"r" sets:"session"`
-	Config             string           `group:"Kimi CLI compatibility" name:"config"`
-	Verbose            bool             `group:"Kimi CLI compatibility"`
-	Debug              bool             `group:"Kimi CLI compatibility"`
-	InputFormat        string           `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text"`
-	ManPage            bool             `name:"man-page"`
-	RetryBaseDelay     time.Duration    `name:"retry-base-delay" default:"1s" hidden:""`
-	RetryMaxDelay      time.Duration    `name:"retry-max-delay" default:"60s" hidden:""`
-	given              map[string]bool  `kong:"-"`
-	times              map[string]int   `kong:"-"`
-	src                *source          `kong:"-"`
+	FailOnDenial       bool             `name:"fail-on-denial" envvar:"KIMI_RUN_FAIL_ON_DENIAL"`
+	Record             string           `name:"record"`
+	Replay             string           `name:"replay"`
+	ReplayMode         string           `name:"replay-mode" enum:"strict,exact,lenient" default:"strict"`
+	ReplaySpeed        float64          `name:"replay-speed" default:"1"`
+	OutputLastMessage  string           `name:"output-last-message" short:"o"`
+	FilesChanged       string           `name:"files-changed" enum:"git,tools" default:"git" envvar:"KIMI_RUN_FILES_CHANGED"`
+	PrintSchema        bool             `name:"print-schema"`
+	Print              bool
+	Yolo               bool    `short:"y" aliases:"yes,auto-approve"`
+	AFK                bool    `name:"afk"`
+	Command            *string `short:"c"`
+	FinalMessageOnly   bool    `name:"final-message-only"`
+	MaxStepsPerTurn    int     `name:"max-steps-per-turn" sets:"max-steps"`
+	MaxRetriesPerStep  int     `name:"max-retries-per-step"`
+	MaxRalphIterations *int    `name:"max-ralph-iterations" sets:"ralph"`
+	Resume             string  `short:"r" sets:"session"`
+	Config             string  `name:"config"`
+	Verbose            bool
+	Debug              bool
+	InputFormat        string          `name:"input-format" enum:"text,stream-json" default:"text"`
+	ManPage            bool            `name:"man-page"`
+	RetryBaseDelay     time.Duration   `name:"retry-base-delay" default:"1s" hidden:""`
+	RetryMaxDelay      time.Duration   `name:"retry-max-delay" default:"60s" hidden:""`
+	given              map[string]bool `kong:"-"`
+	times              map[string]int  `kong:"-"`
+	src                *source         `kong:"-"`
 }
