@@ -31,9 +31,11 @@ var errNoLauncher = errors.New("kimi-run's launcher process is not running")
 // stopped by a confined command (it shares their domain); it is then replaced.
 const (
 	topAnswer = 30 * time.Second
-	boxAnswer = 10 * time.Second
 	endWait   = 3 * time.Second
 )
+
+// boxAnswer is the confined arm's: a variable for the test that stops one.
+var boxAnswer = 10 * time.Second
 
 // remote is the launcher processes of a run.
 type remote struct {
@@ -54,7 +56,10 @@ type topConfig struct {
 // link is kimi-run's connection to one launcher process.
 type link struct {
 	conn *net.UnixConn
-	pid  int  // the launcher's
+	pid  int // the launcher's
+	// proc is the launcher as a process handle (a pidfd on Linux): a launcher that stops
+	// answering is killed through it, never by a number another process may hold by then.
+	proc *os.Process
 	box  bool // the confined arm: its answers are checked
 
 	mu      sync.Mutex
@@ -66,8 +71,8 @@ type link struct {
 	gone    chan struct{}
 }
 
-func newLink(conn *net.UnixConn, pid int, box bool) *link {
-	k := &link{conn: conn, pid: pid, box: box, waiting: map[uint64]chan message{},
+func newLink(conn *net.UnixConn, proc *os.Process, box bool) *link {
+	k := &link{conn: conn, pid: proc.Pid, proc: proc, box: box, waiting: map[uint64]chan message{},
 		procs: map[int]*Proc{}, early: map[int]message{}, gone: make(chan struct{})}
 	go k.read()
 	return k
@@ -186,7 +191,7 @@ func (k *link) request(m message, wait time.Duration, files ...*os.File) (messag
 	case <-timer.C:
 		// A launcher that does not answer is stopped (SIGSTOP from a confined command,
 		// say): it is killed, and the next start gets a new one.
-		_ = syscall.Kill(k.pid, syscall.SIGKILL)
+		_ = k.proc.Kill()
 		k.fail(fmt.Errorf("no answer in %s", wait))
 		return message{}, k.failure()
 	}
@@ -220,7 +225,7 @@ func (k *link) start(path string, argv, env []string, s Spec) (*Proc, error) {
 		// The confined arm shares its domain with the commands, which may have taken it
 		// over: a number it gives must be its own child's, or kimi-run would signal a
 		// group it does not own.
-		_ = syscall.Kill(k.pid, syscall.SIGKILL)
+		_ = k.proc.Kill()
 		k.fail(errors.New("it named a process that is not its child"))
 		return nil, k.failure()
 	}
@@ -375,7 +380,7 @@ func (l *Launcher) startTop() (*link, error) {
 		_ = cmd.Process.Kill()
 		return nil, err
 	}
-	return newLink(conn, cmd.Process.Pid, false), nil
+	return newLink(conn, cmd.Process, false), nil
 }
 
 // boxLink returns a confined arm (the survivors' when survive), starting it (and the
@@ -453,7 +458,14 @@ func (l *Launcher) startBox(top *link, survive bool) (*link, error) {
 	top.mu.Lock()
 	top.procs[a.Pid] = newProc(a.Pid)
 	top.mu.Unlock()
-	return newLink(conn, a.Pid, true), nil
+	// The arm is the launcher's child, not ours: its handle is taken at once, while its
+	// number is the arm's (only its launcher reaps it, and it has just started it).
+	proc, err := os.FindProcess(a.Pid)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("the sandbox's launcher: %w", err)
+	}
+	return newLink(conn, proc, true), nil
 }
 
 // closeRemote ends the launcher processes the orderly way.
