@@ -534,3 +534,26 @@ func TestStoppedArmIsReplaced(t *testing.T) {
 		t.Fatalf("the start after the stopped arm: %s: %s", st, out)
 	}
 }
+
+// The launcher is not ended by the signals that stop a run (it ends what the run leaves
+// when kimi-run says so or is gone): once it has answered a start, SIGINT, SIGTERM,
+// SIGHUP, SIGQUIT and SIGPIPE sent to it change nothing, and the next start works. It
+// catches them beside its first start rather than before it (catchSignals).
+func TestLauncherOutlivesRunSignals(t *testing.T) {
+	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	if st, out, _ := run(t, l, Spec{}, "true"); !st.Success() {
+		t.Fatalf("%s: %s", st, out)
+	}
+	l.mu.Lock()
+	top := l.rem.top
+	l.mu.Unlock()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE} {
+		if err := top.proc.Signal(sig); err != nil {
+			t.Fatalf("%s: %v", sig, err)
+		}
+	}
+	st, out, _ := run(t, l, Spec{}, "echo still")
+	if !st.Success() || strings.TrimSpace(out) != "still" || !top.alive() {
+		t.Fatalf("after the signals: %s %q, launcher alive %v", st, out, top.alive())
+	}
+}

@@ -35,11 +35,8 @@ func Serve(args []string) int {
 	if err != nil {
 		return 125
 	}
-	s := &server{role: args[0], conn: conn, children: map[int]child{}}
-	// It ends when kimi-run says so or is gone, not on the signals that stop a run. The
-	// signals are caught, not ignored: an ignored signal stays ignored in every child (a
-	// shell could not even trap SIGTERM), a caught one is reset by exec.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	s := &server{role: args[0], conn: conn, children: map[int]child{}, wake: make(chan os.Signal, 1), caught: make(chan struct{})}
+	go s.catchSignals()
 	// Every fork happens on this OS thread, which serves requests for the launcher's whole
 	// life. Landlock keeps a domain per thread, and before ABI 8 each thread restricts
 	// itself into a domain of its own: children forked from one thread share its domain,
@@ -78,13 +75,27 @@ func Serve(args []string) int {
 	default:
 		return 125
 	}
-	s.wake = make(chan os.Signal, 1)
-	signal.Notify(s.wake, syscall.SIGCHLD)
 	go s.reap()
 	if s.role == roleBox {
 		dropAmbient()
 	}
 	return s.serve()
+}
+
+// catchSignals takes the signals the launcher handles from the runtime. It ends when
+// kimi-run says so or is gone, not on the signals that stop a run: those are caught, not
+// ignored (an ignored signal stays ignored in every child, a shell could not even trap
+// SIGTERM; a caught one is reset by exec). SIGCHLD wakes the reaper for an orphan it
+// adopted. Catching a signal costs a round trip to the runtime's signal thread, about a
+// millisecond for these six on a small VM, so Serve does it beside its set-up and its
+// first start rather than before them; the first answer waits for it, so once a child
+// has started they are caught. A signal before that ends the launcher as it would have
+// just before it started (it is in a session of its own: a terminal's or a job's group
+// signals do not reach it).
+func (s *server) catchSignals() {
+	defer close(s.caught)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	signal.Notify(s.wake, syscall.SIGCHLD)
 }
 
 // server is a launcher process: the run's (top) or its confined arm (box).
@@ -101,6 +112,7 @@ type server struct {
 	mu       sync.Mutex
 	children map[int]child  // the children it started
 	wake     chan os.Signal // SIGCHLD, and a poke after each start: the reaper looks again
+	caught   chan struct{}  // closed once the signals are caught (catchSignals)
 }
 
 // child is what the launcher knows of a child it started.
@@ -199,6 +211,7 @@ func (s *server) startBox(m message, files []*os.File) {
 
 // answer tells kimi-run how a start went and records the child.
 func (s *server) answer(id uint64, pid int, err error, c child) {
+	<-s.caught
 	a := message{Op: opStarted, ID: id, Pid: pid}
 	if err != nil {
 		a.Pid, a.Err = 0, err.Error()
