@@ -205,6 +205,9 @@ func (r *runState) openSession(ctx context.Context, prompt string) error {
 // restores a resumed session's conversation.
 func (r *runState) begin(b *built) error {
 	s, sess := r.s, r.session
+	if r.sio.SignalsCaught != nil {
+		<-r.sio.SignalsCaught // main catches them beside the set-up
+	}
 	r.emit(event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model, Provider: providerType(s.Endpoint),
 		BaseURLHost: hostOf(s.Endpoint.BaseURL), WorkDir: s.WorkDir, Tools: b.names, Version: r.version,

@@ -39,6 +39,10 @@ type IO struct {
 	Environ func() []string
 	// Signals delivers SIGINT, SIGTERM, SIGHUP and SIGQUIT; nil means none (tests).
 	Signals <-chan os.Signal
+	// SignalsCaught is closed once Signals receives them; nil means it already does. The
+	// run opens its event stream (init) only then, so a signal sent by anyone who saw
+	// the run start is always the run's to handle.
+	SignalsCaught <-chan struct{}
 	// Exit ends the process at once, after the result was written: a second signal calls
 	// it, and so does a run still going stopGrace after its deadline. nil means the run
 	// never ends the process itself (a run inside tests).
