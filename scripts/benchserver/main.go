@@ -12,6 +12,11 @@
 //	                               provider streams its tokens: what the run does while a
 //	                               reply streams (start the launcher) is then measured too
 //
+// Under the plain base URL it also serves what other agents ask of it (scripts/peers.sh
+// times them against this server): POST /v1/responses streams the same answer as
+// Responses API events (codex speaks only that protocol), and GET /v1/models lists the
+// one model (crush may ask which models a custom provider has).
+//
 // Each call's arguments differ (they carry the step number) so the agent's loop guard,
 // which stops a model repeating one call, never fires.
 //
@@ -65,22 +70,7 @@ func serve(addr, urlFile string, lifetime, pace time.Duration) error {
 	}
 	fmt.Println(base)
 
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", handler("", 0, 0))
-	steps := func(gap time.Duration) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			n, err := strconv.Atoi(r.PathValue("steps"))
-			tool := r.PathValue("tool")
-			if err != nil || n < 0 || (tool != "think" && tool != "shell") {
-				http.Error(w, `{"error":{"message":"want /think/N/v1 or /shell/N/v1","type":"invalid_request_error"}}`, http.StatusNotFound)
-				return
-			}
-			handler(tool, n, gap)(w, r)
-		}
-	}
-	mux.HandleFunc("POST /{tool}/{steps}/v1/chat/completions", steps(0))
-	mux.HandleFunc("POST /paced/{tool}/{steps}/v1/chat/completions", steps(pace))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: routes(pace), ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -94,6 +84,29 @@ func serve(addr, urlFile string, lifetime, pace time.Duration) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// routes serves every base URL of the package comment, pausing pace after each chunk of a
+// /paced/ reply.
+func routes(pace time.Duration) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", handler("", 0, 0))
+	mux.HandleFunc("POST /v1/responses", responses)
+	mux.HandleFunc("GET /v1/models", models)
+	steps := func(gap time.Duration) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			n, err := strconv.Atoi(r.PathValue("steps"))
+			tool := r.PathValue("tool")
+			if err != nil || n < 0 || (tool != "think" && tool != "shell") {
+				http.Error(w, `{"error":{"message":"want /think/N/v1 or /shell/N/v1","type":"invalid_request_error"}}`, http.StatusNotFound)
+				return
+			}
+			handler(tool, n, gap)(w, r)
+		}
+	}
+	mux.HandleFunc("POST /{tool}/{steps}/v1/chat/completions", steps(0))
+	mux.HandleFunc("POST /paced/{tool}/{steps}/v1/chat/completions", steps(pace))
+	return mux
 }
 
 // request is the part of a chat-completions body the server looks at.
@@ -123,9 +136,14 @@ func handler(tool string, steps int, gap time.Duration) http.HandlerFunc {
 		if done < steps {
 			s.toolCall(done+1, tool)
 		} else {
-			s.answer(fmt.Sprintf("Done after %d tool steps. The task is complete and nothing else needs changing.", done))
+			s.answer(answerText(done))
 		}
 	}
+}
+
+// answerText is the final answer of a run that took done tool steps.
+func answerText(done int) string {
+	return fmt.Sprintf("Done after %d tool steps. The task is complete and nothing else needs changing.", done)
 }
 
 // stream writes one SSE reply and flushes each chunk as a provider would.
