@@ -151,7 +151,7 @@ echo "building kimi-run (release flags) and benchserver..." >&2
 CGO_ENABLED=0 timeout 900 go build -trimpath -ldflags "-s -w" -o "$WORK/kimi-run" .
 timeout 600 go build -C scripts -o "$WORK/benchserver" ./benchserver # scripts/ is a module of its own
 
-"$WORK/benchserver" -url-file "$WORK/url" -lifetime 60m >/dev/null &
+"$WORK/benchserver" -url-file "$WORK/url" -log "$WORK/requests" -lifetime 60m >/dev/null &
 SERVER_PID=$!
 for _ in $(seq 100); do
 	[ -s "$WORK/url" ] && break
@@ -262,12 +262,17 @@ add "floor: timeout true" "-" /bin/true
 PEER_NAMES=" crush codex "
 
 # Check every case once: exit 0, and the answer on stdout. A peer that fails is left out;
-# kimi-run failing ends the script.
+# kimi-run failing ends the script. What each case asked of the server is kept for the
+# report.
 KEEP=()
+declare -A ASKED
 for i in "${!NAMES[@]}"; do
 	out="$WORK/check.out" err="$WORK/check.err"
 	rc=0
+	before=$(wc -l <"$WORK/requests" 2>/dev/null || echo 0)
 	eval "timeout -k 5 $RUN_TIMEOUT ${CMDS[$i]}" </dev/null >"$out" 2>"$err" || rc=$?
+	ASKED[$i]=$(tail -n +"$((before + 1))" "$WORK/requests" 2>/dev/null | sort | uniq -c |
+		awk '{ printf "%s%s %s x%d", sep, $2, $3, $1; sep = ", " }')
 	ok=1
 	if [ "$rc" != 0 ]; then
 		ok=""
@@ -332,6 +337,11 @@ for i in "${!NAMES[@]}"; do
 	read -r med lo count < <(stats <"$WORK/times.$i")
 	MED[${NAMES[$i]}]=$med
 	printf '%-22s %-26s %10s %8s %5s\n' "${NAMES[$i]}" "${VERSIONS[$i]:0:26}" "$med" "$lo" "$count"
+done
+echo
+echo "what one run asked of the server (in its check):"
+for i in "${KEEP[@]}"; do
+	printf '  %-22s %s\n' "${NAMES[$i]}" "${ASKED[$i]:-nothing}"
 done
 echo
 fastest="" fastest_ms=""

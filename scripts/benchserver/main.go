@@ -20,8 +20,9 @@
 // Each call's arguments differ (they carry the step number) so the agent's loop guard,
 // which stops a model repeating one call, never fires.
 //
-// Usage: benchserver [-addr 127.0.0.1:0] [-url-file FILE] [-lifetime 5m]
-// The base URL of the plain answer is printed on stdout and written to -url-file.
+// Usage: benchserver [-addr 127.0.0.1:0] [-url-file FILE] [-lifetime 5m] [-log FILE]
+// The base URL of the plain answer is printed on stdout and written to -url-file. With -log,
+// the method and path of every request are appended to FILE, one a line, as it arrives.
 package main
 
 import (
@@ -30,12 +31,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -45,14 +48,15 @@ func main() {
 	urlFile := flag.String("url-file", "", "write the base URL to this file once listening")
 	lifetime := flag.Duration("lifetime", 5*time.Minute, "exit after this long, so a forgotten server never lingers")
 	pace := flag.Duration("pace", 5*time.Millisecond, "the pause after each chunk of a /paced/ reply")
+	logFile := flag.String("log", "", "append each request's method and path to this file")
 	flag.Parse()
-	if err := serve(*addr, *urlFile, *lifetime, *pace); err != nil {
+	if err := serve(*addr, *urlFile, *logFile, *lifetime, *pace); err != nil {
 		fmt.Fprintln(os.Stderr, "benchserver:", err)
 		os.Exit(1)
 	}
 }
 
-func serve(addr, urlFile string, lifetime, pace time.Duration) error {
+func serve(addr, urlFile, logFile string, lifetime, pace time.Duration) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -70,7 +74,16 @@ func serve(addr, urlFile string, lifetime, pace time.Duration) error {
 	}
 	fmt.Println(base)
 
-	srv := &http.Server{Handler: routes(pace), ReadHeaderTimeout: 10 * time.Second}
+	var h http.Handler = routes(pace)
+	if logFile != "" {
+		f, err := os.OpenFile(logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("open log: %w", err)
+		}
+		defer f.Close()
+		h = logged(h, f)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -107,6 +120,17 @@ func routes(pace time.Duration) *http.ServeMux {
 	mux.HandleFunc("POST /{tool}/{steps}/v1/chat/completions", steps(0))
 	mux.HandleFunc("POST /paced/{tool}/{steps}/v1/chat/completions", steps(pace))
 	return mux
+}
+
+// logged writes each request's method and path to w before h answers it.
+func logged(h http.Handler, w io.Writer) http.Handler {
+	var mu sync.Mutex
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		fmt.Fprintf(w, "%s %s\n", r.Method, r.URL.Path)
+		mu.Unlock()
+		h.ServeHTTP(rw, r)
+	})
 }
 
 // request is the part of a chat-completions body the server looks at.
