@@ -32,19 +32,22 @@
 # (the only protocol codex 0.169 speaks), each streaming the same one-sentence answer. Every
 # run gets stdin from /dev/null, an empty work dir, and a temporary HOME and XDG folders in
 # which each tool finds a configuration that points it at the server with a dummy key and
-# the model "bench-model": no real configuration or credential is read, nothing is written
-# outside the temporary folder, and telemetry and update checks are off where the peer has
-# a setting for them. The cases: kimi-run -p hello with a session (the default) and with
-# --no-session, `crush run -q`, `codex exec --skip-git-repo-check`, and the floor, `timeout`
-# starting /bin/true, which every figure includes.
+# the model "bench-model": no real configuration or credential is read, and nothing is
+# written outside the temporary folder. The cases: kimi-run -p hello with a session (the
+# default) and with --no-session; `crush run -q` and `codex exec --skip-git-repo-check`,
+# each in two configurations: "quiet" turns off what the peer does at start beside the task
+# where it has a setting for it (network look-ups, telemetry, update checks, language
+# servers), "defaults" sets only what it takes to reach the server; and the floor,
+# `timeout` starting /bin/true, which every figure includes.
 #
 # Each case is first run once, untimed, and must exit 0 with the answer on stdout (this
-# also creates what a peer keeps between runs, as it would have for a user). Then come N
-# rounds; each runs every case once, in an order reversed every other round, so that a
-# change in the machine's load favours none. Wall time is taken with bash's
-# $EPOCHREALTIME. The table gives each case's median and minimum; then the ratio of the
-# fastest peer's median to kimi-run's, for both kimi-run cases, and the load average
-# before and after.
+# also creates what a peer keeps between runs, as it would have for a user); the requests
+# the server saw during that run are listed. Then come N rounds; each runs every case
+# once, in an order reversed every other round, so that a change in the machine's load
+# favours none. Wall time is taken with bash's $EPOCHREALTIME. The table gives each case's
+# median and minimum; then the ratio of the fastest peer case's median to kimi-run's, for
+# both kimi-run cases (and the same against the peers' defaults alone), and the load
+# average before and after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 COMMIT="$(git rev-parse --short HEAD 2>/dev/null || echo '?')"
@@ -167,16 +170,23 @@ BASE="$(cat "$WORK/url")"
 
 export HOME="$WORK/home" XDG_CONFIG_HOME="$WORK/home/.config" XDG_DATA_HOME="$WORK/home/.local/share"
 export XDG_STATE_HOME="$WORK/home/.local/state" XDG_CACHE_HOME="$WORK/home/.cache"
-export TMPDIR="$WORK/tmp" NO_COLOR=1 DO_NOT_TRACK=1
-mkdir -p "$HOME" "$XDG_CONFIG_HOME/crush" "$XDG_DATA_HOME" "$XDG_STATE_HOME" "$XDG_CACHE_HOME" "$TMPDIR" "$WORK/work"
+export TMPDIR="$WORK/tmp" NO_COLOR=1
+mkdir -p "$HOME" "$XDG_CONFIG_HOME" "$XDG_DATA_HOME" "$XDG_STATE_HOME" "$XDG_CACHE_HOME" "$TMPDIR" "$WORK/work"
 # Whatever the caller's environment holds for these tools stays out of the runs.
-unset KIMI_BASE_URL KIMI_MODEL_NAME OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_API_KEY CODEX_API_KEY
+unset KIMI_BASE_URL OPENAI_API_KEY OPENAI_BASE_URL ANTHROPIC_API_KEY CODEX_API_KEY DO_NOT_TRACK
 export KIMI_API_KEY=sk-peers-not-a-real-key KIMI_MODEL_NAME=bench-model BENCH_API_KEY=sk-peers-not-a-real-key
 
-# crush: a custom OpenAI-compatible provider (openai-compat speaks chat completions to any
-# server; "openai" is for OpenAI's own API), its one model chosen for both roles, no
-# provider list fetched from the network, no metrics, its data in the temporary folder.
-cat >"$XDG_CONFIG_HOME/crush/crush.json" <<EOF
+# Each peer runs twice a round, with two configurations in folders of their own: "quiet",
+# which turns off what a peer does at start beside the task (network look-ups, telemetry,
+# update checks, language servers) where it has a setting for it, and "defaults", which
+# sets only what it takes to reach the server. The ratio is taken against the faster.
+
+# crush_config DIR OPTIONS writes DIR/crush/crush.json: a custom OpenAI-compatible provider
+# (openai-compat: chat completions to any server; "openai" is for OpenAI's own API) whose
+# one model takes both roles, and the given options object.
+crush_config() {
+	mkdir -p "$1/crush"
+	cat >"$1/crush/crush.json" <<EOF
 {
   "providers": {
     "bench": {
@@ -204,28 +214,25 @@ cat >"$XDG_CONFIG_HOME/crush/crush.json" <<EOF
     "large": { "provider": "bench", "model": "bench-model" },
     "small": { "provider": "bench", "model": "bench-model" }
   },
-  "options": {
-    "disable_provider_auto_update": true,
-    "disable_default_providers": true,
-    "disable_metrics": true,
-    "auto_lsp": false,
-    "data_directory": "$WORK/crush-data"
-  }
+  "options": $2
 }
 EOF
-export CRUSH_DISABLE_PROVIDER_AUTO_UPDATE=1 CRUSH_DISABLE_METRICS=1
+}
+# Quiet: no provider catalogue (neither fetched nor the built-in one), no metrics, no
+# language servers set up, its data outside the work dir. Defaults: data in ./.crush.
+crush_config "$WORK/crush-quiet" "{ \"disable_provider_auto_update\": true, \"disable_default_providers\": true,
+    \"disable_metrics\": true, \"auto_lsp\": false, \"data_directory\": \"$WORK/crush-data\" }"
+crush_config "$WORK/crush-defaults" "{}"
 
-# codex: a provider of its own speaking the Responses API, no retries (a failure shows at
-# once), no analytics, no update check.
-export CODEX_HOME="$HOME/.codex"
-mkdir -p "$CODEX_HOME"
-cat >"$CODEX_HOME/config.toml" <<EOF
+# codex_config DIR LINES writes DIR/config.toml: a provider of its own speaking the
+# Responses API, without retries (a failure shows at once; a run that succeeds makes none),
+# after the given top-level lines.
+codex_config() {
+	mkdir -p "$1"
+	cat >"$1/config.toml" <<EOF
 model = "bench-model"
 model_provider = "bench"
-check_for_update_on_startup = false
-
-[analytics]
-enabled = false
+$2
 
 [model_providers.bench]
 name = "bench"
@@ -235,6 +242,10 @@ wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
 EOF
+}
+codex_config "$WORK/codex-quiet" "check_for_update_on_startup = false
+analytics.enabled = false"
+codex_config "$WORK/codex-defaults" ""
 
 # --- the cases, as name, version and command
 
@@ -247,19 +258,27 @@ add() { # add NAME VERSION ARGS... registers one case
 }
 # version_of BIN ARGS... prints the first line a --version prints, or "?".
 version_of() { timeout 20 "$@" 2>/dev/null </dev/null | head -n 1 || echo "?"; }
+# is_peer NAME: whether the case is one of a peer's.
+is_peer() { case "$1" in crush* | codex*) return 0 ;; *) return 1 ;; esac }
 
 cd "$WORK/work"
 KIMI_VERSION="$(version_of "$WORK/kimi-run" --version) at $COMMIT"
 add "kimi-run" "$KIMI_VERSION" "$WORK/kimi-run" -p hello --base-url "$BASE"
 add "kimi-run --no-session" "$KIMI_VERSION" "$WORK/kimi-run" -p hello --base-url "$BASE" --no-session
+# Each peer's configuration folder is chosen through env, for both configurations alike.
 if [ -n "$CRUSH" ]; then
-	add crush "$(version_of "$CRUSH" --version)" "$CRUSH" run -q --model bench/bench-model hello
+	v="$(version_of "$CRUSH" --version)"
+	for c in quiet defaults; do
+		add "crush, $c" "$v" env XDG_CONFIG_HOME="$WORK/crush-$c" "$CRUSH" run -q --model bench/bench-model hello
+	done
 fi
 if [ -n "$CODEX" ]; then
-	add codex "$(version_of "$CODEX" --version)" "$CODEX" exec --skip-git-repo-check hello
+	v="$(version_of "$CODEX" --version)"
+	for c in quiet defaults; do
+		add "codex, $c" "$v" env CODEX_HOME="$WORK/codex-$c" "$CODEX" exec --skip-git-repo-check hello
+	done
 fi
 add "floor: timeout true" "-" /bin/true
-PEER_NAMES=" crush codex "
 
 # Check every case once: exit 0, and the answer on stdout. A peer that fails is left out;
 # kimi-run failing ends the script. What each case asked of the server is kept for the
@@ -291,10 +310,8 @@ for i in "${!NAMES[@]}"; do
 		echo "  stdout:" && tail -n 10 "$out" | sed 's/^/    /'
 		echo "  stderr:" && tail -n 20 "$err" | sed 's/^/    /'
 	} >&2
-	case "$PEER_NAMES" in
-	*" ${NAMES[$i]} "*) echo "peers.sh: leaving ${NAMES[$i]} out" >&2 ;;
-	*) exit 1 ;;
-	esac
+	if ! is_peer "${NAMES[$i]}"; then exit 1; fi
+	echo "peers.sh: leaving ${NAMES[$i]} out" >&2
 done
 
 # --- N rounds, each running every case once
@@ -344,20 +361,35 @@ for i in "${KEEP[@]}"; do
 	printf '  %-22s %s\n' "${NAMES[$i]}" "${ASKED[$i]:-nothing}"
 done
 echo
-fastest="" fastest_ms=""
-for p in $PEER_NAMES; do
-	m="${MED[$p]:-}"
-	if [ -z "$m" ] || [ "$m" = "-" ]; then continue; fi
-	if [ -z "$fastest" ] || awk -v a="$m" -v b="$fastest_ms" 'BEGIN { exit !(a < b) }'; then
-		fastest=$p fastest_ms=$m
-	fi
-done
-if [ -z "$fastest" ]; then
+# fastest PATTERN prints "name median" of the peer case with the lowest median among those
+# whose name matches the glob PATTERN, or nothing.
+fastest() {
+	local best="" best_ms="" name m
+	for name in "${NAMES[@]}"; do
+		is_peer "$name" || continue
+		# shellcheck disable=SC2053 # $1 is a glob on purpose
+		[[ "$name" == $1 ]] || continue
+		m="${MED[$name]:-}"
+		if [ -z "$m" ] || [ "$m" = "-" ]; then continue; fi
+		if [ -z "$best" ] || awk -v a="$m" -v b="$best_ms" 'BEGIN { exit !(a < b) }'; then
+			best=$name best_ms=$m
+		fi
+	done
+	[ -z "$best" ] || echo "$best_ms $best"
+}
+ratios() { # ratios LABEL "MS NAME": the peer's median over each kimi-run case's
+	local ms=${2%% *} name=${2#* } k
+	for k in "kimi-run" "kimi-run --no-session"; do
+		awk -v l="$1" -v p="$name" -v pm="$ms" -v k="$k" -v km="${MED[$k]}" \
+			'BEGIN { printf "%s (%s) / %s: %.1fx\n", l, p, k, pm / km }'
+	done
+}
+best="$(fastest '*')"
+if [ -z "$best" ]; then
 	echo "no peer was timed, so there is no ratio"
 else
-	for k in "kimi-run" "kimi-run --no-session"; do
-		awk -v p="$fastest" -v pm="$fastest_ms" -v k="$k" -v km="${MED[$k]}" \
-			'BEGIN { printf "fastest peer (%s) / %s: %.1fx\n", p, k, pm / km }'
-	done
+	ratios "fastest peer" "$best"
+	best="$(fastest '*, defaults')"
+	[ -z "$best" ] || ratios "fastest peer with its defaults" "$best"
 fi
 echo "load average after: $LOAD_AFTER"
