@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -55,7 +54,9 @@ func (cfg Config) network() (time.Duration, *http.Client) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: NewTransport(idle)}
+		tr := NewTransport(idle)
+		tr.DialContext = cfg.Predial.wrap(tr.DialContext)
+		hc = &http.Client{Transport: tr}
 	}
 	return idle, hc
 }
@@ -69,7 +70,7 @@ func NewTransport(idle time.Duration) *http.Transport {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = idle
-	tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	tr.DialContext = newDialer().DialContext
 	return tr
 }
 

@@ -47,6 +47,9 @@ type Config struct {
 	// HTTPClient is the underlying client; nil builds one. It must not set Timeout:
 	// that would cut long streams.
 	HTTPClient *http.Client
+	// Predial is a connection to the endpoint opened ahead of the first request; the
+	// client built when HTTPClient is nil takes it. nil dials when the request is made.
+	Predial *Predial
 	// Project and Location are Vertex AI's (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION):
 	// without an API key, the model is addressed under them.
 	Project, Location string

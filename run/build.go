@@ -233,7 +233,9 @@ func (r *runState) model() (*fallbackModel, error) {
 		}
 	}
 	e := s.Endpoint
-	own, err := model.New(clientOf(e, r.cred.apiKey, loginClient))
+	ownCfg := clientOf(e, r.cred.apiKey, loginClient)
+	ownCfg.Predial = r.ahead
+	own, err := model.New(ownCfg)
 	if err != nil {
 		return nil, err
 	}

@@ -104,6 +104,7 @@ func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) 
 	if r.tel != nil {
 		r.tel.SetPrompt(in.prompt)
 	}
+	r.predial(ctx)
 	if err := r.prepareWorkspace(ctx, in); err != nil {
 		return nil, err
 	}

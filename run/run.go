@@ -92,6 +92,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		fmt.Fprintf(sio.Stdout, "kimi-run %s\n", version)
 		return ExitOK
 	}
+	go prebuild()
 	var cli CLI
 	parser, options, err := newParser(args, &cli, sio, version)
 	if err != nil {

@@ -66,6 +66,8 @@ type runState struct {
 	saveErr func() error
 	// models is the model with its fallback chain, once built.
 	models *fallbackModel
+	// ahead is the connection to the endpoint opened during the set-up (predial).
+	ahead *model.Predial
 }
 
 // resources are what a run opened, closed once when it ends, the last opened first.

@@ -72,10 +72,13 @@ type Journal struct {
 	// never written to the session, so the file cannot be put back.
 	secret func(string) bool
 
-	mu   sync.Mutex
-	f    *os.File
-	have map[string]bool // blobs present
-	kept int64           // their bytes
+	mu sync.Mutex
+	// f is the journal's file, opened with its folder at the first record (open); nil
+	// before, and once closed.
+	f      *os.File
+	closed bool
+	have   map[string]bool // blobs present
+	kept   int64           // their bytes
 	// seen holds the files that have a before-image under the current checkpoint.
 	seen   map[string]int
 	failed bool // a write failed: reported once, by Err
@@ -104,28 +107,43 @@ func (s *File) current() int {
 }
 
 func openJournal(dir string, checkpoint func() int, secret func(string) bool) (*Journal, error) {
-	if err := os.MkdirAll(filepath.Join(dir, blobsName), 0o700); err != nil {
-		return nil, fmt.Errorf("before-images: %w", err)
+	return &Journal{dir: dir, checkpoint: checkpoint, secret: secret, have: map[string]bool{}, seen: map[string]int{}}, nil
+}
+
+// open makes the journal's folders and opens its file, and counts the blobs an earlier run
+// of the session kept, before the first record: a run whose tools change no file makes
+// no files/ folder, and a run's set-up does not wait for one (issue 31). The journal's lock
+// is held.
+func (j *Journal) open() error {
+	if j.f != nil {
+		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(dir, journalName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if j.closed {
+		return ErrClosed
+	}
+	if err := os.MkdirAll(filepath.Join(j.dir, blobsName), 0o700); err != nil {
+		return fmt.Errorf("before-images: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(j.dir, journalName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("before-images: %w", err)
+		return fmt.Errorf("before-images: %w", err)
 	}
-	j := &Journal{dir: dir, checkpoint: checkpoint, secret: secret, f: f, have: map[string]bool{}, seen: map[string]int{}}
-	entries, _ := os.ReadDir(filepath.Join(dir, blobsName))
+	j.f = f
+	entries, _ := os.ReadDir(filepath.Join(j.dir, blobsName))
 	for _, e := range entries {
 		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
 			j.have[e.Name()] = true
 			j.kept += info.Size()
 		}
 	}
-	return j, nil
+	return nil
 }
 
 // Close closes the journal.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.closed = true
 	if j.f == nil {
 		return nil
 	}
@@ -151,6 +169,10 @@ func (j *Journal) Before(path string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if at, ok := j.seen[path]; ok && at == cp {
+		return
+	}
+	if err := j.open(); err != nil {
+		j.fail(err)
 		return
 	}
 	rec := fileRecord{Kind: recBefore, Checkpoint: cp, Path: path}
@@ -186,8 +208,11 @@ func (j *Journal) append(rec fileRecord, sync bool) error {
 	if err != nil {
 		return err
 	}
-	if j.f == nil {
-		return ErrClosed
+	if err := j.open(); err != nil {
+		if !errors.Is(err, ErrClosed) {
+			j.fail(err)
+		}
+		return err
 	}
 	_, err = j.f.Write(append(line, '\n'))
 	if err == nil && sync {
@@ -211,6 +236,9 @@ func (j *Journal) keep(path string) (blob string, absent bool, mode uint32, lost
 	data, mode, absent, lost := readImage(path)
 	if absent || lost != "" {
 		return "", absent, 0, lost
+	}
+	if err := j.open(); err != nil {
+		return "", false, 0, "it could not be written: " + err.Error()
 	}
 	if j.secret != nil && j.secret(string(data)) {
 		return "", false, 0, "it holds one of the run's credentials, which are never written to the session"

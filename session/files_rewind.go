@@ -73,6 +73,9 @@ func (j *Journal) RewindFiles(ctx context.Context, id int, canWrite func(string)
 // known content; order is the order of first change.
 func (j *Journal) targets(ctx context.Context, id int) (map[string]*target, []string, error) {
 	rf, err := infile.Open(ctx, filepath.Join(j.dir, journalName), infile.Session)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]*target{}, nil, nil // no tool has changed a file in this session
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("before-images: %w", err)
 	}

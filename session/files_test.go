@@ -189,3 +189,44 @@ func journalledB(b *testing.B) (*File, *Journal, string) {
 	}
 	return s, j, filepath.Join(dir, "work")
 }
+
+// The before-images' folder is made at the first change, not when the session starts
+// keeping them: a run whose tools change no file leaves none and does not wait for one
+// before its first request (issue 31). A rewind of such a session puts nothing back, and
+// a session reopened later still finds the blobs an earlier run kept (a content kept
+// twice is one blob).
+func TestJournalMadeAtFirstChange(t *testing.T) {
+	s, j, work := journalled(t, nil)
+	files := filepath.Join(filepath.Dir(s.Path()), FilesDir)
+	checkpoint(t, s)
+	if _, err := os.Stat(files); !os.IsNotExist(err) {
+		t.Fatalf("%s exists before any change (%v)", files, err)
+	}
+	if got, err := j.RewindFiles(context.Background(), 0, nil); err != nil || len(got) != 0 {
+		t.Fatalf("rewind of a session without changes: %v, %v", got, err)
+	}
+	a := filepath.Join(work, "a.txt")
+	os.MkdirAll(work, 0o755)
+	os.WriteFile(a, []byte("first"), 0o644)
+	change(t, j, a, "second")
+	if _, err := os.Stat(filepath.Join(files, journalName)); err != nil {
+		t.Fatalf("no journal after a change: %v", err)
+	}
+	j.Close()
+
+	again, err := s.KeepFiles(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	checkpoint(t, s)
+	os.WriteFile(a, []byte("first"), 0o644)
+	change(t, again, a, "third")
+	blobs, _ := os.ReadDir(filepath.Join(files, blobsName))
+	if len(blobs) != 1 {
+		t.Errorf("%d blobs for one content kept twice, want 1", len(blobs))
+	}
+	if err := again.Err(); err != nil {
+		t.Error(err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -320,6 +321,55 @@ func TestTaskLimit(t *testing.T) {
 	}
 	if st.Success() || n >= 40 || n < 10 {
 		t.Errorf("the fork loop made %d sleepers and ended with %s under a limit of 40 tasks: %q", n, st, out)
+	}
+}
+
+// Where the task limit comes from a cgroup v1 pids hierarchy, only the launcher's serving
+// thread joins the run's pids group (joinV1): every child, confined ones too, must still
+// start in it, and the group must be gone once the run ended.
+func TestV1PidsGroupHoldsEveryChild(t *testing.T) {
+	m := cgroupMounts()
+	if m.v1pids == "" || !CanLimitTasks() {
+		t.Skip("no cgroup v1 pids hierarchy to join here")
+	}
+	if own, ok := ownCgroup(""); ok && m.v2 != "" && hasController(filepath.Join(m.v2, own), "pids") {
+		t.Skip("the limit comes from cgroup v2 here")
+	}
+	work := t.TempDir()
+	cases := []struct {
+		name string
+		l    *Launcher
+	}{
+		{"plain", &Launcher{TaskLimit: 100}},
+		{"confined", &Launcher{TaskLimit: 100, Environ: []string{"PATH=" + os.Getenv("PATH")},
+			Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: t.TempDir()}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.l.Policy.Active() && sandbox.ABI() < 1 {
+				t.Skip("needs Landlock")
+			}
+			l := newLauncher(t, c.l)
+			// The grandchild is what a fork loop would make: it inherits the group too.
+			st, out, _ := run(t, l, Spec{Dir: work, Confine: true}, "sh -c 'cat /proc/self/cgroup'")
+			if !st.Success() {
+				t.Fatal(out)
+			}
+			var group string
+			for _, line := range strings.Split(out, "\n") {
+				if parts := strings.SplitN(line, ":", 3); len(parts) == 3 && slices.Contains(strings.Split(parts[1], ","), "pids") {
+					group = parts[2]
+				}
+			}
+			if !strings.HasPrefix(filepath.Base(group), namePrefix) {
+				t.Fatalf("the command's pids group is %q, want the run's %s*:\n%s", group, namePrefix, out)
+			}
+			dir := filepath.Join(m.v1pids, group)
+			l.Close()
+			if !settle(time.Now().Add(5*time.Second), func() bool { _, err := os.Stat(dir); return os.IsNotExist(err) }) {
+				t.Errorf("the run's pids group %s is still there", dir)
+			}
+		})
 	}
 }
 

@@ -40,6 +40,13 @@ func Serve(args []string) int {
 	// signals are caught, not ignored: an ignored signal stays ignored in every child (a
 	// shell could not even trap SIGTERM), a caught one is reset by exec.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	// Every fork happens on this OS thread, which serves requests for the launcher's whole
+	// life. Landlock keeps a domain per thread, and before ABI 8 each thread restricts
+	// itself into a domain of its own: children forked from one thread share its domain,
+	// so a command can signal the server an earlier command started. The parent-death
+	// signal is per thread too: this one never ends before the launcher does. And a cgroup
+	// v1 pids group is joined by this thread alone (joinV1): its children inherit it.
+	runtime.LockOSThread()
 	switch s.role {
 	case roleTop:
 		var cfg topConfig
@@ -74,12 +81,6 @@ func Serve(args []string) int {
 	s.wake = make(chan os.Signal, 1)
 	signal.Notify(s.wake, syscall.SIGCHLD)
 	go s.reap()
-	// Every fork happens on this OS thread, which serves requests for the launcher's whole
-	// life. Landlock keeps a domain per thread, and before ABI 8 each thread restricts
-	// itself into a domain of its own: children forked from one thread share its domain,
-	// so a command can signal the server an earlier command started. The parent-death
-	// signal is per thread too: this one never ends before the launcher does.
-	runtime.LockOSThread()
 	if s.role == roleBox {
 		dropAmbient()
 	}

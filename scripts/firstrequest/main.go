@@ -9,7 +9,11 @@
 // reversed every other iteration so that a change of load favours none; the table gives the
 // median and minimum of each case, in ms, and the median of the per-iteration differences.
 //
-// Usage: firstrequest [-n 9] [-warmup 3] [-dir DIR] BINARY
+// Usage: firstrequest [-n 9] [-warmup 3] [-dir DIR] BINARY [BINARY...]
+//
+// Given several binaries (a build before a change and after it), each iteration runs every
+// case of every binary, interleaved the same way, and the table has a block per binary:
+// a comparison that a change of load cannot bias, on a machine that is never quite idle.
 //
 // The runs use DIR as their work dir (default: a new empty directory) and a temporary HOME
 // and XDG_STATE_HOME, so sessions go nowhere that matters.
@@ -34,11 +38,11 @@ func main() {
 	warmup := flag.Int("warmup", 3, "iterations run first and not counted")
 	dir := flag.String("dir", "", "work dir of the runs (default: a new empty directory)")
 	flag.Parse()
-	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: firstrequest [-n 9] [-warmup 3] [-dir DIR] BINARY")
+	if flag.NArg() < 1 {
+		fmt.Fprintln(os.Stderr, "usage: firstrequest [-n 9] [-warmup 3] [-dir DIR] BINARY [BINARY...]")
 		os.Exit(2)
 	}
-	if err := measure(flag.Arg(0), *dir, *n, *warmup); err != nil {
+	if err := measure(flag.Args(), *dir, *n, *warmup); err != nil {
 		fmt.Fprintln(os.Stderr, "firstrequest:", err)
 		os.Exit(1)
 	}
@@ -46,12 +50,13 @@ func main() {
 
 // a case is one way of running the binary; its figure ends when its end says so.
 type runCase struct {
+	bin     string
 	name    string
 	args    []string
 	request bool // the figure ends at the first request, else at the process's exit
 }
 
-func measure(bin, dir string, n, warmup int) error {
+func measure(bins []string, dir string, n, warmup int) error {
 	tmp, err := os.MkdirTemp("", "firstrequest")
 	if err != nil {
 		return err
@@ -81,12 +86,19 @@ func measure(bin, dir string, n, warmup int) error {
 		"XDG_STATE_HOME=" + filepath.Join(tmp, "state"), "KIMI_API_KEY=sk-bench-not-a-real-key",
 		"KIMI_MODEL_NAME=bench-model", "KIMI_RUN_NO_ROOT_WARNING=1"}
 	run := []string{"-w", dir, "-p", "hi", "--base-url", base}
-	cases := []runCase{
+	perBin := []runCase{
 		{name: "--version (start to exit)", args: []string{"--version"}},
 		{name: "-p hi --no-session (start to request)", args: append([]string{"--no-session"}, run...), request: true},
 		{name: "-p hi (start to request)", args: run, request: true},
 		{name: "-p hi --no-session (start to exit)", args: append([]string{"--no-session"}, run...)},
 		{name: "-p hi (start to exit)", args: run},
+	}
+	var cases []runCase
+	for _, bin := range bins {
+		for _, c := range perBin {
+			c.bin = bin
+			cases = append(cases, c)
+		}
 	}
 	got := make([][]float64, len(cases))
 	for i := range warmup + n {
@@ -98,7 +110,7 @@ func measure(bin, dir string, n, warmup int) error {
 			slices.Reverse(order)
 		}
 		for _, j := range order {
-			ms, err := once(bin, env, cases[j], arrived)
+			ms, err := once(env, cases[j], arrived)
 			if err != nil {
 				return fmt.Errorf("%s: %w", cases[j].name, err)
 			}
@@ -109,27 +121,33 @@ func measure(bin, dir string, n, warmup int) error {
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("%d iterations (after %d warm-up), load average %s\n", n, warmup, strings.Join(strings.Fields(string(load))[:3], " "))
-	fmt.Printf("%-42s %10s %8s\n", "case", "median ms", "min ms")
-	for j, c := range cases {
-		fmt.Printf("%-42s %10.2f %8.2f\n", c.name, median(got[j]), slices.Min(got[j]))
-	}
-	for _, j := range []int{1, 2} {
-		diff := make([]float64, n)
-		for i := range n {
-			diff[i] = got[j][i] - got[0][i]
+	for b, bin := range bins {
+		at := b * len(perBin)
+		if len(bins) > 1 {
+			fmt.Printf("\n%s\n", bin)
 		}
-		fmt.Printf("set-up before the first request, %s: %.2f ms (median of the differences; of the medians %.2f ms)\n",
-			strings.TrimSuffix(cases[j].name, " (start to request)"), median(diff), median(got[j])-median(got[0]))
+		fmt.Printf("%-42s %10s %8s\n", "case", "median ms", "min ms")
+		for j, c := range cases[at : at+len(perBin)] {
+			fmt.Printf("%-42s %10.2f %8.2f\n", c.name, median(got[at+j]), slices.Min(got[at+j]))
+		}
+		for _, j := range []int{at + 1, at + 2} {
+			diff := make([]float64, n)
+			for i := range n {
+				diff[i] = got[j][i] - got[at][i]
+			}
+			fmt.Printf("set-up before the first request, %s: %.2f ms (median of the differences; of the medians %.2f ms)\n",
+				strings.TrimSuffix(cases[j].name, " (start to request)"), median(diff), median(got[j])-median(got[at]))
+		}
 	}
 	return nil
 }
 
 // once runs the binary for c and returns its figure in ms.
-func once(bin string, env []string, c runCase, arrived chan time.Time) (float64, error) {
+func once(env []string, c runCase, arrived chan time.Time) (float64, error) {
 	for len(arrived) > 0 {
 		<-arrived
 	}
-	cmd := exec.Command(bin, c.args...)
+	cmd := exec.Command(c.bin, c.args...)
 	cmd.Env = env
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

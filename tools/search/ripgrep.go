@@ -28,6 +28,11 @@ func LookRipgrep(path string, avoid ...string) string {
 			continue
 		}
 		exe := filepath.Join(dir, "rg")
+		if _, err := os.Stat(exe); err != nil {
+			// Most PATH entries have no rg: one call says so, where resolving the path
+			// takes one per component (a run does this before its first request).
+			continue
+		}
 		resolved, err := filepath.EvalSymlinks(exe)
 		if err != nil || inAny(resolved, real) || inAny(dir, real) {
 			continue

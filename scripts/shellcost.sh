@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# shellcost.sh: what a Shell call costs beyond starting its command directly (issue 26),
+# measured in interleaved rounds so that a change of load biases no case.
+#
+# Usage: scripts/shellcost.sh [ROUNDS]            (default 25; BIN=path times another build)
+#
+# Each round runs, in an order reversed every other round: 20 steps of Think (a tool with
+# no time of its own), 20 steps of Shell `true`, the same under --sandbox workspace-write
+# where the kernel has Landlock, and 20 bare starts of `bash -c true` from this shell. A
+# round's figure is (shell - think) / 20 - bare / 20: the extra wall time of one Shell
+# call, the launcher's start and end spread over the 20 as a run pays them once. The script
+# prints the median and the quartiles of the rounds' figures. The runs use an empty work
+# dir, --no-session and --files-changed tools, so neither files_changed's git snapshot nor
+# the session's fsyncs (paid alike by both) add noise; docs/performance.md has the figures
+# and the reasons. Nothing is written outside a temporary directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS="${1:-25}"
+WORK="$(mktemp -d)"
+SERVER_PID=""
+cleanup() {
+	if [ -n "$SERVER_PID" ]; then
+		kill "$SERVER_PID" 2>/dev/null || true
+		wait "$SERVER_PID" 2>/dev/null || true
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+BIN="${BIN:-}"
+if [ -z "$BIN" ]; then
+	echo "building kimi-run (release flags) and benchserver..." >&2
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/kimi-run" .
+	BIN="$WORK/kimi-run"
+fi
+go build -C scripts -o "$WORK/benchserver" ./benchserver # scripts/ is a module of its own
+"$WORK/benchserver" -url-file "$WORK/url" -lifetime 30m >/dev/null &
+SERVER_PID=$!
+for _ in $(seq 100); do
+	[ -s "$WORK/url" ] && break
+	sleep 0.05
+done
+[ -s "$WORK/url" ] || { echo "benchserver did not start" >&2; exit 1; }
+ROOT="$(sed 's|/v1$||' "$WORK/url")"
+
+export KIMI_API_KEY=sk-bench-not-a-real-key KIMI_MODEL_NAME=bench-model KIMI_RUN_NO_ROOT_WARNING=1
+export XDG_STATE_HOME="$WORK/state" HOME="$WORK/home" NO_COLOR=1
+mkdir -p "$HOME" "$WORK/dir"
+RUN=("$BIN" -w "$WORK/dir" --no-session --files-changed tools --output-format stream-json -p "Say that the benchmark is done.")
+
+# ms CMD... runs CMD once, quietly, and prints its wall time in ms; a failure ends the script.
+ms() {
+	local s e
+	s=$EPOCHREALTIME
+	if ! "$@" >/dev/null 2>"$WORK/err"; then
+		echo "failed: $*" >&2
+		cat "$WORK/err" >&2
+		exit 1
+	fi
+	e=$EPOCHREALTIME
+	awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f\n", (e - s) * 1000 }'
+}
+bare20() {
+	for _ in $(seq 20); do bash -c true; done
+}
+
+SANDBOX=""
+if "${RUN[@]}" --base-url "$ROOT/shell/1/v1" --sandbox workspace-write >/dev/null 2>&1; then
+	SANDBOX=1
+fi
+CASES=(think shell bare)
+[ -n "$SANDBOX" ] && CASES+=(sandboxed)
+
+# quartiles reads numbers, one a line, and prints "median ms (quartiles q1 to q3)".
+quartiles() {
+	sort -n | awk '{ v[NR] = $1 }
+		function at(p) { return v[int(p * (NR - 1) + 0.5) + 1] }
+		END { printf "%.2f ms (quartiles %.2f to %.2f)", at(0.5), at(0.25), at(0.75) }'
+}
+
+echo "$ROUNDS rounds of ${CASES[*]}; load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+for ((r = 0; r < ROUNDS + 2; r++)); do # the first two rounds warm up and are not counted
+	order=("${CASES[@]}")
+	if ((r % 2)); then
+		order=()
+		for ((i = ${#CASES[@]} - 1; i >= 0; i--)); do order+=("${CASES[$i]}"); done
+	fi
+	declare -A T=()
+	for c in "${order[@]}"; do
+		case $c in
+		think) T[think]=$(ms "${RUN[@]}" --base-url "$ROOT/think/20/v1") ;;
+		shell) T[shell]=$(ms "${RUN[@]}" --base-url "$ROOT/shell/20/v1") ;;
+		sandboxed) T[sandboxed]=$(ms "${RUN[@]}" --base-url "$ROOT/shell/20/v1" --sandbox workspace-write) ;;
+		bare) T[bare]=$(ms bare20) ;;
+		esac
+	done
+	((r < 2)) && continue
+	echo "${T[think]} ${T[shell]} ${T[sandboxed]:-0} ${T[bare]}" >>"$WORK/rounds"
+done
+
+echo "kimi-run: $BIN; $(nproc) CPUs; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+awk '{ print $1 }' "$WORK/rounds" | quartiles | sed 's/^/20 Think steps: /'
+echo
+awk '{ print $4 / 20 }' "$WORK/rounds" | quartiles | sed 's/^/a bare bash -c true: /'
+echo
+awk '{ print ($2 - $1) / 20 - $4 / 20 }' "$WORK/rounds" | quartiles | sed 's/^/Shell call beyond a bare start: /'
+echo
+if [ -n "$SANDBOX" ]; then
+	awk '{ print ($3 - $1) / 20 - $4 / 20 }' "$WORK/rounds" | quartiles | sed 's/^/sandboxed Shell call beyond a bare start: /'
+	echo
+fi
