@@ -110,7 +110,7 @@ npm_install() {
 		timeout 600 npm install --prefix "$stage" --no-audit --no-fund --no-save \
 		--no-package-lock --loglevel=error "$pkg@$version" >"$stage.log" 2>&1; then
 		echo "peers.sh: could not install $pkg@$version; npm said:" >&2
-		tail -n 8 "$stage.log" | sed 's/^/    /' >&2
+		grep -v '^npm error *$' "$stage.log" | tail -n 6 | sed 's/^/    /' >&2
 		rm -rf "$stage" "$stage.log"
 		return 1
 	fi
@@ -283,7 +283,7 @@ add "floor: timeout true" "-" /bin/true
 # Check every case once: exit 0, and the answer on stdout. A peer that fails is left out;
 # kimi-run failing ends the script. What each case asked of the server is kept for the
 # report.
-KEEP=()
+KEEP=() LEFT_OUT=()
 declare -A ASKED
 for i in "${!NAMES[@]}"; do
 	out="$WORK/check.out" err="$WORK/check.err"
@@ -312,6 +312,7 @@ for i in "${!NAMES[@]}"; do
 	} >&2
 	if ! is_peer "${NAMES[$i]}"; then exit 1; fi
 	echo "peers.sh: leaving ${NAMES[$i]} out" >&2
+	LEFT_OUT+=("${NAMES[$i]}")
 done
 
 # --- N rounds, each running every case once
@@ -384,6 +385,16 @@ ratios() { # ratios LABEL "MS NAME": the peer's median over each kimi-run case's
 			'BEGIN { printf "%s (%s) / %s: %.1fx\n", l, p, k, pm / km }'
 	done
 }
+# A peer asked for but not timed is named, so that "fastest" is read for what it is.
+for p in $PEERS; do
+	case "$p" in
+	crush) [ -n "$CRUSH" ] || LEFT_OUT+=("crush (not installed)") ;;
+	codex) [ -n "$CODEX" ] || LEFT_OUT+=("codex (not installed)") ;;
+	esac
+done
+if [ "${#LEFT_OUT[@]}" -gt 0 ]; then
+	printf 'not timed (stderr says why): %s\n' "$(printf '%s; ' "${LEFT_OUT[@]}" | sed 's/; $//')"
+fi
 best="$(fastest '*')"
 if [ -z "$best" ]; then
 	echo "no peer was timed, so there is no ratio"
