@@ -8,105 +8,106 @@ import (
 	"github.com/alecthomas/kong"
 )
 
-// parseFlags is Flags without its help texts, which a run does not show: kong reads
-// every tag of the struct it is given, rune by rune, and the help is most of them.
+// parseFlags is Flags without its help texts, placeholders and groups, which a run does not
+// show: kong reads every tag of the struct it is given, rune by rune, and the help is
+// most of them.
 type parseFlags struct {
-	Prompt             string           `short:"p" placeholder:"TEXT"`
-	Words              []string         `arg:"" optional:"" name:"prompt"`
-	PromptFile         string           `name:"prompt-file" placeholder:"FILE"`
-	NoStdin            bool             `name:"no-stdin"`
-	StdinTimeout       time.Duration    `name:"stdin-timeout" default:"60s"`
-	OutputFormat       string           `name:"output-format" enum:"text,stream-json,json" default:"text"`
-	Model              string           `short:"m" placeholder:"NAME"`
-	BaseURL            string           `name:"base-url" placeholder:"URL"`
-	Thinking           *bool            `negatable:""`
-	MaxSteps           int              `name:"max-steps" placeholder:"N" default:"${default_max_steps}" config:"loop_control.max_steps_per_turn,loop_control.max_steps_per_run"`
-	MaxRetries         *int             `name:"max-retries" placeholder:"N"`
-	ConfigFile         string           `name:"config-file" placeholder:"FILE"`
-	MaxContextSize     int              `name:"max-context-size" placeholder:"TOKENS" envvar:"KIMI_MODEL_MAX_CONTEXT_SIZE"`
-	Timeout            time.Duration    `placeholder:"DURATION"`
-	StreamIdleTimeout  time.Duration    `name:"stream-idle-timeout" default:"120s"`
-	MaxReplyBytes      int              `name:"max-reply-bytes" placeholder:"BYTES" default:"16777216" config:"loop_control.max_reply_bytes"`
-	WorkDir            string           `name:"work-dir" short:"w" placeholder:"DIR"`
-	Ralph              int              `placeholder:"N" config:"loop_control.max_ralph_iterations"`
-	RalphFresh         bool             `name:"ralph-fresh"`
-	Flow               string           `placeholder:"FILE"`
-	MaxMoves           int              `name:"max-moves" default:"1000"`
-	Session            string           `short:"S" placeholder:"ID"`
-	Continue           bool             `short:"C"`
-	NoSession          bool             `name:"no-session"`
-	SessionDir         string           `name:"session-dir" placeholder:"DIR"`
-	ForkSession        string           `name:"fork-session" placeholder:"ID"`
-	Rewind             *int             `name:"rewind" placeholder:"CHECKPOINT"`
-	RewindFiles        bool             `name:"rewind-files"`
-	ListSessions       bool             `name:"list-sessions"`
-	ShowSession        string           `name:"show-session" placeholder:"ID"`
-	DMail              bool             `name:"dmail"`
-	Agent              string           `placeholder:"NAME"`
-	AgentFile          string           `name:"agent-file" placeholder:"FILE"`
-	AddDir             []string         `name:"add-dir" placeholder:"DIR"`
-	SkillsDir          []string         `name:"skills-dir" placeholder:"DIR"`
-	SystemPrompt       string           `name:"system-prompt" placeholder:"TEXT|FILE"`
-	AppendSystemPrompt string           `name:"append-system-prompt" placeholder:"TEXT|FILE"`
-	Image              []string         `name:"image" short:"i" sep:"none" placeholder:"FILE"`
+	Prompt             string        `short:"p"`
+	Words              []string      `arg:"" optional:"" name:"prompt"`
+	PromptFile         string        `name:"prompt-file"`
+	NoStdin            bool          `name:"no-stdin"`
+	StdinTimeout       time.Duration `name:"stdin-timeout" default:"60s"`
+	OutputFormat       string        `name:"output-format" enum:"text,stream-json,json" default:"text"`
+	Model              string        `short:"m"`
+	BaseURL            string        `name:"base-url"`
+	Thinking           *bool         `negatable:""`
+	MaxSteps           int           `name:"max-steps" default:"${default_max_steps}" config:"loop_control.max_steps_per_turn,loop_control.max_steps_per_run"`
+	MaxRetries         *int          `name:"max-retries"`
+	ConfigFile         string        `name:"config-file"`
+	MaxContextSize     int           `name:"max-context-size" envvar:"KIMI_MODEL_MAX_CONTEXT_SIZE"`
+	Timeout            time.Duration
+	StreamIdleTimeout  time.Duration `name:"stream-idle-timeout" default:"120s"`
+	MaxReplyBytes      int           `name:"max-reply-bytes" default:"16777216" config:"loop_control.max_reply_bytes"`
+	WorkDir            string        `name:"work-dir" short:"w"`
+	Ralph              int           `config:"loop_control.max_ralph_iterations"`
+	RalphFresh         bool          `name:"ralph-fresh"`
+	Flow               string
+	MaxMoves           int    `name:"max-moves" default:"1000"`
+	Session            string `short:"S"`
+	Continue           bool   `short:"C"`
+	NoSession          bool   `name:"no-session"`
+	SessionDir         string `name:"session-dir"`
+	ForkSession        string `name:"fork-session"`
+	Rewind             *int   `name:"rewind"`
+	RewindFiles        bool   `name:"rewind-files"`
+	ListSessions       bool   `name:"list-sessions"`
+	ShowSession        string `name:"show-session"`
+	DMail              bool   `name:"dmail"`
+	Agent              string
+	AgentFile          string           `name:"agent-file"`
+	AddDir             []string         `name:"add-dir"`
+	SkillsDir          []string         `name:"skills-dir"`
+	SystemPrompt       string           `name:"system-prompt"`
+	AppendSystemPrompt string           `name:"append-system-prompt"`
+	Image              []string         `name:"image" short:"i" sep:"none"`
 	Bare               bool             `name:"bare"`
-	FallbackModel      []string         `name:"fallback-model" placeholder:"NAME" config:"fallback_models"`
+	FallbackModel      []string         `name:"fallback-model" config:"fallback_models"`
 	Quiet              bool             `short:"q"`
-	Heartbeat          time.Duration    `name:"heartbeat" placeholder:"DURATION" default:"15s" envvar:"KIMI_RUN_HEARTBEAT"`
+	Heartbeat          time.Duration    `name:"heartbeat" default:"15s" envvar:"KIMI_RUN_HEARTBEAT"`
 	LogLevel           string           `name:"log-level" enum:"debug,info,warn,error" default:"info"`
 	Version            kong.VersionFlag `short:"V"`
-	SessionWait        time.Duration    `name:"session-wait" placeholder:"DURATION"`
-	PassEnv            []string         `name:"pass-env" placeholder:"NAME"`
+	SessionWait        time.Duration    `name:"session-wait"`
+	PassEnv            []string         `name:"pass-env"`
 	OTelLogContent     bool             `name:"otel-log-content"`
 	KeepBackground     bool             `name:"keep-background"`
 	StdinNotice        time.Duration    `name:"stdin-notice" default:"3s" hidden:""`
 	StallNotice        time.Duration    `name:"stall-notice" default:"30s" hidden:""`
-	MCPConfigFile      []string         `group:"MCP servers" name:"mcp-config-file" sep:"none" placeholder:"FILE"`
-	MCPConfig          []string         `group:"MCP servers" name:"mcp-config" sep:"none" placeholder:"JSON"`
-	NoMCP              bool             `group:"MCP servers" name:"no-mcp"`
-	MCPStrict          bool             `group:"MCP servers" name:"mcp-strict"`
-	MCPStartupTimeout  time.Duration    `group:"MCP servers" name:"mcp-startup-timeout" default:"30s"`
-	MCPCallTimeout     time.Duration    `group:"MCP servers" name:"mcp-call-timeout" placeholder:"DURATION" config:"mcp.client.tool_call_timeout_ms"`
-	MaxTokensTotal     int              `group:"Guardrails for unattended runs" name:"max-tokens-total" placeholder:"N"`
-	MaxCostUSD         float64          `group:"Guardrails for unattended runs" name:"max-cost-usd" placeholder:"USD"`
-	MaxToolCalls       int              `group:"Guardrails for unattended runs" name:"max-tool-calls" placeholder:"N" config:"loop_control.max_tool_calls"`
-	PriceInput         *float64         `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD"`
-	PriceCachedInput   *float64         `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD"`
-	PriceCacheWrite    *float64         `group:"Guardrails for unattended runs" name:"price-cache-write" placeholder:"USD"`
-	PriceOutput        *float64         `group:"Guardrails for unattended runs" name:"price-output" placeholder:"USD"`
-	JSONSchema         string           `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA"`
-	Tools              []string         `group:"Guardrails for unattended runs" name:"tools" sep:"none" placeholder:"LIST"`
-	AllowedTools       []string         `group:"Guardrails for unattended runs" name:"allowed-tools" sep:"none" placeholder:"RULES"`
-	DisallowedTools    []string         `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES"`
-	Sandbox            string           `group:"Guardrails for unattended runs" name:"sandbox" enum:"off,read-only,workspace-write" default:"off"`
-	SandboxNetwork     string           `group:"Guardrails for unattended runs" name:"sandbox-network" enum:"on,off" default:"on"`
-	AllowHost          []string         `group:"Guardrails for unattended runs" name:"allow-host" placeholder:"HOST[:PORT]" config:"sandbox.allow_hosts"`
+	MCPConfigFile      []string         `name:"mcp-config-file" sep:"none"`
+	MCPConfig          []string         `name:"mcp-config" sep:"none"`
+	NoMCP              bool             `name:"no-mcp"`
+	MCPStrict          bool             `name:"mcp-strict"`
+	MCPStartupTimeout  time.Duration    `name:"mcp-startup-timeout" default:"30s"`
+	MCPCallTimeout     time.Duration    `name:"mcp-call-timeout" config:"mcp.client.tool_call_timeout_ms"`
+	MaxTokensTotal     int              `name:"max-tokens-total"`
+	MaxCostUSD         float64          `name:"max-cost-usd"`
+	MaxToolCalls       int              `name:"max-tool-calls" config:"loop_control.max_tool_calls"`
+	PriceInput         *float64         `name:"price-input"`
+	PriceCachedInput   *float64         `name:"price-cached-input"`
+	PriceCacheWrite    *float64         `name:"price-cache-write"`
+	PriceOutput        *float64         `name:"price-output"`
+	JSONSchema         string           `name:"json-schema" aliases:"output-schema"`
+	Tools              []string         `name:"tools" sep:"none"`
+	AllowedTools       []string         `name:"allowed-tools" sep:"none"`
+	DisallowedTools    []string         `name:"disallowed-tools" sep:"none"`
+	Sandbox            string           `name:"sandbox" enum:"off,read-only,workspace-write" default:"off"`
+	SandboxNetwork     string           `name:"sandbox-network" enum:"on,off" default:"on"`
+	AllowHost          []string         `name:"allow-host" config:"sandbox.allow_hosts"`
 	AllowHostPort      int              `name:"allow-host-port" hidden:""`
-	FailOnDenial       bool             `group:"Guardrails for unattended runs" name:"fail-on-denial" envvar:"KIMI_RUN_FAIL_ON_DENIAL"`
-	Record             string           `group:"Record, replay and CI" name:"record" placeholder:"FILE"`
-	Replay             string           `group:"Record, replay and CI" name:"replay" placeholder:"FILE"`
-	ReplayMode         string           `group:"Record, replay and CI" name:"replay-mode" enum:"strict,exact,lenient" default:"strict"`
-	ReplaySpeed        float64          `group:"Record, replay and CI" name:"replay-speed" default:"1" placeholder:"X"`
-	OutputLastMessage  string           `group:"Record, replay and CI" name:"output-last-message" short:"o" placeholder:"FILE"`
-	FilesChanged       string           `group:"Record, replay and CI" name:"files-changed" enum:"git,tools" default:"git" envvar:"KIMI_RUN_FILES_CHANGED"`
-	PrintSchema        bool             `group:"Record, replay and CI" name:"print-schema"`
-	Print              bool             `group:"Kimi CLI compatibility"`
-	Yolo               bool             `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve"`
-	AFK                bool             `group:"Kimi CLI compatibility" name:"afk"`
-	Command            *string          `group:"Kimi CLI compatibility" short:"c" placeholder:"TEXT"`
-	FinalMessageOnly   bool             `group:"Kimi CLI compatibility" name:"final-message-only"`
-	MaxStepsPerTurn    int              `group:"Kimi CLI compatibility" name:"max-steps-per-turn" placeholder:"N" sets:"max-steps"`
-	MaxRetriesPerStep  int              `group:"Kimi CLI compatibility" name:"max-retries-per-step" placeholder:"N"`
-	MaxRalphIterations *int             `group:"Kimi CLI compatibility" name:"max-ralph-iterations" placeholder:"N" sets:"ralph"`
-	Resume             string           `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" sets:"session"`
-	Config             string           `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT"`
-	Verbose            bool             `group:"Kimi CLI compatibility"`
-	Debug              bool             `group:"Kimi CLI compatibility"`
-	InputFormat        string           `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text"`
-	ManPage            bool             `name:"man-page"`
-	RetryBaseDelay     time.Duration    `name:"retry-base-delay" default:"1s" hidden:""`
-	RetryMaxDelay      time.Duration    `name:"retry-max-delay" default:"60s" hidden:""`
-	given              map[string]bool  `kong:"-"`
-	times              map[string]int   `kong:"-"`
-	src                *source          `kong:"-"`
+	FailOnDenial       bool             `name:"fail-on-denial" envvar:"KIMI_RUN_FAIL_ON_DENIAL"`
+	Record             string           `name:"record"`
+	Replay             string           `name:"replay"`
+	ReplayMode         string           `name:"replay-mode" enum:"strict,exact,lenient" default:"strict"`
+	ReplaySpeed        float64          `name:"replay-speed" default:"1"`
+	OutputLastMessage  string           `name:"output-last-message" short:"o"`
+	FilesChanged       string           `name:"files-changed" enum:"git,tools" default:"git" envvar:"KIMI_RUN_FILES_CHANGED"`
+	PrintSchema        bool             `name:"print-schema"`
+	Print              bool
+	Yolo               bool    `short:"y" aliases:"yes,auto-approve"`
+	AFK                bool    `name:"afk"`
+	Command            *string `short:"c"`
+	FinalMessageOnly   bool    `name:"final-message-only"`
+	MaxStepsPerTurn    int     `name:"max-steps-per-turn" sets:"max-steps"`
+	MaxRetriesPerStep  int     `name:"max-retries-per-step"`
+	MaxRalphIterations *int    `name:"max-ralph-iterations" sets:"ralph"`
+	Resume             string  `short:"r" sets:"session"`
+	Config             string  `name:"config"`
+	Verbose            bool
+	Debug              bool
+	InputFormat        string          `name:"input-format" enum:"text,stream-json" default:"text"`
+	ManPage            bool            `name:"man-page"`
+	RetryBaseDelay     time.Duration   `name:"retry-base-delay" default:"1s" hidden:""`
+	RetryMaxDelay      time.Duration   `name:"retry-max-delay" default:"60s" hidden:""`
+	given              map[string]bool `kong:"-"`
+	times              map[string]int  `kong:"-"`
+	src                *source         `kong:"-"`
 }
