@@ -499,3 +499,38 @@ func waitLinksGone(t *testing.T, l *Launcher) {
 	}
 	t.Fatal("the launcher's links stayed up")
 }
+
+// A confined arm that stops answering (a confined command may SIGSTOP it: they share a
+// Landlock domain) fails the start that waited for it, is killed through its process
+// handle (never by a number that may have been reused since), and the next start gets a
+// new arm.
+func TestStoppedArmIsReplaced(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("needs Landlock")
+	}
+	saved := boxAnswer
+	boxAnswer = 500 * time.Millisecond
+	t.Cleanup(func() { boxAnswer = saved })
+	work := t.TempDir()
+	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
+		Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: t.TempDir()}})
+	spec := Spec{Dir: work, Confine: true}
+	if st, out, _ := run(t, l, spec, "true"); !st.Success() {
+		t.Fatalf("%s: %s", st, out)
+	}
+	l.mu.Lock()
+	arm := l.rem.box[0].pid
+	l.mu.Unlock()
+	armStart := testkit.Started(arm)
+	t.Cleanup(func() { testkit.Kill(arm, armStart, false) })
+	if err := syscall.Kill(arm, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Start(Spec{Path: "/bin/true", Args: []string{"true"}, Dir: work, Confine: true}); err == nil {
+		t.Fatal("a start through a stopped arm succeeded")
+	}
+	testkit.WaitGone(t, arm)
+	if st, out, _ := run(t, l, spec, "true"); !st.Success() {
+		t.Fatalf("the start after the stopped arm: %s: %s", st, out)
+	}
+}

@@ -4,15 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
-	"sync"
 	"syscall"
-	"time"
 )
 
 // ServeArg is the first argument of kimi-run's launcher mode (see Serve).
@@ -26,14 +20,6 @@ const (
 
 // errNoLauncher: the launcher process could not be started, or has gone.
 var errNoLauncher = errors.New("kimi-run's launcher process is not running")
-
-// How long kimi-run waits for a launcher to answer a start. The confined arm can be
-// stopped by a confined command (it shares their domain); it is then replaced.
-const (
-	topAnswer = 30 * time.Second
-	boxAnswer = 10 * time.Second
-	endWait   = 3 * time.Second
-)
 
 // remote is the launcher processes of a run.
 type remote struct {
@@ -49,238 +35,6 @@ type topConfig struct {
 	Cgroup    bool `json:"cgroup,omitempty"`
 	TaskLimit int  `json:"tasks,omitempty"`
 	Keep      bool `json:"keep,omitempty"`
-}
-
-// link is kimi-run's connection to one launcher process.
-type link struct {
-	conn *net.UnixConn
-	pid  int  // the launcher's
-	box  bool // the confined arm: its answers are checked
-
-	mu      sync.Mutex
-	nextID  uint64
-	waiting map[uint64]chan message
-	procs   map[int]*Proc
-	early   map[int]message // ends that came before the start's answer was handled
-	err     error           // set once the launcher is gone
-	gone    chan struct{}
-}
-
-func newLink(conn *net.UnixConn, pid int, box bool) *link {
-	k := &link{conn: conn, pid: pid, box: box, waiting: map[uint64]chan message{},
-		procs: map[int]*Proc{}, early: map[int]message{}, gone: make(chan struct{})}
-	go k.read()
-	return k
-}
-
-// read handles what the launcher says until it is gone.
-func (k *link) read() {
-	r := newReceiver(k.conn)
-	var err error
-	for {
-		var m message
-		var files []*os.File
-		m, files, err = r.next()
-		if err != nil {
-			break
-		}
-		closeFiles(files) // a launcher sends none
-		if m.Op == opFail {
-			err = errors.New(m.Err)
-			break
-		}
-		k.handle(m)
-	}
-	k.fail(err)
-}
-
-func (k *link) handle(m message) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	switch m.Op {
-	case opStarted, opEnded:
-		if ch, ok := k.waiting[m.ID]; ok {
-			delete(k.waiting, m.ID)
-			ch <- m
-		}
-	case opExit:
-		if p, ok := k.procs[m.Pid]; ok {
-			delete(k.procs, m.Pid)
-			p.finish(exitState(m))
-			return
-		}
-		k.early[m.Pid] = m
-	}
-}
-
-// fail marks the launcher gone: every pending request fails, and every child it had is
-// reported ended (its parent-death signal killed it), but a survivor (Spec.Survive), which
-// is watched until its group ends.
-func (k *link) fail(err error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.err != nil {
-		return
-	}
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-		err = errNoLauncher
-	} else {
-		err = fmt.Errorf("%w: %v", errNoLauncher, err)
-	}
-	k.err = err
-	for id, ch := range k.waiting {
-		delete(k.waiting, id)
-		close(ch)
-	}
-	for pid, p := range k.procs {
-		delete(k.procs, pid)
-		if p.survive {
-			// No parent-death signal: it runs on, and only its own end may say it ended.
-			go p.awaitGroupEnd()
-			continue
-		}
-		p.finish(lost)
-	}
-	close(k.gone)
-	k.conn.Close()
-}
-
-// alive reports whether the launcher still answers.
-func (k *link) alive() bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.err == nil
-}
-
-// request sends m and waits up to wait for the answer.
-func (k *link) request(m message, wait time.Duration, files ...*os.File) (message, error) {
-	k.mu.Lock()
-	if k.err != nil {
-		err := k.err
-		k.mu.Unlock()
-		return message{}, err
-	}
-	k.nextID++
-	m.ID = k.nextID
-	ch := make(chan message, 1)
-	k.waiting[m.ID] = ch
-	k.mu.Unlock()
-	if err := send(k.conn, m, files...); err != nil {
-		k.mu.Lock()
-		delete(k.waiting, m.ID)
-		k.mu.Unlock()
-		if errors.Is(err, syscall.EMSGSIZE) {
-			return message{}, fmt.Errorf("the command line and environment are too large: %w", err)
-		}
-		k.fail(err)
-		return message{}, k.err
-	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case a, ok := <-ch:
-		if !ok {
-			return message{}, k.failure()
-		}
-		return a, nil
-	case <-timer.C:
-		// A launcher that does not answer is stopped (SIGSTOP from a confined command,
-		// say): it is killed, and the next start gets a new one.
-		_ = syscall.Kill(k.pid, syscall.SIGKILL)
-		k.fail(fmt.Errorf("no answer in %s", wait))
-		return message{}, k.failure()
-	}
-}
-
-func (k *link) failure() error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.err
-}
-
-// start asks the launcher to start a child and registers it.
-func (k *link) start(path string, argv, env []string, s Spec) (*Proc, error) {
-	files, done, err := stdio(s)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	wait := topAnswer
-	if k.box {
-		wait = boxAnswer
-	}
-	a, err := k.request(message{Op: opStart, Path: path, Argv: argv, Env: env, Dir: s.Dir, Keep: s.Keep, Survive: s.Survive}, wait, files...)
-	if err != nil {
-		return nil, err
-	}
-	if a.Err != "" {
-		return nil, startError(path, a)
-	}
-	if k.box && !childOf(a.Pid, k.pid) {
-		// The confined arm shares its domain with the commands, which may have taken it
-		// over: a number it gives must be its own child's, or kimi-run would signal a
-		// group it does not own.
-		_ = syscall.Kill(k.pid, syscall.SIGKILL)
-		k.fail(errors.New("it named a process that is not its child"))
-		return nil, k.failure()
-	}
-	p := newProc(a.Pid)
-	p.survive = s.Survive
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if m, ok := k.early[a.Pid]; ok {
-		delete(k.early, a.Pid)
-		p.finish(exitState(m))
-	} else if k.err != nil {
-		p.finish(lost)
-	} else {
-		k.procs[a.Pid] = p
-	}
-	return p, nil
-}
-
-// startError is the error of a start the launcher refused, worded as os.StartProcess's.
-func startError(path string, a message) error {
-	if a.Errno != 0 {
-		return &os.PathError{Op: "fork/exec", Path: path, Err: syscall.Errno(a.Errno)}
-	}
-	return errors.New(a.Err)
-}
-
-// exitState turns an exit message into a State.
-func exitState(m message) State {
-	ws := syscall.WaitStatus(m.Status)
-	s := State{code: -1, User: time.Duration(m.User), System: time.Duration(m.System)}
-	switch {
-	case ws.Exited():
-		s.code = ws.ExitStatus()
-		s.desc = "exit status " + strconv.Itoa(s.code)
-	case ws.Signaled():
-		s.desc = "signal: " + ws.Signal().String()
-		if ws.CoreDump() {
-			s.desc += " (core dumped)"
-		}
-	default:
-		s.desc = "ended with wait status " + strconv.Itoa(m.Status)
-	}
-	return s
-}
-
-// childOf reports whether pid is a child of parent, or has ended already (an exit will
-// say so). The stat of a process being reaped may read as nothing, or with parent 0.
-func childOf(pid, parent int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if err != nil || i < 0 {
-		_, serr := os.Stat("/proc/" + strconv.Itoa(pid))
-		return os.IsNotExist(serr)
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) > 1 && (f[0] == "Z" || f[0] == "X") {
-		return true // ended: a dead process shows no parent
-	}
-	return len(f) > 1 && f[1] == strconv.Itoa(parent)
 }
 
 // startRemote starts a child through the launcher, or through its confined arm.
@@ -375,7 +129,7 @@ func (l *Launcher) startTop() (*link, error) {
 		_ = cmd.Process.Kill()
 		return nil, err
 	}
-	return newLink(conn, cmd.Process.Pid, false), nil
+	return newLink(conn, cmd.Process, false), nil
 }
 
 // boxLink returns a confined arm (the survivors' when survive), starting it (and the
@@ -453,7 +207,14 @@ func (l *Launcher) startBox(top *link, survive bool) (*link, error) {
 	top.mu.Lock()
 	top.procs[a.Pid] = newProc(a.Pid)
 	top.mu.Unlock()
-	return newLink(conn, a.Pid, true), nil
+	// The arm is the launcher's child, not ours: its handle is taken at once, while its
+	// number is the arm's (only its launcher reaps it, and it has just started it).
+	proc, err := os.FindProcess(a.Pid)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("the sandbox's launcher: %w", err)
+	}
+	return newLink(conn, proc, true), nil
 }
 
 // closeRemote ends the launcher processes the orderly way.
