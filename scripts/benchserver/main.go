@@ -12,11 +12,17 @@
 //	                               provider streams its tokens: what the run does while a
 //	                               reply streams (start the launcher) is then measured too
 //
+// Under the plain base URL it also serves what other agents ask of it (scripts/peers.sh
+// times them against this server): POST /v1/responses streams the same answer as
+// Responses API events (codex speaks only that protocol), and GET /v1/models lists the
+// one model (crush may ask which models a custom provider has).
+//
 // Each call's arguments differ (they carry the step number) so the agent's loop guard,
 // which stops a model repeating one call, never fires.
 //
-// Usage: benchserver [-addr 127.0.0.1:0] [-url-file FILE] [-lifetime 5m]
-// The base URL of the plain answer is printed on stdout and written to -url-file.
+// Usage: benchserver [-addr 127.0.0.1:0] [-url-file FILE] [-lifetime 5m] [-log FILE]
+// The base URL of the plain answer is printed on stdout and written to -url-file. With -log,
+// the method and path of every request are appended to FILE, one a line, as it arrives.
 package main
 
 import (
@@ -25,12 +31,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -40,14 +48,15 @@ func main() {
 	urlFile := flag.String("url-file", "", "write the base URL to this file once listening")
 	lifetime := flag.Duration("lifetime", 5*time.Minute, "exit after this long, so a forgotten server never lingers")
 	pace := flag.Duration("pace", 5*time.Millisecond, "the pause after each chunk of a /paced/ reply")
+	logFile := flag.String("log", "", "append each request's method and path to this file")
 	flag.Parse()
-	if err := serve(*addr, *urlFile, *lifetime, *pace); err != nil {
+	if err := serve(*addr, *urlFile, *logFile, *lifetime, *pace); err != nil {
 		fmt.Fprintln(os.Stderr, "benchserver:", err)
 		os.Exit(1)
 	}
 }
 
-func serve(addr, urlFile string, lifetime, pace time.Duration) error {
+func serve(addr, urlFile, logFile string, lifetime, pace time.Duration) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -65,22 +74,16 @@ func serve(addr, urlFile string, lifetime, pace time.Duration) error {
 	}
 	fmt.Println(base)
 
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", handler("", 0, 0))
-	steps := func(gap time.Duration) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			n, err := strconv.Atoi(r.PathValue("steps"))
-			tool := r.PathValue("tool")
-			if err != nil || n < 0 || (tool != "think" && tool != "shell") {
-				http.Error(w, `{"error":{"message":"want /think/N/v1 or /shell/N/v1","type":"invalid_request_error"}}`, http.StatusNotFound)
-				return
-			}
-			handler(tool, n, gap)(w, r)
+	var h http.Handler = routes(pace)
+	if logFile != "" {
+		f, err := os.OpenFile(logFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("open log: %w", err)
 		}
+		defer f.Close()
+		h = logged(h, f)
 	}
-	mux.HandleFunc("POST /{tool}/{steps}/v1/chat/completions", steps(0))
-	mux.HandleFunc("POST /paced/{tool}/{steps}/v1/chat/completions", steps(pace))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -94,6 +97,40 @@ func serve(addr, urlFile string, lifetime, pace time.Duration) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// routes serves every base URL of the package comment, pausing pace after each chunk of a
+// /paced/ reply.
+func routes(pace time.Duration) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", handler("", 0, 0))
+	mux.HandleFunc("POST /v1/responses", responses)
+	mux.HandleFunc("GET /v1/models", models)
+	steps := func(gap time.Duration) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			n, err := strconv.Atoi(r.PathValue("steps"))
+			tool := r.PathValue("tool")
+			if err != nil || n < 0 || (tool != "think" && tool != "shell") {
+				http.Error(w, `{"error":{"message":"want /think/N/v1 or /shell/N/v1","type":"invalid_request_error"}}`, http.StatusNotFound)
+				return
+			}
+			handler(tool, n, gap)(w, r)
+		}
+	}
+	mux.HandleFunc("POST /{tool}/{steps}/v1/chat/completions", steps(0))
+	mux.HandleFunc("POST /paced/{tool}/{steps}/v1/chat/completions", steps(pace))
+	return mux
+}
+
+// logged writes each request's method and path to w before h answers it.
+func logged(h http.Handler, w io.Writer) http.Handler {
+	var mu sync.Mutex
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		fmt.Fprintf(w, "%s %s\n", r.Method, r.URL.Path)
+		mu.Unlock()
+		h.ServeHTTP(rw, r)
+	})
 }
 
 // request is the part of a chat-completions body the server looks at.
@@ -123,9 +160,14 @@ func handler(tool string, steps int, gap time.Duration) http.HandlerFunc {
 		if done < steps {
 			s.toolCall(done+1, tool)
 		} else {
-			s.answer(fmt.Sprintf("Done after %d tool steps. The task is complete and nothing else needs changing.", done))
+			s.answer(answerText(done))
 		}
 	}
+}
+
+// answerText is the final answer of a run that took done tool steps.
+func answerText(done int) string {
+	return fmt.Sprintf("Done after %d tool steps. The task is complete and nothing else needs changing.", done)
 }
 
 // stream writes one SSE reply and flushes each chunk as a provider would.
