@@ -32,16 +32,8 @@ REPO="$(pwd)"
 
 RUNS="${RUNS:-30}"
 SHELL_RUNS="${SHELL_RUNS:-10}"
-WORK="$(mktemp -d)"
-SERVER_PID=""
-cleanup() {
-	if [ -n "$SERVER_PID" ]; then
-		kill "$SERVER_PID" 2>/dev/null || true
-		wait "$SERVER_PID" 2>/dev/null || true
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/benchlib.sh
+. scripts/benchlib.sh
 
 # apt_install installs a Debian package when running as root with apt-get, quietly and
 # within a bounded time; it never fails the script.
@@ -59,24 +51,12 @@ command -v hyperfine >/dev/null 2>&1 || apt_install hyperfine
 echo "building kimi-run (release flags and plain go build), benchserver and hello-go..." >&2
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/kimi-run" .
 go build -o "$WORK/kimi-run-go-build" .
-go build -C scripts -o "$WORK/benchserver" ./benchserver # scripts/ is a module of its own
 mkdir -p "$WORK/hello"
 printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n' >"$WORK/hello/main.go"
 printf 'module hello\n\ngo 1.21\n' >"$WORK/hello/go.mod"
 (cd "$WORK/hello" && CGO_ENABLED=0 GOFLAGS= go build -trimpath -ldflags "-s -w" -o "$WORK/hello-go" .)
 
-"$WORK/benchserver" -url-file "$WORK/url" -lifetime 6m >/dev/null &
-SERVER_PID=$!
-for _ in $(seq 100); do
-	[ -s "$WORK/url" ] && break
-	sleep 0.05
-done
-if [ ! -s "$WORK/url" ]; then
-	echo "benchserver did not start" >&2
-	exit 1
-fi
-BASE="$(cat "$WORK/url")"
-ROOT="${BASE%/v1}"
+start_benchserver -lifetime 6m
 
 # Sessions go under $WORK/state, as they would go under ~/.local/state.
 export KIMI_API_KEY=sk-bench-not-a-real-key KIMI_MODEL_NAME=bench-model

@@ -76,16 +76,8 @@ for p in $PEERS; do
 	esac
 done
 
-WORK="$(mktemp -d)"
-SERVER_PID=""
-cleanup() {
-	if [ -n "$SERVER_PID" ]; then
-		kill "$SERVER_PID" 2>/dev/null || true
-		wait "$SERVER_PID" 2>/dev/null || true
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/benchlib.sh
+. scripts/benchlib.sh
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 LOAD_BEFORE="$(loadavg)"
@@ -152,19 +144,7 @@ done
 
 echo "building kimi-run (release flags) and benchserver..." >&2
 CGO_ENABLED=0 timeout 900 go build -trimpath -ldflags "-s -w" -o "$WORK/kimi-run" .
-timeout 600 go build -C scripts -o "$WORK/benchserver" ./benchserver # scripts/ is a module of its own
-
-"$WORK/benchserver" -url-file "$WORK/url" -log "$WORK/requests" -lifetime 60m >/dev/null &
-SERVER_PID=$!
-for _ in $(seq 100); do
-	[ -s "$WORK/url" ] && break
-	sleep 0.05
-done
-if [ ! -s "$WORK/url" ]; then
-	echo "peers.sh: benchserver did not start" >&2
-	exit 1
-fi
-BASE="$(cat "$WORK/url")"
+start_benchserver -log "$WORK/requests" -lifetime 60m
 
 # --- a temporary home in which each tool is pointed at the server
 

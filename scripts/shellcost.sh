@@ -17,16 +17,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROUNDS="${1:-25}"
-WORK="$(mktemp -d)"
-SERVER_PID=""
-cleanup() {
-	if [ -n "$SERVER_PID" ]; then
-		kill "$SERVER_PID" 2>/dev/null || true
-		wait "$SERVER_PID" 2>/dev/null || true
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/benchlib.sh
+. scripts/benchlib.sh
 
 BIN="${BIN:-}"
 if [ -z "$BIN" ]; then
@@ -34,15 +26,7 @@ if [ -z "$BIN" ]; then
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/kimi-run" .
 	BIN="$WORK/kimi-run"
 fi
-go build -C scripts -o "$WORK/benchserver" ./benchserver # scripts/ is a module of its own
-"$WORK/benchserver" -url-file "$WORK/url" -lifetime 30m >/dev/null &
-SERVER_PID=$!
-for _ in $(seq 100); do
-	[ -s "$WORK/url" ] && break
-	sleep 0.05
-done
-[ -s "$WORK/url" ] || { echo "benchserver did not start" >&2; exit 1; }
-ROOT="$(sed 's|/v1$||' "$WORK/url")"
+start_benchserver -lifetime 30m
 
 export KIMI_API_KEY=sk-bench-not-a-real-key KIMI_MODEL_NAME=bench-model KIMI_RUN_NO_ROOT_WARNING=1
 export XDG_STATE_HOME="$WORK/state" HOME="$WORK/home" NO_COLOR=1

@@ -22,8 +22,8 @@ cd "$(dirname "$0")/.."
 
 RUNS="${RUNS:-200}"
 ROUNDS="${ROUNDS:-3}"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+# shellcheck source=scripts/benchlib.sh
+. scripts/benchlib.sh
 
 if ! command -v hyperfine >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	apt-get install -y -qq hyperfine >/dev/null 2>&1 ||
@@ -55,15 +55,7 @@ printf 'module hello\n\ngo 1.21\n' >"$WORK/hello/go.mod"
 
 # A local zero-latency model server (scripts/benchserver) for the -p case: a whole run with
 # one short answer and no session file, the set-up every run pays plus one request.
-go build -C scripts -o "$WORK/benchserver" ./benchserver
-"$WORK/benchserver" -url-file "$WORK/url" -lifetime 30m >/dev/null &
-SERVER_PID=$!
-trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 100); do
-	[ -s "$WORK/url" ] && break
-	sleep 0.05
-done
-[ -s "$WORK/url" ] || { echo "benchserver did not start" >&2; exit 1; }
+start_benchserver -lifetime 30m
 export KIMI_API_KEY=sk-bench-not-a-real-key KIMI_MODEL_NAME=bench-model HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
 mkdir -p "$HOME"
 
@@ -71,7 +63,7 @@ mkdir -p "$HOME"
 CASES=("hello-world Go|$WORK/hello-go")
 for b in "${BINS[@]}"; do
 	CASES+=("$b --version|$WORK/$b --version" "$b --help|$WORK/$b --help"
-		"$b -p|$WORK/$b --no-session -w $WORK -p hi --base-url $(cat "$WORK/url")")
+		"$b -p|$WORK/$b --no-session -w $WORK -p hi --base-url $BASE")
 done
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
