@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,14 +14,21 @@ import (
 // Predial is a connection to the model's endpoint opened while the run finishes setting
 // itself up, so that the name look-up and the TCP handshake (tens of milliseconds across
 // the internet) overlap that work instead of following it (issue 31). The first dial the
-// client's transport makes to the same address takes it; any other dial, and the first
-// one when the early dial failed, dials as usual, so a failure reads exactly as it would
-// without a Predial. A nil *Predial dials as usual.
+// client's transport makes to the same address takes it; any other dial dials as usual.
+// When the early dial failed before the request came, the request dials again; when the
+// request waited for it, it gets the early dial's error, as its own dial would have, and
+// never waits for two dials (an endpoint that drops packets costs one dial timeout, not
+// two). A nil *Predial dials as usual.
 type Predial struct {
-	addr  string
-	done  chan struct{} // closed when the early dial ended
-	conn  net.Conn
-	err   error
+	addr string
+	done chan struct{} // closed when the early dial ended (finish)
+
+	mu      sync.Mutex
+	conn    net.Conn
+	err     error
+	ended   bool // the early dial ended
+	waiting bool // a request's dial waits for it
+
 	taken atomic.Bool // a dial or Close has had the connection
 }
 
@@ -48,11 +56,16 @@ func StartPredial(ctx context.Context, baseURL string) *Predial {
 		return nil
 	}
 	p := &Predial{addr: net.JoinHostPort(u.Hostname(), port), done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		p.conn, p.err = newDialer().DialContext(ctx, "tcp", p.addr)
-	}()
+	go func() { p.finish(newDialer().DialContext(ctx, "tcp", p.addr)) }()
 	return p
+}
+
+// finish records how the early dial ended.
+func (p *Predial) finish(conn net.Conn, err error) {
+	p.mu.Lock()
+	p.conn, p.err, p.ended = conn, err, true
+	p.mu.Unlock()
+	close(p.done)
 }
 
 // Close lets go of the connection if no request took it. It does not wait for a dial
@@ -78,18 +91,30 @@ func (p *Predial) wrap(next func(ctx context.Context, network, addr string) (net
 		return next
 	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if network == "tcp" && addr == p.addr && p.taken.CompareAndSwap(false, true) {
-			select {
-			case <-p.done:
-				if p.err == nil {
-					return p.conn, nil
-				}
-			case <-ctx.Done():
-				go p.discard()
-				return nil, ctx.Err()
-			}
+		if network != "tcp" || addr != p.addr || !p.taken.CompareAndSwap(false, true) {
+			return next(ctx, network, addr)
 		}
-		return next(ctx, network, addr)
+		p.mu.Lock()
+		if p.ended {
+			conn, err := p.conn, p.err
+			p.mu.Unlock()
+			if err == nil {
+				return conn, nil
+			}
+			return next(ctx, network, addr) // it failed before this dial: try again
+		}
+		p.waiting = true
+		p.mu.Unlock()
+		select {
+		case <-p.done:
+			if p.err == nil {
+				return p.conn, nil
+			}
+			return nil, p.err
+		case <-ctx.Done():
+			go p.discard()
+			return nil, ctx.Err()
+		}
 	}
 }
 

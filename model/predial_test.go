@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -104,19 +103,6 @@ func TestPredialUnusedIsClosed(t *testing.T) {
 	eventually(t, "the unused early connection stayed open", func() bool { _, cl, _ := c.counts(); return cl == 1 })
 	if _, _, reqs := c.counts(); reqs != 0 {
 		t.Errorf("%d requests, want none", reqs)
-	}
-}
-
-// An early dial that failed is not the request's failure: the request dials again and
-// gets through.
-func TestPredialFailedDialsAgain(t *testing.T) {
-	c := newConnCounter(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel() // the early dial fails at once
-	p := model.StartPredial(ctx, c.srv.URL)
-	reply, err := ask(t, c.srv.URL, p)
-	if err != nil || reply.Text != "ok" {
-		t.Fatalf("reply %q, %v", reply.Text, err)
 	}
 }
 
