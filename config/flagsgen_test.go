@@ -15,7 +15,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the generated files")
 
-// TestParseFlagsGenerated checks that parseflags_gen.go is Flags without its help texts
+// TestParseFlagsGenerated checks that parseflags_gen.go is Flags without what only help shows
 // (go generate ./config, or this test with -update, rewrites it): the same fields, types and every
 // other tag, so that a run parses into Flags through it (parseflags.go).
 func TestParseFlagsGenerated(t *testing.T) {

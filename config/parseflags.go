@@ -7,9 +7,10 @@ import (
 )
 
 // A run parses its command line into Flags through parseFlags (parseflags_gen.go), the same
-// struct without the help texts, which kong would otherwise read rune by rune and scan for
-// variables at every start, though a run never shows them: they were about half of building
-// the parser (issue 31). What shows them (--help, the man page, completion scripts) builds
+// struct without the help texts, placeholders and help groups, which kong would otherwise
+// read rune by rune and interpolate at every start, though a run never shows them: the help
+// was about half of building the parser, placeholders and groups a fifth of what was left
+// (issue 31). What shows them (--help, the man page, completion scripts) builds
 // the parser over Flags itself. go generate writes parseflags_gen.go from flags.go
 // (internal/flaggen) and TestParseFlagsGenerated fails when it is stale, so a flag is still
 // declared once, in flags.go.

@@ -1,5 +1,5 @@
 // Package flaggen writes config/parseflags_gen.go: the command line's Flags struct without
-// its help texts, which a run parses into (issue 31). It reads flags.go's syntax only, so it
+// what only help shows (help texts, placeholders, groups), which a run parses into (issue 31). It reads flags.go's syntax only, so it
 // runs while the package it writes for does not build (a field added, the file stale).
 package flaggen
 
