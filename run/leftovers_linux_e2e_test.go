@@ -6,6 +6,7 @@ package run_test
 // ends, within the limits docs/sandbox.md states.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -104,6 +105,52 @@ func TestSIGKILLTakesChildrenAlong(t *testing.T) {
 			for _, f := range []string{server, serverChild} {
 				pids, _ := pidsIn(f, 1)
 				testkit.WaitGone(t, pids[0])
+			}
+		})
+	}
+}
+
+// A launcher that does not answer kimi-run's "end" within its wait (stopped by someone
+// outside, or starved on a loaded machine while it ends a large tree) must not take the
+// run's guarantee with it: kimi-run used to kill it alone, which left a setsid'd daemon
+// (and everything else below it but its direct children) to init, in a cgroup nobody
+// ended. The run still ends with its signal's code, and nothing it started is left, with
+// the sandbox and without.
+func TestStoppedLauncherStillEndsTheRun(t *testing.T) {
+	t.Parallel()
+	command := `(setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' > /dev/null 2>&1 &); (sleep 300; :) & echo $! > child.pid; ` +
+		`until [ -s daemon.pid ]; do sleep 0.01; done`
+	for _, sandboxed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sandbox=%v", sandboxed), func(t *testing.T) {
+			t.Parallel()
+			args := []string{"--output-format", "stream-json", "-p", "x"}
+			if sandboxed {
+				needLandlock(t, 1)
+				args = append(args, "--sandbox", "workspace-write")
+			}
+			dir := t.TempDir()
+			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", fmt.Sprintf(`{"command":%q}`, command))),
+				scripted.Reply(scripted.Say("thinking"), scripted.Hang()))
+			var top int
+			var topStart uint64
+			// Once the command is done and the next reply streams, the launcher is stopped
+			// from outside; then kimi-run gets SIGTERM.
+			inv := invocation{dir: dir, srv: srv, args: args, signal: syscall.SIGTERM, signalAfter: 2, signalOn: "text", ready: func() bool {
+				if top, _ = launchersOf(dir); top == 0 {
+					return false
+				}
+				topStart = testkit.Started(top)
+				return syscall.Kill(top, syscall.SIGSTOP) == nil
+			}}
+			r := kimi(t, srv, inv)
+			if top != 0 {
+				t.Cleanup(func() { testkit.Kill(top, topStart, false) })
+			}
+			if r.code != 143 {
+				t.Fatalf("exit %d, want 143\n%s", r.code, r.stderr)
+			}
+			for _, f := range []string{"daemon.pid", "child.pid"} {
+				testkit.WaitGone(t, testkit.ReadPID(t, filepath.Join(dir, f)))
 			}
 		})
 	}

@@ -557,3 +557,40 @@ func TestLauncherOutlivesRunSignals(t *testing.T) {
 		t.Fatalf("after the signals: %s %q, launcher alive %v", st, out, top.alive())
 	}
 }
+
+// A launcher that stops answering a start (stopped from outside, or starved) is given up
+// and the next start gets a new one, as a stopped arm is; but it is the ancestor of
+// everything the run started, so what its children left — a setsid'd daemon here — is
+// ended first. Killing it alone used to leave that to init.
+func TestStoppedLauncherIsGivenUpWithItsTree(t *testing.T) {
+	saved := topAnswer
+	topAnswer = 500 * time.Millisecond
+	t.Cleanup(func() { topAnswer = saved })
+	work := t.TempDir()
+	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	daemon := filepath.Join(work, "daemon.pid")
+	st, out, _ := run(t, l, Spec{Dir: work}, `(setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' > /dev/null 2>&1 &); until [ -s daemon.pid ]; do sleep 0.01; done`)
+	if !st.Success() {
+		t.Fatalf("%s: %s", st, out)
+	}
+	pid := testkit.ReadPID(t, daemon)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	l.mu.Lock()
+	top := l.rem.top.pid
+	l.mu.Unlock()
+	topStart := testkit.Started(top)
+	t.Cleanup(func() { testkit.Kill(top, topStart, false) })
+	if err := syscall.Kill(top, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// The start that waited is given up too (this one then starts from here, as when no
+	// launcher can be had).
+	if p, err := l.Start(Spec{Path: "/bin/true", Args: []string{"true"}, Dir: work}); err == nil {
+		p.Wait()
+	}
+	testkit.WaitGone(t, pid)
+	testkit.WaitGone(t, top)
+	if st, out, _ := run(t, l, Spec{Dir: work}, "echo again"); !st.Success() || strings.TrimSpace(out) != "again" {
+		t.Fatalf("the start after the stopped launcher: %s: %q", st, out)
+	}
+}

@@ -15,13 +15,14 @@ import (
 
 // How long kimi-run waits for a launcher to answer a start. The confined arm can be
 // stopped by a confined command (it shares their domain); it is then replaced.
-const (
-	topAnswer = 30 * time.Second
-	endWait   = 3 * time.Second
-)
+const endWait = 3 * time.Second
 
-// boxAnswer is the confined arm's: a variable for the test that stops one.
-var boxAnswer = 10 * time.Second
+// topAnswer is the launcher's, boxAnswer the confined arm's: variables for the tests that
+// stop one.
+var (
+	topAnswer = 30 * time.Second
+	boxAnswer = 10 * time.Second
+)
 
 // link is kimi-run's connection to one launcher process.
 type link struct {
@@ -31,6 +32,7 @@ type link struct {
 	// answering is killed through it, never by a number another process may hold by then.
 	proc *os.Process
 	box  bool // the confined arm: its answers are checked
+	keep bool // the launcher of a --keep-background run (Launcher.Keep)
 
 	mu      sync.Mutex
 	nextID  uint64
@@ -160,11 +162,37 @@ func (k *link) request(m message, wait time.Duration, files ...*os.File) (messag
 		return a, nil
 	case <-timer.C:
 		// A launcher that does not answer is stopped (SIGSTOP from a confined command,
-		// say): it is killed, and the next start gets a new one.
-		_ = k.proc.Kill()
+		// say), or starved: it is given up, and the next start gets a new one.
+		k.giveUp()
 		k.fail(fmt.Errorf("no answer in %s", wait))
 		return message{}, k.failure()
 	}
+}
+
+// giveUp ends a launcher that did not answer in time. A confined arm is killed: what its
+// children leave is adopted by the launcher, which ends it with the run. The launcher is
+// the ancestor of everything the run started: killed alone, it would leave all but its
+// direct children to init, in a cgroup nobody ends (seen: a setsid'd daemon outlived a run
+// whose launcher was stopped, or slow to end a large tree, when kimi-run said "end").
+// So kimi-run first ends that tree itself, as the launcher would (survivors spared). Under
+// --keep-background it is left alone: its kept children would die with it (parent-death
+// signal), and the closed link tells it to end the rest once it runs again.
+func (k *link) giveUp() {
+	if !k.box {
+		if k.keep {
+			return
+		}
+		k.mu.Lock()
+		spare := map[int]bool{}
+		for pid, p := range k.procs {
+			if p.survive {
+				spare[pid] = true
+			}
+		}
+		k.mu.Unlock()
+		killTree(k.pid, spare)
+	}
+	_ = k.proc.Kill()
 }
 
 func (k *link) failure() error {

@@ -129,7 +129,9 @@ func (l *Launcher) startTop() (*link, error) {
 		_ = cmd.Process.Kill()
 		return nil, err
 	}
-	return newLink(conn, cmd.Process, false), nil
+	k := newLink(conn, cmd.Process, false)
+	k.keep = l.Keep
+	return k, nil
 }
 
 // boxLink returns a confined arm (the survivors' when survive), starting it (and the
@@ -203,9 +205,12 @@ func (l *Launcher) startBox(top *link, survive bool) (*link, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Its own end comes to the launcher as a child's; nobody waits for it.
+	// Its own end comes to the launcher as a child's; nobody waits for it. A survivors'
+	// arm is a survivor: its tree is spared when the launcher's is ended (giveUp).
+	arm := newProc(a.Pid)
+	arm.survive = survive
 	top.mu.Lock()
-	top.procs[a.Pid] = newProc(a.Pid)
+	top.procs[a.Pid] = arm
 	top.mu.Unlock()
 	// The arm is the launcher's child, not ours: its handle is taken at once, while its
 	// number is the arm's (only its launcher reaps it, and it has just started it).
