@@ -261,3 +261,30 @@ func TestForkLoopIsBounded(t *testing.T) {
 		testkit.WaitGone(t, pid)
 	}
 }
+
+// TestStoppedArmDoesNotHoldTheRun: a confined command can stop its confined arm (they
+// share a Landlock domain; docs/sandbox.md lists it). A stopped arm reports no end, and
+// the call used to wait for one past its own timeout, and the run with it: forever
+// without --timeout. The arm is now given up once it stayed stopped for the wait of an
+// answer (10 s): the call ends as killed, the next one gets a new arm, the run ends on its
+// own well before its --timeout (here only a bound for this test on main).
+func TestStoppedArmDoesNotHoldTheRun(t *testing.T) {
+	t.Parallel()
+	needLandlock(t, 1)
+	stop := `kill -STOP $(awk '{print $4}' /proc/$$/stat); echo stopped`
+	srv := scripted.New(t,
+		scripted.ToolCalls(scripted.CallID("stop", "Shell", fmt.Sprintf(`{"command":%q,"timeout":1}`, stop))),
+		scripted.ToolCalls(scripted.CallID("next", "Shell", `{"command":"echo next"}`)),
+		scripted.Text("done"))
+	r := kimi(t, srv, invocation{proc: true, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "50s", "-p", "x"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	res := results(events(t, r.stdout))
+	if res["stop"]["is_error"] != true {
+		t.Errorf("the call that stopped its arm: %v", res["stop"])
+	}
+	if out, _ := res["next"]["output"].(string); !strings.Contains(out, "next") {
+		t.Errorf("the call after it: %v", res["next"])
+	}
+}

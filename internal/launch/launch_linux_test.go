@@ -594,3 +594,27 @@ func TestStoppedLauncherIsGivenUpWithItsTree(t *testing.T) {
 		t.Fatalf("the start after the stopped launcher: %s: %q", st, out)
 	}
 }
+
+// A confined arm stopped while its child runs (a confined command may SIGSTOP it) reports
+// no end: the wait on that child must still end, with the arm given up once it stayed
+// stopped for the wait of an answer, and the next start gets a new arm.
+func TestStoppedArmEndsTheWaitOnItsChildren(t *testing.T) {
+	if sandbox.ABI() < 1 {
+		t.Skip("needs Landlock")
+	}
+	saved := boxAnswer
+	boxAnswer = 500 * time.Millisecond
+	t.Cleanup(func() { boxAnswer = saved })
+	work := t.TempDir()
+	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
+		Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: t.TempDir()}})
+	spec := Spec{Dir: work, Confine: true}
+	// The command stops its parent, the arm, and exits: its end is never reported.
+	st, out, _ := run(t, l, spec, `kill -STOP $(awk '{print $4}' /proc/$$/stat); echo stopped`)
+	if st.Success() || !strings.Contains(out, "stopped") {
+		t.Fatalf("the wait ended with %s: %q", st, out)
+	}
+	if st, out, _ := run(t, l, spec, "echo again"); !st.Success() || strings.TrimSpace(out) != "again" {
+		t.Fatalf("the start after the stopped arm: %s: %q", st, out)
+	}
+}

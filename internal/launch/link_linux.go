@@ -47,7 +47,43 @@ func newLink(conn *net.UnixConn, proc *os.Process, box bool) *link {
 	k := &link{conn: conn, pid: proc.Pid, proc: proc, box: box, waiting: map[uint64]chan message{},
 		procs: map[int]*Proc{}, early: map[int]message{}, gone: make(chan struct{})}
 	go k.read()
+	wait := topAnswer
+	if box {
+		wait = boxAnswer
+	}
+	go k.watch(wait)
 	return k
+}
+
+// watch gives the launcher up (giveUp) once it has stayed stopped for wait, as one that
+// does not answer a start. A stopped launcher reports no child's end either: every wait
+// on its children — a Shell call past its timeout, a hook, the run's end — would last as
+// long as the stop, forever without --timeout. Seen: a confined command that stops its
+// confined arm (`kill -STOP` of its parent: they share a domain) held its own call, and
+// so the run, until --timeout. It looks once a second (the state in /proc/PID/stat), so
+// it costs no start or call anything.
+func (k *link) watch(wait time.Duration) {
+	tick := time.NewTicker(min(time.Second, wait/4))
+	defer tick.Stop()
+	var since time.Time // when it was first seen stopped
+	for {
+		select {
+		case <-k.gone:
+			return
+		case <-tick.C:
+		}
+		st, _, ok := statOf(k.pid)
+		switch {
+		case !ok || (st != 'T' && st != 't'):
+			since = time.Time{}
+		case since.IsZero():
+			since = time.Now()
+		case time.Since(since) >= wait:
+			k.giveUp()
+			k.fail(fmt.Errorf("stopped for %s", wait))
+			return
+		}
+	}
 }
 
 // read handles what the launcher says until it is gone.
@@ -178,6 +214,9 @@ func (k *link) request(m message, wait time.Duration, files ...*os.File) (messag
 // --keep-background it is left alone: its kept children would die with it (parent-death
 // signal), and the closed link tells it to end the rest once it runs again.
 func (k *link) giveUp() {
+	if k.proc.Signal(syscall.Signal(0)) != nil {
+		return // gone already: its number, which the walk below starts from, may not be its
+	}
 	if !k.box {
 		if k.keep {
 			return
