@@ -391,9 +391,16 @@ func TestEscapeThroughTheArmsSocket(t *testing.T) {
 			t.Errorf("the call after it: %v", res["next"])
 		}
 	})
-	t.Run("forge", func(t *testing.T) {
+	for _, reaped := range []bool{false, true} {
+		forge(t, script, reaped)
+	}
+}
+
+// forge runs the "forge" attack of TestEscapeThroughTheArmsSocket: it names the leader of
+// a group outside whose member runs, a zombie not reaped yet, or reaped and gone.
+func forge(t *testing.T, script string, reaped bool) {
+	t.Run(fmt.Sprintf("forge reaped=%v", reaped), func(t *testing.T) {
 		t.Parallel()
-		// Outside: a group whose leader is a zombie (not reaped yet) and whose member runs.
 		lead := exec.Command("sh", "-c", "sleep 300 & echo $!")
 		lead.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		stdout, err := lead.StdoutPipe()
@@ -406,7 +413,12 @@ func TestEscapeThroughTheArmsSocket(t *testing.T) {
 		var member int
 		fmt.Fscan(stdout, &member)
 		start := testkit.Started(member)
-		t.Cleanup(func() { testkit.Kill(member, start, false); lead.Wait() })
+		t.Cleanup(func() { testkit.Kill(member, start, false) })
+		if reaped {
+			lead.Wait()
+		} else {
+			t.Cleanup(func() { lead.Wait() })
+		}
 		command := fmt.Sprintf("setsid python3 %s forge $$ %d > /dev/null 2>&1 < /dev/null & sleep 30", script, lead.Process.Pid)
 		srv := scripted.New(t,
 			scripted.ToolCalls(scripted.CallID("forge", "Shell", fmt.Sprintf(`{"command":%q}`, command))),
@@ -417,7 +429,7 @@ func TestEscapeThroughTheArmsSocket(t *testing.T) {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
 		if testkit.ProcessGone(member) {
-			t.Errorf("kimi-run signalled the group of a zombie outside the sandbox a confined arm named")
+			t.Errorf("kimi-run signalled a group outside the sandbox that a confined arm named")
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -55,30 +56,32 @@ func newLink(conn *net.UnixConn, proc *os.Process, box bool) *link {
 	return k
 }
 
-// watch gives the launcher up (giveUp) once it has stayed stopped for wait, as one that
+// watch gives the launcher up (giveUp) once it has been seen stopped for wait, as one that
 // does not answer a start. A stopped launcher reports no child's end either: every wait
 // on its children — a Shell call past its timeout, a hook, the run's end — would last as
 // long as the stop, forever without --timeout. Seen: a confined command that stops its
 // confined arm (`kill -STOP` of its parent: they share a domain) held its own call, and
 // so the run, until --timeout. It looks once a second (the state in /proc/PID/stat), so
 // it costs no start or call anything.
+//
+// The time it is seen stopped adds up over its life and never starts again from zero:
+// nothing stops a launcher for good reason, and a process left running by a command could
+// otherwise stop and continue the arm in turn, holding every call for ever.
 func (k *link) watch(wait time.Duration) {
-	tick := time.NewTicker(min(time.Second, wait/4))
+	every := min(time.Second, wait/4)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
-	var since time.Time // when it was first seen stopped
+	var stopped time.Duration
 	for {
 		select {
 		case <-k.gone:
 			return
 		case <-tick.C:
 		}
-		st, _, ok := statOf(k.pid)
-		switch {
-		case !ok || (st != 'T' && st != 't'):
-			since = time.Time{}
-		case since.IsZero():
-			since = time.Now()
-		case time.Since(since) >= wait:
+		if st, _, ok := statOf(k.pid); !ok || (st != 'T' && st != 't') {
+			continue
+		}
+		if stopped += every; stopped > wait {
 			k.giveUp()
 			k.fail(fmt.Errorf("stopped for %s", wait))
 			return
@@ -250,6 +253,10 @@ func (k *link) start(path string, argv, env []string, s Spec) (*Proc, error) {
 	if k.box {
 		wait = boxAnswer
 	}
+	since := startedBy() // no process of the child's group started before (a tick back)
+	if since > 0 {
+		since--
+	}
 	a, err := k.request(message{Op: opStart, Path: path, Argv: argv, Env: env, Dir: s.Dir, Keep: s.Keep, Survive: s.Survive}, wait, files...)
 	if err != nil {
 		return nil, err
@@ -257,7 +264,7 @@ func (k *link) start(path string, argv, env []string, s Spec) (*Proc, error) {
 	if a.Err != "" {
 		return nil, startError(path, a)
 	}
-	if k.box && !childOf(a.Pid, k.pid) {
+	if k.box && !childOf(a.Pid, k.pid, since) {
 		// The confined arm shares its domain with the commands, which may have taken it
 		// over: a number it gives must be its own child's, or kimi-run would signal a
 		// group it does not own.
@@ -308,21 +315,51 @@ func exitState(m message) State {
 }
 
 // childOf reports whether pid is a child of parent, or has ended already (an exit will
-// say so). The stat of a process being reaped may read as nothing, or with parent 0.
-func childOf(pid, parent int) bool {
+// say so). The stat of a process being reaped may read as nothing, or with parent 0; a
+// child that has ended so is taken at its word only while no process of its group started
+// before since (when the start was asked for): a number no process holds may still name a
+// group outside whose leader is gone, which kimi-run would then signal.
+func childOf(pid, parent int, since uint64) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if err != nil || i < 0 {
 		_, serr := os.Stat("/proc/" + strconv.Itoa(pid))
-		return os.IsNotExist(serr)
+		return os.IsNotExist(serr) && !olderMember(pid, since)
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) > 1 && f[0] == "X" {
-		return true // being reaped: it may show no parent
+		return !olderMember(pid, since) // being reaped: it may show no parent
 	}
 	// A zombie still shows its parent: any other process's zombie is not a child, though
 	// it ended (a confined arm in a confined command's hands may name one, so that
 	// kimi-run signals a group outside the sandbox).
 	return len(f) > 1 && f[1] == strconv.Itoa(parent)
+}
+
+// olderMember reports whether a process of group pgid started before since (clock ticks
+// since boot, see startedBy); a since of 0 (unknown) finds none. It reads every process's
+// stat, so it is only asked about a child that ended before kimi-run looked.
+func olderMember(pgid int, since uint64) bool {
+	entries, err := os.ReadDir("/proc")
+	if since == 0 || err != nil {
+		return false
+	}
+	want := strconv.Itoa(pgid)
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		i := bytes.LastIndexByte(b, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		// After the name: state, ppid, pgrp, ... starttime (the 20th).
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 20 || f[2] != want {
+			continue
+		}
+		if start, err := strconv.ParseUint(f[19], 10, 64); err == nil && start < since {
+			return true
+		}
+	}
+	return false
 }
