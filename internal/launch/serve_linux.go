@@ -30,10 +30,6 @@ func Serve(args []string) int {
 	// It holds nothing anyone may read through /proc or a debugger: not dumpable before it
 	// reads anything.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	// One request at a time on one thread needs one P. A second only adds scheduler
-	// wake-ups between the launcher's threads (a spinning thread woken for the reaper,
-	// handing the P back and forth) to every start and every end.
-	runtime.GOMAXPROCS(1)
 	closeInheritedOnExec()
 	conn, err := connOf(os.NewFile(3, "launcher"))
 	if err != nil {
