@@ -79,3 +79,56 @@ func TestASurvivorStartedLocallyOutlivesItsStarter(t *testing.T) {
 		t.Fatal("the task kept alive died with the process that started it")
 	}
 }
+
+// olderMember is what keeps a confined arm in a command's hands from naming a group outside
+// (TestEscapeThroughTheArmsSocket): asked about a child that ended before kimi-run looked,
+// it finds a member of the named group that started before the start was asked for. A
+// group with no member left is the common case: a quick command that ended alone.
+func TestOlderMember(t *testing.T) {
+	if startedBy() == 0 {
+		t.Skip("no CLOCK_BOOTTIME")
+	}
+	tick := 3 * time.Second / ticksPerSecond // so that two moments fall in different ticks
+	// group starts sh leading a group of its own that leaves `sleep` running in it, and
+	// returns the group once sh has ended (and been reaped).
+	group := func(t *testing.T) int {
+		cmd := exec.Command("sh", "-c", "sleep 300 >/dev/null 2>&1 & echo $!")
+		cmd.SysProcAttr = localAttr(false)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		member, err := strconv.Atoi(strings.TrimSpace(string(out)))
+		if err != nil {
+			t.Fatalf("sh wrote %q", out)
+		}
+		start, _ := startTime(member)
+		t.Cleanup(func() { (&Proc{Pid: member, bound: start, done: make(chan struct{})}).Signal(true) })
+		return cmd.Process.Pid
+	}
+	t.Run("no group left", func(t *testing.T) {
+		cmd := exec.Command("true")
+		cmd.SysProcAttr = localAttr(false)
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(tick)
+		if olderMember(cmd.Process.Pid, startedBy()) {
+			t.Error("a group with no member has an older one")
+		}
+	})
+	t.Run("a member older than the start", func(t *testing.T) {
+		pgid := group(t)
+		time.Sleep(tick)
+		if !olderMember(pgid, startedBy()) {
+			t.Error("the member that ran before the start was not found")
+		}
+	})
+	t.Run("members younger than the start", func(t *testing.T) {
+		since := startedBy()
+		time.Sleep(tick)
+		if pgid := group(t); olderMember(pgid, since) {
+			t.Error("a member started after the start counts as older")
+		}
+	})
+}
