@@ -505,16 +505,7 @@ func waitLinksGone(t *testing.T, l *Launcher) {
 // handle (never by a number that may have been reused since), and the next start gets a
 // new arm.
 func TestStoppedArmIsReplaced(t *testing.T) {
-	if sandbox.ABI() < 1 {
-		t.Skip("needs Landlock")
-	}
-	saved := boxAnswer
-	boxAnswer = 500 * time.Millisecond
-	t.Cleanup(func() { boxAnswer = saved })
-	work := t.TempDir()
-	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
-		Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: t.TempDir()}})
-	spec := Spec{Dir: work, Confine: true}
+	l, spec := impatientArm(t)
 	if st, out, _ := run(t, l, spec, "true"); !st.Success() {
 		t.Fatalf("%s: %s", st, out)
 	}
@@ -526,7 +517,7 @@ func TestStoppedArmIsReplaced(t *testing.T) {
 	if err := syscall.Kill(arm, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Start(Spec{Path: "/bin/true", Args: []string{"true"}, Dir: work, Confine: true}); err == nil {
+	if _, err := l.Start(Spec{Path: "/bin/true", Args: []string{"true"}, Dir: spec.Dir, Confine: true}); err == nil {
 		t.Fatal("a start through a stopped arm succeeded")
 	}
 	testkit.WaitGone(t, arm)
@@ -564,7 +555,7 @@ func TestLauncherOutlivesRunSignals(t *testing.T) {
 // ended first. Killing it alone used to leave that to init.
 func TestStoppedLauncherIsGivenUpWithItsTree(t *testing.T) {
 	saved := topAnswer
-	topAnswer = 500 * time.Millisecond
+	topAnswer = 2 * time.Second // a new launcher's start is within it: see impatientArm
 	t.Cleanup(func() { topAnswer = saved })
 	work := t.TempDir()
 	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")}})
@@ -599,22 +590,33 @@ func TestStoppedLauncherIsGivenUpWithItsTree(t *testing.T) {
 // no end: the wait on that child must still end, with the arm given up once it stayed
 // stopped for the wait of an answer, and the next start gets a new arm.
 func TestStoppedArmEndsTheWaitOnItsChildren(t *testing.T) {
-	if sandbox.ABI() < 1 {
-		t.Skip("needs Landlock")
-	}
-	saved := boxAnswer
-	boxAnswer = 500 * time.Millisecond
-	t.Cleanup(func() { boxAnswer = saved })
-	work := t.TempDir()
-	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
-		Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: t.TempDir()}})
-	spec := Spec{Dir: work, Confine: true}
-	// The command stops its parent, the arm, and exits: its end is never reported.
-	st, out, _ := run(t, l, spec, `kill -STOP $(awk '{print $4}' /proc/$$/stat); echo stopped`)
+	l, spec := impatientArm(t)
+	// The command stops its parent, the arm, and exits once the arm is seen stopped (a
+	// stop takes effect a moment after kill returns): its end is never reported.
+	st, out, _ := run(t, l, spec, `p=$(awk '{print $4}' /proc/$$/stat); kill -STOP $p
+for i in $(seq 2000); do grep -q '^State:.*T' /proc/$p/status && break; done; echo stopped`)
 	if st.Success() || !strings.Contains(out, "stopped") {
 		t.Fatalf("the wait ended with %s: %q", st, out)
 	}
 	if st, out, _ := run(t, l, spec, "echo again"); !st.Success() || strings.TrimSpace(out) != "again" {
 		t.Fatalf("the start after the stopped arm: %s: %q", st, out)
 	}
+}
+
+// impatientArm is a launcher whose confined commands run in a fresh work dir and whose
+// confined arm is given up after 2 s without an answer or stopped (10 s in a run; it is
+// restored after the test), for the tests that stop the arm. Not less: a new arm's start
+// is within that wait, and took more than half a second on a loaded CI machine.
+func impatientArm(t *testing.T) (*Launcher, Spec) {
+	t.Helper()
+	if sandbox.ABI() < 1 {
+		t.Skip("needs Landlock")
+	}
+	saved := boxAnswer
+	boxAnswer = 2 * time.Second
+	t.Cleanup(func() { boxAnswer = saved })
+	work := t.TempDir()
+	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
+		Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: t.TempDir()}})
+	return l, Spec{Dir: work, Confine: true}
 }
