@@ -449,6 +449,7 @@ func crashTrial(t *testing.T, trial int, rng *rand.Rand) (kills, sighups, interr
 	work, sessions := t.TempDir(), t.TempDir()
 	plan := crashPlanOf()
 	srv := scripted.NewFunc(t, plan.answer)
+	srv.ClientsMayDie() // a kill may land while a request's body is being written
 	args := append([]string{"-w", work, "--retry-base-delay", "0"}, crashTurn(sessions, "--output-format", "stream-json")...)
 	env := crashEnv(t, srv)
 	for attempt := 1; ; attempt++ {

@@ -26,6 +26,8 @@ type Server struct {
 	answer func(Request) Response
 	prefix string // the path every URL of this server starts with: "/" and 12 random characters
 	strays atomic.Int64
+	mayDie atomic.Bool  // ClientsMayDie
+	cut    atomic.Int64 // requests whose body ended early under ClientsMayDie
 
 	mu      sync.Mutex
 	next    int
@@ -139,6 +141,14 @@ func NewFunc(t testing.TB, answer func(Request) Response) *Server {
 // server must not be taken for this one's client (see serve).
 func (s *Server) URL() string { return s.http.URL + s.prefix + "/v1" }
 
+// ClientsMayDie says that the clients are killed at random moments on purpose (a crash
+// test): a request whose body ends early, its client killed while it wrote it, is logged
+// and left unanswered (nobody is there to read an answer) instead of failing the test.
+func (s *Server) ClientsMayDie() { s.mayDie.Store(true) }
+
+// Cut counts the requests let go under ClientsMayDie.
+func (s *Server) Cut() int { return int(s.cut.Load()) }
+
 // Strays counts the requests that came without this server's prefix: another server's
 // clients, on a reused port. They are answered 404 and neither recorded nor failed.
 func (s *Server) Strays() int { return int(s.strays.Load()) }
@@ -185,6 +195,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw, err := io.ReadAll(r.Body)
+	if err != nil && s.mayDie.Load() {
+		s.t.Logf("scripted: a request's body ended early (%v): its client was killed while it wrote it", err)
+		s.cut.Add(1)
+		return
+	}
 	req := Request{Method: r.Method, Path: path, Header: r.Header.Clone(), Raw: raw, Answer: -1}
 	_ = json.Unmarshal(raw, &req.Body)
 	code := 0

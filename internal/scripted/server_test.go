@@ -3,7 +3,9 @@ package scripted_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -222,5 +224,49 @@ func TestIgnoresStrayRequests(t *testing.T) {
 	}
 	if n := len(s.Requests()); n != 1 || s.Strays() != 3 || len(rec.errors()) != 0 {
 		t.Errorf("%d requests recorded, %d strays, errors %v; want 1, 3 and none", n, s.Strays(), rec.errors())
+	}
+}
+
+// A client killed while it writes a request's body leaves the server a body that ends
+// early. Only a server told that its clients are killed on purpose (a crash test) lets
+// that go; any other reports it, as it reports every malformed request.
+func TestAClientKilledMidBody(t *testing.T) {
+	for _, mayDie := range []bool{false, true} {
+		rec := &recordingTB{TB: t}
+		s := scripted.New(rec, scripted.Text("never sent"))
+		if mayDie {
+			s.ClientsMayDie()
+		}
+		u, err := url.Parse(s.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Half of a promised body, then the connection closes: the writer is gone.
+		fmt.Fprintf(conn, "POST %s/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"model\":\"m\",", u.Path, u.Host)
+		conn.Close()
+		var arrived bool
+		if mayDie {
+			for deadline := time.Now().Add(5 * time.Second); s.Cut() == 0 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+			if s.Cut() != 1 {
+				t.Errorf("with ClientsMayDie: %d requests let go, want 1", s.Cut())
+			}
+			arrived = len(s.Requests()) > 0
+		} else {
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			arrived = s.WaitRequests(ctx, 1)
+			cancel()
+		}
+		switch errs := rec.errors(); {
+		case mayDie && (arrived || len(errs) > 0):
+			t.Errorf("with ClientsMayDie: recorded %v, reported %q; want neither", arrived, errs)
+		case !mayDie && (!arrived || len(errs) != 1 || !strings.Contains(errs[0], "reading body")):
+			t.Errorf("by default: recorded %v, reported %q; want one report of the body", arrived, errs)
+		}
 	}
 }
