@@ -272,7 +272,9 @@ func TestForkLoopIsBounded(t *testing.T) {
 func TestStoppedArmDoesNotHoldTheRun(t *testing.T) {
 	t.Parallel()
 	needLandlock(t, 1)
-	stop := `kill -STOP $(awk '{print $4}' /proc/$$/stat); echo stopped`
+	// It exits once its arm is seen stopped: a stop takes effect a moment after kill
+	// returns, and an end before it would be reported (seen on a loaded CI machine).
+	stop := `p=$(awk '{print $4}' /proc/$$/stat); kill -STOP $p; for i in $(seq 2000); do grep -q '^State:.*T' /proc/$p/status && break; done; echo stopped`
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.CallID("stop", "Shell", fmt.Sprintf(`{"command":%q,"timeout":1}`, stop))),
 		scripted.ToolCalls(scripted.CallID("next", "Shell", `{"command":"echo next"}`)),
