@@ -52,6 +52,13 @@ func groupAlive(pid int, bound uint64) bool {
 // runningMember scans /proc for a process of group pgid that is not a zombie. known is
 // false when /proc cannot be read (not Linux).
 func runningMember(pgid int) (running, known bool) {
+	return findMember(pgid, func(f []string) bool { return f[0] != "Z" && f[0] != "X" })
+}
+
+// findMember scans /proc for a process of group pgid whose stat fields after the
+// parenthesised command name (state, ppid, pgrp, ...) satisfy match. known is false when
+// /proc cannot be read (not Linux).
+func findMember(pgid int, match func(f []string) bool) (found, known bool) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return false, false
@@ -66,13 +73,12 @@ func runningMember(pgid int) (running, known bool) {
 		if err != nil {
 			continue // it exited meanwhile
 		}
-		// After the parenthesised command name: state, ppid, pgrp, ...
 		i := bytes.LastIndexByte(stat, ')')
 		if i < 0 {
 			continue
 		}
 		f := strings.Fields(string(stat[i+1:]))
-		if len(f) >= 3 && f[2] == want && f[0] != "Z" && f[0] != "X" {
+		if len(f) >= 3 && f[2] == want && match(f) {
 			return true, true
 		}
 	}

@@ -1,7 +1,6 @@
 package launch
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -350,25 +349,12 @@ func olderMember(pgid int, since uint64) bool {
 	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return false
-	}
-	want := strconv.Itoa(pgid)
-	for _, e := range entries {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		i := bytes.LastIndexByte(b, ')')
-		if err != nil || i < 0 {
-			continue
+	older, _ := findMember(pgid, func(f []string) bool {
+		if len(f) < 20 {
+			return false
 		}
-		// After the name: state, ppid, pgrp, ... starttime (the 20th).
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 20 || f[2] != want {
-			continue
-		}
-		if start, err := strconv.ParseUint(f[19], 10, 64); err == nil && start < since {
-			return true
-		}
-	}
-	return false
+		start, err := strconv.ParseUint(f[19], 10, 64) // starttime, the 20th after the name
+		return err == nil && start < since
+	})
+	return older
 }
