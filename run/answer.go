@@ -3,10 +3,12 @@ package run
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
@@ -51,6 +53,22 @@ func checkAnswerFile(path string) error {
 	f.Close()
 	os.Remove(f.Name())
 	return nil
+}
+
+// answerInSession reports whether the --output-last-message file lies in the folder of the
+// session the run names with --session, a folder not made yet: the session's first run
+// makes it (a Kubernetes Job's -o /sessions/$(JOB_NAME)/answer.md on a fresh volume).
+func answerInSession(path string, s *config.Settings) bool {
+	if path == "" || s.Session == "" || s.Flags.NoSession {
+		return false
+	}
+	root, err := sessionRoot(s.Flags.SessionDir, s.WorkDir, s.Env)
+	abs, absErr := filepath.Abs(path)
+	if err != nil || absErr != nil || filepath.Dir(abs) != filepath.Join(root, s.Session) {
+		return false
+	}
+	_, err = os.Stat(filepath.Dir(abs))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // exitIf is ExitError when err is set, else ExitOK.

@@ -72,8 +72,11 @@ type inputs struct {
 // then it opens the session.
 func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) {
 	s, f := r.s, &r.s.Flags
-	if r.answerFile != "" {
-		// Found now rather than after the run has paid for its answer.
+	// An answer file in the folder of the session this run names is checked once the
+	// session has made that folder; any other is checked now, before the run pays for its
+	// answer.
+	inSession := answerInSession(r.answerFile, s)
+	if r.answerFile != "" && !inSession {
 		if err := checkAnswerFile(r.answerFile); err != nil {
 			r.answerFile = ""
 			return nil, err
@@ -108,7 +111,16 @@ func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) 
 	if err := r.prepareWorkspace(ctx, in); err != nil {
 		return nil, err
 	}
-	return in, r.openSession(ctx, in.prompt)
+	if err := r.openSession(ctx, in.prompt); err != nil {
+		return in, err
+	}
+	if inSession {
+		if err := checkAnswerFile(r.answerFile); err != nil {
+			r.answerFile = ""
+			return in, err
+		}
+	}
+	return in, nil
 }
 
 // login puts a stored Kimi login's token in place of the key, so that it is scrubbed like
