@@ -320,8 +320,8 @@ func (s *Settings) resolveContext() error {
 func (s *Settings) checkEndpoint() error {
 	e := &s.Endpoint
 	u, err := url.Parse(e.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Usagef("invalid base URL %q: want http(s)://host[:port]/path", RedactURL(e.BaseURL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || badPort(u) {
+		return Usagef("invalid base URL %q (from %s): want http(s)://host[:port]/path, the port 1-65535", RedactURL(e.BaseURL), s.BaseURLFrom())
 	}
 	// A custom Authorization header is a credential too (a gateway's, Vertex AI's token;
 	// an anthropic provider's bearer token).

@@ -2,8 +2,10 @@ package model
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -213,10 +215,17 @@ func oneLine(s string) string {
 	return s
 }
 
+// PlainHTTP reports whether a TLS handshake was answered by a server that does not speak
+// TLS: an https:// base URL for a plain-HTTP port, which no retry can fix.
+func PlainHTTP(err error) bool {
+	var rh tls.RecordHeaderError
+	return errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh)
+}
+
 // Retryable reports whether err is worth another attempt: network failures, cut, empty or
 // malformed replies, HTTP 408, 409, 429 and 5xx but 501, and error objects inside a stream. Never
 // 400, 401, 403, 404, 501, an auth or quota error in any shape, a finish_reason other than
-// stop/tool_calls/length, a web page where the API should be, a cancelled run or a used-up
+// stop/tool_calls/length, a web page where the API should be, a TLS handshake answered in plain HTTP, a cancelled run or a used-up
 // budget.
 func Retryable(err error) bool {
 	if err == nil {
@@ -231,7 +240,7 @@ func Retryable(err error) bool {
 	}
 	var fe *FinishError
 	var ee *EndpointError
-	if errors.As(err, &fe) || errors.As(err, &ee) {
+	if errors.As(err, &fe) || errors.As(err, &ee) || PlainHTTP(err) {
 		return false
 	}
 	var me *MalformedReplyError

@@ -104,6 +104,7 @@ func (r *runState) emit(p event.Payload) {
 func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
 	r.endBackground()
 	tasks := r.endTasks()
+	err = r.endpointMistake(err)
 	v := judge(out, err, context.Cause(ctx))
 	// What the events said: the calls by tool and the refused calls, subagents' included.
 	told := r.tally.totals()
