@@ -7,6 +7,10 @@ import (
 	"github.com/kimi-run/kimi-run/tools/background"
 )
 
+// CIWaitCeiling is the most print mode waits for background tasks after its answer under
+// CI=true, unless [background] print_wait_ceiling_s says otherwise.
+const CIWaitCeiling = 10 * time.Minute
+
 // backgroundConfig is [background], Kimi CLI's BackgroundConfig. Pointers tell a key the file
 // sets (which must be within Kimi's bounds) from one it leaves out (Kimi's default).
 type backgroundConfig struct {
@@ -55,6 +59,10 @@ func (s *Settings) resolveBackground(bc backgroundConfig) error {
 		if k.set != nil {
 			k.set(*k.v)
 		}
+	}
+	if bc.PrintWaitCeilingS == nil && onCI(s.Env) {
+		// A leftover server must not hold a CI job for an hour.
+		b.WaitCeiling = min(b.WaitCeiling, CIWaitCeiling)
 	}
 	b.KeepAlive = deref(bc.KeepAliveOnExit)
 	var unused []string

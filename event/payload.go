@@ -56,6 +56,7 @@ var registry = []registered{
 	{TaskStarted{}, KimiLines | Telemetry},
 	{TaskOutput{}, KimiLines | Telemetry},
 	{TaskEnded{}, Telemetry},
+	{TaskWait{}, KimiLines | Telemetry},
 	{Result{}, 0},
 }
 

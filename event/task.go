@@ -6,6 +6,7 @@ const (
 	TypeTaskStarted Type = "task_started"
 	TypeTaskOutput  Type = "task_output"
 	TypeTaskEnded   Type = "task_ended"
+	TypeTaskWait    Type = "task_wait"
 )
 
 // TaskStarted reports a background task that has started: a Shell call with
@@ -140,4 +141,29 @@ type BackgroundTask struct {
 	PID int `json:"pid,omitempty" minimum:"1"`
 	// The file that keeps its output.
 	OutputPath string `json:"output_path" minLength:"1"`
+}
+
+// TaskWait reports, every `--heartbeat` (15 s by default), that the run has given its
+// answer and waits for background tasks still running, before it stops them at
+// `[background] print_wait_ceiling_s`: a sign of life that names what the run waits for.
+type TaskWait struct {
+	// The tasks still running, in the order they started.
+	Tasks []WaitingTask `json:"tasks"`
+	// How long the run has waited for them, in milliseconds.
+	WaitedMS int64 `json:"waited_ms" minimum:"0"`
+	// How long the run waits in all before it stops them, in milliseconds.
+	CeilingMS int64 `json:"ceiling_ms" minimum:"0"`
+}
+
+// Type is "task_wait".
+func (TaskWait) Type() Type { return TypeTaskWait }
+
+// WaitingTask is one task a `task_wait` names.
+type WaitingTask struct {
+	// The task's id, as in its `task_started`.
+	TaskID string `json:"task_id" minLength:"1"`
+	// The short description the model gave it.
+	Description string `json:"description"`
+	// How long it has run, in milliseconds.
+	ElapsedMS int64 `json:"elapsed_ms" minimum:"0"`
 }

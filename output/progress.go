@@ -59,6 +59,8 @@ func (s *Text) progress(e event.Event, data event.Payload) {
 		s.toolResult(e, d, l.pre)
 	case event.ToolProgress:
 		l.info("  " + toolProgressLine(d, s.calls[d.ID]))
+	case event.TaskWait:
+		l.info(taskWaitLine(d))
 	case event.Retry:
 		s.spoken(e.Parent) // the step's text starts again
 		l.warn(s.retryLine(d))
@@ -266,6 +268,21 @@ func toolProgressLine(d event.ToolProgress, c callRef) string {
 		return msg + ": " + formatBytes(d.OutputBytes) + " of output"
 	}
 	return msg + ": " + formatBytes(d.OutputBytes) + " of output, the last " + wholeSeconds(d.SinceOutputMS) + " ago"
+}
+
+// taskWaitLine is the heartbeat of the wait for background tasks, e.g. "waiting for 1
+// background task after 30s (stopped at 10m0s): bash-1a2b3c4d dev server (running 2m5s)".
+func taskWaitLine(d event.TaskWait) string {
+	names := make([]string, len(d.Tasks))
+	for i, t := range d.Tasks {
+		names[i] = joinNonEmpty(t.TaskID, t.Description) + " (running " + wholeSeconds(t.ElapsedMS) + ")"
+	}
+	noun := "tasks"
+	if len(d.Tasks) == 1 {
+		noun = "task"
+	}
+	return fmt.Sprintf("waiting for %d background %s after %s (stopped at %s): %s",
+		len(d.Tasks), noun, wholeSeconds(d.WaitedMS), wholeSeconds(d.CeilingMS), strings.Join(names, ", "))
 }
 
 // wholeSeconds writes ms rounded to the second (a heartbeat is not a measurement): 15s,

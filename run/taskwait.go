@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -36,7 +37,9 @@ func formatWait(d time.Duration) string {
 // waitForTasks is print mode's wait for background tasks, after the last turn (or Ralph
 // loop, or flow) ended well: while tasks run, it waits for one to end; whenever some have
 // ended, it runs one more turn through t, where the model reads their notices and acts on
-// them (tasks that turn starts are waited for too). It ends when no task runs and the model
+// them (tasks that turn starts are waited for too). While it waits it emits task_wait every
+// --heartbeat, and at the first one it runs a turn that lists the tasks still running, once,
+// so the model can stop what it no longer needs. It ends when no task runs and the model
 // has read every notice; at [background] print_wait_ceiling_s it stops the tasks, asks the
 // model to sum up in one more turn, and ends the run with exit 1; --timeout and the signals
 // end it as they end any turn. Tasks kept alive after the run are not waited for (Kimi CLI
@@ -52,29 +55,23 @@ func (r *runState) waitForTasks(ctx context.Context, t ralph.Turner, out outcome
 		ceiling = background.DefaultWaitCeiling
 	}
 	// A task ends at its own timeout, so the ceiling is all the wait needs as a bound.
+	began := time.Now()
 	deadline := time.NewTimer(ceiling)
 	defer deadline.Stop()
-	overdue := false
+	// Every --heartbeat the wait says what it waits for; at the first beat (at 15 s with
+	// --heartbeat 0) the model is told, once, which tasks still run, so that it may stop
+	// what it no longer needs (a dev server) rather than hold the run to the ceiling.
+	every := r.s.Flags.Heartbeat
+	tick := time.NewTicker(cmp.Or(every, 15*time.Second))
+	defer tick.Stop()
+	overdue, told := false, false
 	for {
 		// Ended tasks are read before the ceiling is looked at: a task that ended just
 		// before it is not reported stopped.
 		running, untold := m.State()
 		if untold > 0 {
-			more, terr := t.Turn(ctx, event.TurnSpec{Prompt: tasksEndedPrompt})
-			if terr != nil && !r.readAgain(ctx, terr) {
+			if done, terr := r.reenter(ctx, t, tasksEndedPrompt, &out); done {
 				return out, terr
-			}
-			if terr != nil {
-				m.DropNotices()
-				continue
-			}
-			if more.FinalText != "" {
-				out.finalText = more.FinalText
-			}
-			if more.StopReason != event.StopCompleted {
-				// The model did not finish reading the results: that turn's limit decides.
-				out.flow, out.stop = false, more.StopReason
-				return out, nil
 			}
 			continue
 		}
@@ -86,6 +83,16 @@ func (r *runState) waitForTasks(ctx context.Context, t ralph.Turner, out outcome
 		}
 		select {
 		case <-m.Wake():
+		case <-tick.C:
+			if every > 0 {
+				r.emit(taskWait(m.Running(), time.Since(began), ceiling))
+			}
+			if !told {
+				told = true
+				if done, terr := r.reenter(ctx, t, stillRunningPrompt(m.Running(), ceiling), &out); done {
+					return out, terr
+				}
+			}
 		case <-deadline.C:
 			overdue = true
 		case <-ctx.Done():
@@ -118,6 +125,49 @@ func (r *runState) waitForTasks(ctx context.Context, t ralph.Turner, out outcome
 		out.finalText = more.FinalText
 	}
 	return out, &tasksOverdueError{ceiling: ceiling, stopped: ids}
+}
+
+// reenter runs one more turn after the last one, with prompt: the model reads what its
+// background tasks did, or which still run. done says the wait is over, with err as the
+// run's error: the turn failed, or ended at a limit, which then decides the outcome.
+func (r *runState) reenter(ctx context.Context, t ralph.Turner, prompt string, out *outcome) (done bool, err error) {
+	more, terr := t.Turn(ctx, event.TurnSpec{Prompt: prompt})
+	if terr != nil && !r.readAgain(ctx, terr) {
+		return true, terr
+	}
+	if terr != nil {
+		r.tasks.DropNotices()
+		return false, nil
+	}
+	if more.FinalText != "" {
+		out.finalText = more.FinalText
+	}
+	if more.StopReason != event.StopCompleted {
+		out.flow, out.stop = false, more.StopReason
+		return true, nil
+	}
+	return false, nil
+}
+
+// stillRunningPrompt tells the model, once, that its turn ended with background tasks
+// still running, which the run will wait for up to ceiling.
+func stillRunningPrompt(tasks []background.Task, ceiling time.Duration) string {
+	lines := make([]string, len(tasks))
+	for i, v := range tasks {
+		lines[i] = fmt.Sprintf("  - %s: %s (running %s)", v.ID, v.Description, formatWait(time.Since(v.Started)))
+	}
+	return "<system-reminder>\nYour turn has ended, and these background tasks you started are still running:\n" + strings.Join(lines, "\n") +
+		"\nThe run waits for them for up to " + formatWait(ceiling) + " before it stops them. Stop with TaskStop those the task does not need (a server, a watcher); " +
+		"if their results matter, end your turn and the run waits for them. Then give your final answer.\n</system-reminder>"
+}
+
+// taskWait is the heartbeat event of the wait for tasks.
+func taskWait(tasks []background.Task, waited, ceiling time.Duration) event.TaskWait {
+	ev := event.TaskWait{WaitedMS: waited.Milliseconds(), CeilingMS: ceiling.Milliseconds(), Tasks: make([]event.WaitingTask, len(tasks))}
+	for i, v := range tasks {
+		ev.Tasks[i] = event.WaitingTask{TaskID: v.ID, Description: v.Description, ElapsedMS: time.Since(v.Started).Milliseconds()}
+	}
+	return ev
 }
 
 // readAgain reports whether a turn that was to read the tasks' results failed in a way the
