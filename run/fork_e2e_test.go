@@ -88,7 +88,7 @@ func TestForkSession(t *testing.T) {
 		want string
 	}{
 		{name: "missing", args: []string{"--fork-session", "nope", "-p", "x"}, code: 2, want: "--fork-session nope: there is no such session"},
-		{name: "name taken", args: []string{"--fork-session", "src", "-S", fork, "-p", "x"}, code: 2, want: "exists already; a fork needs a new name"},
+		{name: "name taken", args: []string{"--fork-session", fork, "-S", "src", "-p", "x"}, code: 2, want: "exists already, and is not a fork of " + fork + "; a fork needs a new name"},
 	} {
 		r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, bad.args...)})
 		if r.code != bad.code || !strings.Contains(r.stderr, bad.want) {

@@ -135,8 +135,9 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 	if !session.ValidID(p.id) {
 		return p, usagef("invalid session id %q: use letters, digits, '.', '_' and '-'", p.id)
 	}
+	forkAgain := false
 	if cli.ForkSession != "" {
-		if err := checkFork(root, cli.ForkSession, p.id); err != nil {
+		if forkAgain, err = checkFork(root, cli.ForkSession, p.id); err != nil {
 			return p, err
 		}
 	}
@@ -156,7 +157,10 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 		return p.unsaved(explicit, root, err)
 	}
 	p.lock = lock
-	if cli.ForkSession != "" {
+	if forkAgain {
+		notice(fmt.Sprintf("session %s is the fork of %s an earlier run began: this run continues it", p.id, cli.ForkSession))
+		p.forkedFrom = cli.ForkSession
+	} else if cli.ForkSession != "" {
 		if err := p.fork(ctx, cli.ForkSession, dir, cli.SessionWait, notice); err != nil {
 			lock.Unlock()
 			os.RemoveAll(dir)

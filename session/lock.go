@@ -38,6 +38,17 @@ type Lock struct{ f *os.File }
 // once with a *BusyError, or, with wait > 0, tries again until wait has passed, calling
 // notice once to say what it waits for.
 func TakeLock(ctx context.Context, dir, id string, wait time.Duration, notice func(string)) (*Lock, error) {
+	return takeLock(ctx, dir, id, wait, notice, false)
+}
+
+// TakeSharedLock takes the session's lock shared with other readers, as a fork that copies
+// it does: many forks of one session copy it at once, while a run that writes it (holding
+// TakeLock's exclusive lock) keeps them all out, and they keep it out.
+func TakeSharedLock(ctx context.Context, dir, id string, wait time.Duration, notice func(string)) (*Lock, error) {
+	return takeLock(ctx, dir, id, wait, notice, true)
+}
+
+func takeLock(ctx context.Context, dir, id string, wait time.Duration, notice func(string), shared bool) (*Lock, error) {
 	path := filepath.Join(dir, lockFile)
 	// Go opens files close-on-exec: commands the agent runs never inherit the lock.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -47,11 +58,13 @@ func TakeLock(ctx context.Context, dir, id string, wait time.Duration, notice fu
 	deadline := time.Now().Add(wait)
 	noticed := false
 	for {
-		err := tryLock(f)
-		if err == nil {
+		err := tryLock(f, shared)
+		if err == nil && !shared {
 			// Say who holds it, for the message of the next run that finds it taken.
 			_ = f.Truncate(0)
 			_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		}
+		if err == nil {
 			return &Lock{f: f}, nil
 		}
 		if !errors.Is(err, errLocked) {

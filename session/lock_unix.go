@@ -9,10 +9,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tryLock takes an exclusive flock on f without waiting; errLocked when another holds it.
-func tryLock(f *os.File) error {
+// tryLock takes an exclusive (or shared) flock on f without waiting; errLocked when
+// another holds it in a way that excludes this one.
+func tryLock(f *os.File, shared bool) error {
+	how := unix.LOCK_EX
+	if shared {
+		how = unix.LOCK_SH
+	}
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
 		switch {
 		case err == nil:
 			return nil

@@ -13,10 +13,15 @@ import (
 // mandatory, and the next run reads that pid for its message.
 const lockOffset = 1 << 20
 
-// tryLock takes an exclusive lock on f without waiting; errLocked when another holds it.
-func tryLock(f *os.File) error {
+// tryLock takes an exclusive (or shared) lock on f without waiting; errLocked when another
+// holds it in a way that excludes this one.
+func tryLock(f *os.File, shared bool) error {
 	ol := &windows.Overlapped{Offset: lockOffset}
-	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	flags := uint32(windows.LOCKFILE_FAIL_IMMEDIATELY)
+	if !shared {
+		flags |= windows.LOCKFILE_EXCLUSIVE_LOCK
+	}
+	err := windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, ol)
 	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
 		return errLocked
 	}

@@ -214,7 +214,7 @@ func lockHeld(dir string) bool {
 		return false
 	}
 	defer f.Close()
-	if err := tryLock(f); err != nil {
+	if err := tryLock(f, false); err != nil {
 		return errors.Is(err, errLocked)
 	}
 	_ = unlock(f)
