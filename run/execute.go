@@ -72,6 +72,9 @@ type inputs struct {
 // then it opens the session.
 func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) {
 	s, f := r.s, &r.s.Flags
+	if err := checkHeadroom(); err != nil {
+		return nil, err
+	}
 	// An answer file in the folder of the session this run names is checked once the
 	// session has made that folder; any other is checked now, before the run pays for its
 	// answer.
