@@ -124,6 +124,9 @@ func (m *mcpRun) warnings() []string {
 		if st.Err != nil {
 			out = append(out, fmt.Sprintf("MCP server %q is not available, the run goes on without its tools: %v", st.Name, st.Err))
 		}
+		if st.Skipped > 0 {
+			out = append(out, fmt.Sprintf("MCP server %q wrote %d line(s) on stdout that are not JSON-RPC, skipped (the first: %q)", st.Name, st.Skipped, st.FirstSkipped))
+		}
 	}
 	return out
 }

@@ -457,3 +457,28 @@ func TestMCPConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPStdoutBanner: a stdio server that prints a banner on stdout before its handshake
+// serves its tools; a warning names the skipped line, once.
+func TestMCPStdoutBanner(t *testing.T) {
+	t.Parallel()
+	srv := scripted.New(t, scripted.Text("ok"))
+	cfg := mcpConfigFile(t, map[string]any{"runner": stdioServer(t, "runner", "-stdout", "Code Runner MCP Server running on stdio")})
+	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "--mcp-config-file", cfg, "-p", "x"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	evs := events(t, r.stdout)
+	if servers, _ := evs[0]["mcp_servers"].([]any); len(servers) != 1 || servers[0].(map[string]any)["status"] != "connected" {
+		t.Errorf("init mcp_servers = %v", evs[0]["mcp_servers"])
+	}
+	warned := 0
+	for _, w := range testkit.OfType(evs, "warning") {
+		if m, _ := w["message"].(string); strings.Contains(m, `"Code Runner MCP Server running on stdio"`) {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("%d warnings name the skipped line:\n%s", warned, r.stdout)
+	}
+}

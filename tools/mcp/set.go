@@ -31,6 +31,10 @@ type Status struct {
 	Err error
 	// Tools is how many tools it offers.
 	Tools int
+	// Skipped counts the lines a stdio server wrote on stdout that are not JSON (skipped);
+	// FirstSkipped is the first of them, shortened.
+	Skipped      int
+	FirstSkipped string
 }
 
 // NewSet returns a Set with no servers yet; Start starts them. The two steps let a caller
@@ -60,6 +64,7 @@ func (s *Set) Statuses() []Status {
 	out := make([]Status, len(s.conns))
 	for i, c := range s.conns {
 		out[i] = Status{Name: c.server.Name, Transport: c.server.Transport, Err: c.err, Tools: len(c.tools)}
+		out[i].Skipped, out[i].FirstSkipped = c.stdout.report()
 	}
 	return out
 }
@@ -115,6 +120,7 @@ type conn struct {
 	tools   []*sdk.Tool
 	err     error
 	proc    *process // nil for HTTP servers
+	stdout  *jsonLines
 	endLife context.CancelFunc
 
 	live     atomic.Bool // started; a later exit is a crash
@@ -145,7 +151,8 @@ func (c *conn) start(ctx context.Context) error {
 			case <-ctx.Done():
 			}
 		}()
-		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}
+		c.stdout = newJSONLines(p.stdout)
+		transport = &sdk.IOTransport{Reader: c.stdout, Writer: p.stdin}
 	case HTTP, SSE:
 		transport = httpTransport(c.server, c.set.opts.HTTPClient)
 	default:

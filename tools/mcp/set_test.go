@@ -115,6 +115,23 @@ func TestStdioAndHTTPServers(t *testing.T) {
 	}
 }
 
+// TestStdoutBannerIsSkipped: a server that prints a line that is not JSON on stdout before
+// its handshake (a banner) still serves; the line is skipped, counted and kept for a warning.
+func TestStdoutBannerIsSkipped(t *testing.T) {
+	set := startSet(context.Background(), []mcp.Server{stdio("chatty", "-stdout", "Code Runner MCP Server running on stdio")}, mcp.Options{})
+	defer set.Close()
+	st := set.Statuses()[0]
+	if st.Err != nil {
+		t.Fatalf("start: %v", st.Err)
+	}
+	if st.Skipped != 1 || st.FirstSkipped != "Code Runner MCP Server running on stdio" {
+		t.Errorf("skipped %d, first %q", st.Skipped, st.FirstSkipped)
+	}
+	if out, isErr := call(t, find(t, set.Tools(nil), "echo"), `{"text":"hi"}`); isErr || out != "chatty says: hi" {
+		t.Errorf("echo = %q, %v", out, isErr)
+	}
+}
+
 func TestWrongTokenFailsStart(t *testing.T) {
 	web := httptest.NewServer(mcptest.Handler(mcptest.Options{Name: "web"}, "right"))
 	defer web.Close()

@@ -24,6 +24,7 @@ func main() {
 	hang := flag.Bool("hang", false, "read stdin but never answer, not even initialize")
 	fail := flag.String("fail", "", "print this on stderr and exit 1 at once")
 	stderr := flag.String("stderr", "", "print this line on stderr at start")
+	banner := flag.String("stdout", "", "print this line on stdout before serving (a banner that is not JSON-RPC)")
 	pidFile := flag.String("pidfile", "", "append the server's pid to this file")
 	childPidFile := flag.String("child-pidfile", "", "start a child process (sleep) and append its pid to this file")
 	extra := flag.String("extra", "", "comma-separated names of more echo-like tools")
@@ -47,6 +48,9 @@ func main() {
 	}
 	if *stderr != "" {
 		fmt.Fprintln(os.Stderr, *stderr)
+	}
+	if *banner != "" {
+		fmt.Println(*banner)
 	}
 	if *touch != "" {
 		if err := os.WriteFile(*touch, []byte("written by the server\n"), 0o644); err != nil {
