@@ -1,7 +1,10 @@
 package mcp
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -38,7 +41,41 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	return t.base.RoundTrip(r)
+	resp, err := t.base.RoundTrip(r)
+	if lost, ok := r.Context().Value(linkKey{}).(context.CancelCauseFunc); ok {
+		switch {
+		case err == nil:
+			resp.Body = &watchedBody{ReadCloser: resp.Body, lost: lost}
+		case r.Context().Err() == nil:
+			lost(fmt.Errorf("%w: %w", errLinkLost, err))
+		}
+	}
+	return resp, err
+}
+
+// errLinkLost is the cause of a call whose reply stream broke: the server went away in
+// the middle of its answer. The SDK gives up such a stream without failing the call when
+// it has no event id to resume from (the call would wait out its timeout), or retries it
+// for many seconds; the call fails at once instead.
+var errLinkLost = errors.New("the connection broke during the call")
+
+// linkKey marks a tool call's context with the function that fails it when its reply
+// stream breaks.
+type linkKey struct{}
+
+// watchedBody is a call's reply stream, which fails the call when it breaks (anything
+// but its clean end or the call's own cancellation).
+type watchedBody struct {
+	io.ReadCloser
+	lost context.CancelCauseFunc
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		b.lost(fmt.Errorf("%w: %w", errLinkLost, err))
+	}
+	return n, err
 }
 
 // scrubURL removes the configured URL's credentials and query (where tokens sometimes sit)

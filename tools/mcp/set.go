@@ -247,6 +247,19 @@ func (c *conn) crashed() {
 	})
 }
 
+// linkLost reports, once, an HTTP server whose connection broke during a call, as a stdio
+// server's exit is reported, and closes its session: its tools fail from then on.
+func (c *conn) linkLost(err error) {
+	if c.closing.Load() || c.set.wasKilled() {
+		return
+	}
+	go c.session.Close()
+	if c.set.opts.Exited == nil {
+		return
+	}
+	c.reported.Do(func() { c.set.opts.Exited(c.server.Name, err) })
+}
+
 // close ends the session and, for stdio, the process group: gracefully, with time to go
 // after stdin is closed, or at once for a server that failed to start.
 func (c *conn) close(graceful bool) {

@@ -1,9 +1,12 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -129,6 +132,61 @@ func TestStdoutBannerIsSkipped(t *testing.T) {
 	}
 	if out, isErr := call(t, find(t, set.Tools(nil), "echo"), `{"text":"hi"}`); isErr || out != "chatty says: hi" {
 		t.Errorf("echo = %q, %v", out, isErr)
+	}
+}
+
+// TestHTTPServerDiesDuringACall: an HTTP server that goes away during a call, before its
+// reply or in the middle of its reply stream, fails the call at once rather than at its
+// timeout or after the transport's reconnect backoff, and is reported once as stopped, as
+// a stdio server's exit is.
+func TestHTTPServerDiesDuringACall(t *testing.T) {
+	for _, midStream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("mid-stream=%v", midStream), func(t *testing.T) {
+			h := mcptest.Handler(mcptest.Options{Name: "web"}, "")
+			web := httptest.NewUnstartedServer(nil)
+			web.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(b))
+				if !bytes.Contains(b, []byte(`"tools/call"`)) {
+					h.ServeHTTP(w, r)
+					return
+				}
+				if midStream {
+					// The reply stream begins, with an event id to resume from.
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.WriteHeader(http.StatusOK)
+					io.WriteString(w, "id: 1\ndata: \n\n")
+					w.(http.Flusher).Flush()
+				}
+				web.Listener.Close() // the server is gone
+				if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+					conn.Close()
+				}
+			})
+			web.Start()
+			defer web.Close()
+			exited := make(chan string, 2)
+			set := startSet(context.Background(), []mcp.Server{{Name: "web", Transport: mcp.HTTP, URL: web.URL}}, mcp.Options{
+				CallTimeout: 10 * time.Minute,
+				Exited:      func(server string, err error) { exited <- server + ": " + err.Error() },
+			})
+			defer set.Close()
+			if st := set.Statuses()[0]; st.Err != nil {
+				t.Fatalf("start: %v", st.Err)
+			}
+			out, isErr := call(t, find(t, set.Tools(nil), "slow"), `{"ms":600000}`)
+			if !isErr || !strings.Contains(out, `MCP server "web" stopped answering during the call`) {
+				t.Errorf("the call = %q, %v", out, isErr)
+			}
+			select {
+			case msg := <-exited:
+				if !strings.HasPrefix(msg, "web: ") {
+					t.Errorf("exit report %q", msg)
+				}
+			default:
+				t.Errorf("the lost server was not reported")
+			}
+		})
 	}
 }
 

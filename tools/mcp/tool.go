@@ -77,7 +77,9 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 	timeout := c.set.opts.callTimeout()
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := c.session.CallTool(callCtx, &sdk.CallToolParams{Name: t.orig, Arguments: args})
+	callCtx, lose := context.WithCancelCause(callCtx)
+	defer lose(nil)
+	res, err := c.session.CallTool(context.WithValue(callCtx, linkKey{}, lose), &sdk.CallToolParams{Name: t.orig, Arguments: args})
 	var rpcErr *jsonrpc.Error // an error the server answered with, as opposed to a broken link
 	answered := errors.As(err, &rpcErr)
 	closed := errors.Is(err, sdk.ErrConnectionClosed)
@@ -88,6 +90,10 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 		return formatResult(res), nil
 	case ctx.Err() != nil:
 		return tools.Errorf("the call to %s was cancelled", t.name), nil
+	case errors.Is(context.Cause(callCtx), errLinkLost):
+		cause := scrubURL(context.Cause(callCtx), c.server.URL)
+		c.linkLost(cause)
+		return tools.Errorf("MCP server %q stopped answering during the call (%v); its tools cannot be used for the rest of this run", c.server.Name, cause), nil
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		return tools.Errorf("MCP server %q did not answer the call to %s within %s; the call was cancelled",
 			c.server.Name, t.name, timeout), nil
