@@ -78,7 +78,8 @@ func Registry() []Payload {
 // omitempty an optional field; the tags enum, minimum, maximum, minLength, pattern and
 // types (a union, as anyOf) add JSON Schema keywords, to a slice's items when on a slice.
 
-// Init opens every stream: the first line, before any model call.
+// Init opens the stream of every run that starts: the first line, before any model call. What
+// stops a run before it starts (a usage error, a busy session) writes the result alone.
 type Init struct {
 	// Always 1 in this version of the schema.
 	SchemaVersion int `json:"schema_version" enum:"1"`

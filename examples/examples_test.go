@@ -6,6 +6,7 @@ package examples_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -359,11 +360,14 @@ func TestFleetRetriesByExitCode(t *testing.T) {
 	decode(t, "github/fleet.yml", &w)
 	steps := w.Jobs["agent"].Steps
 	var first, retry, judge bool
+	var with [2]map[string]string
 	for _, s := range steps {
 		switch s.ID {
 		case "first":
 			first = s.ContinueOnError
+			with[0] = s.With
 		case "retry":
+			with[1] = s.With
 			for _, c := range retried {
 				retry = strings.Contains(s.If, "steps.first.outputs.exit-code == '"+strconv.Itoa(c)+"'")
 				if !retry {
@@ -375,6 +379,10 @@ func TestFleetRetriesByExitCode(t *testing.T) {
 	}
 	if !first || !retry || !judge {
 		t.Errorf("fleet.yml: first attempt continue-on-error %v, retry on %v %v, a final judge %v", first, retried, retry, judge)
+	}
+	// docs/ci.md: every retry runs the same command, which continues the unfinished turn.
+	if !maps.Equal(with[0], with[1]) {
+		t.Errorf("fleet.yml: the retry is not the first attempt's command:\n%v\n%v", with[0], with[1])
 	}
 }
 
