@@ -122,6 +122,9 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		})
 	}
 	if _, err := parser.Parse(args); err != nil {
+		if mv := missingValue(parser.Model, args); mv != nil {
+			err = mv
+		}
 		// kong exits 80 by default; a usage error is 2 for a shell script.
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
 		if format, kimiLines := rawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
