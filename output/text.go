@@ -252,6 +252,8 @@ func closingMessage(reason, words, message string) string {
 		return "stopped: " + message
 	case "cancelled":
 		return "cancelled: " + message
+	case "denied":
+		return "failed: " + message
 	}
 	return words + ": " + message
 }

@@ -148,9 +148,12 @@ func TestFailOnDenialInTextMode(t *testing.T) {
 	if r.stdout != "Not pushed.\n" {
 		t.Errorf("stdout = %q", r.stdout)
 	}
-	for _, want := range []string{"a tool call was refused (--fail-on-denial)", "Shell by no allow rule (rules)", "denied=1"} {
+	for _, want := range []string{"failed: a tool call was refused (--fail-on-denial): Shell", "Shell by no allow rule (rules)", "denied=1"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
+	}
+	if n := strings.Count(r.stderr, "refused (--fail-on-denial)"); n != 1 {
+		t.Errorf("the error line says it %d times:\n%s", n, r.stderr)
 	}
 }
