@@ -86,8 +86,9 @@ func (m *fallbackModel) switched() bool {
 func (m *fallbackModel) cost() *float64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	total := 0.0
+	total, known := 0.0, false
 	for _, l := range m.links {
+		known = known || l.prices != nil
 		if l.usage == (model.TokenUsage{}) {
 			continue
 		}
@@ -95,6 +96,9 @@ func (m *fallbackModel) cost() *float64 {
 			return nil
 		}
 		total += l.prices.Cost(l.usage)
+	}
+	if !known {
+		return nil // no model of the chain has prices: a cost of 0 would be made up
 	}
 	return &total
 }
