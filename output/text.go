@@ -24,6 +24,9 @@ type TextOptions struct {
 	Verbose bool
 	// Timestamps starts each stderr line with the event's time of day (15:04:05, local).
 	Timestamps bool
+	// SessionDir is --session-dir as given, for the command that resumes a failed run's
+	// session; "" for the default place.
+	SessionDir string
 	// JSONOnly prints the result's structured output (compact, one line) instead of the
 	// final text, and nothing when there is none: under --json-schema stdout holds JSON
 	// that matched the schema, or nothing.
@@ -237,10 +240,26 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 	if r.SessionID != "" {
 		ev = ev.Str("session", r.SessionID)
 	}
+	if failed && r.SessionID != "" {
+		resume := "kimi-run --session " + r.SessionID
+		if s.opts.SessionDir != "" {
+			resume = "kimi-run --session-dir " + shellWord(s.opts.SessionDir) + " --session " + r.SessionID
+		}
+		ev = ev.Str("resume", resume)
+	}
 	if r.SessionWarning != "" {
 		ev = ev.Str("session_warning", r.SessionWarning)
 	}
 	ev.Msg(msg)
+}
+
+// shellWord is s as one word of a shell command line: single-quoted when it holds anything
+// a shell would read otherwise.
+func shellWord(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"$`\\*?[]{}()<>|&;#~!") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // closingMessage joins the words for a failed run's reason and its error message. Where the

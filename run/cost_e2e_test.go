@@ -3,6 +3,7 @@ package run_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -22,5 +23,17 @@ func TestNoCostWithoutPrices(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "cost=") {
 		t.Errorf("a cost without prices:\n%s", r.stderr)
+	}
+}
+
+// TestFailureNamesTheResumeCommand: a failed run's closing line says how to resume its
+// session, with the session dir it was given.
+func TestFailureNamesTheResumeCommand(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "my sessions")
+	r := kimi(t, nil, invocation{env: map[string]string{"KIMI_BASE_URL": "http://127.0.0.1:1/v1"},
+		args: []string{"--session-dir", dir, "-S", "night-1", "-p", "x"}})
+	if want := `resume="kimi-run --session-dir '` + dir + `' --session night-1"`; r.code != 75 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d; stderr lacks %s:\n%s", r.code, want, r.stderr)
 	}
 }

@@ -100,8 +100,9 @@ func formatSink(f *config.Flags, o config.Output, stdout, stderr io.Writer, colo
 		Color:    color,
 		Verbose:  o.LogLevel == "debug",
 		// Under --json-schema stdout carries only the JSON that matched it.
-		JSONOnly:  f.JSONSchema != "",
-		WaitScale: replayWaits(f),
+		JSONOnly:   f.JSONSchema != "",
+		SessionDir: f.SessionDir,
+		WaitScale:  replayWaits(f),
 	}
 	switch {
 	case f.KimiMessages():
