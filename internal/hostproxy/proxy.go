@@ -7,9 +7,10 @@
 // ways clients use a proxy: CONNECT host:port for a tunnel (HTTPS, and anything else a
 // client tunnels), and a plain HTTP request with an absolute URL. Every request is checked
 // against the rules before anything is dialled; a name is resolved here, and an address
-// on this machine (loopback, link-local: the cloud's metadata service) is refused unless
-// the rule itself names the address or localhost, so an allowed name cannot lead to the
-// run's own services, and the address checked is the address dialled.
+// of this machine (any of its interfaces', loopback, link-local: the cloud's metadata
+// service) is refused unless the rule itself names the address or localhost, so an
+// allowed name cannot lead to the machine's own services, and the address checked is the
+// address dialled.
 package hostproxy
 
 import (
@@ -268,8 +269,9 @@ func (p *Proxy) dialChecked(ctx context.Context, _, addr string) (net.Conn, erro
 }
 
 // dial resolves host and connects to the first address the rule allows: any, when the
-// rule names the address itself (an IP, localhost); else only addresses not on this
-// machine's loopback or link-local networks.
+// rule names the address itself (an IP, localhost); else only addresses that are not this
+// machine's (any interface's, as the interfaces are now) nor on its loopback or
+// link-local networks.
 func (p *Proxy) dial(ctx context.Context, host string, port int, rule Rule) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
@@ -286,8 +288,9 @@ func (p *Proxy) dial(ctx context.Context, host string, port int, rule Rule) (net
 		}
 	}
 	var usable []netip.Addr
+	own, err := ownAddrs(rule)
 	for _, a := range addrs {
-		if rule.literal() || !local(a) {
+		if rule.literal() || err == nil && !local(a) && !own[a] {
 			usable = append(usable, a)
 		}
 	}
@@ -310,6 +313,29 @@ func (p *Proxy) dial(ctx context.Context, host string, port int, rule Rule) (net
 // metadata service at 169.254.169.254), unspecified, multicast.
 func local(a netip.Addr) bool {
 	return a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast()
+}
+
+// ownAddrs are the addresses of this machine's interfaces now, unless the rule names its
+// address itself and so needs none. An interface that comes up between this look and the
+// dial is the one race left; the look is made per connection, not per run, to keep it
+// short. When they cannot be read, no address but a literal rule's is dialled.
+func ownAddrs(rule Rule) (map[netip.Addr]bool, error) {
+	if rule.literal() {
+		return nil, nil
+	}
+	nets, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, err
+	}
+	own := make(map[netip.Addr]bool, len(nets))
+	for _, n := range nets {
+		if ipn, ok := n.(*net.IPNet); ok {
+			if a, ok := netip.AddrFromSlice(ipn.IP); ok {
+				own[a.Unmap()] = true
+			}
+		}
+	}
+	return own, nil
 }
 
 // deny answers a refused request and reports it.

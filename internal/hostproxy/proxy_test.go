@@ -192,3 +192,65 @@ func TestProxyOnItsSocket(t *testing.T) {
 		t.Errorf("other host through the socket: %d", code)
 	}
 }
+
+// TestProxyRefusesThisMachineThroughAName: a name that resolves to an address of one of
+// this machine's interfaces (not loopback: its eth0, say) is refused, so a service
+// listening on every address (a Docker daemon on TCP, a database) is not reached through
+// an allowed name; a rule naming that address itself reaches it.
+func TestProxyRefusesThisMachineThroughAName(t *testing.T) {
+	own := ownAddress(t)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "machine service") }))
+	l, err := net.Listen("tcp", ":0") // every address, as such services listen
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	port := l.Addr().(*net.TCPAddr).Port
+	p, _, refused := proxied(t, fmt.Sprintf("svc.example.test:%d", port), netip.AddrPortFrom(own, uint16(port)).String())
+	p.lookup = func(_ context.Context, host string) ([]netip.Addr, error) {
+		if host == "svc.example.test" {
+			return []netip.Addr{own}, nil
+		}
+		return nil, fmt.Errorf("no such host %s", host)
+	}
+	connect := func(target string) string {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", target, target)
+		b, _ := io.ReadAll(bufio.NewReader(conn))
+		return string(b)
+	}
+	if got := connect(fmt.Sprintf("svc.example.test:%d", port)); !strings.Contains(got, "403") || strings.Contains(got, "machine service") {
+		t.Errorf("a name resolving to this machine's %v was let through: %q", own, got)
+	}
+	if len(*refused) != 1 || !strings.Contains((*refused)[0].Reason, "on this machine") {
+		t.Errorf("refusals: %v", *refused)
+	}
+	if got := connect(netip.AddrPortFrom(own, uint16(port)).String()); !strings.Contains(got, "200 Connection established") || !strings.Contains(got, "machine service") {
+		t.Errorf("the address allowed literally: %q", got)
+	}
+}
+
+// ownAddress is an address of one of this machine's interfaces that is neither loopback
+// nor link-local, or the test skips.
+func ownAddress(t *testing.T) netip.Addr {
+	t.Helper()
+	nets, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Skipf("no interface addresses: %v", err)
+	}
+	for _, n := range nets {
+		if ipn, ok := n.(*net.IPNet); ok {
+			if a, ok := netip.AddrFromSlice(ipn.IP); ok && !local(a.Unmap()) {
+				return a.Unmap()
+			}
+		}
+	}
+	t.Skip("this machine has no address but loopback and link-local ones")
+	return netip.Addr{}
+}
