@@ -35,6 +35,7 @@ func taskLimit(v string) (int, error) {
 // configure gives the launcher the run's sandbox.
 func (s *sandboxPlan) configure(l *launch.Launcher) {
 	l.Policy = s.policy
+	s.launcher.Store(l)
 	if s.policy.Active() {
 		l.TaskLimit = s.taskLimit
 	}

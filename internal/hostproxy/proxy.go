@@ -11,6 +11,14 @@
 // service) is refused unless the rule itself names the address or localhost, so an
 // allowed name cannot lead to the machine's own services, and the address checked is the
 // address dialled.
+//
+// It serves its own run only. Its Unix socket lies in the shared temp dir, where any
+// process of the user, a confined command of another run included, can connect to it; so
+// the socket takes connections only from the processes the run names (its confined arms,
+// which relay their commands' connections), by the process id the kernel records for the
+// connecting end (SO_PEERCRED). The port on 127.0.0.1 needs no such check: a confined
+// command may connect to its own run's proxy port only, and an unconfined process has the
+// network anyway.
 package hostproxy
 
 import (
@@ -62,8 +70,10 @@ type Proxy struct {
 }
 
 // Start starts a proxy for rules on 127.0.0.1:port (0: any free port) and on a Unix
-// socket in a new private directory. refused, when set, hears of every refusal.
-func Start(rules []Rule, port int, refused func(Refusal)) (*Proxy, error) {
+// socket in a new private directory. refused, when set, hears of every refusal. peer
+// decides which processes may use the socket, by the id of the process that connected
+// (nil: none); the others' connections are closed unanswered.
+func Start(rules []Rule, port int, refused func(Refusal), peer func(pid int) bool) (*Proxy, error) {
 	p := &Proxy{rules: rules, refused: refused, tunnels: map[net.Conn]bool{},
 		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
@@ -102,7 +112,7 @@ func Start(rules []Rule, port int, refused func(Refusal)) (*Proxy, error) {
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	go p.srv.Serve(p.tcp)
-	go p.srv.Serve(p.unix)
+	go p.srv.Serve(peerListener{p.unix, peer})
 	return p, nil
 }
 
@@ -126,6 +136,27 @@ func (p *Proxy) Close() error {
 	err := p.srv.Close()
 	os.RemoveAll(p.dir)
 	return err
+}
+
+// peerListener passes on the connections of the processes allowed accepts, and closes
+// the others at once.
+type peerListener struct {
+	net.Listener
+	allowed func(pid int) bool
+}
+
+// Accept implements net.Listener.
+func (l peerListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if pid, err := peerPID(c); err == nil && l.allowed != nil && l.allowed(pid) {
+			return c, nil
+		}
+		c.Close()
+	}
 }
 
 // deniedError is a request the rules do not allow.
