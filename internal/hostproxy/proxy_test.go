@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -280,4 +281,44 @@ func connect(t *testing.T, p *Proxy, target string) string {
 	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", target, target)
 	b, _ := io.ReadAll(bufio.NewReader(conn))
 	return string(b)
+}
+
+// TestProxyRefusesThisMachinesOwnName: the same through the system's resolver, where the
+// machine's own host name resolves to an address of its interfaces other than loopback
+// (many CI machines and containers); skipped where it does not.
+func TestProxyRefusesThisMachinesOwnName(t *testing.T) {
+	name, err := os.Hostname()
+	if err != nil {
+		t.Skipf("no host name: %v", err)
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(context.Background(), "ip", name)
+	if err != nil {
+		t.Skipf("%s does not resolve: %v", name, err)
+	}
+	own, err := ownAddrs(Rule{})
+	if err != nil {
+		t.Skipf("no interface addresses: %v", err)
+	}
+	var mine []netip.Addr
+	for _, a := range addrs {
+		switch a = a.Unmap(); {
+		case own[a] && !local(a):
+			mine = append(mine, a)
+		case !local(a):
+			t.Skipf("%s resolves to %v, not all of them this machine's", name, addrs)
+		}
+	}
+	if len(mine) == 0 {
+		t.Skipf("%s resolves to %v, no address of this machine's but loopback", name, addrs)
+	}
+	l, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	p, _, _ := proxied(t, net.JoinHostPort(name, strconv.Itoa(port)))
+	if got := connect(t, p, net.JoinHostPort(name, strconv.Itoa(port))); !strings.Contains(got, "403") {
+		t.Errorf("%s, which resolves to %v, was let through: %q", name, mine, got)
+	}
 }
