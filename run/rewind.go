@@ -33,7 +33,7 @@ func (r *runState) keepFiles() {
 			roots = append(roots, abs)
 		}
 	}
-	j, err := p.session.KeepFiles(func(s string) bool { return r.secrets.scrub(s) != s }, roots...)
+	j, err := p.session.KeepFiles(func(s string) bool { return r.secrets.String(s) != s }, roots...)
 	if err != nil {
 		r.warnEarly(fmt.Sprintf("session %s: the file tools' changes cannot be undone by a later --rewind-files: %v", p.id, err))
 		return
