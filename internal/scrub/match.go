@@ -20,6 +20,8 @@ type entry struct{ form, off int }
 type matcher struct {
 	bits  [1 << tableBits / 64]uint64
 	heads map[uint32][]entry
+	// first holds the first byte of every form.
+	first [256]bool
 }
 
 func head[T string | []byte](p T, i int) uint32 {
@@ -32,6 +34,7 @@ func slot(h uint32) uint32 { return (h * 0x9E3779B1) >> (32 - tableBits) }
 func (m *matcher) build(forms [][]byte) {
 	*m = matcher{heads: map[uint32][]entry{}}
 	for i, f := range forms {
+		m.first[f[0]] = true
 		for off := range step {
 			h := head(f, off)
 			m.heads[h] = append(m.heads[h], entry{i, off})

@@ -129,12 +129,27 @@ func (s *Set) String(v string) string {
 	return v
 }
 
-// longest is the length of the longest form, 0 without any.
-func (s *Set) longest() int {
+// partial is the length of the longest end of p that begins a form without holding it
+// whole: what a stream must hold back until it knows what follows.
+func (s *Set) partial(p []byte) int {
+	if s == nil {
+		return 0
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if len(s.forms) == 0 {
 		return 0
 	}
-	return len(s.forms[0])
+	for k := min(len(s.forms[0])-1, len(p)); k > 0; k-- {
+		tail := p[len(p)-k:]
+		if !s.m.first[tail[0]] {
+			continue
+		}
+		for _, f := range s.forms {
+			if len(f) > k && bytes.HasPrefix(f, tail) {
+				return k
+			}
+		}
+	}
+	return 0
 }

@@ -3,8 +3,8 @@ package scrub
 import "io"
 
 // Writer scrubs a stream whose writes may cut a secret in two (a pipe read in pieces): it
-// holds back the bytes at the end of each write that could be the beginning of a form,
-// and writes them with what follows them, or at Close.
+// holds back the bytes at the end of each write that begin a form, and writes them with
+// what follows them, or at Close. Output that ends otherwise is written at once.
 type Writer struct {
 	w    io.Writer
 	set  *Set
@@ -14,15 +14,10 @@ type Writer struct {
 // NewWriter returns a Writer to w scrubbing the secrets of set (none when set is nil).
 func NewWriter(w io.Writer, set *Set) *Writer { return &Writer{w: w, set: set} }
 
-// Write scrubs and writes p, but for a tail shorter than the longest form.
+// Write scrubs and writes p, but for an end of it that begins a form.
 func (w *Writer) Write(p []byte) (int, error) {
-	keep := w.set.longest() - 1
-	if keep <= 0 && len(w.held) == 0 {
-		_, err := w.w.Write(p)
-		return len(p), err
-	}
 	clean := w.set.Bytes(append(w.held, p...))
-	cut := max(len(clean)-keep, 0)
+	cut := len(clean) - w.set.partial(clean)
 	w.held = append(w.held[:0:0], clean[cut:]...)
 	if cut == 0 {
 		return len(p), nil

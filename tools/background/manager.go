@@ -23,6 +23,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/scrub"
 )
 
 // Spec is one task to start: a Shell command run in the background.
@@ -58,9 +59,10 @@ type Manager struct {
 	Config Config
 	// Emit receives the task events (task_started, task_output, task_ended); nil drops them.
 	Emit func(event.Payload)
-	// Scrub cleans what leaves the manager as text (events, notices) of credentials; nil
-	// leaves it as it is.
-	Scrub func(string) string
+	// Secrets are scrubbed from what leaves the manager (events, notices, a task's record)
+	// and from a task's output.log as it is written; nil scrubs nothing. A task kept alive
+	// writes its own output.log, raw: nothing of kimi-run is left to scrub it.
+	Secrets *scrub.Set
 	// Now is the clock (default time.Now); NewID names a task (default: bash- and eight
 	// random letters or digits, as Kimi CLI names them).
 	Now   func() time.Time
@@ -94,12 +96,7 @@ func (m *Manager) now() time.Time {
 	return time.Now()
 }
 
-func (m *Manager) scrub(s string) string {
-	if m.Scrub != nil {
-		return m.Scrub(s)
-	}
-	return s
-}
+func (m *Manager) scrub(s string) string { return m.Secrets.String(s) }
 
 func (m *Manager) emit(p event.Payload) {
 	if m.Emit != nil {

@@ -149,7 +149,7 @@ func (t *task) start(s Spec) error {
 		spec.Stdout, spec.Stderr = file, file
 	} else {
 		t.lines = &lineEvents{t: t}
-		if t.out, err = launch.OutputFileTee(t.outPath, OutputLimit, t.lines.write); err != nil {
+		if t.out, err = launch.OutputFileTee(t.outPath, OutputLimit, t.m.Secrets, t.lines.write); err != nil {
 			return fmt.Errorf("cannot make the task's output file: %w", err)
 		}
 		spec.Stdout, spec.Stderr = t.out.W, t.out.W
