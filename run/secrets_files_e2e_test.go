@@ -118,3 +118,21 @@ func TestEncodedKeyIsScrubbed(t *testing.T) {
 		t.Error(leak)
 	}
 }
+
+// A prompt that holds a key (a person pasted it) leaves it in none of the session's files:
+// its meta file (kimi-run.json), which keeps the prompt's first line, included.
+func TestPromptKeyStaysOutOfTheSession(t *testing.T) {
+	t.Parallel()
+	sessions := t.TempDir()
+	srv := scripted.New(t, scripted.Text("done"))
+	r := kimi(t, srv, invocation{args: sessionArgs(sessions, "-S", "s1", "-p", "deploy with the key "+testKey+" please")})
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if m := readOr(filepath.Join(sessions, "s1", "kimi-run.json"), ""); !strings.Contains(m, "deploy with the key [redacted]") {
+		t.Fatalf("kimi-run.json is not what the test expects: %s", m)
+	}
+	for _, leak := range sessionFilesHolding(t, sessions, testKey) {
+		t.Error(leak)
+	}
+}

@@ -58,6 +58,8 @@ type sessionPlan struct {
 	// begun is the syncs of begin's write of the meta file, which go on beside the first
 	// model request (issue 31); nil before begin.
 	begun *pendingWrite
+	// scrub cleans what the session's files get of the run's secrets (nil: nothing).
+	scrub func(string) string
 }
 
 // pendingWrite is a write (or sync) going on in the background.
@@ -173,6 +175,7 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 // open resumes or creates the session's context file, the lock taken.
 func (p sessionPlan) open(ctx context.Context, continued bool, path string, scrub func(string) string, explicit bool, root string) (sessionPlan, error) {
 	opt := session.WithRedact(scrub)
+	p.scrub = scrub
 	if _, err := os.Stat(path); err == nil {
 		p.session, p.restored, err = session.Open(ctx, path, opt)
 		if err != nil && ctx.Err() != nil {
@@ -309,6 +312,9 @@ func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
 	}
 	if m.Prompt == "" {
 		m.Prompt = session.FirstLine(prompt)
+	}
+	if p.scrub != nil {
+		m.Prompt = p.scrub(m.Prompt)
 	}
 	m.ID, m.WorkDir, m.Started, m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = p.id, workDir, now, nil, session.OutcomeRunning, nil, ""
 	if p.forkedFrom != "" {
