@@ -12,6 +12,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/session"
@@ -145,9 +146,17 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 	explicit := id != "" || cli.Continue || cli.ForkSession != ""
 	dir := filepath.Join(root, p.id)
 	path := filepath.Join(dir, session.ContextFile)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// No link below the root is followed: a session folder inside the work dir could have
+	// been replaced by one by a command of an earlier run.
+	err = os.MkdirAll(root, 0o700)
+	var f *os.File
+	if err == nil {
+		f, err = beneath.MkdirAll(root, p.id, 0o700)
+	}
+	if err != nil {
 		return p.unsaved(explicit, root, err)
 	}
+	f.Close()
 	lock, err := session.TakeLock(ctx, dir, p.id, cli.SessionWait, notice)
 	var ue *usageError
 	var be *session.BusyError

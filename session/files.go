@@ -78,9 +78,10 @@ type Journal struct {
 	secret func(string) bool
 
 	mu sync.Mutex
-	// f is the journal's file, opened with its folder at the first record (open); nil
-	// before, and once closed.
+	// f is the journal's file and blobs its blobs' folder, opened at the first record
+	// (open); nil before, and once closed.
 	f      *os.File
+	blobs  *os.File
 	closed bool
 	have   map[string]bool // blobs present
 	kept   int64           // their bytes
@@ -129,15 +130,23 @@ func (j *Journal) open() error {
 	if j.closed {
 		return ErrClosed
 	}
-	if err := os.MkdirAll(filepath.Join(j.dir, blobsName), 0o700); err != nil {
-		return fmt.Errorf("before-images: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(j.dir, journalName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	// Below the session's folder no link is followed (beneath): one planted there (a
+	// session folder inside the work dir) would lead the journal and the blobs elsewhere.
+	blobs, err := beneath.MkdirAll(filepath.Dir(j.dir), filepath.Join(filepath.Base(j.dir), blobsName), 0o700)
 	if err != nil {
 		return fmt.Errorf("before-images: %w", err)
 	}
-	j.f = f
-	entries, _ := os.ReadDir(filepath.Join(j.dir, blobsName))
+	dir, err := beneath.OpenDir(filepath.Dir(j.dir), filepath.Base(j.dir))
+	if err == nil {
+		j.f, err = beneath.OpenFile(dir, journalName, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		dir.Close()
+	}
+	if err != nil {
+		blobs.Close()
+		return fmt.Errorf("before-images: %w", err)
+	}
+	j.blobs = blobs
+	entries, _ := blobs.ReadDir(-1)
 	for _, e := range entries {
 		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
 			j.have[e.Name()] = true
@@ -156,7 +165,8 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	err := j.f.Close()
-	j.f = nil
+	j.blobs.Close()
+	j.f, j.blobs = nil, nil
 	return err
 }
 
@@ -265,7 +275,7 @@ func (j *Journal) keep(path string, data []byte) (blob string, absent bool, mode
 	if j.kept+int64(len(data)) > MaxBeforeImages {
 		return "", false, 0, fmt.Sprintf("the session's before-images reached %s", infile.Size(MaxBeforeImages))
 	}
-	if err := atomicfile.Write(filepath.Join(j.dir, blobsName, sum), data, 0o600); err != nil {
+	if err := atomicfile.WriteIn(j.blobs, sum, data, 0o600); err != nil {
 		j.fail(fmt.Errorf("before-images: %w", err))
 		return "", false, 0, "it could not be written: " + err.Error()
 	}

@@ -32,18 +32,19 @@ type Output struct {
 // OutputFile creates (or truncates) path, readable by the user only, and starts keeping
 // up to limit bytes of what is written to W in it.
 func OutputFile(path string, limit int64) (*Output, error) {
-	return OutputFileTee(path, limit, nil, nil)
-}
-
-// OutputFileTee is OutputFile that also hands tee each piece of output as it is kept in
-// the file (never what is dropped past the limit), from the goroutine that copies it: a
-// background task's output events. tee must not keep the slice. The file is written
-// scrubbed of secrets (nil: none), a secret cut in two by the pipe's reads included.
-func OutputFileTee(path string, limit int64, secrets *scrub.Set, tee func(kept []byte)) (*Output, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	return OutputTee(f, limit, nil, nil)
+}
+
+// OutputTee is OutputFile into f, an open file it then owns, that also hands tee each
+// piece of output as it is kept in the file (never what is dropped past the limit), from
+// the goroutine that copies it: a background task's output events. tee must not keep the
+// slice. The file is written scrubbed of secrets (nil: none), a secret cut in two by the
+// pipe's reads included.
+func OutputTee(f *os.File, limit int64, secrets *scrub.Set, tee func(kept []byte)) (*Output, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		f.Close()

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/scrub"
 )
@@ -275,24 +276,26 @@ func (m *Manager) State() (running, untold int) {
 }
 
 // taskDir makes the folder of the task named id.
-func (m *Manager) taskDir(id string) (string, error) {
+func (m *Manager) taskDir(id string) (*os.File, error) {
 	m.mu.Lock()
-	root := m.Dir
-	if root == "" {
+	root, rel := filepath.Dir(m.Dir), filepath.Join(filepath.Base(m.Dir), id)
+	if m.Dir == "" {
 		if m.tmp == "" {
 			tmp, err := os.MkdirTemp("", "kimi-run-tasks-")
 			if err != nil {
 				m.mu.Unlock()
-				return "", fmt.Errorf("cannot make a folder for background tasks: %w", err)
+				return nil, fmt.Errorf("cannot make a folder for background tasks: %w", err)
 			}
 			m.tmp = tmp
 		}
-		root = m.tmp
+		root, rel = m.tmp, id
 	}
 	m.mu.Unlock()
-	dir := filepath.Join(root, id)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("cannot make the task's folder: %w", err)
+	// Below the session's folder no link is followed: one a command planted there (a
+	// session folder inside the work dir) would lead the task's files elsewhere.
+	dir, err := beneath.MkdirAll(root, rel, 0o700)
+	if err != nil {
+		return nil, fmt.Errorf("cannot make the task's folder: %w", err)
 	}
 	return dir, nil
 }
