@@ -72,7 +72,8 @@ func TestTaskOutputLogIsScrubbed(t *testing.T) {
 	}
 }
 
-// A command that prints a key encoded (base64 at each offset, hex, reversed) reaches
+// A command that prints a key encoded (base64 at each offset and wrapped into lines, hex,
+// reversed) reaches
 // neither the model, the events, stderr nor the session's files in that form either.
 func TestEncodedKeyIsScrubbed(t *testing.T) {
 	t.Parallel()
@@ -80,7 +81,9 @@ func TestEncodedKeyIsScrubbed(t *testing.T) {
 	const read = `k=$(sed -n 's/^api_key = "\(.*\)"$/\1/p' "$HOME/.kimi/config.toml" | head -n 1); `
 	cmd := read + `for p in "" x xy; do printf '%s%s' "$p" "$k" | base64 | tr -d '\n'; echo; done; ` +
 		`printf %s "$k" | od -An -tx1 | tr -d ' \n'; echo; ` +
-		`printf %s "$k" | awk '{for(i=length($0);i>0;i--) printf "%s", substr($0,i,1); print ""}'`
+		`printf %s "$k" | awk '{for(i=length($0);i>0;i--) printf "%s", substr($0,i,1); print ""}'; ` +
+		// base64's own lines of 76 characters, one break inside the key's encoding.
+		`printf '%040d%s\n' 0 "$k" | base64`
 	srv := scripted.New(t,
 		scripted.ToolCalls(scripted.CallID("c1", "Shell", callArgs(t, map[string]any{"command": cmd}))),
 		scripted.Text("done"))
@@ -91,7 +94,7 @@ func TestEncodedKeyIsScrubbed(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	out := lastToolOutput(t, srv, 1)
-	if strings.Count(out, "[redacted]") < 5 {
+	if strings.Count(out, "[redacted]") < 6 {
 		t.Fatalf("the command's output is not what the test expects:\n%s", out)
 	}
 	// A stretch from the middle of each encoding: what remains of the key once its edges

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // MinSecret is the shortest value scrubbed: a short "key" (a local server's placeholder)
@@ -107,10 +108,7 @@ func (s *Set) Bytes(p []byte) []byte {
 	if len(s.forms) == 0 {
 		return p
 	}
-	if out, ok := replace(&s.m, s.forms, p); ok {
-		return out
-	}
-	return p
+	return s.clean(p, p)
 }
 
 // String returns v with every form of every secret replaced.
@@ -123,10 +121,26 @@ func (s *Set) String(v string) string {
 	if len(s.forms) == 0 {
 		return v
 	}
-	if out, ok := replace(&s.m, s.forms, v); ok {
+	// A view of v, only read: clean copies what it changes.
+	if out := s.clean(unsafe.Slice(unsafe.StringData(v), len(v)), nil); out != nil {
 		return string(out)
 	}
 	return v
+}
+
+// clean returns p scrubbed, or same when p holds no form. The lock is held.
+func (s *Set) clean(p, same []byte) []byte {
+	out, ok := replace(&s.m, s.forms, p)
+	if !ok {
+		out = p
+	}
+	if u, wrapped := unwrapped(&s.m, s.forms, out); wrapped {
+		return u
+	}
+	if !ok {
+		return same
+	}
+	return out
 }
 
 // partial is the length of the longest end of p that begins a form without holding it

@@ -118,3 +118,35 @@ func TestJSONForms(t *testing.T) {
 		t.Errorf("scrub left the secret: %s", got)
 	}
 }
+
+// wrap breaks s into lines of width characters, as `base64` and PEM encoders do.
+func wrap(s string, width int) string {
+	var b strings.Builder
+	for len(s) > width {
+		b.WriteString(s[:width] + "\n")
+		s = s[width:]
+	}
+	b.WriteString(s + "\n")
+	return b.String()
+}
+
+// TestWrappedBase64IsScrubbed: a key in base64 wrapped into lines is scrubbed wherever the
+// line break falls in its encoding; other text, lines of base64 included, is left as it is.
+func TestWrappedBase64IsScrubbed(t *testing.T) {
+	var s Set
+	s.Add(key)
+	for _, width := range []int{64, 76} {
+		for pre := range 2 * width {
+			plain := "[providers.p]\n" + strings.Repeat("#", pre) + "\napi_key = \"" + key + "\"\n# the end of the file, some more text\n"
+			text := "before\n" + wrap(base64.StdEncoding.EncodeToString([]byte(plain)), width) + "(after)\n"
+			got := s.String(text)
+			if !strings.Contains(got, Redacted) || !strings.HasPrefix(got, "before\n") || !strings.HasSuffix(got, "\n(after)\n") {
+				t.Fatalf("width %d, %d before the key: %q", width, pre, got)
+			}
+		}
+	}
+	other := "x\n" + wrap(base64.StdEncoding.EncodeToString([]byte(strings.Repeat("nothing secret here ", 20))), 76) + "y"
+	if got := s.String(other); got != other {
+		t.Errorf("clean wrapped base64 changed:\n%s", got)
+	}
+}
