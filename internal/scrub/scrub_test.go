@@ -150,3 +150,25 @@ func TestWrappedBase64IsScrubbed(t *testing.T) {
 		t.Errorf("clean wrapped base64 changed:\n%s", got)
 	}
 }
+
+// TestWriterHoldsBackOnlyABeginning: output is in the file at once (a running task's log is
+// read while it runs), but for an end that begins a secret.
+func TestWriterHoldsBackOnlyABeginning(t *testing.T) {
+	var s Set
+	s.Add(key)
+	var out bytes.Buffer
+	w := NewWriter(&out, &s)
+	w.Write([]byte("starting\n"))
+	if out.String() != "starting\n" {
+		t.Fatalf("held back %q", "starting\n")
+	}
+	w.Write([]byte("key=" + key[:5]))
+	if out.String() != "starting\nkey=" {
+		t.Fatalf("wrote %q; want the key's beginning held back", out.String())
+	}
+	w.Write([]byte(key[5:] + "\n"))
+	w.Close()
+	if out.String() != "starting\nkey="+Redacted+"\n" {
+		t.Fatalf("wrote %q", out.String())
+	}
+}
