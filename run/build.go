@@ -74,7 +74,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		Lifecycle:    hookLifecycle{e: eng},
 		MaxToolCalls: s.Flags.MaxToolCalls,
 		Heartbeat:    s.Flags.Heartbeat,
-		Inbox:        taskInbox(r.tasks, eng, r.secrets.scrub),
+		Inbox:        taskInbox(r.tasks, eng, r.secrets.String),
 		Prepare:      r.prepare(eng, ts.env.Ripgrep != ""),
 	})
 	if ts.err != nil {
@@ -94,7 +94,7 @@ func (r *runState) hookEngine(in *inputs) (*hooks.Engine, error) {
 		return nil, err
 	}
 	eng.WorkDir, eng.SessionID, eng.Sink = r.s.WorkDir, r.sessionID, r.sink
-	eng.Scrub = r.secrets.scrubBytes
+	eng.Scrub = r.secrets.Bytes
 	// Hooks run confined like Shell commands: a hook script in the work dir can be
 	// rewritten by a Shell call, and must not become a way out of the sandbox.
 	eng.Launcher = r.launch
@@ -207,7 +207,7 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 // one of another provider has its own key, and never sees the login's token.
 func (r *runState) model() (*fallbackModel, error) {
 	s := r.s
-	tapeClient, err := r.tape.client(s, append(r.secrets.list(), r.cred.apiKey), r.version)
+	tapeClient, err := r.tape.client(s, append(r.secrets.List(), r.cred.apiKey), r.version)
 	if err != nil {
 		return nil, err
 	}

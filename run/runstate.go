@@ -9,6 +9,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
@@ -27,7 +28,7 @@ type runState struct {
 	started time.Time
 	res     resources
 	// secrets are scrubbed from stdout, stderr, the answer file and the telemetry.
-	secrets *secretSet
+	secrets *scrub.Set
 	tel     *telemetry.Telemetry
 	// telWarnings are the telemetry's, reported with the configuration's.
 	telWarnings []string
@@ -156,7 +157,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.Status = "error"
 	}
 	if res.Error != nil {
-		res.Error.Message = r.secrets.scrub(res.Error.Message)
+		res.Error.Message = r.secrets.String(res.Error.Message)
 		if r.s.Output.NDJSON() {
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
