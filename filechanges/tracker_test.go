@@ -1,4 +1,4 @@
-package run
+package filechanges
 
 import (
 	"context"
@@ -51,52 +51,36 @@ func gitState(t *testing.T, dir string) string {
 // TestGitSnapshotLeavesTheRepositoryAlone: taking the state of a work dir and comparing it
 // later writes nothing into the repository (its index and objects stay as they were), and
 // lists what changed in the work dir only: not in a sibling dir of the same repository.
+// The tracker's state is gone once it has listed the changes.
 func TestGitSnapshotLeavesTheRepositoryAlone(t *testing.T) {
 	t.Parallel()
 	top := gitInit(t, map[string]string{"work/a.txt": "a\n", "work/b.bin": "\x00\x01", "other/o.txt": "o\n"})
 	work := filepath.Join(top, "work")
 	before := gitState(t, top)
 	ctx := context.Background()
-	g := gitRunner{}
-	repos, unseen := findRepos(ctx, g, []string{realDir(work)})
-	if len(repos) != 1 || len(unseen) != 0 || repos[0].top != realDir(top) {
-		t.Fatalf("repos %+v, unseen %v", repos, unseen)
-	}
-	r := repos[0]
-	defer r.close()
-	if err := r.snapshot(ctx, g); err != nil {
-		t.Fatal(err)
+	state := filepath.Join(t.TempDir(), "changes")
+	tr := New(Config{WorkDir: work, State: state, Warn: func(w string) { t.Error(w) }})
+	tr.beforeCommand(ctx)
+	if len(tr.repos) != 1 || len(tr.unseen) != 0 || tr.repos[0].Top != realDir(top) {
+		t.Fatalf("repos %+v, unseen %v", tr.repos, tr.unseen)
 	}
 	os.WriteFile(filepath.Join(work, "a.txt"), []byte("a\nA\n"), 0o644)
 	os.WriteFile(filepath.Join(work, "b.bin"), []byte("\x00\x02"), 0o644)
 	os.WriteFile(filepath.Join(work, "new.txt"), []byte("n\n"), 0o644)
 	os.WriteFile(filepath.Join(top, "other", "o.txt"), []byte("changed\n"), 0o644)
-	diff, err := r.changes(ctx, g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	list, unseen, _ := tr.Collect(ctx)
 	var got []string
-	for p, c := range diff {
-		rel, _ := filepath.Rel(realDir(top), p)
-		got = append(got, rel+" "+string(c.status)+" "+jsonNum(c.added)+" "+jsonNum(c.removed)+" "+map[bool]string{true: "binary", false: "text"}[c.binary])
+	for _, c := range list {
+		got = append(got, fmt.Sprintf("%s %s %d %d %v", c.Path, c.Change, c.LinesAdded, c.LinesRemoved, c.Binary))
 	}
-	want := map[string]bool{"work/a.txt M 1 0 text": true, "work/b.bin M 0 0 binary": true, "work/new.txt A 1 0 text": true}
-	if len(got) != len(want) {
-		t.Errorf("changes = %v", got)
-	}
-	for _, g := range got {
-		if !want[g] {
-			t.Errorf("unexpected change %q in %v", g, got)
-		}
+	want := []string{"a.txt modified 1 0 false", "b.bin modified 0 0 true", "new.txt created 1 0 false"}
+	if fmt.Sprint(got) != fmt.Sprint(want) || unseen != nil {
+		t.Errorf("changes = %q, unseen %v; want %q", got, unseen, want)
 	}
 	if gitState(t, top) != before {
 		t.Errorf("the repository's .git changed")
 	}
-	tmp := r.tmp
-	r.close()
-	if _, err := os.Stat(tmp); err == nil {
-		t.Errorf("the snapshot's temp dir %s is left behind", tmp)
+	if _, err := os.Stat(state); err == nil {
+		t.Errorf("the tracker's state %s is left behind", state)
 	}
 }
-
-func jsonNum(n int) string { return fmt.Sprint(n) }
