@@ -24,10 +24,9 @@ func (r *runState) trackChanges(in *inputs, resume bool) *filechanges.Tracker {
 		Launcher: r.launch, NoGit: s.Flags.FilesChanged == "tools",
 		GitSettings: r.guard.sandbox.policy.Active(), Warn: r.warn,
 	}
-	for _, w := range []any{r.sio.Stdout, r.sio.Stderr} {
-		if f, ok := w.(*os.File); ok {
-			c.Own = append(c.Own, f)
-		}
+	if r.sio.Self {
+		// The process's own descriptors 1 and 2: a `> events.ndjson` in the checkout.
+		c.Own = []*os.File{os.Stdout, os.Stderr}
 	}
 	if r.session.session != nil {
 		c.State = filepath.Join(filepath.Dir(r.session.session.Path()), "changes")
