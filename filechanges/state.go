@@ -34,7 +34,9 @@ type record struct {
 
 // state is the tracker's durable part.
 type state struct {
-	dir  string // "" until a temp dir is made, without a session
+	dir string // "" until a temp dir is made, without a session
+	// durable: dir is the session's, and the log is kept; a temp dir holds only git's.
+	durable bool
 	open record // the first record, written with the second
 	f    *os.File
 }
@@ -84,6 +86,9 @@ func (s *state) mkdir() (string, error) {
 // add appends rec to the log, opening it with its first record at the first call. A
 // failure loses only what a resumed run could have taken up.
 func (s *state) add(rec record) {
+	if !s.durable {
+		return
+	}
 	if s.f == nil {
 		dir, err := s.mkdir()
 		if err != nil {

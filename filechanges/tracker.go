@@ -103,7 +103,7 @@ func New(c Config) *Tracker {
 			t.own = append(t.own, fi)
 		}
 	}
-	t.state.dir = c.State
+	t.state.dir, t.state.durable = c.State, c.State != ""
 	if c.Turn != "" {
 		sum := sha256.Sum256([]byte(c.Turn))
 		t.state.open.Turn = hex.EncodeToString(sum[:])

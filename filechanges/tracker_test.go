@@ -84,3 +84,31 @@ func TestGitSnapshotLeavesTheRepositoryAlone(t *testing.T) {
 		t.Errorf("the tracker's state %s is left behind", state)
 	}
 }
+
+// TestStateIsTakenUpByTheSameTurnOnly: what a tracker that never collected (a killed run)
+// kept is taken up by a tracker of the same turn, and removed by one of another turn or of
+// none.
+func TestStateIsTakenUpByTheSameTurnOnly(t *testing.T) {
+	t.Parallel()
+	work := t.TempDir()
+	state := filepath.Join(t.TempDir(), "changes")
+	kill := func() {
+		tr := New(Config{WorkDir: work, State: state, Turn: "fix it"})
+		tr.remember(filepath.Join(realDir(work), "a.txt"))
+		tr.state.f.Close() // the process is gone; its log stays
+	}
+	for _, tt := range []struct {
+		turn string
+		want int
+	}{{"fix it", 1}, {"something else", 0}, {"", 0}} {
+		kill()
+		tr := New(Config{WorkDir: work, State: state, Turn: tt.turn})
+		if len(tr.touched) != tt.want {
+			t.Errorf("turn %q took up %d files, want %d", tt.turn, len(tr.touched), tt.want)
+		}
+		if _, err := os.Stat(state); (err == nil) != (tt.want == 1) {
+			t.Errorf("turn %q: the state is there = %v", tt.turn, err == nil)
+		}
+		os.RemoveAll(state)
+	}
+}
