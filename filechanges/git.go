@@ -14,16 +14,19 @@ import (
 )
 
 // git runs git for the tracker, through the run's launcher and unconfined, so that it
-// reads nothing the work dir can steer: its repository is one of the tracker's own (a
-// git dir in the state dir, with an empty config, its own index and objects, and the
-// work tree's repository's objects as alternates), and neither the system's nor the
-// user's config is read. The work tree's own .git is never opened by git: its config,
-// hooks, fsmonitor and filters do not apply, and nothing is written there. What
-// .gitattributes can still do without a configured driver is in-process and bounded (eol
-// and encoding conversion, ident, the binary mark): it changes what is compared, never
-// what runs.
+// reads nothing the work dir can steer. Its git dir (dir) is a fresh temp dir of the run's
+// own that only kimi-run can write: a HEAD, an empty refs/ and no config, hooks or info/.
+// The index and the objects it writes are the tracker's, in its state; the work tree's
+// repository's objects are read as alternates. Neither the system's nor the user's config
+// is read, nor any given in the environment. So the work tree's own .git is never opened
+// by git: its config, hooks, fsmonitor and filters do not apply, and nothing is written
+// there. What .gitattributes can still do without a configured driver is in-process and
+// bounded (line-end and encoding conversion, ident, the binary mark): it changes what is
+// compared, never what runs. What the state holds is data: tampered with, it can change
+// the list, not what runs.
 type git struct {
 	launch *launch.Launcher
+	dir    string // the git dir, made at the first call (gitDir)
 }
 
 // run runs git args for repository r and returns its stdout; a failure says what git said
@@ -40,7 +43,7 @@ func (g git) run(ctx context.Context, r *repo, args ...string) ([]byte, error) {
 		return nil, err
 	}
 	p, err := g.launch.Start(launch.Spec{Path: "git", Args: append([]string{"git"}, args...),
-		Env: r.env(), Dir: r.Top, Stdout: outW, Stderr: errW})
+		Env: r.env(g.dir), Dir: r.Top, Stdout: outW, Stderr: errW})
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -82,22 +85,46 @@ type repo struct {
 	Top     string   `json:"top"`     // the work tree's top, a real path
 	Objects string   `json:"objects"` // the repository's object store, read as alternates
 	Dirs    []string `json:"dirs"`    // the work dirs in it, real paths
-	Own     string   `json:"own"`     // the tracker's git dir for it
+	Data    string   `json:"data"`    // the tracker's index and objects for it
 	Before  string   `json:"before"`  // the tree of the work dirs when the snapshot was taken
 	Exclude []string `json:"exclude"` // kimi-run's own files and dirs under Top
 }
 
-// env is all of git's environment that matters: set last, it wins over anything of the
-// same name the children's environment holds.
-func (r *repo) env() []string {
+// env is all of git's environment that matters, with gitDir as the git dir: set last, it
+// wins over anything of the same name the children's environment holds.
+func (r *repo) env(gitDir string) []string {
 	return []string{
-		"GIT_DIR=" + r.Own, "GIT_COMMON_DIR=" + r.Own, "GIT_WORK_TREE=" + r.Top,
-		"GIT_INDEX_FILE=" + filepath.Join(r.Own, "index"),
-		"GIT_OBJECT_DIRECTORY=" + filepath.Join(r.Own, "objects"),
+		"GIT_DIR=" + gitDir, "GIT_COMMON_DIR=" + gitDir, "GIT_WORK_TREE=" + r.Top,
+		"GIT_INDEX_FILE=" + filepath.Join(r.Data, "index"),
+		"GIT_OBJECT_DIRECTORY=" + filepath.Join(r.Data, "objects"),
 		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + r.Objects,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_COUNT=0", "GIT_CONFIG_PARAMETERS=",
 		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C",
 	}
+}
+
+// gitDir makes the run's git dir, once; writable reports a dir the run's confined
+// commands can write (nil: none are confined), where git must not look for its config.
+func (g *git) gitDir(writable func(string) bool) error {
+	if g.dir != "" {
+		return nil
+	}
+	d, err := os.MkdirTemp("", "kimi-run-git-")
+	if err != nil {
+		return err
+	}
+	if writable != nil && writable(d) {
+		os.Remove(d)
+		return fmt.Errorf("the temp dir %s is writable to the run's commands", filepath.Dir(d))
+	}
+	if err := os.Mkdir(filepath.Join(d, "refs"), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(d, "HEAD"), []byte("ref: refs/heads/snapshot\n"), 0o600); err != nil {
+		return err
+	}
+	g.dir = d
+	return nil
 }
 
 // findRepo finds the repository whose work tree holds dir, by looking for .git in dir and
@@ -138,25 +165,20 @@ func absUnder(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// start makes the tracker's git dir for r, with a copy of the repository's index (its stat
-// cache spares reading the files that did not change since it was written), and writes the
-// tree of the work dirs as they are now.
+// start makes the tracker's data for r, with a copy of the repository's index (its stat
+// cache spares reading the files that did not change since it was written), and writes
+// the tree of the work dirs as they are now.
 func (g git) start(ctx context.Context, r *repo, index string) error {
-	for _, d := range []string{"objects", "refs"} {
-		if err := os.MkdirAll(filepath.Join(r.Own, d), 0o700); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(r.Own, "HEAD"), []byte("ref: refs/heads/snapshot\n"), 0o600); err != nil {
+	if err := os.MkdirAll(filepath.Join(r.Data, "objects"), 0o700); err != nil {
 		return err
 	}
-	if err := copyFile(index, filepath.Join(r.Own, "index")); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := copyFile(index, filepath.Join(r.Data, "index")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	var err error
 	if r.Before, err = g.tree(ctx, r); err != nil && ctx.Err() == nil {
 		// An index git cannot read without the repository (a split index): start from none.
-		os.Remove(filepath.Join(r.Own, "index"))
+		os.Remove(filepath.Join(r.Data, "index"))
 		r.Before, err = g.tree(ctx, r)
 	}
 	return err
@@ -256,6 +278,14 @@ func (g git) changes(ctx context.Context, r *repo) (map[string]gitChange, error)
 		out[p] = c
 	}
 	return out, nil
+}
+
+// remove removes the run's git dir.
+func (g *git) remove() {
+	if g.dir != "" {
+		os.RemoveAll(g.dir)
+		g.dir = ""
+	}
 }
 
 // copyFile copies src to dst.

@@ -37,8 +37,8 @@ type state struct {
 	dir string // "" until a temp dir is made, without a session
 	// durable: dir is the session's, and the log is kept; a temp dir holds only git's.
 	durable bool
-	open record // the first record, written with the second
-	f    *os.File
+	open    record // the first record, written with the second
+	f       *os.File
 }
 
 // load reads the log a killed run left in dir when its first record names turn; any other

@@ -47,6 +47,9 @@ type Config struct {
 	// Launcher runs git; NoGit is --files-changed tools: git is never run.
 	Launcher *launch.Launcher
 	NoGit    bool
+	// Writable reports a path the run's confined commands can write; nil when they are not
+	// confined. Git takes no orders from such a place, and a state there is not kept.
+	Writable func(string) bool
 	// GitSettings watches the repositories' config, hooks and info/ (see Tracker.Collect).
 	GitSettings bool
 	// Warn reports what cannot be seen.
@@ -62,7 +65,9 @@ type Tracker struct {
 	git     git
 	noGit   bool
 	watch   bool
-	warn    func(string)
+	// writable is Config.Writable.
+	writable func(string) bool
+	warn     func(string)
 
 	mu      sync.Mutex
 	state   state
@@ -88,7 +93,10 @@ type original struct {
 // same turn.
 func New(c Config) *Tracker {
 	t := &Tracker{workDir: realDir(c.WorkDir), git: git{launch: c.Launcher}, noGit: c.NoGit, watch: c.GitSettings,
-		warn: c.Warn, touched: map[string]*original{}}
+		writable: c.Writable, warn: c.Warn, touched: map[string]*original{}}
+	if c.Writable != nil && c.State != "" && c.Writable(c.State) {
+		c.State = "" // a state the commands could change is not one to take up
+	}
 	t.dirs = []string{t.workDir}
 	for _, d := range c.AddDirs {
 		t.dirs = append(t.dirs, realDir(d))
@@ -182,9 +190,12 @@ func (t *Tracker) snapshot(ctx context.Context) (repos []*repo, unseen []string)
 		r.Dirs = append(r.Dirs, d)
 	}
 	dir, err := t.state.mkdir()
+	if err == nil {
+		err = t.git.gitDir(t.writable)
+	}
 	var ok []*repo
 	for i, r := range repos {
-		r.Own = filepath.Join(dir, "git", fmt.Sprint(i))
+		r.Data = filepath.Join(dir, "git", fmt.Sprint(i))
 		if err == nil {
 			err = t.git.start(ctx, r, index[r])
 		}
@@ -221,9 +232,14 @@ func (t *Tracker) Collect(ctx context.Context) (list []event.FileChange, unseen,
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	defer t.state.remove()
+	defer t.git.remove()
 	found := map[string]event.FileChange{}
+	dirErr := t.git.gitDir(t.writable) // a resumed run's first
 	for _, r := range t.repos {
-		diff, err := t.git.changes(ctx, r)
+		diff, err := map[string]gitChange(nil), dirErr
+		if err == nil {
+			diff, err = t.git.changes(ctx, r)
+		}
 		if err != nil {
 			t.unseen = append(t.unseen, r.Dirs...)
 			t.warn(fmt.Sprintf("files_changed: cannot compare %s with its state before the commands ran (%v): what commands changed there is not listed", r.Top, err))

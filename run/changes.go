@@ -15,7 +15,8 @@ import (
 // result.files_changed. kimi-run's own files there are not the run's work: the sessions,
 // the answer file, a cassette, the sandbox's temp dir, and its stdout and stderr when they
 // are files. The tracker keeps its state in the session's folder, where a run that
-// continues a killed run's turn (resume) takes it up.
+// continues a killed run's turn (resume) takes it up. Under the sandbox it learns which
+// paths the confined commands can write: its git takes no orders from there.
 func (r *runState) trackChanges(in *inputs, resume bool) *filechanges.Tracker {
 	s := r.s
 	c := filechanges.Config{
@@ -23,6 +24,9 @@ func (r *runState) trackChanges(in *inputs, resume bool) *filechanges.Tracker {
 		Exclude:  []string{r.session.root, r.answerFile, s.Flags.Record, r.guard.sandbox.tempDir},
 		Launcher: r.launch, NoGit: s.Flags.FilesChanged == "tools",
 		GitSettings: r.guard.sandbox.policy.Active(), Warn: r.warn,
+	}
+	if r.guard.sandbox.writeDirs() != nil { // the files are confined
+		c.Writable = func(p string) bool { return r.guard.sandbox.canWrite(p) == nil }
 	}
 	if r.sio.Self {
 		// The process's own descriptors 1 and 2: a `> events.ndjson` in the checkout.
