@@ -52,6 +52,9 @@ type Config struct {
 	Writable func(string) bool
 	// GitSettings watches the repositories' config, hooks and info/ (see Tracker.Collect).
 	GitSettings bool
+	// Secret reports content that holds one of the run's credentials: it is never written
+	// to the state (a resumed run lists such a file without line counts).
+	Secret func(string) bool
 	// Warn reports what cannot be seen.
 	Warn func(string)
 }
@@ -65,8 +68,9 @@ type Tracker struct {
 	git     git
 	noGit   bool
 	watch   bool
-	// writable is Config.Writable.
+	// writable and secret are Config's.
 	writable func(string) bool
+	secret   func(string) bool
 	warn     func(string)
 
 	mu      sync.Mutex
@@ -93,7 +97,7 @@ type original struct {
 // same turn.
 func New(c Config) *Tracker {
 	t := &Tracker{workDir: realDir(c.WorkDir), git: git{launch: c.Launcher}, noGit: c.NoGit, watch: c.GitSettings,
-		writable: c.Writable, warn: c.Warn, touched: map[string]*original{}}
+		writable: c.Writable, secret: c.Secret, warn: c.Warn, touched: map[string]*original{}}
 	if c.Writable != nil && c.State != "" && c.Writable(c.State) {
 		c.State = "" // a state the commands could change is not one to take up
 	}
@@ -116,9 +120,6 @@ func New(c Config) *Tracker {
 		sum := sha256.Sum256([]byte(c.Turn))
 		t.state.open.Turn = hex.EncodeToString(sum[:])
 	}
-	if t.watch {
-		t.state.open.Settings = settings(t.dirs)
-	}
 	for _, rec := range t.state.load(t.state.open.Turn) {
 		t.seq = max(t.seq, rec.Seq)
 		switch {
@@ -139,11 +140,24 @@ func (t *Tracker) remember(path string) {
 	if _, ok := t.touched[path]; ok || !t.watches(path) {
 		return
 	}
+	t.begin()
 	t.seq++
 	o := &original{seq: t.seq}
 	o.existed, o.content, o.big = readTracked(path)
 	t.touched[path] = o
-	t.state.add(record{Seq: o.seq, Path: path, Existed: o.existed, Big: o.big, Content: o.content})
+	rec := record{Seq: o.seq, Path: path, Existed: o.existed, Big: o.big, Content: o.content}
+	if t.secret != nil && t.secret(string(o.content)) {
+		rec.Big, rec.Content = true, nil
+	}
+	t.state.add(rec)
+}
+
+// begin takes the git settings as they are before the run's first call that may change
+// files: a killed run's, when this run takes its state up.
+func (t *Tracker) begin() {
+	if t.watch && t.state.open.Settings == nil {
+		t.state.open.Settings = settings(t.dirs)
+	}
 }
 
 // beforeCommand takes the git snapshot before the first call that may change files other
@@ -155,6 +169,7 @@ func (t *Tracker) beforeCommand(ctx context.Context) {
 	if t.snapped {
 		return
 	}
+	t.begin()
 	t.snapped = true
 	t.seq++
 	t.snapSeq = t.seq
@@ -183,31 +198,48 @@ func (t *Tracker) snapshot(ctx context.Context) (repos []*repo, unseen []string)
 		top = realDir(top)
 		r := byTop[top]
 		if r == nil {
-			r = &repo{Top: top, Objects: objects, Exclude: t.exclude}
+			r = &repo{Top: top, Objects: objects}
 			byTop[top], index[r] = r, filepath.Join(gitDir, "index")
 			repos = append(repos, r)
 		}
 		r.Dirs = append(r.Dirs, d)
 	}
-	dir, err := t.state.mkdir()
-	if err == nil {
-		err = t.git.gitDir(t.writable)
+	if len(repos) == 0 {
+		return nil, unseen
+	}
+	dir, setupErr := t.state.mkdir()
+	if setupErr == nil {
+		t.exclude = append(t.exclude, realDir(dir)) // a temp dir may be in the work tree
+		setupErr = t.gitDir()
 	}
 	var ok []*repo
 	for i, r := range repos {
-		r.Data = filepath.Join(dir, "git", fmt.Sprint(i))
+		r.Data, r.Exclude = filepath.Join(dir, "git", fmt.Sprint(i)), t.exclude
+		err := setupErr
 		if err == nil {
 			err = t.git.start(ctx, r, index[r])
 		}
 		if err != nil {
 			unseen = append(unseen, r.Dirs...)
 			t.warn(fmt.Sprintf("files_changed: cannot take the state of %s before the commands run (%v): what commands change there is not listed", r.Top, err))
-			err = nil
 			continue
 		}
 		ok = append(ok, r)
 	}
 	return ok, unseen
+}
+
+// gitDir makes the run's git dir, once, and counts it as kimi-run's own: a TMPDIR may be in
+// the work tree.
+func (t *Tracker) gitDir() error {
+	if t.git.dir != "" {
+		return nil
+	}
+	if err := t.git.gitDir(t.writable); err != nil {
+		return err
+	}
+	t.exclude = append(t.exclude, realDir(t.git.dir))
+	return nil
 }
 
 // watches reports whether path is under a work dir and not one of kimi-run's own files.
@@ -234,7 +266,7 @@ func (t *Tracker) Collect(ctx context.Context) (list []event.FileChange, unseen,
 	defer t.state.remove()
 	defer t.git.remove()
 	found := map[string]event.FileChange{}
-	dirErr := t.git.gitDir(t.writable) // a resumed run's first
+	dirErr := t.gitDir() // a resumed run's first
 	for _, r := range t.repos {
 		diff, err := map[string]gitChange(nil), dirErr
 		if err == nil {
@@ -275,7 +307,7 @@ func (t *Tracker) Collect(ctx context.Context) (list []event.FileChange, unseen,
 			}
 		}
 	}
-	if t.watch {
+	if t.watch && t.state.open.Settings != nil {
 		for _, p := range changedSettings(t.state.open.Settings, settings(t.dirs)) {
 			gitSettings = append(gitSettings, t.display(p))
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -110,5 +111,27 @@ func TestStateIsTakenUpByTheSameTurnOnly(t *testing.T) {
 			t.Errorf("turn %q: the state is there = %v", tt.turn, err == nil)
 		}
 		os.RemoveAll(state)
+	}
+}
+
+// TestStateKeepsNoSecret: the content of a file that holds one of the run's credentials is
+// not written to the state; the file is still listed, without line counts.
+func TestStateKeepsNoSecret(t *testing.T) {
+	t.Parallel()
+	work := t.TempDir()
+	p := filepath.Join(realDir(work), "cfg.txt")
+	os.WriteFile(p, []byte("key = sk-test-secret\n"), 0o644)
+	state := filepath.Join(t.TempDir(), "changes")
+	tr := New(Config{WorkDir: work, State: state, Turn: "x", Secret: func(s string) bool { return strings.Contains(s, "sk-test-secret") }})
+	tr.remember(p)
+	log, _ := os.ReadFile(filepath.Join(state, logName))
+	if !strings.Contains(string(log), "cfg.txt") || strings.Contains(string(log), `"content"`) {
+		t.Errorf("the state's log holds the content of a file with a secret:\n%s", log)
+	}
+	tr.state.f.Close()
+	os.WriteFile(p, []byte("key = none\n"), 0o644)
+	list, _, _ := New(Config{WorkDir: work, State: state, Turn: "x"}).Collect(context.Background())
+	if len(list) != 1 || list[0].Path != "cfg.txt" || list[0].Change != "modified" || !list[0].Binary {
+		t.Errorf("a resumed run lists %+v, want cfg.txt modified without line counts", list)
 	}
 }
