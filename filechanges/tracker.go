@@ -266,7 +266,10 @@ func (t *Tracker) Collect(ctx context.Context) (list []event.FileChange, unseen,
 	defer t.state.remove()
 	defer t.git.remove()
 	found := map[string]event.FileChange{}
-	dirErr := t.gitDir() // a resumed run's first
+	var dirErr error
+	if len(t.repos) > 0 {
+		dirErr = t.gitDir() // a resumed run's first
+	}
 	for _, r := range t.repos {
 		diff, err := map[string]gitChange(nil), dirErr
 		if err == nil {
