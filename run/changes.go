@@ -43,10 +43,16 @@ func (r *runState) trackChanges(in *inputs, resume bool) *filechanges.Tracker {
 }
 
 // warnGitSettings says which of git's settings a sandboxed run changed: the CI job's later
-// git steps obey them, outside the sandbox.
+// git steps obey them, outside the sandbox. With events on stdout, stderr says it too: a
+// person reading the job's log must see it.
 func (r *runState) warnGitSettings(paths []string) {
-	if len(paths) > 0 {
-		r.warn(fmt.Sprintf("the run changed %s: git obeys them in the job's later steps, outside the sandbox; check them before running git there", strings.Join(paths, ", ")))
+	if len(paths) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("the run changed %s: git obeys them in the job's later steps, outside the sandbox; check them before running git there", strings.Join(paths, ", "))
+	r.warn(msg)
+	if r.s.Output.NDJSON() {
+		fmt.Fprintf(r.sio.Stderr, "kimi-run: warning: %s\n", msg)
 	}
 }
 

@@ -70,8 +70,8 @@ func TestEscapeThroughGitAtTheEnd(t *testing.T) {
 			if got := fmt.Sprint(res["git_settings_changed"]); got != "[.git/config]" {
 				t.Errorf("git_settings_changed = %s, want [.git/config]", got)
 			}
-			if !strings.Contains(r.stdout, `changed .git/config`) {
-				t.Errorf("no warning names .git/config:\n%s", r.stdout)
+			if !strings.Contains(r.stdout, `changed .git/config`) || !strings.Contains(r.stderr, "changed .git/config") {
+				t.Errorf("no warning names .git/config:\n%s\n%s", r.stdout, r.stderr)
 			}
 		})
 	}
