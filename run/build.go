@@ -50,9 +50,10 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		return nil, err
 	}
 	r.models = model
-	// What the run changes under its work dirs; kimi-run's own files there are not its work.
-	r.changes = newChanges(s.WorkDir, in.ws.addDirs, []string{r.session.root, r.answerFile, s.Flags.Record, r.guard.sandbox.tempDir},
-		gitRunner{launch: r.launch, off: s.Flags.FilesChanged == "tools"}, r.warn)
+	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
+	// flows start their loop again on the restored conversation.
+	resume := in.conv == nil && in.plan.flow == nil && in.plan.ralph == 0
+	r.changes = r.trackChanges(in, resume)
 	ts := &agentTools{r: r, env: r.toolEnv(in), ws: in.ws, servers: servers, hooks: eng}
 	e, l := s.Endpoint, s.Loop
 	a := agent.New(agent.Config{
@@ -81,9 +82,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		return nil, ts.err
 	}
 	r.saveErr = a.SessionError
-	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
-	// flows start their loop again on the restored conversation.
-	a.ResumeTurn = in.conv == nil && in.plan.flow == nil && in.plan.ralph == 0
+	a.ResumeTurn = resume
 	return &built{agent: a, hooks: eng, servers: servers, names: ts.names}, nil
 }
 
@@ -143,7 +142,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), mcpAliases(t.mcp)); t.err != nil {
 		return nil
 	}
-	ts = r.changes.wrap(scrubTools(g.wrap(ts), r.secrets))
+	ts = r.changes.Wrap(scrubTools(g.wrap(ts), r.secrets))
 	t.names = toolNames(ts)
 	return ts
 }
@@ -157,7 +156,7 @@ func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	}
 	kinds = withMCP(kinds, t.mcp, t.hooks)
 	for name, k := range kinds {
-		k.Tools = r.changes.wrap(scrubTools(r.guard.wrap(k.Tools), r.secrets))
+		k.Tools = r.changes.Wrap(scrubTools(r.guard.wrap(k.Tools), r.secrets))
 		kinds[name] = k
 	}
 	return kinds

@@ -8,6 +8,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/filechanges"
 	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/model"
@@ -57,7 +58,7 @@ type runState struct {
 	launch *launch.Launcher
 	guard  *guard
 	// changes finds the files the run changed, for result.files_changed; nil until build.
-	changes *changes
+	changes *filechanges.Tracker
 	// answerFile is --output-last-message, "" once it has proved unwritable; scrub cleans
 	// what is written there. With --json-schema it gets what stdout gets: the matching
 	// JSON or nothing.
@@ -132,7 +133,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.StructuredOutput = out.structured
 	}
 	if r.changes != nil {
-		res.FilesChanged, res.FilesUnseen = r.changes.collect(afterRun(ctx))
+		res.FilesChanged, res.FilesUnseen, res.GitSettingsChanged = r.changes.Collect(afterRun(ctx))
+		r.warnGitSettings(res.GitSettingsChanged)
 	}
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations

@@ -22,7 +22,7 @@ func (r *runState) prepare(eng *hooks.Engine, ripgrep bool) func(tools.Tool) {
 		switch {
 		case f.Where == tools.InCommand, eng.Around(name), ripgrep && (name == "Grep" || name == "Glob"):
 			r.launch.Warm(true)
-		case f.Where == tools.InServer && !r.changes.git.off:
+		case f.Where == tools.InServer && r.changes.Git():
 			r.launch.Warm(false)
 		}
 	}
