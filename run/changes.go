@@ -24,7 +24,7 @@ func (r *runState) trackChanges(in *inputs, resume bool) *filechanges.Tracker {
 		Exclude:  []string{r.session.root, r.answerFile, s.Flags.Record, r.guard.sandbox.tempDir},
 		Launcher: r.launch, NoGit: s.Flags.FilesChanged == "tools",
 		GitSettings: r.guard.sandbox.policy.Active(), Warn: r.warn,
-		Secret: func(s string) bool { return r.secrets.scrub(s) != s },
+		Secret: func(s string) bool { return r.secrets.String(s) != s },
 	}
 	if r.guard.sandbox.writeDirs() != nil { // the files are confined
 		c.Writable = func(p string) bool { return r.guard.sandbox.canWrite(p) == nil }
