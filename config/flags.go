@@ -12,7 +12,7 @@ import (
 // source. It is never changed after parsing: Resolve reads it, with the environment and the
 // files, into Settings, and checks it. A setting with one declared value is read from
 // Settings.Flags; one that needs more (a model's config entry, a key family) from its field
-// of Settings. After a change here, `go generate ./config` (parseflags.go).
+// of Settings.
 type Flags struct {
 	Prompt       string        `short:"p" placeholder:"TEXT" help:"The task. Use - to read it from stdin. With a prompt, piped stdin is attached as context."`
 	Words        []string      `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
