@@ -41,7 +41,7 @@ func TestDescriptionsStateTheLimits(t *testing.T) {
 			schema: []string{fmt.Sprintf("default and maximum %d", ReadMaxLines)}},
 		{tool: "Shell",
 			description: []string{
-				fmt.Sprintf("first %d and last %d bytes", shellHeadBytes, shellTailBytes),
+				"cut to 40000 bytes, its start and its end",
 				fmt.Sprintf("default %d, at most %d", ShellDefaultTimeout, ShellMaxTimeout),
 			},
 			schema: []string{fmt.Sprintf("default %d, maximum %d", ShellDefaultTimeout, ShellMaxTimeout)}},
