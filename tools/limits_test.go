@@ -63,7 +63,7 @@ func TestDescriptionsStateTheLimits(t *testing.T) {
 			}
 		}
 	}
-	placeholder := regexp.MustCompile(`\{[a-z_]+\}`)
+	placeholder := regexp.MustCompile(`\{[a-z_-]+\}`)
 	for name, tool := range tools {
 		if p := placeholder.FindString(tool.Description() + string(tool.Schema())); p != "" {
 			t.Errorf("%s still shows the placeholder %s", name, p)
