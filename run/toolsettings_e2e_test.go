@@ -31,7 +31,7 @@ func TestToolSettingsReachTheTools(t *testing.T) {
 			t.Parallel()
 			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Shell", `{"command":"seq 1 100000"}`)), scripted.Text("done"))
 			r := kimi(t, srv, invocation{args: append(tt.args, "-p", "count"), env: tt.env})
-			if r.code != 0 {
+			if r.code != 0 || strings.Contains(r.stderr, "is not a key") {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}
 			if desc := shellDescription(t, srv); !strings.Contains(desc, "Long output is cut to "+tt.want+" bytes") {
