@@ -141,7 +141,8 @@ var knownKeys = sync.OnceValue(func() map[string]bool {
 	addTags("", reflect.TypeFor[fileConfig]())
 	addTags("loop_control.", reflect.TypeFor[loopControl]())
 	addTags("background.", reflect.TypeFor[backgroundConfig]()) // config/background.go warns of those it ignores
-	for _, f := range reflect.VisibleFields(reflect.TypeFor[Flags]()) { // tools.Settings' too
+	// The declared keys, tools.Settings' among them.
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Flags]()) {
 		for _, key := range strings.Split(f.Tag.Get("config"), ",") {
 			if key = strings.TrimSpace(key); key != "" {
 				known[key] = true
