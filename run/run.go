@@ -144,7 +144,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	return execute(&cli, sio, version)
 }
 
-// newParser builds the parser of the command line into cli and returns it with its options.
+// newParser builds the parser of the command line into cli.
 func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
 	return config.NewParser(cli, sio.env(),
 		kong.Name("kimi-run"),

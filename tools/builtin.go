@@ -169,10 +169,7 @@ func Builtins(env Env) []Tool {
 	return ts
 }
 
-// AllBuiltins returns every built-in tool, whether or not a run offers it, in table order.
-// They are built on an empty Env: for their names, schemas and facts, not to be run.
-func AllBuiltins() []Tool { return slices.Clone(allBuiltins()) }
-
+// allBuiltins are every built-in tool, built once on an empty Env.
 var allBuiltins = sync.OnceValue(func() []Tool {
 	ts := make([]Tool, len(builtinTable))
 	for i, b := range builtinTable {
@@ -180,3 +177,7 @@ var allBuiltins = sync.OnceValue(func() []Tool {
 	}
 	return ts
 })
+
+// AllBuiltins returns every built-in tool, whether or not a run offers it, in table order.
+// They are built on an empty Env: for their names, schemas and facts, not to be run.
+func AllBuiltins() []Tool { return slices.Clone(allBuiltins()) }

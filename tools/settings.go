@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 )
 
 // Settings are the built-in tools' knobs a run sets. config.Flags embeds them, so each
@@ -11,7 +12,9 @@ import (
 // config's (envvar, config), which the parser fills flag > environment > config file >
 // default. Validate checks their ranges when the command line is parsed; the run passes
 // the whole value to the tools (Env.Settings), and a description quotes a field as
-// {flag-name} (Quote), so the model reads the limit the run uses.
+// {flag-name} (Quote), so the model reads the limit the run uses. A tool reads them with
+// env.settings(), where a field left zero is its default: a knob whose 0 means something
+// (off, no limit) is a pointer.
 type Settings struct {
 	ShellOutputBytes int `name:"shell-output-bytes" placeholder:"BYTES" default:"40000" envvar:"KIMI_RUN_SHELL_OUTPUT_BYTES" config:"tools.shell_output_bytes" help:"Most bytes of a Shell command's output the model reads, its start and its end (1000 to 40000)."`
 }
@@ -39,11 +42,18 @@ func (s Settings) Quote(text string) string {
 func (s Settings) withDefaults() Settings {
 	v := reflect.ValueOf(&s).Elem()
 	for i := range v.NumField() {
-		def := v.Type().Field(i).Tag.Get("default")
-		if f := v.Field(i); f.IsZero() && def != "" {
-			if _, err := fmt.Sscan(def, f.Addr().Interface()); err != nil {
-				panic(fmt.Sprintf("tools: the default of Settings.%s: %v", v.Type().Field(i).Name, err))
-			}
+		def, f := v.Type().Field(i).Tag.Get("default"), v.Field(i)
+		if !f.IsZero() || def == "" {
+			continue
+		}
+		var err error
+		if d, ok := f.Addr().Interface().(*time.Duration); ok {
+			*d, err = time.ParseDuration(def)
+		} else {
+			_, err = fmt.Sscan(def, f.Addr().Interface())
+		}
+		if err != nil {
+			panic(fmt.Sprintf("tools: the default of Settings.%s: %v", v.Type().Field(i).Name, err))
 		}
 	}
 	return s
