@@ -179,6 +179,7 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		Fetch:         r.service(r.s.Services.Fetch),
 		Proxy:         g.sandbox.proxyURL(),
 		Changes:       r.session.changes(),
+		Settings:      r.s.Flags.Settings,
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {

@@ -28,15 +28,6 @@ func (r *runState) prepare(eng *hooks.Engine, ripgrep bool) func(tools.Tool) {
 	}
 }
 
-// prebuild builds what every run needs whatever its flags and input: the built-in tools'
-// table and the request body's JSON encoders (issue 31). Main starts it on the other core
-// while kong builds the command-line model, which nothing can overlap; what is not ready
-// when the run reaches it is waited for, never built twice.
-func prebuild() {
-	tools.Warm()
-	model.Warm()
-}
-
 // predial opens the connection to the model's endpoint while the rest of the set-up
 // runs (model.Predial), once the prompt is in hand: a connection opened before a prompt
 // that is slow to come (stdin) could be closed by the server as idle. Only the client

@@ -65,7 +65,13 @@ type Env struct {
 	// Changes, when set, hears of every change WriteFile and StrReplaceFile make to a file
 	// (the session's before-images, for a rewind); nil: nobody does.
 	Changes FileChanges
+	// Settings are the run's knobs of the tools; a tool reads them with env.settings(),
+	// where a field left zero is its default.
+	Settings Settings
 }
+
+// settings are env.Settings, a field left zero set to its default.
+func (env Env) settings() Settings { return env.Settings.withDefaults() }
 
 // FileChanges hears of the changes the file tools make. Before is called just before a
 // tool changes the file at path (absolute, links resolved), with the file as it is then,
