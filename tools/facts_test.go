@@ -20,14 +20,18 @@ func TestBuiltinFactsHoldTogether(t *testing.T) {
 		seen[name] = true
 		var schema struct {
 			Properties map[string]struct {
-				Type string `json:"type"`
+				Type  string `json:"type"`
+				AnyOf []struct {
+					Type string `json:"type"`
+				} `json:"anyOf"`
 			} `json:"properties"`
 			Required []string `json:"required"`
 		}
 		if err := json.Unmarshal(tool.Schema(), &schema); err != nil {
 			t.Fatalf("%s: schema: %v", name, err)
 		}
-		if f.PathArg != "" && schema.Properties[f.PathArg].Type != "string" {
+		p := schema.Properties[f.PathArg]
+		if f.PathArg != "" && p.Type != "string" && (len(p.AnyOf) != 2 || p.AnyOf[0].Type != "string" || p.AnyOf[1].Type != "null") {
 			t.Errorf("%s: path argument %q is not a string argument of its schema", name, f.PathArg)
 		}
 		if f.WritesFiles && f.Where == InProcess && (f.PathArg == "" || !slices.Contains(schema.Required, f.PathArg)) {
