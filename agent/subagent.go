@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -25,12 +26,31 @@ type Subagents struct {
 	// that keeps delegating cannot run forever.
 	Budget int
 
+	// ModelFor, when set, gives the model an Agent call names (its model parameter); nil,
+	// or an error: the subagent runs on the parent's model and the answer says so.
+	ModelFor func(name string) (model.Model, error)
+
 	mu   sync.Mutex
 	used int
+	// ran are the subagents run so far, by ID, for a resume.
+	ran map[string]*Agent
 }
 
 // RunSubagent implements tools.Subagent.
-func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind string) (string, error) {
+func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (tools.SubagentAnswer, error) {
+	if call.Resume != "" {
+		s.mu.Lock()
+		child := s.ran[call.Resume]
+		delete(s.ran, call.Resume) // one call at a time continues it
+		s.mu.Unlock()
+		if child == nil {
+			return tools.SubagentAnswer{}, fmt.Errorf("no subagent of this run has the agent_id %q, or it is running; leave resume out to start a fresh one", call.Resume)
+		}
+		// Its earlier turns are counted already: this one's are counted anew.
+		child.stats.Steps, child.stats.ToolCalls, child.stats.Usage = 0, 0, model.TokenUsage{}
+		return s.run(ctx, call, child, call.Resume, "")
+	}
+	kind := call.Kind
 	if kind == "" {
 		kind = "coder"
 	}
@@ -41,26 +61,29 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return "", fmt.Errorf("unknown subagent_type %q; the kinds are: %s", kind, strings.Join(names, ", "))
-	}
-	steps, err := s.reserve()
-	if err != nil {
-		return "", err
+		return tools.SubagentAnswer{}, fmt.Errorf("unknown subagent_type %q; the kinds are: %s", kind, strings.Join(names, ", "))
 	}
 	p := s.Parent
 	system := k.SystemPrompt
 	if system == "" {
 		system = p.SystemPrompt
 	}
+	m, note := p.Model, ""
+	if call.Model != "" {
+		switch other, err := s.modelFor(call.Model); {
+		case err != nil:
+			note = fmt.Sprintf("model: %q was not used (%v); the subagent ran on your own model.", call.Model, err)
+		default:
+			m = other
+		}
+	}
 	child := &Agent{
-		Model:        p.Model,
+		Model:        m,
 		Tools:        k.Tools,
 		Sink:         p.Sink,
 		SystemPrompt: system,
-		MaxSteps:     steps,
 		Retry:        p.Retry,
 		Now:          p.Now,
-		Parent:       tools.CallID(ctx),
 		Compaction:   p.Compaction,
 		Lifecycle:    p.Lifecycle,
 		Fallback:     p.Fallback,
@@ -68,6 +91,35 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 		Heartbeat:    p.Heartbeat,
 		Prepare:      p.Prepare,
 	}
+	id := tools.CallID(ctx)
+	if id == "" {
+		id = fmt.Sprintf("agent-%p", child)
+	}
+	return s.run(ctx, call, child, id, note)
+}
+
+// modelFor gives the model named by an Agent call.
+func (s *Subagents) modelFor(name string) (model.Model, error) {
+	if s.ModelFor == nil {
+		return nil, errors.New("this run cannot switch a subagent's model")
+	}
+	return s.ModelFor(name)
+}
+
+// run runs one turn of child, a fresh subagent or one resumed, known afterwards as id.
+func (s *Subagents) run(ctx context.Context, call tools.SubagentCall, child *Agent, id, note string) (tools.SubagentAnswer, error) {
+	description, prompt, kind := call.Description, call.Prompt, call.Kind
+	if kind == "" {
+		kind = "coder"
+	}
+	steps, err := s.reserve()
+	if err != nil {
+		return tools.SubagentAnswer{}, err
+	}
+	p := s.Parent
+	child.MaxSteps = steps
+	child.Parent = tools.CallID(ctx)
+	child.Session = nil
 	// The subagent's conversation is saved beside the parent's, by the same rules, so that a
 	// restore can tell the model what it had done if a kill interrupts it.
 	if ps := p.session(); ps != nil {
@@ -88,13 +140,20 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 	st := child.Stats()
 	s.release(steps - out.Steps)
 	p.addChild(st)
+	s.mu.Lock()
+	if s.ran == nil {
+		s.ran = map[string]*Agent{}
+	}
+	s.ran[id] = child
+	s.mu.Unlock()
+	ans := tools.SubagentAnswer{ID: id, Text: out.FinalText, Note: note}
 	if err != nil {
-		return out.FinalText, fmt.Errorf("subagent %q: %w", description, err)
+		return ans, fmt.Errorf("subagent %q: %w", description, err)
 	}
 	if out.StopReason != event.StopCompleted {
-		return out.FinalText, &SubagentStopped{Reason: out.StopReason, Steps: out.Steps}
+		return ans, &SubagentStopped{Reason: out.StopReason, Steps: out.Steps}
 	}
-	return out.FinalText, nil
+	return ans, nil
 }
 
 // SubagentKind is one kind of subagent: its tools and, when set, its own system prompt

@@ -2,6 +2,9 @@ package run
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"net/http"
 	"slices"
 
@@ -180,6 +183,7 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		Fetch:         r.service(r.s.Services.Fetch),
 		Proxy:         g.sandbox.proxyURL(),
 		Changes:       r.session.changes(),
+		Plan:          tools.NewPlanMode(r.planFile()),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -264,4 +268,13 @@ func (r *runState) headers(e config.Endpoint) map[string]string {
 		h[k] = v
 	}
 	return h
+}
+
+// planFile is where EnterPlanMode's plan is written: beside the session's conversation, or
+// in the temporary directory when the session is not saved.
+func (r *runState) planFile() string {
+	if f := r.session.session; f != nil {
+		return filepath.Join(filepath.Dir(f.Path()), "plan.md")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("kimi-run-plan-%d.md", os.Getpid()))
 }

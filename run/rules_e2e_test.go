@@ -181,6 +181,6 @@ func TestBadToolRules(t *testing.T) {
 // anySubagent stands for the run's subagents, for tools.Builtins.
 type anySubagent struct{}
 
-func (anySubagent) RunSubagent(context.Context, string, string, string) (string, error) {
-	return "", nil
+func (anySubagent) RunSubagent(context.Context, tools.SubagentCall) (tools.SubagentAnswer, error) {
+	return tools.SubagentAnswer{}, nil
 }

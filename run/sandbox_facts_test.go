@@ -17,8 +17,8 @@ import (
 
 type noSubagent struct{}
 
-func (noSubagent) RunSubagent(context.Context, string, string, string) (string, error) {
-	return "", errors.New("no subagents here")
+func (noSubagent) RunSubagent(context.Context, tools.SubagentCall) (tools.SubagentAnswer, error) {
+	return tools.SubagentAnswer{}, errors.New("no subagents here")
 }
 
 type noDMail struct{}
