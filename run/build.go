@@ -3,9 +3,9 @@ package run
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
-	"net/http"
 	"slices"
 
 	"github.com/kimi-run/kimi-run/agent"

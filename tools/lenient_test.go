@@ -12,10 +12,10 @@ import (
 // null for a parameter not given), and still refuse what does not fit.
 func TestLenientArgs(t *testing.T) {
 	type args struct {
-		N    int     `json:"n,omitempty"`
-		B    bool    `json:"b,omitempty"`
-		S    string  `json:"s,omitempty"`
-		P    *int    `json:"p,omitempty" null:"true"`
+		N    int    `json:"n,omitempty"`
+		B    bool   `json:"b,omitempty"`
+		S    string `json:"s,omitempty"`
+		P    *int   `json:"p,omitempty" null:"true"`
 		List []struct {
 			On bool `json:"on"`
 		} `json:"list,omitempty"`
