@@ -33,22 +33,30 @@ type Subagents struct {
 	mu   sync.Mutex
 	used int
 	// ran are the subagents run so far, by ID, for a resume.
-	ran map[string]*Agent
+	ran map[string]ranSubagent
+}
+
+// ranSubagent is a subagent that ran, kept for a resume.
+type ranSubagent struct {
+	agent *Agent
+	kind  string
 }
 
 // RunSubagent implements tools.Subagent.
 func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (tools.SubagentAnswer, error) {
 	if call.Resume != "" {
 		s.mu.Lock()
-		child := s.ran[call.Resume]
+		prev, ok := s.ran[call.Resume]
 		delete(s.ran, call.Resume) // one call at a time continues it
 		s.mu.Unlock()
-		if child == nil {
+		if !ok {
 			return tools.SubagentAnswer{}, fmt.Errorf("no subagent of this run has the agent_id %q, or it is running; leave resume out to start a fresh one", call.Resume)
 		}
 		// Its earlier turns are counted already: this one's are counted anew.
+		child := prev.agent
 		child.stats.Steps, child.stats.ToolCalls, child.stats.Usage = 0, 0, model.TokenUsage{}
-		return s.run(ctx, call, child, call.Resume, "")
+		call.Kind = prev.kind
+		return s.run(ctx, call, child, call.Resume, "", true)
 	}
 	kind := call.Kind
 	if kind == "" {
@@ -95,7 +103,8 @@ func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (t
 	if id == "" {
 		id = fmt.Sprintf("agent-%p", child)
 	}
-	return s.run(ctx, call, child, id, note)
+	call.Kind = kind
+	return s.run(ctx, call, child, id, note, false)
 }
 
 // modelFor gives the model named by an Agent call.
@@ -107,11 +116,8 @@ func (s *Subagents) modelFor(name string) (model.Model, error) {
 }
 
 // run runs one turn of child, a fresh subagent or one resumed, known afterwards as id.
-func (s *Subagents) run(ctx context.Context, call tools.SubagentCall, child *Agent, id, note string) (tools.SubagentAnswer, error) {
+func (s *Subagents) run(ctx context.Context, call tools.SubagentCall, child *Agent, id, note string, resumed bool) (tools.SubagentAnswer, error) {
 	description, prompt, kind := call.Description, call.Prompt, call.Kind
-	if kind == "" {
-		kind = "coder"
-	}
 	steps, err := s.reserve()
 	if err != nil {
 		return tools.SubagentAnswer{}, err
@@ -142,11 +148,11 @@ func (s *Subagents) run(ctx context.Context, call tools.SubagentCall, child *Age
 	p.addChild(st)
 	s.mu.Lock()
 	if s.ran == nil {
-		s.ran = map[string]*Agent{}
+		s.ran = map[string]ranSubagent{}
 	}
-	s.ran[id] = child
+	s.ran[id] = ranSubagent{agent: child, kind: kind}
 	s.mu.Unlock()
-	ans := tools.SubagentAnswer{ID: id, Text: out.FinalText, Note: note}
+	ans := tools.SubagentAnswer{ID: id, Text: out.FinalText, Note: note, Kind: kind, Resumed: resumed}
 	if err != nil {
 		return ans, fmt.Errorf("subagent %q: %w", description, err)
 	}

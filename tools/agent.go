@@ -86,15 +86,22 @@ func NewAgent(env Env) Tool {
 					WithKimi("Agent completed but produced no output.", ""), nil
 			}
 			if head != "" {
-				return Text(head + "\n\n" + ans.Text), nil
+				head += "\n\n"
 			}
-			return Text(ans.Text), nil
+			return Text(head+ans.Text).WithKimi("", kimiAgentDone(ans)), nil
 		})
 }
 
 // kimiAgentFailed words a task that failed as Kimi CLI's Agent tool does
 // (tools/agent/__init__.py), for its message lines.
 func kimiAgentFailed(why string) string { return "Failed to run agent: " + why }
+
+// kimiAgentDone lays out a finished task as Kimi CLI's subagent runner does
+// (src/kimi_cli/subagents/runner.py), for its message lines: the instance's fields, then
+// the answer.
+func kimiAgentDone(ans SubagentAnswer) string {
+	return fmt.Sprintf("agent_id: %s\nresumed: %t\nactual_subagent_type: %s\nstatus: completed\n\n[summary]\n%s", ans.ID, ans.Resumed, ans.Kind, ans.Text)
+}
 
 func agentDescription(types []SubagentType) string {
 	var b strings.Builder

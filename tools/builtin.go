@@ -121,6 +121,9 @@ type SubagentAnswer struct {
 	Text string
 	// Note, when set, says how the call ran otherwise than asked (a model not used).
 	Note string
+	// Kind is the subagent's kind; Resumed says the call continued an earlier subagent.
+	Kind    string
+	Resumed bool
 }
 
 type callIDKey struct{}
