@@ -30,6 +30,9 @@ const (
 	agentMaxTimeout = 3600
 )
 
+// agentSecond is the unit of an Agent call's timeout; tests shorten it.
+var agentSecond = time.Second
+
 // errAgentTimeout is the cause of a subagent's context when its timeout ran out.
 var errAgentTimeout = errors.New("the Agent call's timeout ran out")
 
@@ -55,7 +58,7 @@ func NewAgent(env Env) Tool {
 					return Errorf("timeout must be between %d and %d seconds, got %d", agentMinTimeout, agentMaxTimeout, *a.Timeout), nil
 				}
 				var cancel context.CancelFunc
-				runCtx, cancel = context.WithTimeoutCause(ctx, time.Duration(*a.Timeout)*time.Second, errAgentTimeout)
+				runCtx, cancel = context.WithTimeoutCause(ctx, time.Duration(*a.Timeout)*agentSecond, errAgentTimeout)
 				defer cancel()
 			}
 			ans, err := env.Subagent.RunSubagent(runCtx, call)
