@@ -26,10 +26,6 @@ type Subagents struct {
 	// that keeps delegating cannot run forever.
 	Budget int
 
-	// ModelFor, when set, gives the model an Agent call names (its model parameter); nil,
-	// or an error: the subagent runs on the parent's model and the answer says so.
-	ModelFor func(name string) (model.Model, error)
-
 	mu   sync.Mutex
 	used int
 	// ran are the subagents run so far, by ID, for a resume.
@@ -76,17 +72,14 @@ func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (t
 	if system == "" {
 		system = p.SystemPrompt
 	}
-	m, note := p.Model, ""
+	// A subagent runs on the run's model, inside its budget and fallback chain: a model an
+	// Agent call names is not switched to, and the answer says so.
+	note := ""
 	if call.Model != "" {
-		switch other, err := s.modelFor(call.Model); {
-		case err != nil:
-			note = fmt.Sprintf("model: %q was not used (%v); the subagent ran on your own model.", call.Model, err)
-		default:
-			m = other
-		}
+		note = fmt.Sprintf("model: %q was not used; the subagent ran on your own model (a kimi-run run keeps to its one model).", call.Model)
 	}
 	child := &Agent{
-		Model:        m,
+		Model:        p.Model,
 		Tools:        k.Tools,
 		Sink:         p.Sink,
 		SystemPrompt: system,
@@ -105,14 +98,6 @@ func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (t
 	}
 	call.Kind = kind
 	return s.run(ctx, call, child, id, note, false)
-}
-
-// modelFor gives the model named by an Agent call.
-func (s *Subagents) modelFor(name string) (model.Model, error) {
-	if s.ModelFor == nil {
-		return nil, errors.New("this run cannot switch a subagent's model")
-	}
-	return s.ModelFor(name)
 }
 
 // run runs one turn of child, a fresh subagent or one resumed, known afterwards as id.
