@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kimi-run/kimi-run/tools/background"
 )
 
 // kimiTools is testdata/kimi-1.49-tools.json: every parameter of every tool of Kimi CLI
@@ -251,4 +253,36 @@ func listedToolDifferences(t *testing.T) map[string]bool {
 	sort.Strings(keys)
 	t.Logf("listed: %v", keys)
 	return listed
+}
+
+// TestSchemaBoundsAreTheCode: the defaults and bounds the schemas state are the ones the
+// code applies, so a changed limit cannot leave the schema saying another.
+func TestSchemaBoundsAreTheCode(t *testing.T) {
+	ours := map[string]Tool{}
+	for _, tool := range AllBuiltins() {
+		ours[tool.Name()] = tool
+	}
+	want := map[string]map[string]float64{
+		"Shell.timeout":      {"default": ShellDefaultTimeout, "maximum": background.MaxTimeout.Seconds()},
+		"TaskList.limit":     {"default": taskListDefault, "maximum": taskListMax},
+		"TaskOutput.timeout": {"default": taskWaitDefault, "maximum": taskWaitMax},
+		"SearchWeb.limit":    {"default": searchDefaultLimit, "maximum": searchMaxLimit},
+		"ReadFile.n_lines":   {"default": ReadMaxLines},
+		"Grep.head_limit":    {"default": grepDefaultLimit},
+		"Agent.timeout":      {"minimum": agentMinTimeout, "maximum": agentMaxTimeout},
+	}
+	for key, bounds := range want {
+		name, param, _ := strings.Cut(key, ".")
+		var got map[string]any
+		for _, p := range flattenSchema(t, "", ours[name].Schema()) {
+			if p["path"] == param {
+				got = p
+			}
+		}
+		for k, v := range bounds {
+			if got[k] != v {
+				t.Errorf("%s: the schema's %s is %v, the code's %v", key, k, got[k], v)
+			}
+		}
+	}
 }
