@@ -29,9 +29,10 @@ type askOption = struct {
 const askUserDismissed = `{"answers": {}, "note": "Nobody is present to answer in this unattended run. Decide for yourself and say what you decided."}`
 
 // NewAskUserQuestion returns the AskUserQuestion tool, which answers every call as
-// dismissed: nobody is there.
+// dismissed: nobody is there. Subagents do not get it, as in Kimi CLI (its coder, explore
+// and plan agents leave it out).
 func NewAskUserQuestion(Env) Tool {
-	return New("AskUserQuestion", askUserDescription, Facts{ReadOnly: true}, func(context.Context, askUserArgs) (Result, error) {
+	return New("AskUserQuestion", askUserDescription, Facts{ReadOnly: true, RootOnly: true}, func(context.Context, askUserArgs) (Result, error) {
 		return Text(askUserDismissed), nil
 	})
 }
