@@ -26,6 +26,10 @@ type Subagents struct {
 	// that keeps delegating cannot run forever.
 	Budget int
 
+	// SwitchModel says whether a subagent may run on the model an Agent call names (see
+	// Config.SubagentModel); nil: none may.
+	SwitchModel func(id string) error
+
 	mu   sync.Mutex
 	used int
 	// ran are the subagents run so far, by ID, for a resume.
@@ -34,8 +38,8 @@ type Subagents struct {
 
 // ranSubagent is a subagent that ran, kept for a resume.
 type ranSubagent struct {
-	agent *Agent
-	kind  string
+	agent       *Agent
+	kind, model string
 }
 
 // RunSubagent implements tools.Subagent.
@@ -52,7 +56,10 @@ func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (t
 		child := prev.agent
 		child.stats.Steps, child.stats.ToolCalls, child.stats.Usage = 0, 0, model.TokenUsage{}
 		call.Kind = prev.kind
-		return s.run(ctx, call, child, call.Resume, "", true)
+		if call.Model == "" {
+			call.Model = prev.model
+		}
+		return s.run(ctx, call, child, call.Resume, true)
 	}
 	kind := call.Kind
 	if kind == "" {
@@ -71,12 +78,6 @@ func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (t
 	system := k.SystemPrompt
 	if system == "" {
 		system = p.SystemPrompt
-	}
-	// A subagent runs on the run's model, inside its budget and fallback chain: a model an
-	// Agent call names is not switched to, and the answer says so.
-	note := ""
-	if call.Model != "" {
-		note = fmt.Sprintf("model: %q was not used; the subagent ran on your own model (a kimi-run run keeps to its one model).", call.Model)
 	}
 	child := &Agent{
 		Model:        p.Model,
@@ -97,12 +98,25 @@ func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (t
 		id = fmt.Sprintf("agent-%p", child)
 	}
 	call.Kind = kind
-	return s.run(ctx, call, child, id, note, false)
+	return s.run(ctx, call, child, id, false)
 }
 
 // run runs one turn of child, a fresh subagent or one resumed, known afterwards as id.
-func (s *Subagents) run(ctx context.Context, call tools.SubagentCall, child *Agent, id, note string, resumed bool) (tools.SubagentAnswer, error) {
+func (s *Subagents) run(ctx context.Context, call tools.SubagentCall, child *Agent, id string, resumed bool) (tools.SubagentAnswer, error) {
 	description, prompt, kind := call.Description, call.Prompt, call.Kind
+	// A model an Agent call names is asked for by the subagent's calls, inside the run's
+	// budget; one the run cannot switch to is not, and the answer says so.
+	note := ""
+	if call.Model != "" {
+		err := errors.New("this run does not switch models")
+		if s.SwitchModel != nil {
+			err = s.SwitchModel(call.Model)
+		}
+		if err != nil {
+			note = fmt.Sprintf("model: %q was not used (%v); the subagent ran on your own model.", call.Model, err)
+			call.Model = ""
+		}
+	}
 	steps, err := s.reserve()
 	if err != nil {
 		return tools.SubagentAnswer{}, err
@@ -124,7 +138,11 @@ func (s *Subagents) run(ctx context.Context, call tools.SubagentCall, child *Age
 	if p.Lifecycle != nil {
 		p.Lifecycle.SubagentStart(ctx, kind, prompt)
 	}
-	out, err := child.Turn(ctx, event.TurnSpec{Prompt: prompt, Node: description})
+	turnCtx := ctx
+	if call.Model != "" {
+		turnCtx = model.WithModelID(ctx, call.Model)
+	}
+	out, err := child.Turn(turnCtx, event.TurnSpec{Prompt: prompt, Node: description})
 	if p.Lifecycle != nil {
 		p.Lifecycle.SubagentStop(ctx, kind, out.FinalText)
 	}
@@ -135,7 +153,7 @@ func (s *Subagents) run(ctx context.Context, call tools.SubagentCall, child *Age
 	if s.ran == nil {
 		s.ran = map[string]ranSubagent{}
 	}
-	s.ran[id] = ranSubagent{agent: child, kind: kind}
+	s.ran[id] = ranSubagent{agent: child, kind: kind, model: call.Model}
 	s.mu.Unlock()
 	ans := tools.SubagentAnswer{ID: id, Text: out.FinalText, Note: note, Kind: kind, Resumed: resumed}
 	if err != nil {

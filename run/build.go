@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -68,11 +69,17 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 			// the window, so an anthropic provider's requests fit it too.
 			CapCompletion: (e.KimiProvider || e.Protocol == "anthropic") && e.ContextKnown && e.Generation.CompletionCap >= 0,
 			CompletionCap: e.Generation.CompletionCap, Reserve: l.Reserve, TriggerRatio: l.TriggerRatio},
-		Retry:        r.retryPolicy(),
-		Session:      r.session.session,
-		DMail:        in.ws.agent.dmail,
-		Tools:        ts.root,
-		Subagents:    ts.subagents,
+		Retry:     r.retryPolicy(),
+		Session:   r.session.session,
+		DMail:     in.ws.agent.dmail,
+		Tools:     ts.root,
+		Subagents: ts.subagents,
+		SubagentModel: func(string) error {
+			if s.Budget.MaxCost > 0 {
+				return errors.New("--max-cost-usd needs the prices of every model the run uses, and another model's are unknown")
+			}
+			return nil
+		},
 		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
 		Lifecycle:    hookLifecycle{e: eng},
 		MaxToolCalls: s.Flags.MaxToolCalls,
@@ -245,6 +252,11 @@ func (r *runState) model() (*fallbackModel, error) {
 	}
 	chain := &fallbackModel{links: []*link{{m: own, name: e.Model, id: e.Model, provider: e.Protocol,
 		prices: s.Budget.Prices, window: e.MaxContext, capCompl: capsCompletion(e)}}}
+	chain.other = func(id string) (model.Model, error) {
+		cfg := ownCfg
+		cfg.Model, cfg.Predial = id, nil
+		return model.New(cfg)
+	}
 	for _, fb := range s.Fallbacks {
 		key, client := fb.Endpoint.APIKey, tapeClient
 		if fb.SameProvider {

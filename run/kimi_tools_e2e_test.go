@@ -86,9 +86,16 @@ func TestKimiToolsInPrintMode(t *testing.T) {
 		t.Errorf("ExitPlanMode without a plan: %q", got)
 	}
 	sub1 := toolResults(reqs[5])["sub1"]
-	for _, want := range []string{"ran in the foreground", `"other-model" was not used`, "agent_id: sub1", "I will remember kiwi."} {
+	for _, want := range []string{"ran in the foreground", "agent_id: sub1", "I will remember kiwi."} {
 		if !strings.Contains(sub1, want) {
 			t.Errorf("Agent result %q lacks %q", sub1, want)
+		}
+	}
+	// The model an Agent call names is asked for by its subagent's calls, resumed ones too,
+	// and by none of the parent's.
+	for i, want := range []string{"test-model", "test-model", "test-model", "test-model", "other-model", "test-model", "other-model", "test-model"} {
+		if got := reqs[i].Body["model"]; got != want {
+			t.Errorf("request %d asked for model %v, want %s", i, got, want)
 		}
 	}
 	var resumed []string
@@ -105,5 +112,27 @@ func TestKimiToolsInPrintMode(t *testing.T) {
 	}
 	if got := toolResults(reqs[7])["sub2"]; !strings.Contains(got, "kiwi") || !strings.Contains(got, "agent_id: sub1") {
 		t.Errorf("resumed Agent result: %q", got)
+	}
+}
+
+// TestAgentModelUnderACostBudget: under --max-cost-usd a subagent stays on the run's model
+// (another model's prices are unknown), and the Agent result says the model was not used.
+func TestAgentModelUnderACostBudget(t *testing.T) {
+	t.Parallel()
+	srv := scripted.New(t,
+		scripted.ToolCalls(scripted.CallID("sub", "Agent", `{"description":"look","prompt":"Look around.","model":"other-model"}`)),
+		scripted.Text("nothing here"),
+		scripted.Text("done"),
+	)
+	r := kimi(t, srv, invocation{args: []string{"--max-cost-usd", "5", "--price-input", "1", "--price-output", "2", "-p", "go"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[1].Body["model"] != "test-model" {
+		t.Fatalf("%d requests; the subagent's asked for %v", len(reqs), reqs[1].Body["model"])
+	}
+	if got := toolResults(reqs[2])["sub"]; !strings.Contains(got, `model: "other-model" was not used (--max-cost-usd needs the prices`) {
+		t.Errorf("Agent result %q", got)
 	}
 }
