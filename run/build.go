@@ -282,9 +282,13 @@ func (r *runState) headers(e config.Endpoint) map[string]string {
 	return h
 }
 
-// planFile is where EnterPlanMode's plan is written: beside the session's conversation, or
-// in the temporary directory when the session is not saved.
+// planFile is where EnterPlanMode's plan is written: in the sandbox's temp dir under
+// --sandbox (the one place outside the work dir it lets the tools write), else beside the
+// session's conversation, or in the temporary directory when the session is not saved.
 func (r *runState) planFile() string {
+	if dir := r.guard.sandbox.tempDir; dir != "" {
+		return filepath.Join(dir, "plan.md")
+	}
 	if f := r.session.session; f != nil {
 		return filepath.Join(filepath.Dir(f.Path()), "plan.md")
 	}

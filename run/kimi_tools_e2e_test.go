@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,5 +135,54 @@ func TestAgentModelUnderACostBudget(t *testing.T) {
 	}
 	if got := toolResults(reqs[2])["sub"]; !strings.Contains(got, `model: "other-model" was not used (--max-cost-usd needs the prices`) {
 		t.Errorf("Agent result %q", got)
+	}
+}
+
+// TestPlanModeInPrintMode: EnterPlanMode and ExitPlanMode answer as Kimi CLI 1.49's print
+// mode does, where nobody is there to approve (src/kimi_cli/tools/plan/enter.py and
+// src/kimi_cli/tools/plan/__init__.py at 4a550eff, whose approval is automatic when
+// soul/approval.py's afk holds, as print mode sets it): entering is approved at once and
+// names the plan file; entering twice is an error; leaving without a plan is an error;
+// leaving with one approves it and hands its text back; leaving again is an error.
+func TestPlanModeInPrintMode(t *testing.T) {
+	t.Parallel()
+	sessions := t.TempDir()
+	write := fmt.Sprintf(`{"command":"d=$(find %s -type d -name plan-run) && printf '1. add the flag\\n2. test it\\n' > \"$d/plan.md\""}`, sessions)
+	srv := scripted.New(t,
+		scripted.ToolCalls(scripted.CallID("enter", "EnterPlanMode", `{}`)),
+		scripted.ToolCalls(scripted.CallID("again", "EnterPlanMode", `{}`), scripted.CallID("early", "ExitPlanMode", `{}`)),
+		scripted.ToolCalls(scripted.CallID("write", "Shell", write)),
+		scripted.ToolCalls(scripted.CallID("exit", "ExitPlanMode", `{"options":[{"label":"flag"},{"label":"env"}]}`)),
+		scripted.ToolCalls(scripted.CallID("twice", "ExitPlanMode", `{}`)),
+		scripted.Text("planned"),
+	)
+	r := kimi(t, srv, invocation{args: []string{"--session-dir", sessions, "--session", "plan-run", "-p", "plan it"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 6 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	results := map[string]string{}
+	for _, req := range reqs {
+		for id, content := range toolResults(req) {
+			results[id] = content
+		}
+	}
+	for id, want := range map[string]string{
+		"enter": "Plan mode is on (approved automatically",
+		"again": "ERROR: plan mode is already on",
+		"early": "holds no plan",
+		"write": "exit code 0",
+		"exit":  "The approved plan:\n1. add the flag\n2. test it",
+		"twice": "ERROR: plan mode is off",
+	} {
+		if !strings.Contains(results[id], want) {
+			t.Errorf("%s: %q, want it to hold %q", id, results[id], want)
+		}
+	}
+	if !strings.Contains(results["enter"], filepath.Join("plan-run", "plan.md")) {
+		t.Errorf("EnterPlanMode names no plan file beside the session: %q", results["enter"])
 	}
 }
