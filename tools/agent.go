@@ -108,7 +108,7 @@ func kimiAgentDone(ans SubagentAnswer) string {
 
 func agentDescription(types []SubagentType) string {
 	var b strings.Builder
-	b.WriteString(`Delegate a self-contained piece of work to a subagent and get its final answer back. The subagent runs with a fresh, empty context and the same model, works until it has an answer, and cannot start subagents itself. Use it to keep your own context small: broad searches across a large codebase, investigating one question in depth, or an independent change that can be described completely. Several Agent calls in one reply run in parallel. The subagent cannot see this conversation, so the prompt must say everything. Its steps count toward a budget for the whole run.`)
+	b.WriteString(`Delegate a self-contained piece of work to a subagent and get its final answer back. The subagent runs with a fresh, empty context (with resume: the context of one an earlier call ran) and your model unless model names another, works until it has an answer, and cannot start subagents itself. Use it to keep your own context small: broad searches across a large codebase, investigating one question in depth, or an independent change that can be described completely. Several Agent calls in one reply run in parallel. The subagent cannot see this conversation, so the prompt must say everything. Its steps count toward a budget for the whole run.`)
 	if len(types) > 0 {
 		b.WriteString("\n\nKinds of subagent (subagent_type):")
 		for _, t := range types {
