@@ -1,6 +1,8 @@
 package tools
 
-import "context"
+import (
+	"context"
+)
 
 const askUserDescription = `Ask the user questions with a few options each. In this run nobody is there to
 answer: the call returns at once with no answers, and you decide yourself. State the choice
@@ -32,7 +34,15 @@ const askUserDismissed = `{"answers": {}, "note": "Nobody is present to answer i
 // dismissed: nobody is there. Subagents do not get it, as in Kimi CLI (its coder, explore
 // and plan agents leave it out).
 func NewAskUserQuestion(Env) Tool {
-	return New("AskUserQuestion", askUserDescription, Facts{ReadOnly: true, RootOnly: true}, func(context.Context, askUserArgs) (Result, error) {
+	return New("AskUserQuestion", askUserDescription, Facts{ReadOnly: true, RootOnly: true}, func(_ context.Context, in askUserArgs) (Result, error) {
+		if n := len(in.Questions); n < 1 || n > 4 {
+			return Errorf("questions holds %d questions; ask 1 to 4", n), nil
+		}
+		for i, q := range in.Questions {
+			if n := len(q.Options); n < 2 || n > 4 {
+				return Errorf("question %d has %d options; give 2 to 4", i+1, n), nil
+			}
+		}
 		return Text(askUserDismissed), nil
 	})
 }

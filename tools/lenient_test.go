@@ -53,3 +53,18 @@ func TestLenientArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestAskUserQuestion: every call is answered at once as dismissed, since nobody is there;
+// questions and options out of Kimi's bounds are refused as Kimi's model refuses them.
+func TestAskUserQuestion(t *testing.T) {
+	tool := NewAskUserQuestion(Env{})
+	res := runSearchTool(t, tool, map[string]any{"questions": []any{map[string]any{"question": "Which?", "options": []any{map[string]any{"label": "a"}, map[string]any{"label": "b"}}}}})
+	if res.IsError || !strings.Contains(res.Output, `"answers": {}`) || !strings.Contains(res.Output, "Nobody is present") {
+		t.Errorf("answer: %+v", res)
+	}
+	for _, args := range []string{`{"questions":[]}`, `{"questions":[{"question":"q","options":[{"label":"a"}]}]}`} {
+		if res, _ := tool.Run(context.Background(), json.RawMessage(args)); !res.IsError {
+			t.Errorf("%s: %+v", args, res)
+		}
+	}
+}
