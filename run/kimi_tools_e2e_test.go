@@ -186,3 +186,26 @@ func TestPlanModeInPrintMode(t *testing.T) {
 		t.Errorf("EnterPlanMode names no plan file beside the session: %q", results["enter"])
 	}
 }
+
+// TestAgentTimeoutStopsTheSubagent: an Agent call's timeout (Kimi's least, 30 s) that runs
+// out while its subagent waits on a model that never answers stops the subagent, and the
+// result the model reads says the timeout stopped it; the run goes on.
+func TestAgentTimeoutStopsTheSubagent(t *testing.T) {
+	t.Parallel()
+	srv := scripted.New(t,
+		scripted.ToolCalls(scripted.CallID("slow", "Agent", `{"description":"slow task","prompt":"Take your time.","timeout":30}`)),
+		scripted.Reply(scripted.Say("working on it"), scripted.Hang()),
+		scripted.Text("the subagent ran out of time"),
+	)
+	r := kimi(t, srv, invocation{args: []string{"--stream-idle-timeout", "10m", "-p", "go"}})
+	if r.code != 0 || r.stdout != "the subagent ran out of time\n" {
+		t.Fatalf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if got := toolResults(reqs[2])["slow"]; !strings.Contains(got, `task "slow task" was stopped: its timeout of 30s ran out`) {
+		t.Errorf("Agent result %q", got)
+	}
+}
