@@ -2,7 +2,11 @@ package run
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/kimi-run/kimi-run/agent"
@@ -66,11 +70,17 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 			// the window, so an anthropic provider's requests fit it too.
 			CapCompletion: (e.KimiProvider || e.Protocol == "anthropic") && e.ContextKnown && e.Generation.CompletionCap >= 0,
 			CompletionCap: e.Generation.CompletionCap, Reserve: l.Reserve, TriggerRatio: l.TriggerRatio},
-		Retry:        r.retryPolicy(),
-		Session:      r.session.session,
-		DMail:        in.ws.agent.dmail,
-		Tools:        ts.root,
-		Subagents:    ts.subagents,
+		Retry:     r.retryPolicy(),
+		Session:   r.session.session,
+		DMail:     in.ws.agent.dmail,
+		Tools:     ts.root,
+		Subagents: ts.subagents,
+		SubagentModel: func(string) error {
+			if s.Budget.MaxCost > 0 {
+				return errors.New("--max-cost-usd needs the prices of every model the run uses, and another model's are unknown")
+			}
+			return nil
+		},
 		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
 		Lifecycle:    hookLifecycle{e: eng},
 		MaxToolCalls: s.Flags.MaxToolCalls,
@@ -180,6 +190,7 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		Proxy:         g.sandbox.proxyURL(),
 		Changes:       r.session.changes(),
 		Settings:      r.s.Flags.Settings,
+		Plan:          tools.NewPlanMode(r.planFile()),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -241,6 +252,11 @@ func (r *runState) model() (*fallbackModel, error) {
 	}
 	chain := &fallbackModel{links: []*link{{m: own, name: e.Model, id: e.Model, provider: e.Protocol,
 		prices: s.Budget.Prices, window: e.MaxContext, capCompl: capsCompletion(e)}}}
+	chain.other = func(id string) (model.Model, error) {
+		cfg := ownCfg
+		cfg.Model, cfg.Predial = id, nil
+		return model.New(cfg)
+	}
 	for _, fb := range s.Fallbacks {
 		key, client := fb.Endpoint.APIKey, tapeClient
 		if fb.SameProvider {
@@ -264,4 +280,17 @@ func (r *runState) headers(e config.Endpoint) map[string]string {
 		h[k] = v
 	}
 	return h
+}
+
+// planFile is where EnterPlanMode's plan is written: in the sandbox's temp dir under
+// --sandbox (the one place outside the work dir it lets the tools write), else beside the
+// session's conversation, or in the temporary directory when the session is not saved.
+func (r *runState) planFile() string {
+	if dir := r.guard.sandbox.tempDir; dir != "" {
+		return filepath.Join(dir, "plan.md")
+	}
+	if f := r.session.session; f != nil {
+		return filepath.Join(filepath.Dir(f.Path()), "plan.md")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("kimi-run-plan-%d.md", os.Getpid()))
 }

@@ -32,7 +32,7 @@ func TestRequestBodiesUnchanged(t *testing.T) {
 		script []scripted.Response
 	}{
 		{"default-tool-step", []string{"-p", "hi"}, []scripted.Response{
-			scripted.ToolCalls(scripted.Call("Think", `{"thought":"a plan"}`)),
+			scripted.ToolCalls(scripted.Call("SetTodoList", `{"todos":[{"title":"a plan","status":"pending"}]}`)),
 			scripted.Text("done"),
 		}},
 		{"okabe", []string{"--agent", "okabe", "-p", "hi"}, []scripted.Response{scripted.Text("ok")}},

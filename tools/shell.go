@@ -58,9 +58,9 @@ var shellFacts = Facts{ReadsFiles: true, WritesFiles: true, Network: true, Destr
 // shellArgs are the arguments of a Shell call.
 type shellArgs struct {
 	Command         string `json:"command" description:"the command line to run with {shell_run}"`
-	Timeout         int    `json:"timeout,omitempty" description:"seconds before the command is killed; default {shell_default_timeout}, maximum {shell_max_timeout} (a background task: up to {shell_background_max})"`
-	RunInBackground bool   `json:"run_in_background,omitempty" description:"start the command as a background task and return its task id at once (default false)"`
-	Description     string `json:"description,omitempty" description:"a short description of the background task; required with run_in_background"`
+	Timeout         int    `json:"timeout,omitempty" default:"60" minimum:"1" maximum:"86400" description:"seconds before the command is killed; default {shell_default_timeout}, maximum {shell_max_timeout} (a background task: default [background] agent_task_timeout_s, up to {shell_background_max})"`
+	RunInBackground bool   `json:"run_in_background,omitempty" default:"false" description:"start the command as a background task and return its task id at once (default false)"`
+	Description     string `json:"description,omitempty" default:"\"\"" description:"a short description of the background task; required with run_in_background"`
 }
 
 // shell runs commands for the model.
