@@ -304,13 +304,13 @@ func TestAnthropicThinkingSurvivesResume(t *testing.T) {
 }
 
 // A fallback to an anthropic model takes over a chat-completions conversation whose tool
-// call ids the Messages API would refuse (Moonshot's "functions.Think:0"): the ids go as
+// call ids the Messages API would refuse (Moonshot's "functions.SetTodoList:0"): the ids go as
 // safe ones, alike in the call and its result, and the run ends on the fallback's answer.
 func TestAnthropicFallbackTakesOverChatIDs(t *testing.T) {
 	t.Parallel()
 	main := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
 		if len(req.MessagesOf("tool")) == 0 {
-			return scripted.ToolCalls(scripted.CallID("functions.Think:0", "Think", `{"thought":"x-marks-the-spot"}`))
+			return scripted.ToolCalls(scripted.CallID("functions.SetTodoList:0", "SetTodoList", `{"todos":[{"title":"x-marks-the-spot","status":"pending"}]}`))
 		}
 		return overloaded
 	})
@@ -336,7 +336,7 @@ api_key = "sk-ant-fallback-key-12345678"
 	}
 	calls := reqs[0].MessagesOf("assistant")[0]["tool_calls"].([]any)
 	id := calls[0].(map[string]any)["id"]
-	if id != "functions_Think_0" {
+	if id != "functions_SetTodoList_0" {
 		t.Errorf("call id sent = %v", id)
 	}
 	if tools := reqs[0].MessagesOf("tool"); len(tools) != 1 || tools[0]["tool_call_id"] != id {
