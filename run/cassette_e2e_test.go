@@ -122,7 +122,7 @@ func TestRecordedFailuresReplayAsRecorded(t *testing.T) {
 			// The good attempt must stream within the idle timeout: 1 s leaves a loaded
 			// machine, and the tests running beside this one, room.
 			args: []string{"--stream-idle-timeout", "1s"}, code: 0},
-		{name: "step limit", script: []scripted.Response{scripted.ToolCalls(scripted.Call("Think", `{"thought":"again"}`)).Forever()},
+		{name: "step limit", script: []scripted.Response{scripted.ToolCalls(scripted.Call("SetTodoList", `{}`)).Forever()},
 			args: []string{"--max-steps", "2"}, code: 3},
 	}
 	for _, tt := range tests {

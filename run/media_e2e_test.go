@@ -155,6 +155,7 @@ func TestReadMediaFileNeedsTheCapability(t *testing.T) {
 		scripted.ToolCalls(scripted.Call("ReadMediaFile", `{"path":"shot.png"}`)),
 		scripted.Text("ok"),
 	)
+	srv.AllowUnknownTools()
 	r := kimi(t, srv, invocation{args: []string{"--output-format", "stream-json", "-p", "look"}})
 	evs := events(t, r.stdout)
 	if tools, _ := evs[0]["tools"].([]any); slices.Contains(tools, any("ReadMediaFile")) {

@@ -1,6 +1,7 @@
 package scripted
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -28,6 +29,9 @@ type Server struct {
 	strays atomic.Int64
 	mayDie atomic.Bool  // ClientsMayDie
 	cut    atomic.Int64 // requests whose body ended early under ClientsMayDie
+	// unknown is set by AllowUnknownTools; unknownSeen once a request carried the agent's
+	// answer to a call of a tool it does not offer, reported once.
+	unknown, unknownSeen atomic.Bool
 
 	mu      sync.Mutex
 	next    int
@@ -149,6 +153,26 @@ func (s *Server) ClientsMayDie() { s.mayDie.Store(true) }
 // Cut counts the requests let go under ClientsMayDie.
 func (s *Server) Cut() int { return int(s.cut.Load()) }
 
+// AllowUnknownTools says the script calls a tool the run does not offer on purpose. Without
+// it, a request that carries the agent's answer to such a call ("no tool named X") fails
+// the test: a scripted call of a tool the agent left out would otherwise run as an error
+// step that nobody asked for.
+func (s *Server) AllowUnknownTools() { s.unknown.Store(true) }
+
+// unknownTool is how the agent answers a call of a tool it does not offer (agent/batch.go).
+var unknownTool = []byte("no tool named ")
+
+// checkTools fails the test, once, when raw carries the answer to a call of a tool the
+// run does not offer and the test did not say it may (AllowUnknownTools).
+func (s *Server) checkTools(n int, raw []byte) {
+	i := bytes.Index(raw, unknownTool)
+	if i < 0 || s.unknown.Load() || s.unknownSeen.Swap(true) {
+		return
+	}
+	s.t.Errorf("scripted: request %d answers a call of a tool the run does not offer (%.80s...); "+
+		"call a tool it offers, or call AllowUnknownTools if the test means it", n+1, raw[i:])
+}
+
 // Strays counts the requests that came without this server's prefix: another server's
 // clients, on a reused port. They are answered 404 and neither recorded nor failed.
 func (s *Server) Strays() int { return int(s.strays.Load()) }
@@ -239,6 +263,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
+	if code == 0 {
+		s.checkTools(n, raw)
+	}
 	if code != 0 {
 		s.t.Errorf("scripted: request %d (%s %s, User-Agent %q): %s", n+1, r.Method, path, r.UserAgent(), req.Problem)
 		resp = Status(code, ErrorBody("scripted_error", "scripted: "+req.Problem))
