@@ -48,9 +48,6 @@ type Config struct {
 	Heartbeat time.Duration
 	// Inbox hands the main agent messages before each step (Agent.Inbox); nil: none.
 	Inbox func(ctx context.Context) []string
-	// Prepare is told of each tool as soon as the stream names a call of it
-	// (Agent.Prepare); nil: nothing is.
-	Prepare func(t tools.Tool)
 }
 
 // Delegates are the parts of an Agent that tools call back into.
@@ -79,7 +76,6 @@ func New(cfg Config) *Agent {
 		ToolCap:           NewToolCap(cfg.MaxToolCalls),
 		Heartbeat:         cfg.Heartbeat,
 		Inbox:             cfg.Inbox,
-		Prepare:           cfg.Prepare,
 	}
 	subs := &Subagents{Parent: a}
 	d := Delegates{Subagent: subs}

@@ -66,7 +66,6 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 		Fallback:     p.Fallback,
 		ToolCap:      p.ToolCap,
 		Heartbeat:    p.Heartbeat,
-		Prepare:      p.Prepare,
 	}
 	// The subagent's conversation is saved beside the parent's, by the same rules, so that a
 	// restore can tell the model what it had done if a kill interrupts it.

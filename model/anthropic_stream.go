@@ -171,9 +171,6 @@ func (r *anthropicReader) start(index int, raw json.RawMessage) error {
 		b.data = cb.Data
 	case "tool_use":
 		b.id, b.name, b.input = cb.ID, cb.Name, cb.Input
-		if r.h.ToolNamed != nil && b.name != "" {
-			r.h.ToolNamed(b.name)
-		}
 	default:
 		if bs := decodeBlocks(append(append(json.RawMessage("["), raw...), ']')); len(bs) == 1 {
 			b.other = bs[0]

@@ -130,9 +130,6 @@ func (r *geminiReader) part(p geminiPart) error {
 			r.sigs.Calls[id] = p.ThoughtSignature
 		}
 		// Gemini sends each call whole.
-		if r.h.ToolNamed != nil {
-			r.h.ToolNamed(call.Name)
-		}
 		if r.h.ToolCall != nil {
 			r.h.ToolCall(call)
 		}

@@ -35,11 +35,6 @@ type Handler struct {
 	Thinking func(delta string)
 	// ToolCall is called once per tool call, as soon as that call has fully streamed.
 	ToolCall func(call CallSpec)
-	// ToolNamed is called as soon as the stream names a tool call, before its arguments
-	// have come: what the tool needs can start meanwhile. It may be called with the name
-	// as far as it has streamed (again when more of it comes), and more than once for a
-	// call; a protocol that sends calls whole calls it just before ToolCall.
-	ToolNamed func(name string)
 }
 
 // Reply is a complete model answer.

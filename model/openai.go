@@ -94,7 +94,6 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 	defer stream.Close()
 
 	rr := &replyReader{h: h, key: o.cfg.ReasoningKey, asm: newAssembler(o.newID, h.ToolCall), size: x.size}
-	rr.asm.named = h.ToolNamed
 	for {
 		// The raw line, not go-openai's struct: see rawChunk for what the struct drops.
 		line, err := stream.RecvRaw()

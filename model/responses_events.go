@@ -135,9 +135,6 @@ func (r *responsesReader) add(payload []byte) error {
 		if json.Unmarshal(e.Item, &it) == nil && it.Type == "function_call" {
 			c := r.call(idx)
 			c.id, c.name = firstSet(c.id, it.CallID), firstSet(c.name, it.Name)
-			if r.h.ToolNamed != nil && c.name != "" {
-				r.h.ToolNamed(c.name)
-			}
 			return r.setArgs(c, it.Arguments)
 		}
 	case "response.function_call_arguments.delta":

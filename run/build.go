@@ -75,7 +75,6 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		MaxToolCalls: s.Flags.MaxToolCalls,
 		Heartbeat:    s.Flags.Heartbeat,
 		Inbox:        taskInbox(r.tasks, eng, r.secrets.scrub),
-		Prepare:      r.prepare(eng, ts.env.Ripgrep != ""),
 	})
 	if ts.err != nil {
 		return nil, ts.err
