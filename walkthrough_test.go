@@ -50,33 +50,36 @@ func TestWalkthrough(t *testing.T) {
 	}
 }
 
-// eventChange adds an event type that text mode shows and the other renderers leave out,
-// emitted where a step goes on on the fallback model.
+// eventChange adds an event type with a timing field, marked volatile, that text mode shows
+// and the other renderers leave out, emitted before each retry of a model call: the
+// record/replay tests of run/ (which retry) see it and must leave its time out.
 func eventChange() change {
 	return change{
 		checklist: "### Add an event type",
 		edits: []edit{
 			{"event/payload.go", func(t *testing.T, s string) string {
-				s = insertBefore(t, s, "\tTypeResult ", "\tTypeWalkthroughFallback Type = \"walkthrough_fallback\"\n")
-				s = insertBefore(t, s, "\t{Result{}, ", "\t{WalkthroughFallback{}, KimiLines | Telemetry},\n")
+				s = insertBefore(t, s, "\tTypeResult ", "\tTypeWalkthroughAttempt Type = \"walkthrough_attempt\"\n")
+				s = insertBefore(t, s, "\t{Result{}, ", "\t{WalkthroughAttempt{}, KimiLines | Telemetry},\n")
 				return s + `
-// WalkthroughFallback reports that a step goes on on the fallback model.
-type WalkthroughFallback struct {
-// The step tried again; 0 for a compaction's summary.
+// WalkthroughAttempt reports that an attempt at a model call failed and will be retried.
+type WalkthroughAttempt struct {
+// The step whose call failed.
 Step int ` + "`json:\"step\" minimum:\"0\"`" + `
-// The fallback model's name.
-Model string ` + "`json:\"model\" minLength:\"1\"`" + `
+// The attempt that failed, from 1.
+Attempt int ` + "`json:\"attempt\" minimum:\"1\"`" + `
+// When it failed, in milliseconds since 1970.
+UnixMS int64 ` + "`json:\"unix_ms\" minimum:\"0\" volatile:\"true\"`" + `
 }
 
-// Type is "walkthrough_fallback".
-func (WalkthroughFallback) Type() Type { return TypeWalkthroughFallback }
+// Type is "walkthrough_attempt".
+func (WalkthroughAttempt) Type() Type { return TypeWalkthroughAttempt }
 `
 			}},
-			{"agent/fallback.go", func(t *testing.T, s string) string {
-				return insertAfterLine(t, s, "trying the step again on the fallback model", "\ta.emit(event.WalkthroughFallback{Step: step, Model: name})\n")
+			{"agent/step.go", func(t *testing.T, s string) string {
+				return insertAfterLine(t, s, "MaxAttempts: attempts, DelayMS:", "\ta.emit(event.WalkthroughAttempt{Step: step, Attempt: int(n), UnixMS: time.Now().UnixMilli()})\n")
 			}},
 			{"output/progress.go", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "\tcase event.Result:", "\tcase event.WalkthroughFallback:\n\t\tl.info(fmt.Sprintf(\"step %d goes on on %s\", d.Step, d.Model))\n")
+				return insertBefore(t, s, "\tcase event.Result:", "\tcase event.WalkthroughAttempt:\n\t\tl.info(fmt.Sprintf(\"step %d: attempt %d failed\", d.Step, d.Attempt))\n")
 			}},
 		},
 		generate:  [][]string{{"go", "test", "./internal/eventschema", "-run", "TestGenerated", "-update"}},
