@@ -19,7 +19,7 @@ import (
 // error answers, Retry-After, the SSE filter and the reply's size cap) and the error types.
 type Anthropic struct {
 	cfg Config
-	s   *streamer
+	s   *Streamer
 	url string
 	ids atomic.Int64
 }
@@ -40,7 +40,7 @@ func NewAnthropic(cfg Config) *Anthropic {
 	a := &Anthropic{cfg: cfg, url: messagesURL(cfg.BaseURL)}
 	withHeaders := cfg
 	withHeaders.Headers = a.headers()
-	a.s = newStreamer(withHeaders)
+	a.s = NewStreamer(withHeaders)
 	return a
 }
 
@@ -103,7 +103,7 @@ func containsFold(list []string, s string) bool {
 
 // Stream implements Model.
 func (a *Anthropic) Stream(ctx context.Context, req Request, h Handler) (Reply, error) {
-	rd := newAnthropicReader(h, newReplyMeter(a.cfg.MaxReplyBytes), a.newID)
+	rd := newAnthropicReader(h, NewReplyMeter(a.cfg.MaxReplyBytes), a.newID)
 	var prior []block
 	for pauses := 0; ; pauses++ {
 		if err := a.exchange(ctx, req, prior, rd); err != nil {
@@ -158,40 +158,40 @@ func (a *Anthropic) exchange(ctx context.Context, req Request, prior []block, rd
 	if err != nil {
 		return fmt.Errorf("encode request: %w", err)
 	}
-	st, err := a.s.open(ctx, a.url, nil, body)
+	st, err := a.s.Open(ctx, a.url, nil, body)
 	if err != nil {
 		return err
 	}
-	defer st.close()
+	defer st.Close()
 	// One cap for the whole turn, however often the API paused it.
-	st.x.size = rd.size
-	st.noProgress = isPing
+	st.SetMeter(rd.size)
+	st.NoProgress = isPing
 	for {
-		payload, err := st.next()
+		payload, err := st.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return st.fail(err)
+			return st.Fail(err)
 		}
 		if err := rd.add(payload); err != nil {
-			return st.fail(err)
+			return st.Fail(err)
 		}
 		if rd.errDoc != nil {
 			// An error event: the reply is cut, and the event says why.
-			return st.fail(providerError(0, rd.errDoc, nil))
+			return st.Fail(ProviderErrorOf(0, rd.errDoc, nil))
 		}
 	}
 	if !rd.finished() {
-		if doc := st.plain(); doc != nil {
+		if doc := st.Plain(); doc != nil {
 			// A server that ignored stream: true answered with the whole message.
 			if err := rd.whole(doc); err != nil {
-				return st.fail(err)
+				return st.Fail(err)
 			}
 		}
 	}
 	if !rd.finished() {
-		return st.fail(ErrIncompleteStream)
+		return st.Fail(ErrIncompleteStream)
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func (a *Anthropic) body(req Request, prior []block) ([]byte, error) {
 	if req.MaxTokens > 0 && req.MaxTokens < r.MaxTokens {
 		r.MaxTokens = req.MaxTokens
 	}
-	msgs := toolMediaAsUser(req.Messages, imagesOnly)
+	msgs := ToolMediaAsUser(req.Messages, ImagesOnly)
 	var system []string
 	for len(msgs) > 0 && msgs[0].Role == RoleSystem {
 		if msgs[0].Content != "" {

@@ -46,7 +46,7 @@ type anthropicBlock struct {
 // its blocks and usage add up.
 type anthropicReader struct {
 	h     Handler
-	size  *replyMeter
+	size  *ReplyMeter
 	newID func() string
 
 	blocks  []*anthropicBlock
@@ -61,7 +61,7 @@ type anthropicReader struct {
 	errDoc         []byte
 }
 
-func newAnthropicReader(h Handler, size *replyMeter, newID func() string) *anthropicReader {
+func newAnthropicReader(h Handler, size *ReplyMeter, newID func() string) *anthropicReader {
 	return &anthropicReader{h: h, size: size, newID: newID, usedIDs: map[string]bool{}}
 }
 
@@ -124,7 +124,7 @@ func (r *anthropicReader) whole(doc []byte) error {
 		return fmt.Errorf("decode message: %w", err)
 	}
 	if m.Type == "error" || len(m.Error) > 0 {
-		return providerError(0, doc, nil)
+		return ProviderErrorOf(0, doc, nil)
 	}
 	if m.Type != "message" {
 		return fmt.Errorf("%w: a JSON document that is not a message", ErrIncompleteStream)
@@ -157,7 +157,7 @@ func (r *anthropicReader) start(index int, raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &cb); err != nil {
 		return fmt.Errorf("decode content block: %w", err)
 	}
-	if err := r.size.add(len(raw)); err != nil {
+	if err := r.size.Add(len(raw)); err != nil {
 		return err
 	}
 	b := &anthropicBlock{kind: cb.Type}
@@ -204,13 +204,13 @@ func (r *anthropicReader) delta(index int, raw json.RawMessage) error {
 	}
 	if b.other != nil {
 		// What a block of an unknown kind keeps is its delta's text, about the delta's size.
-		if err := r.size.add(len(raw)); err != nil {
+		if err := r.size.Add(len(raw)); err != nil {
 			return err
 		}
 		b.grow(raw, d.PartialJSON)
 		return nil
 	}
-	if err := r.size.add(len(d.Text) + len(d.Thinking) + len(d.Signature) + len(d.PartialJSON)); err != nil {
+	if err := r.size.Add(len(d.Text) + len(d.Thinking) + len(d.Signature) + len(d.PartialJSON)); err != nil {
 		return err
 	}
 	switch d.Type {
@@ -257,7 +257,7 @@ func (b *anthropicBlock) grow(raw json.RawMessage, partial string) {
 	if json.Unmarshal(raw, &fields) != nil {
 		return
 	}
-	if jsonText(fields["type"]) == "input_json_delta" {
+	if JSONText(fields["type"]) == "input_json_delta" {
 		b.args.WriteString(partial)
 		b.pieces = true
 		return

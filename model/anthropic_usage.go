@@ -4,10 +4,10 @@ package model
 // message_delta the cumulative counts so far (output_tokens always; the others when the
 // server sends them again). A field that is absent or null leaves the count as it was.
 type anthropicUsage struct {
-	InputTokens         *lenientInt `json:"input_tokens"`
-	OutputTokens        *lenientInt `json:"output_tokens"`
-	CacheCreationTokens *lenientInt `json:"cache_creation_input_tokens"`
-	CacheReadTokens     *lenientInt `json:"cache_read_input_tokens"`
+	InputTokens         *LenientInt `json:"input_tokens"`
+	OutputTokens        *LenientInt `json:"output_tokens"`
+	CacheCreationTokens *LenientInt `json:"cache_creation_input_tokens"`
+	CacheReadTokens     *LenientInt `json:"cache_read_input_tokens"`
 	// Iterations are the model calls the API made for one request when it compacted
 	// the context itself: the counts above are then the last one's, and the request
 	// costs them all.
@@ -19,7 +19,7 @@ func (u *anthropicUsage) merge(o *anthropicUsage) {
 	if o == nil {
 		return
 	}
-	for _, f := range []struct{ dst, src **lenientInt }{
+	for _, f := range []struct{ dst, src **LenientInt }{
 		{&u.InputTokens, &o.InputTokens}, {&u.OutputTokens, &o.OutputTokens},
 		{&u.CacheCreationTokens, &o.CacheCreationTokens}, {&u.CacheReadTokens, &o.CacheReadTokens},
 	} {
@@ -44,7 +44,7 @@ func (u anthropicUsage) tokens() TokenUsage {
 		}
 		return t
 	}
-	n := func(p *lenientInt) int {
+	n := func(p *LenientInt) int {
 		if p == nil {
 			return 0
 		}

@@ -16,7 +16,7 @@ func BenchmarkDecodeChunk(b *testing.B) {
 	}
 	b.Run("chat", func(b *testing.B) {
 		line := []byte(lines["chat"])
-		r := &replyReader{size: newReplyMeter(1 << 40), asm: newAssembler(func() string { return "id" }, nil)}
+		r := &replyReader{size: NewReplyMeter(1 << 40), asm: newAssembler(func() string { return "id" }, nil)}
 		b.SetBytes(int64(len(line)))
 		for b.Loop() {
 			if err := r.add(line); err != nil {
@@ -26,7 +26,7 @@ func BenchmarkDecodeChunk(b *testing.B) {
 	})
 	b.Run("anthropic", func(b *testing.B) {
 		line := []byte(lines["anthropic"])
-		r := newAnthropicReader(Handler{}, newReplyMeter(1<<40), func() string { return "id" })
+		r := newAnthropicReader(Handler{}, NewReplyMeter(1<<40), func() string { return "id" })
 		if err := r.add([]byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)); err != nil {
 			b.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func BenchmarkDecodeChunk(b *testing.B) {
 	})
 	b.Run("gemini", func(b *testing.B) {
 		line := []byte(lines["gemini"])
-		r := newGeminiReader(Handler{}, newReplyMeter(1<<40), func() string { return "id" })
+		r := newGeminiReader(Handler{}, NewReplyMeter(1<<40), func() string { return "id" })
 		b.SetBytes(int64(len(line)))
 		for b.Loop() {
 			if err := r.add(line); err != nil {

@@ -19,7 +19,7 @@ import (
 // the cassettes every client shares.
 type Gemini struct {
 	cfg    Config
-	s      *streamer
+	s      *Streamer
 	url    string
 	header http.Header
 	ids    atomic.Int64
@@ -41,7 +41,7 @@ func NewGemini(cfg Config) *Gemini {
 	if cfg.APIKey != "" {
 		header.Set("x-goog-api-key", cfg.APIKey) // custom headers may replace it (transport)
 	}
-	return &Gemini{cfg: cfg, s: newStreamer(sc), url: geminiURL(cfg), header: header}
+	return &Gemini{cfg: cfg, s: NewStreamer(sc), url: geminiURL(cfg), header: header}
 }
 
 // geminiURL is the streaming endpoint of cfg's model, as Google's genai SDK builds it:
@@ -67,7 +67,7 @@ func geminiURL(cfg Config) string {
 		name = "publishers/google/models/" + name
 		if cfg.APIKey == "" && cfg.Project != "" {
 			// Without a key (express mode) Vertex AI addresses the project's models.
-			name = "projects/" + cfg.Project + "/locations/" + firstSet(cfg.Location, "global") + "/" + name
+			name = "projects/" + cfg.Project + "/locations/" + FirstSet(cfg.Location, "global") + "/" + name
 		}
 	}
 	if version != "" {
@@ -107,14 +107,14 @@ func (g *Gemini) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 	if err != nil {
 		return Reply{}, fmt.Errorf("encode request: %w", err)
 	}
-	st, err := g.s.open(ctx, g.url, g.header, body)
+	st, err := g.s.Open(ctx, g.url, g.header, body)
 	if err != nil {
 		return Reply{}, err
 	}
-	defer st.close()
-	rr := newGeminiReader(h, st.size(), g.newID)
+	defer st.Close()
+	rr := newGeminiReader(h, st.Size(), g.newID)
 	for rr.errDoc == nil { // an error object before the finish ends the reply (result says so)
-		data, err := st.next()
+		data, err := st.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -122,24 +122,24 @@ func (g *Gemini) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 			err = rr.add(data)
 		}
 		if err != nil {
-			return rr.reply(), st.fail(err)
+			return rr.reply(), st.Fail(err)
 		}
 	}
-	if doc := st.plain(); doc != nil && rr.finish == "" && rr.errDoc == nil {
+	if doc := st.Plain(); doc != nil && rr.finish == "" && rr.errDoc == nil {
 		// A server that ignored alt=sse: streamGenerateContent without it answers a JSON
 		// array of the same objects, generateContent one object.
 		if err := rr.addPlain(doc); err != nil {
-			return rr.reply(), st.fail(err)
+			return rr.reply(), st.Fail(err)
 		}
 	}
-	if doc := st.x.streamError(); doc != nil && rr.errDoc == nil && rr.finish == "" {
+	if doc := st.StreamError(); doc != nil && rr.errDoc == nil && rr.finish == "" {
 		rr.errDoc = doc // an error the data lines did not carry (a bare JSON object)
 	}
 	reply, err := rr.result()
 	if err != nil {
 		var pe *ProviderError
 		if errors.As(err, &pe) && pe.StatusCode == 0 {
-			err = classify(st.ctx, st.x, g.s.idle, err) // the wait the provider asked for
+			err = st.Classify(err) // the wait the provider asked for
 		}
 		return reply, err
 	}

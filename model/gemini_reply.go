@@ -28,7 +28,7 @@ func (s *geminiSignatures) empty() bool {
 // geminiReader folds the streamed chunks of one reply.
 type geminiReader struct {
 	h     Handler
-	size  *replyMeter
+	size  *ReplyMeter
 	newID func() string
 
 	text     strings.Builder
@@ -44,7 +44,7 @@ type geminiReader struct {
 	errDoc    json.RawMessage // an error object that came in the stream
 }
 
-func newGeminiReader(h Handler, size *replyMeter, newID func() string) *geminiReader {
+func newGeminiReader(h Handler, size *ReplyMeter, newID func() string) *geminiReader {
 	return &geminiReader{h: h, size: size, newID: newID, ids: map[string]bool{}}
 }
 
@@ -106,7 +106,7 @@ func (r *geminiReader) part(p geminiPart) error {
 	switch {
 	case p.FunctionCall != nil:
 		fc := p.FunctionCall
-		if err := r.size.add(len(fc.ID) + len(fc.Name) + len(fc.Args)); err != nil {
+		if err := r.size.Add(len(fc.ID) + len(fc.Name) + len(fc.Args)); err != nil {
 			return err
 		}
 		if fc.Name == "" {
@@ -135,7 +135,7 @@ func (r *geminiReader) part(p geminiPart) error {
 		}
 	case p.Thought:
 		text := deref(p.Text)
-		if err := r.size.add(len(text)); err != nil {
+		if err := r.size.Add(len(text)); err != nil {
 			return err
 		}
 		if p.ThoughtSignature != "" {
@@ -152,7 +152,7 @@ func (r *geminiReader) part(p geminiPart) error {
 		// an empty text part holding it). Other parts (code execution, inline data) are
 		// not asked for and are left out.
 		text := deref(p.Text)
-		if err := r.size.add(len(text)); err != nil {
+		if err := r.size.Add(len(text)); err != nil {
 			return err
 		}
 		if p.ThoughtSignature != "" {
@@ -196,7 +196,7 @@ func (r *geminiReader) result() (Reply, error) {
 	rep := r.reply()
 	switch {
 	case r.errDoc != nil:
-		return rep, providerError(0, r.errDoc, nil)
+		return rep, ProviderErrorOf(0, r.errDoc, nil)
 	case r.blocked != nil:
 		// The prompt itself was refused: asking again gets the same answer.
 		return rep, &FinishError{Reason: r.blocked.BlockReason, Detail: r.blocked.BlockReasonMessage, Prompt: true}

@@ -30,7 +30,7 @@ func (g *Gemini) body(req Request) geminiRequest {
 		}
 		r.Contents = append(r.Contents, geminiContent{Role: role, Parts: parts})
 	}
-	for _, m := range toolMediaAsUser(req.Messages, nil) {
+	for _, m := range ToolMediaAsUser(req.Messages, nil) {
 		switch m.Role {
 		case RoleSystem:
 			if m.Content != "" {
@@ -137,7 +137,7 @@ func modelParts(m Message, names map[string]string) []geminiPart {
 // functionResponse is a tool result, under the name of the call it answers, its text as
 // the response's output (Kimi CLI's shape).
 func functionResponse(m Message, names map[string]string) geminiPart {
-	name := firstSet(names[m.ToolCallID], m.Name, "tool")
+	name := FirstSet(names[m.ToolCallID], m.Name, "tool")
 	out, _ := json.Marshal(map[string]string{"output": m.Content})
 	return geminiPart{FunctionResponse: &geminiFuncResponse{ID: m.ToolCallID, Name: name, Response: out}}
 }

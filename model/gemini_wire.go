@@ -102,11 +102,11 @@ type geminiPromptFeedback struct {
 // prompt, candidates, thoughts and tool-use prompt tokens. cachedContentTokenCount is part
 // of promptTokenCount.
 type geminiUsage struct {
-	PromptTokenCount        lenientInt `json:"promptTokenCount"`
-	CandidatesTokenCount    lenientInt `json:"candidatesTokenCount"`
-	CachedContentTokenCount lenientInt `json:"cachedContentTokenCount"`
-	ThoughtsTokenCount      lenientInt `json:"thoughtsTokenCount"`
-	ToolUsePromptTokenCount lenientInt `json:"toolUsePromptTokenCount"`
+	PromptTokenCount        LenientInt `json:"promptTokenCount"`
+	CandidatesTokenCount    LenientInt `json:"candidatesTokenCount"`
+	CachedContentTokenCount LenientInt `json:"cachedContentTokenCount"`
+	ThoughtsTokenCount      LenientInt `json:"thoughtsTokenCount"`
+	ToolUsePromptTokenCount LenientInt `json:"toolUsePromptTokenCount"`
 }
 
 // tokens maps usageMetadata onto TokenUsage: input is the prompt with the tool-use prompt,

@@ -18,14 +18,14 @@ import (
 // own (docs/design.md says why not openai-go).
 type Responses struct {
 	cfg Config
-	s   *streamer
+	s   *Streamer
 	ids atomic.Int64
 }
 
 // NewResponses builds the client.
 func NewResponses(cfg Config) *Responses {
-	r := &Responses{cfg: cfg, s: newStreamer(cfg)}
-	r.cfg.IdleTimeout = r.s.idle
+	r := &Responses{cfg: cfg, s: NewStreamer(cfg)}
+	r.cfg.IdleTimeout = r.s.Idle()
 	return r
 }
 
@@ -39,15 +39,15 @@ func (r *Responses) Stream(ctx context.Context, req Request, h Handler) (Reply, 
 	if r.cfg.APIKey != "" {
 		header.Set("Authorization", "Bearer "+r.cfg.APIKey)
 	}
-	st, err := r.s.open(ctx, endpoint(r.cfg.BaseURL, "/responses"), header, body)
+	st, err := r.s.Open(ctx, Endpoint(r.cfg.BaseURL, "/responses"), header, body)
 	if err != nil {
 		return Reply{}, err
 	}
-	defer st.close()
+	defer st.Close()
 
-	rr := newResponsesReader(h, st.size(), r.newID)
+	rr := newResponsesReader(h, st.Size(), r.newID)
 	for !rr.finished && rr.failure == nil {
-		payload, err := st.next()
+		payload, err := st.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -55,29 +55,29 @@ func (r *Responses) Stream(ctx context.Context, req Request, h Handler) (Reply, 
 			err = rr.add(payload)
 		}
 		if err != nil {
-			return rr.reply(false), st.fail(err)
+			return rr.reply(false), st.Fail(err)
 		}
 	}
 	if rr.failure == nil && !rr.finished {
-		if doc := st.plain(); doc != nil {
+		if doc := st.Plain(); doc != nil {
 			// A server that ignored stream:true: the whole response at once.
 			var resp responsesResponse
 			if err := json.Unmarshal(doc, &resp); err != nil {
-				return rr.reply(false), st.fail(fmt.Errorf("decode the response sent as one JSON document: %w", err))
+				return rr.reply(false), st.Fail(fmt.Errorf("decode the response sent as one JSON document: %w", err))
 			}
 			if err := rr.end(&resp); err != nil {
-				return rr.reply(false), st.fail(err)
+				return rr.reply(false), st.Fail(err)
 			}
 		}
 	}
 	switch {
 	case rr.failure != nil:
 		// response.failed or an error event: the provider's own error, inside the stream.
-		return rr.reply(false), st.fail(providerError(0, rr.failure, nil))
+		return rr.reply(false), st.Fail(ProviderErrorOf(0, rr.failure, nil))
 	case !rr.finished:
 		// The stream ended (or sent [DONE]) before the response was complete; an error
 		// document the filter found says why.
-		return rr.reply(false), st.fail(ErrIncompleteStream)
+		return rr.reply(false), st.Fail(ErrIncompleteStream)
 	case rr.refused != "":
 		// A content filter, or anything but the token limit: not an answer.
 		return rr.reply(false), &FinishError{Reason: rr.refused}

@@ -39,13 +39,13 @@ type responsesResponse struct {
 }
 
 type responsesUsage struct {
-	InputTokens  lenientInt `json:"input_tokens"`
-	OutputTokens lenientInt `json:"output_tokens"`
+	InputTokens  LenientInt `json:"input_tokens"`
+	OutputTokens LenientInt `json:"output_tokens"`
 	InputDetails *struct {
-		CachedTokens lenientInt `json:"cached_tokens"`
+		CachedTokens LenientInt `json:"cached_tokens"`
 	} `json:"input_tokens_details"`
 	OutputDetails *struct {
-		ReasoningTokens lenientInt `json:"reasoning_tokens"`
+		ReasoningTokens LenientInt `json:"reasoning_tokens"`
 	} `json:"output_tokens_details"`
 }
 
@@ -90,7 +90,7 @@ type responsesCall struct {
 // reasoning after the message).
 type responsesReader struct {
 	h     Handler
-	size  *replyMeter
+	size  *ReplyMeter
 	newID func() string
 
 	text, thinking strings.Builder
@@ -110,7 +110,7 @@ type responsesReader struct {
 	failure  []byte // an error document: response.failed or an error event
 }
 
-func newResponsesReader(h Handler, size *replyMeter, newID func() string) *responsesReader {
+func newResponsesReader(h Handler, size *ReplyMeter, newID func() string) *responsesReader {
 	return &responsesReader{h: h, size: size, newID: newID, textAt: map[int]bool{}, thinkAt: map[int]bool{}, doneAt: map[int]bool{},
 		lastText: -1, lastThink: [2]int{-1, -1}, reasoning: map[int]json.RawMessage{}, usedIDs: map[string]bool{}}
 }
@@ -127,21 +127,21 @@ func (r *responsesReader) add(payload []byte) error {
 	}
 	switch e.Type {
 	case "response.output_text.delta", "response.refusal.delta":
-		return r.addText(idx, jsonText(e.Delta), true)
+		return r.addText(idx, JSONText(e.Delta), true)
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
-		return r.addThinking(idx, e.SummaryIndex+e.ContentIndex, jsonText(e.Delta), true)
+		return r.addThinking(idx, e.SummaryIndex+e.ContentIndex, JSONText(e.Delta), true)
 	case "response.output_item.added":
 		var it responsesItem
 		if json.Unmarshal(e.Item, &it) == nil && it.Type == "function_call" {
 			c := r.call(idx)
-			c.id, c.name = firstSet(c.id, it.CallID), firstSet(c.name, it.Name)
+			c.id, c.name = FirstSet(c.id, it.CallID), FirstSet(c.name, it.Name)
 			return r.setArgs(c, it.Arguments)
 		}
 	case "response.function_call_arguments.delta":
 		c := r.call(idx)
-		d := jsonText(e.Delta)
+		d := JSONText(e.Delta)
 		c.args += d
-		return r.size.add(len(d))
+		return r.size.Add(len(d))
 	case "response.function_call_arguments.done":
 		if e.Arguments != nil {
 			return r.setArgs(r.call(idx), *e.Arguments)
@@ -188,7 +188,7 @@ func (r *responsesReader) addText(idx int, s string, delta bool) error {
 	if s == "" {
 		return nil
 	}
-	if err := r.size.add(len(s)); err != nil {
+	if err := r.size.Add(len(s)); err != nil {
 		return err
 	}
 	if delta {
@@ -211,7 +211,7 @@ func (r *responsesReader) addThinking(idx, part int, s string, delta bool) error
 	if s == "" {
 		return nil
 	}
-	if err := r.size.add(len(s)); err != nil {
+	if err := r.size.Add(len(s)); err != nil {
 		return err
 	}
 	if delta {
@@ -247,7 +247,7 @@ func (r *responsesReader) setArgs(c *responsesCall, args string) error {
 		return nil
 	}
 	if n := len(args) - len(c.args); n > 0 {
-		if err := r.size.add(n); err != nil {
+		if err := r.size.Add(n); err != nil {
 			return err
 		}
 	}
@@ -269,7 +269,7 @@ func (r *responsesReader) itemDone(idx int, raw json.RawMessage) error {
 	switch it.Type {
 	case "function_call":
 		c := r.call(idx)
-		c.id, c.name = firstSet(it.CallID, c.id), firstSet(it.Name, c.name)
+		c.id, c.name = FirstSet(it.CallID, c.id), FirstSet(it.Name, c.name)
 		if err := r.setArgs(c, it.Arguments); err != nil {
 			return err
 		}
@@ -284,7 +284,7 @@ func (r *responsesReader) itemDone(idx int, raw json.RawMessage) error {
 		}
 	case "reasoning":
 		kept, n := keptReasoning(raw)
-		if err := r.size.add(n); err != nil {
+		if err := r.size.Add(n); err != nil {
 			return err
 		}
 		r.reasoning[idx] = kept

@@ -79,11 +79,11 @@ type (
 // as Kimi does: a model that does not reason would refuse them.
 func (r *Responses) request(req Request) ([]byte, error) {
 	b := responsesBody{Model: r.cfg.Model, Stream: true, Input: []json.RawMessage{}, MaxOutputTokens: req.MaxTokens}
-	if thinkingOn(r.cfg.Thinking) {
+	if ThinkingOn(r.cfg.Thinking) {
 		b.Reasoning = &responsesEffort{Effort: "high", Summary: "auto"}
 		b.Include = []string{"reasoning.encrypted_content"}
 	}
-	for _, m := range toolMediaAsUser(req.Messages, imagesOnly) {
+	for _, m := range ToolMediaAsUser(req.Messages, ImagesOnly) {
 		items, err := inputItems(m)
 		if err != nil {
 			return nil, err
