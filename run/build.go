@@ -10,6 +10,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/protocols"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/plugin"
 )
@@ -234,7 +235,7 @@ func (r *runState) model() (*fallbackModel, error) {
 	e := s.Endpoint
 	ownCfg := clientOf(e, r.cred.apiKey, loginClient)
 	ownCfg.Predial = r.ahead
-	own, err := model.New(ownCfg)
+	own, err := protocols.New(ownCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +246,7 @@ func (r *runState) model() (*fallbackModel, error) {
 		if fb.SameProvider {
 			key, client = r.cred.apiKey, loginClient
 		}
-		m, err := model.New(clientOf(fb.Endpoint, key, client))
+		m, err := protocols.New(clientOf(fb.Endpoint, key, client))
 		if err != nil {
 			return nil, usagef("fallback model %q: %w", fb.Name, err)
 		}

@@ -40,56 +40,56 @@ type msgShape struct {
 	tool      string // for a tool message: the name of the call it answers
 }
 
-// wire is the request body as go-openai writes it; other protocols' bodies are read into
-// it (readWire).
-type wire struct {
-	Messages []wireMsg `json:"messages"`
+// Message is one message of a request body as a strict replay compares it, whatever the
+// wire protocol: a chat-completions message's fields.
+type Message struct {
+	Role string
+	// Content is the JSON of the message's content: a string, or a list of parts.
+	Content    json.RawMessage
+	Reasoning  string
+	ToolCallID string
+	ToolCalls  []Call
 }
 
-type wireMsg struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	Reasoning  string          `json:"reasoning_content"`
-	ToolCallID string          `json:"tool_call_id"`
-	ToolCalls  []wireCall      `json:"tool_calls"`
+// Call is a tool call of an assistant message.
+type Call struct{ ID, Name, Arguments string }
+
+// Reader reads a request body of one wire protocol as its conversation (each protocol's
+// package has one; model/protocols names it by the cassette's provider).
+type Reader func(body []byte) ([]Message, error)
+
+// ReadChat reads a chat-completions request body, as go-openai writes it.
+func ReadChat(body []byte) ([]Message, error) {
+	var w struct {
+		Messages []struct {
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			Reasoning  string          `json:"reasoning_content"`
+			ToolCallID string          `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, err
+	}
+	msgs := make([]Message, len(w.Messages))
+	for i, m := range w.Messages {
+		msgs[i] = Message{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID}
+		for _, c := range m.ToolCalls {
+			msgs[i].ToolCalls = append(msgs[i].ToolCalls, Call{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+		}
+	}
+	return msgs, nil
 }
 
-type wireCall struct {
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-// readWire reads a request body of any protocol kimi-run speaks as the conversation a
-// chat-completions body would carry: a Gemini body by its contents (compare_gemini.go), a
-// Responses API body by its input (compare_responses.go), a Messages API body by its
-// top-level system or its max_tokens beside messages (compare_anthropic.go; chat
-// completions have neither), any other as chat completions.
-func readWire(body []byte) (wire, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return wire{}, err
-	}
-	if _, ok := top["contents"]; ok {
-		return geminiWire(top)
-	}
-	if _, ok := top["input"]; ok {
-		return responsesWire(top)
-	}
-	_, system := top["system"]
-	_, maxTokens := top["max_tokens"]
-	if _, ok := top["messages"]; ok && (system || maxTokens) {
-		return anthropicWire(top)
-	}
-	var w wire
-	err := json.Unmarshal(body, &w)
-	return w, err
-}
-
-func newShape(body []byte, workDir string, sc scrubber) shape {
-	w, err := readWire(sc.bytes(body))
+func newShape(read Reader, body []byte, workDir string, sc scrubber) shape {
+	msgs, err := read(sc.bytes(body))
 	if err != nil {
 		return shape{invalid: err.Error()}
 	}
@@ -113,16 +113,16 @@ func newShape(body []byte, workDir string, sc scrubber) shape {
 		return n
 	}
 	var s shape
-	for _, m := range w.Messages {
+	for _, m := range msgs {
 		ms := msgShape{role: m.Role, reasoning: norm(m.Reasoning)}
 		if m.Role != "system" {
 			ms.content = norm(contentText(m.Content))
 		}
 		for _, c := range m.ToolCalls {
 			id := renumber(c.ID)
-			names[id] = c.Function.Name
-			ms.callNames = append(ms.callNames, c.Function.Name)
-			ms.calls = append(ms.calls, c.Function.Name+" "+norm(canonicalJSON(c.Function.Arguments)))
+			names[id] = c.Name
+			ms.callNames = append(ms.callNames, c.Name)
+			ms.calls = append(ms.calls, c.Name+" "+norm(canonicalJSON(c.Arguments)))
 		}
 		if m.ToolCallID != "" {
 			ms.callID = renumber(m.ToolCallID)
