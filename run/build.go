@@ -57,8 +57,8 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	ts := &agentTools{r: r, env: r.toolEnv(in), ws: in.ws, servers: servers, hooks: eng}
 	e, l := s.Endpoint, s.Loop
 	a := agent.New(agent.Config{
-		Model:    withBudget(model, s.Budget, model.prices),
-		Fallback: model.switchOver,
+		Model:    withBudget(model, s.Budget, model.Prices),
+		Fallback: switchOver(model),
 		Sink:     r.sink,
 		MaxSteps: l.MaxSteps,
 		Compaction: agent.Compaction{MaxContext: e.MaxContext,
@@ -205,7 +205,7 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 // model is the model client: the endpoint, through the tape and the login, with the
 // fallback chain behind it. A fallback of the run's own provider shares its key and login;
 // one of another provider has its own key, and never sees the login's token.
-func (r *runState) model() (*fallbackModel, error) {
+func (r *runState) model() (*model.Chain, error) {
 	s := r.s
 	tapeClient, err := r.tape.client(s, append(r.secrets.list(), r.cred.apiKey), r.version)
 	if err != nil {
@@ -239,8 +239,8 @@ func (r *runState) model() (*fallbackModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	chain := &fallbackModel{links: []*link{{m: own, name: e.Model, id: e.Model, provider: e.Protocol,
-		prices: s.Budget.Prices, window: e.MaxContext, capCompl: capsCompletion(e)}}}
+	links := []model.Link{{Model: own, Name: e.Model, ID: e.Model, Provider: e.Protocol,
+		Prices: s.Budget.Prices, Window: e.MaxContext, CapCompletion: capsCompletion(e)}}
 	for _, fb := range s.Fallbacks {
 		key, client := fb.Endpoint.APIKey, tapeClient
 		if fb.SameProvider {
@@ -250,10 +250,25 @@ func (r *runState) model() (*fallbackModel, error) {
 		if err != nil {
 			return nil, usagef("fallback model %q: %w", fb.Name, err)
 		}
-		chain.links = append(chain.links, &link{m: m, name: fb.Name, id: fb.Endpoint.Model, provider: fb.Endpoint.Protocol,
-			prices: fb.Prices, window: fb.Endpoint.MaxContext, capCompl: capsCompletion(fb.Endpoint)})
+		links = append(links, model.Link{Model: m, Name: fb.Name, ID: fb.Endpoint.Model, Provider: fb.Endpoint.Protocol,
+			Prices: fb.Prices, Window: fb.Endpoint.MaxContext, CapCompletion: capsCompletion(fb.Endpoint)})
 	}
-	return chain, nil
+	return model.NewChain(links...), nil
+}
+
+// capsCompletion says whether requests to the endpoint e carry a completion cap (see
+// agent.Compaction.CapCompletion).
+func capsCompletion(e config.Endpoint) bool {
+	return e.KimiProvider && e.ContextKnown && e.Generation.CompletionCap >= 0
+}
+
+// switchOver moves the chain on to its next model and tells the agent which
+// (agent.Agent.Fallback); ok is false when none is left.
+func switchOver(chain *model.Chain) func() (agent.Switch, bool) {
+	return func() (agent.Switch, bool) {
+		from, to, ok := chain.Next()
+		return agent.Switch{From: from.ID, To: to.Name, Provider: to.Provider, MaxContext: to.Window, CapCompletion: to.CapCompletion}, ok
+	}
 }
 
 // headers are the request headers of every model call to the endpoint e: our User-Agent
