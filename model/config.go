@@ -29,7 +29,7 @@ type Config struct {
 	// "thinking" field and, when on, reasoning_content on every assistant message with
 	// tool calls, even empty (thinking models reject the request otherwise); the
 	// Responses API asks for a reasoning effort, summaries and the encrypted reasoning;
-	// Gemini sets thinkingConfig (gemini_request.go).
+	// Gemini sets thinkingConfig (model/gemini).
 	Thinking *bool
 	// ReasoningKey is an openai_legacy provider's reasoning_key: the one message field the
 	// reasoning is read from and sent back in; "" reads and sends none. nil (no key, and
