@@ -220,6 +220,9 @@ func (c change) walk(t *testing.T) {
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(e.do(t, string(old))), 0o644); err != nil {
 			t.Fatal(err)
 		}
