@@ -1,12 +1,7 @@
-// Package protocols is the table of the wire protocols kimi-run speaks, one row each: the
-// provider types that select it (config.toml's type), its client, the reader of its
-// request bodies a cassette's strict replay compares, the provider's name in telemetry and
-// the path its requests go to. A new protocol is its package under model/ (a client on
-// model.Streamer, and a reader of its request bodies), a row here and a dialect of the
-// scripted test server (internal/scripted): config, run, cassettes and telemetry read this
-// table, and the tests that run every feature on every protocol iterate it.
-//
-// It lives above the protocol packages, which import model for its contract.
+// Package protocols is the table of the wire protocols kimi-run speaks, one row each, above
+// their packages (which import model): config, run, cassettes and telemetry read it, and
+// the tests that run every feature on every protocol iterate it. A new protocol is its
+// package under model/, a row here and a dialect of internal/scripted.
 package protocols
 
 import (
@@ -23,9 +18,8 @@ import (
 
 // Protocol is one wire protocol.
 type Protocol struct {
-	// Types maps each provider type that speaks it to that provider's
+	// Types maps each provider type (config.toml's type) that speaks it to that provider's
 	// gen_ai.provider.name in telemetry (OpenTelemetry's well-known value where one fits).
-	// The first of Types in docs and tests is Name.
 	Types map[string]string
 	// Name is the provider type tests and the docs use for the protocol.
 	Name string
