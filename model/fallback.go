@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"fmt"
 	"sync"
 )
 
@@ -11,10 +12,17 @@ import (
 // each has a client of its own. A Budget over a Chain counts every model's calls toward
 // one budget, at the prices of the model in use.
 type Chain struct {
+	// Other makes a client of another model id on the first model's endpoint, for the calls
+	// of a subagent an Agent call put on that model (WithModelID); nil: none is made.
+	Other func(id string) (Model, error)
+
 	mu    sync.Mutex
 	links []Link
 	usage []TokenUsage // what each link's replies reported
 	cur   int          // the index of the model in use
+	// others are Other's clients by id; othersUsed is what they spent, at prices unknown.
+	others     map[string]Model
+	othersUsed TokenUsage
 }
 
 // Link is one model of a Chain.
@@ -39,6 +47,19 @@ func NewChain(links ...Link) *Chain {
 
 // Stream implements Model with the current model, counting its usage.
 func (c *Chain) Stream(ctx context.Context, req Request, h Handler) (Reply, error) {
+	if id := ModelID(ctx); id != "" {
+		if other, ok, err := c.otherModel(id); err != nil {
+			return Reply{}, err
+		} else if ok {
+			reply, err := other.Stream(ctx, req, h)
+			if err == nil {
+				c.mu.Lock()
+				c.othersUsed.Add(reply.Usage)
+				c.mu.Unlock()
+			}
+			return reply, err
+		}
+	}
 	c.mu.Lock()
 	i := c.cur
 	c.mu.Unlock()
@@ -49,6 +70,29 @@ func (c *Chain) Stream(ctx context.Context, req Request, h Handler) (Reply, erro
 		c.mu.Unlock()
 	}
 	return reply, err
+}
+
+// otherModel is the client a call asking for the model id goes to: ok is false when the
+// call goes to the chain as any other (the id is the first model's, or the chain has
+// moved on to another model, whose provider may not know the id).
+func (c *Chain) otherModel(id string) (Model, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Other == nil || c.cur > 0 || id == c.links[0].ID {
+		return nil, false, nil
+	}
+	if m, ok := c.others[id]; ok {
+		return m, true, nil
+	}
+	m, err := c.Other(id)
+	if err != nil {
+		return nil, false, fmt.Errorf("model %q: %w", id, err)
+	}
+	if c.others == nil {
+		c.others = map[string]Model{}
+	}
+	c.others[id] = m
+	return m, true, nil
 }
 
 // Next moves on to the next model of the chain and returns the one left and the one now
@@ -81,10 +125,13 @@ func (c *Chain) Switched() bool {
 }
 
 // Cost is the cost over every model that answered, each at its own prices; nil when one of
-// them answered without known prices.
+// them answered without known prices (Other's always do).
 func (c *Chain) Cost() *float64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.othersUsed != (TokenUsage{}) {
+		return nil
+	}
 	total := 0.0
 	for i, l := range c.links {
 		if c.usage[i] == (TokenUsage{}) {
