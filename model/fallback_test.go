@@ -52,3 +52,26 @@ func TestChainMovesOnAndCostsEachModelAtItsPrices(t *testing.T) {
 		t.Error("moved past the last model")
 	}
 }
+
+// A call that asks for another model id goes to the client Other makes for it (made once),
+// while the chain is on its first model; its usage makes the cost unknown.
+func TestChainOtherModelID(t *testing.T) {
+	made := 0
+	c := model.NewChain(model.Link{Model: replyWith{InputTokens: 1}, ID: "own", Prices: &model.Prices{Input: 1}})
+	c.Other = func(id string) (model.Model, error) {
+		made++
+		return replyWith{OutputTokens: 7}, nil
+	}
+	ctx := model.WithModelID(t.Context(), "other")
+	for range 2 {
+		if r, err := c.Stream(ctx, model.Request{}, model.Handler{}); err != nil || r.Usage.OutputTokens != 7 {
+			t.Fatalf("reply %+v, %v: not the other model's", r, err)
+		}
+	}
+	if r, _ := c.Stream(model.WithModelID(t.Context(), "own"), model.Request{}, model.Handler{}); r.Usage.InputTokens != 1 || made != 1 {
+		t.Errorf("own id answered by %+v; %d clients made, want 1", r, made)
+	}
+	if got := c.Cost(); got != nil {
+		t.Errorf("cost = %v after the other model answered, want unknown", *got)
+	}
+}
