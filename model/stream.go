@@ -30,9 +30,6 @@ func NewStreamer(cfg Config) *Streamer {
 	return &Streamer{t: &transport{next: hc, extra: cfg.ExtraBody, headers: cfg.Headers}, idle: idle, max: cfg.MaxReplyBytes}
 }
 
-// Idle is the idle timeout the streamer watches calls with.
-func (s *Streamer) Idle() time.Duration { return s.idle }
-
 // Stream is one streamed model call.
 type Stream struct {
 	s      *Streamer

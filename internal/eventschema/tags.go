@@ -69,16 +69,10 @@ func applyKeywords(f reflect.StructField, p *jsonschema.Schema) error {
 		target = p.Items
 	}
 	for _, key := range keys {
+		if key == "json" || key == "volatile" {
+			continue
+		}
 		val := f.Tag.Get(key)
-		if key == "json" {
-			continue
-		}
-		if key == "volatile" {
-			if val != "true" {
-				return fmt.Errorf("tag volatile:%q: only \"true\" is meant", val)
-			}
-			continue
-		}
 		if err := applyKeyword(target, key, val); err != nil {
 			return fmt.Errorf("tag %s:%q: %w", key, val, err)
 		}

@@ -70,7 +70,7 @@ func ReadRequest(body []byte) ([]cassette.Message, error) {
 					thought.WriteString(b.Thinking)
 				case "tool_use":
 					var call cassette.Call
-					call.ID, call.Name, call.Arguments = b.ID, b.Name, string(b.Input)
+					call.ID, call.Function.Name, call.Function.Arguments = b.ID, b.Name, string(b.Input)
 					m.ToolCalls = append(m.ToolCalls, call)
 				}
 			}

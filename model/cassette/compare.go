@@ -41,18 +41,24 @@ type msgShape struct {
 }
 
 // Message is one message of a request body as a strict replay compares it, whatever the
-// wire protocol: a chat-completions message's fields.
+// wire protocol: a chat-completions message.
 type Message struct {
-	Role string
+	Role string `json:"role"`
 	// Content is the JSON of the message's content: a string, or a list of parts.
-	Content    json.RawMessage
-	Reasoning  string
-	ToolCallID string
-	ToolCalls  []Call
+	Content    json.RawMessage `json:"content"`
+	Reasoning  string          `json:"reasoning_content"`
+	ToolCallID string          `json:"tool_call_id"`
+	ToolCalls  []Call          `json:"tool_calls"`
 }
 
-// Call is a tool call of an assistant message.
-type Call struct{ ID, Name, Arguments string }
+// Call is a tool call of an assistant message, as chat completions send it.
+type Call struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
 
 // Reader reads a request body of one wire protocol as its conversation (each protocol's
 // package has one; model/protocols names it by the cassette's provider).
@@ -61,31 +67,10 @@ type Reader func(body []byte) ([]Message, error)
 // ReadChat reads a chat-completions request body, as go-openai writes it.
 func ReadChat(body []byte) ([]Message, error) {
 	var w struct {
-		Messages []struct {
-			Role       string          `json:"role"`
-			Content    json.RawMessage `json:"content"`
-			Reasoning  string          `json:"reasoning_content"`
-			ToolCallID string          `json:"tool_call_id"`
-			ToolCalls  []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"messages"`
+		Messages []Message `json:"messages"`
 	}
-	if err := json.Unmarshal(body, &w); err != nil {
-		return nil, err
-	}
-	msgs := make([]Message, len(w.Messages))
-	for i, m := range w.Messages {
-		msgs[i] = Message{Role: m.Role, Content: m.Content, Reasoning: m.Reasoning, ToolCallID: m.ToolCallID}
-		for _, c := range m.ToolCalls {
-			msgs[i].ToolCalls = append(msgs[i].ToolCalls, Call{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
-		}
-	}
-	return msgs, nil
+	err := json.Unmarshal(body, &w)
+	return w.Messages, err
 }
 
 func newShape(read Reader, body []byte, workDir string, sc scrubber) shape {
@@ -120,9 +105,9 @@ func newShape(read Reader, body []byte, workDir string, sc scrubber) shape {
 		}
 		for _, c := range m.ToolCalls {
 			id := renumber(c.ID)
-			names[id] = c.Name
-			ms.callNames = append(ms.callNames, c.Name)
-			ms.calls = append(ms.calls, c.Name+" "+norm(canonicalJSON(c.Arguments)))
+			names[id] = c.Function.Name
+			ms.callNames = append(ms.callNames, c.Function.Name)
+			ms.calls = append(ms.calls, c.Function.Name+" "+norm(canonicalJSON(c.Function.Arguments)))
 		}
 		if m.ToolCallID != "" {
 			ms.callID = renumber(m.ToolCallID)

@@ -50,7 +50,7 @@ func ReadRequest(body []byte) ([]cassette.Message, error) {
 				switch {
 				case p.FunctionCall != nil:
 					var call cassette.Call
-					call.ID, call.Name, call.Arguments = p.FunctionCall.ID, p.FunctionCall.Name, string(p.FunctionCall.Args)
+					call.ID, call.Function.Name, call.Function.Arguments = p.FunctionCall.ID, p.FunctionCall.Name, string(p.FunctionCall.Args)
 					m.ToolCalls = append(m.ToolCalls, call)
 				case p.Text != nil && p.Thought:
 					thought.WriteString(*p.Text)

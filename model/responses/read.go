@@ -67,7 +67,7 @@ func ReadRequest(body []byte) ([]cassette.Message, error) {
 			}
 		case it.Type == "function_call":
 			var call cassette.Call
-			call.ID, call.Name, call.Arguments = it.CallID, it.Name, it.Arguments
+			call.ID, call.Function.Name, call.Function.Arguments = it.CallID, it.Name, it.Arguments
 			assistant().ToolCalls = append(assistant().ToolCalls, call)
 		case it.Type == "function_call_output":
 			flush()

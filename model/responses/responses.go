@@ -26,7 +26,6 @@ type Client struct {
 // New builds the client.
 func New(cfg model.Config) *Client {
 	r := &Client{cfg: cfg, s: model.NewStreamer(cfg)}
-	r.cfg.IdleTimeout = r.s.Idle()
 	return r
 }
 

@@ -31,7 +31,7 @@ func TestWalkwireReplyAndRequest(t *testing.T) {
 		t.Fatalf("reply %+v, %v", reply, err)
 	}
 	read, err := cassette.ReadChat(srv.Requests()[1].Raw)
-	if err != nil || len(read) != 3 || read[1].ToolCalls[0].Name != "Shell" || read[2].ToolCallID != read[1].ToolCalls[0].ID {
+	if err != nil || len(read) != 3 || read[1].ToolCalls[0].Function.Name != "Shell" || read[2].ToolCallID != read[1].ToolCalls[0].ID {
 		t.Errorf("the second request reads as %+v, %v", read, err)
 	}
 }
