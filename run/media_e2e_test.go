@@ -172,7 +172,7 @@ func TestReadMediaFileNeedsTheCapability(t *testing.T) {
 func TestReadMediaFileEveryProtocol(t *testing.T) {
 	t.Parallel()
 	b64 := base64.StdEncoding.EncodeToString(png)
-	for _, typ := range append(slices.Clone(wireProtocols), "openai_responses", "openai_legacy") {
+	for _, typ := range append(slices.Clone(wireProtocols), "openai_legacy") {
 		t.Run(typ, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
