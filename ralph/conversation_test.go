@@ -2,8 +2,14 @@ package ralph
 
 import (
 	"bufio"
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 func TestUserText(t *testing.T) {
@@ -46,5 +52,70 @@ func TestReadLineBound(t *testing.T) {
 		if string(line) != want.line || tooLong != want.tooLong {
 			t.Errorf("readLine = %q, %v; want %q, %v", line, tooLong, want.line, want.tooLong)
 		}
+	}
+}
+
+// A conversation reads its messages from the input, skips what is not one (or what Plan
+// refuses) with a warning, answers the rest in order, and ends on the first answer that
+// does not go on.
+func TestConverse(t *testing.T) {
+	t.Parallel()
+	read := func(input string) <-chan Message {
+		ch := make(chan Message)
+		go ReadMessages(context.Background(), strings.NewReader(input), 1<<10, ch)
+		return ch
+	}
+	converse := func(first *string, input string, stopAt string) ([]string, []event.Event, error) {
+		var answered []string
+		rec := &testkit.Recorder{}
+		c := Conversation[string]{
+			Plan: func(_ context.Context, text string) (string, error) {
+				if text == "/unknown" {
+					return "", errors.New("no such skill")
+				}
+				return text, nil
+			},
+			Answer: func(_ context.Context, p string, line int) (string, bool, error) {
+				answered = append(answered, fmt.Sprintf("%d:%s", line, p))
+				if p == stopAt {
+					return "", false, errors.New("turn failed")
+				}
+				return "re " + p, true, nil
+			},
+			Sink: rec,
+		}
+		err := c.Converse(context.Background(), first, read(input))
+		return answered, rec.Events(), err
+	}
+	msg := func(text string) string { return `{"role":"user","content":"` + text + `"}` + "\n" }
+
+	first := "hello"
+	answered, events, err := converse(&first, msg("a")+"\n"+msg("b"), "")
+	if err != nil || strings.Join(answered, " ") != "0:hello 1:a 3:b" || len(events) != 3 {
+		t.Fatalf("answered %q with %d events, err %v", answered, len(events), err)
+	}
+	if a, ok := events[2].Data.(event.Answer); !ok || a.Message != 3 || a.Line != 3 || a.FinalText != "re b" {
+		t.Errorf("last event %+v, want the answer to message 3 on line 3", events[2].Data)
+	}
+
+	answered, events, err = converse(nil, msg("a")+"not json\n"+msg("/unknown")+msg("b"), "")
+	skipped, ok := errors.AsType[*SkippedError](err)
+	if !ok || skipped.Count != 2 || !strings.HasPrefix(skipped.First, "line 2: not a JSON object") {
+		t.Fatalf("err %v, want 2 skipped lines, the first line 2", err)
+	}
+	if strings.Join(answered, " ") != "1:a 4:b" || len(events) != 4 {
+		t.Errorf("answered %q with %d events, want 1:a 4:b and 2 warnings", answered, len(events))
+	}
+	if w, ok := events[2].Data.(event.Warning); !ok || w.Message != "stdin line 3: no such skill; skipped" {
+		t.Errorf("event %+v, want the warning for line 3", events[2].Data)
+	}
+
+	answered, _, err = converse(nil, msg("a")+msg("b")+msg("c"), "b")
+	if err == nil || err.Error() != "turn failed" || strings.Join(answered, " ") != "1:a 2:b" {
+		t.Errorf("answered %q, err %v; want the conversation to end at b", answered, err)
+	}
+
+	if _, _, err := converse(nil, "\n \n", ""); !errors.Is(err, ErrNoMessages) {
+		t.Errorf("blank input: err %v, want ErrNoMessages", err)
 	}
 }
