@@ -15,6 +15,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/docs"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/manpage"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/session"
 )
@@ -64,14 +65,15 @@ func housekeeping(args []string, cli *CLI, sio IO, version string) (code ExitCod
 	switch {
 	case cli.ManPage:
 		config.DescribeSources(parser.Model)
-		return exitIf(writeManPage(sio.Stdout, parser.Model, version)), true
+		err = writeManPage(sio.Stdout, parser.Model, version)
 	case cli.PrintSchema:
-		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
-		return exitIf(err), true
+		_, err = io.WriteString(sio.Stdout, docs.EventsSchema)
 	case cli.ListSessions || cli.ShowSession != "":
 		return sessions(context.Background(), cli, sio), true
+	default:
+		return 0, false
 	}
-	return 0, false
+	return exitIf(err), true
 }
 
 // kongExit carries kong's exit request (after --help or --version) out of Parse.
@@ -85,6 +87,19 @@ func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
 		kong.Vars{"version": "kimi-run " + version},
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }))
+}
+
+// writeManPage writes kimi-run(1) (package manpage) for this build.
+func writeManPage(w io.Writer, app *kong.Application, version string) error {
+	return manpage.Write(w, app, manpage.Page{
+		Description: description,
+		Version:     version,
+		Date:        manpage.Date(version),
+		Commands:    []string{completion.Command + "\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR"},
+		Notes: "The prompt is the words after the flags, \\fB\\-p\\fR, \\fB\\-\\-prompt\\-file\\fR or stdin. " +
+			"\\fBkimi\\-run completion\\fR \\fISHELL\\fR (exactly those two words) writes a completion script " +
+			"for bash, zsh or fish.",
+	})
 }
 
 // sessions runs --list-sessions or --show-session: it reads the sessions of the work dir and
