@@ -46,15 +46,15 @@ type Conversation[P any] struct {
 	// Plan readies a message's text; an error skips the message like a line that is not a
 	// user message.
 	Plan func(ctx context.Context, text string) (P, error)
-	// Answer answers a planned message (line 0 is a first prompt given apart from the
-	// input) and says whether the conversation goes on; when not, err ends it.
-	Answer func(ctx context.Context, p P, line int) (finalText string, ok bool, err error)
+	// Answer answers a planned message and says whether the conversation goes on; when
+	// not, err ends it.
+	Answer func(ctx context.Context, p P) (finalText string, ok bool, err error)
 	// Sink receives a warning for each skipped line and an answer event for each message
 	// answered.
 	Sink event.Sink
 }
 
-// Converse answers first, when not nil, and then each message of in, in order, until in
+// Converse answers first, when not nil (its answer event says line 0), and then each message of in, in order, until in
 // closes. A message whose answer does not go on ends the conversation with its error.
 // Skipped lines are warned of as they come and, once in closes, make it a *SkippedError
 // although every other message was answered; no message at all is ErrNoMessages.
@@ -62,7 +62,7 @@ func (c Conversation[P]) Converse(ctx context.Context, first *P, in <-chan Messa
 	answered := 0
 	var bad []string
 	answer := func(p P, line int) (bool, error) {
-		text, ok, err := c.Answer(ctx, p, line)
+		text, ok, err := c.Answer(ctx, p)
 		if !ok {
 			return false, err
 		}

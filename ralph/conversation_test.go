@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -75,8 +74,8 @@ func TestConverse(t *testing.T) {
 				}
 				return text, nil
 			},
-			Answer: func(_ context.Context, p string, line int) (string, bool, error) {
-				answered = append(answered, fmt.Sprintf("%d:%s", line, p))
+			Answer: func(_ context.Context, p string) (string, bool, error) {
+				answered = append(answered, p)
 				if p == stopAt {
 					return "", false, errors.New("turn failed")
 				}
@@ -91,11 +90,13 @@ func TestConverse(t *testing.T) {
 
 	first := "hello"
 	answered, events, err := converse(&first, msg("a")+"\n"+msg("b"), "")
-	if err != nil || strings.Join(answered, " ") != "0:hello 1:a 3:b" || len(events) != 3 {
+	if err != nil || strings.Join(answered, " ") != "hello a b" || len(events) != 3 {
 		t.Fatalf("answered %q with %d events, err %v", answered, len(events), err)
 	}
-	if a, ok := events[2].Data.(event.Answer); !ok || a.Message != 3 || a.Line != 3 || a.FinalText != "re b" {
-		t.Errorf("last event %+v, want the answer to message 3 on line 3", events[2].Data)
+	for i, line := range []int{0, 1, 3} {
+		if a, ok := events[i].Data.(event.Answer); !ok || a.Message != i+1 || a.Line != line || a.FinalText != "re "+answered[i] {
+			t.Errorf("event %d: %+v, want the answer to message %d on line %d", i, events[i].Data, i+1, line)
+		}
 	}
 
 	answered, events, err = converse(nil, msg("a")+"not json\n"+msg("/unknown")+msg("b"), "")
@@ -103,15 +104,15 @@ func TestConverse(t *testing.T) {
 	if !ok || skipped.Count != 2 || !strings.HasPrefix(skipped.First, "line 2: not a JSON object") {
 		t.Fatalf("err %v, want 2 skipped lines, the first line 2", err)
 	}
-	if strings.Join(answered, " ") != "1:a 4:b" || len(events) != 4 {
-		t.Errorf("answered %q with %d events, want 1:a 4:b and 2 warnings", answered, len(events))
+	if strings.Join(answered, " ") != "a b" || len(events) != 4 {
+		t.Errorf("answered %q with %d events, want a b and 2 warnings", answered, len(events))
 	}
 	if w, ok := events[2].Data.(event.Warning); !ok || w.Message != "stdin line 3: no such skill; skipped" {
 		t.Errorf("event %+v, want the warning for line 3", events[2].Data)
 	}
 
 	answered, _, err = converse(nil, msg("a")+msg("b")+msg("c"), "b")
-	if err == nil || err.Error() != "turn failed" || strings.Join(answered, " ") != "1:a 2:b" {
+	if err == nil || err.Error() != "turn failed" || strings.Join(answered, " ") != "a b" {
 		t.Errorf("answered %q, err %v; want the conversation to end at b", answered, err)
 	}
 

@@ -77,7 +77,7 @@ func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m m
 	iterations := 0
 	conv := ralph.Conversation[plan]{
 		Plan: func(ctx context.Context, text string) (plan, error) { return planRun(ctx, m.s, m.skills, text) },
-		Answer: func(ctx context.Context, p plan, _ int) (string, bool, error) {
+		Answer: func(ctx context.Context, p plan) (string, bool, error) {
 			out, err := m.answer(ctx, p)
 			if out.flow {
 				iterations += out.flowResult.Iterations
