@@ -53,7 +53,7 @@ type Flags struct {
 	ShowSession  string `name:"show-session" placeholder:"ID" help:"Print session ID's conversation and exit; NDJSON with --output-format stream-json."`
 	DMail        bool   `name:"dmail" help:"Give the agent SendDMail: it may rewind its own context to a checkpoint with a note to its past self."`
 
-	// Agents, workspace and skills, as Kimi CLI names them (docs: README "Agent files", "Skills").
+	// Agents, workspace and skills, as Kimi CLI names them (docs: docs/extending.md "Agent files", "Skills").
 	Agent     string   `placeholder:"NAME" help:"Built-in agent: default, or okabe (default plus SendDMail). Not with --agent-file."`
 	AgentFile string   `name:"agent-file" placeholder:"FILE" help:"Kimi CLI agent file (YAML): system prompt template and arguments, tools, subagents; may extend default or okabe."`
 	AddDir    []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent may work in: listed in its system prompt, writable under --sandbox workspace-write (repeatable; created, with a warning, when missing)."`

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
-
 	"github.com/kimi-run/kimi-run/agentspec"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/scripted"
@@ -317,8 +316,7 @@ func checkWidth(t *testing.T, by, rendered string) {
 func TestReadmeCompletionInstall(t *testing.T) {
 	t.Parallel()
 	needBash(t)
-	readme := string(repoFile(t, "README.md"))
-	_, section, _ := strings.Cut(readme, "### Shell completions and the man page\n")
+	section := testkit.DocSection(t, filepath.Join("..", "docs", "install.md"), "## Shell completions and the man page")
 	_, block, _ := strings.Cut(section, "```sh\n")
 	block, _, _ = strings.Cut(block, "```")
 	if !strings.Contains(block, "kimi-run completion fish") {

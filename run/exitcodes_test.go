@@ -57,9 +57,9 @@ func TestEveryExitCodeIsDocumented(t *testing.T) {
 	action = action[strings.Index(action, "kimi-run's exit code"):]
 	action = action[:strings.Index(action, "\n")]
 	docs := map[string]string{
-		"README.md":      string(repoFile(t, "README.md")),
-		"docs/ci.md":     string(repoFile(t, "docs/ci.md")),
-		"docs/events.md": string(repoFile(t, "docs/events.md")),
+		"docs/exit-codes.md": string(repoFile(t, "docs/exit-codes.md")),
+		"docs/ci.md":         string(repoFile(t, "docs/ci.md")),
+		"docs/events.md":     string(repoFile(t, "docs/events.md")),
 	}
 	for name, code := range exitCodes(t) {
 		n := strconv.Itoa(code)

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/alecthomas/kong"
-
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/run"
 )
 
@@ -87,11 +87,8 @@ func TestHelpAndFlagsTable(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "--output-schema") {
 		t.Errorf("--help: exit %d, no --output-schema:\n%s", r.code, r.stdout)
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, table, _ := strings.Cut(string(raw), "### Flags\n")
+	reference := filepath.Join("..", "docs", "reference.md")
+	table := strings.TrimLeft(testkit.DocSection(t, reference, "## Flags"), "\n")
 	table, _, _ = strings.Cut(table, "\n\n")
 	seen := map[string]bool{}
 	for _, line := range strings.Split(table, "\n") {
@@ -107,7 +104,7 @@ func TestHelpAndFlagsTable(t *testing.T) {
 	if len(seen) < 20 {
 		t.Fatalf("found only %d rows in the README's flags table", len(seen))
 	}
-	_, kimiTable, _ := strings.Cut(string(raw), "## Coming from Kimi CLI\n")
+	kimiTable := testkit.DocSection(t, filepath.Join("..", "docs", "kimi-cli.md"), "## Command line")
 	kimiTable, _, _ = strings.Cut(kimiTable, "\n\nAs in Kimi CLI")
 	named := map[string]bool{}
 	for _, line := range strings.Split(table+"\n"+kimiTable, "\n") {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // whatDiffersHeldBy names, for each bullet of README's "What differs" (by its bold title),
@@ -46,19 +47,7 @@ var whatDiffersHeldBy = map[string][]string{
 // where one can check it). A new bullet, or a renamed test, fails here until the table
 // above says what holds it.
 func TestWhatDiffersIsHeld(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
-	start := strings.Index(text, "### What differs\n")
-	if start < 0 {
-		t.Fatal(`README has no "### What differs" section`)
-	}
-	section := text[start:]
-	if end := strings.Index(section[1:], "\n## "); end > 0 {
-		section = section[:end+1]
-	}
+	section := testkit.DocSection(t, filepath.Join("..", "docs", "kimi-cli.md"), "## What differs")
 	bullet := regexp.MustCompile(`(?m)^- \*\*(.+?)\*\*`)
 	var titles []string
 	for _, m := range bullet.FindAllStringSubmatch(section, -1) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/tools/background"
 )
 
@@ -232,14 +234,10 @@ func objectKeys(t *testing.T, raw json.RawMessage) []string {
 // parameters." bullet of README's "What differs": the one list of deliberate differences.
 func listedToolDifferences(t *testing.T) map[string]bool {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
+	text := testkit.DocSection(t, filepath.Join("..", "docs", "kimi-cli.md"), "## What differs")
 	start := strings.Index(text, "- **Tool parameters.**")
 	if start < 0 {
-		t.Fatal(`README's What differs has no "Tool parameters." bullet`)
+		t.Fatal(`docs/kimi-cli.md's What differs has no "Tool parameters." bullet`)
 	}
 	bullet := text[start+2:]
 	if end := regexp.MustCompile(`\n(- |#)`).FindStringIndex(bullet); end != nil {
