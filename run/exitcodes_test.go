@@ -50,7 +50,7 @@ func exitCodes(t *testing.T) map[string]int {
 // (issue 29 #5 found 8 missing from the action's summary and --help).
 func TestEveryExitCodeIsDocumented(t *testing.T) {
 	t.Parallel()
-	help := kimi(t, nil, invocation{args: []string{"--help"}})
+	help := kimi(t, nil, invocation{args: []string{"--help-all"}})
 	exits := help.stdout[strings.Index(help.stdout, "Exit codes:"):]
 	exits = exits[:strings.Index(exits, "\n\n")]
 	action := string(repoFile(t, "action.yml"))

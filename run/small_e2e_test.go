@@ -83,9 +83,9 @@ func TestEmptyPipedStdinWarns(t *testing.T) {
 // its row there or in the table of Kimi CLI's names.
 func TestHelpAndFlagsTable(t *testing.T) {
 	t.Parallel()
-	r := kimi(t, nil, invocation{args: []string{"--help"}})
+	r := kimi(t, nil, invocation{args: []string{"--help-all"}})
 	if r.code != 0 || !strings.Contains(r.stdout, "--output-schema") {
-		t.Errorf("--help: exit %d, no --output-schema:\n%s", r.code, r.stdout)
+		t.Errorf("--help-all: exit %d, no --output-schema:\n%s", r.code, r.stdout)
 	}
 	reference := filepath.Join("..", "docs", "reference.md")
 	table := strings.TrimLeft(testkit.DocSection(t, reference, "## Flags"), "\n")
