@@ -120,7 +120,11 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	}
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
-		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help-all lists every flag)\n", err)
+		hint := " (kimi-run --help-all lists every flag)"
+		if peer := peerFlag(args); peer != nil {
+			err, hint = peer, ""
+		}
+		fmt.Fprintf(sio.Stderr, "kimi-run: %v%s\n", err, hint)
 		if format, kimiLines := rawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
 			// The stream's last line is a result even when the flags did not parse.
 			output.NewJSON(sio.Stdout).Emit(event.Event{Time: time.Now(), Data: event.Result{
