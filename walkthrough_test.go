@@ -123,12 +123,10 @@ if strings.Count(res.Output, ".txt") != 1 {
 }
 `
 			}},
-			{"docs/reference.md", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "| `--mcp-call-timeout ",
-					"| `--walkthrough-glob-cap N` | 1000, or `KIMI_RUN_WALKTHROUGH_GLOB_CAP`, or `[tools] walkthrough_glob_cap` | most paths one Glob call returns |\n")
-			}},
 		},
-		packages: []string{"./config/", "./run/"},
+		generate:  [][]string{{"go", "test", "./run", "-run", "TestFlagsReference", "-update"}},
+		generated: []string{"docs/reference.md"},
+		packages:  []string{"./config/", "./run/"},
 	}
 }
 
@@ -169,10 +167,6 @@ return New("WalkthroughEcho", env.settings().Quote("Send the text back, cut to i
 			{"docs/how-it-works.md", func(t *testing.T, s string) string {
 				return insertBefore(t, s, "  Shell, TaskList, TaskOutput and TaskStop", "  WalkthroughEcho,\n")
 			}},
-			{"docs/reference.md", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "| `--mcp-call-timeout ",
-					"| `--walkthrough-echo-max N` | 100 | most characters WalkthroughEcho sends back |\n")
-			}},
 			{"tools/walkthroughecho_test.go", func(*testing.T, string) string {
 				return `package tools
 
@@ -193,9 +187,9 @@ if res := runSearchTool(t, tool, map[string]any{"text": "hello"}); res.IsError |
 `
 			}},
 		},
-		generate: [][]string{{"go", "test", "./tools", "./run", "-run", "TestBuiltinSchemasGolden|TestRequestBodiesUnchanged", "-update"}},
+		generate: [][]string{{"go", "test", "./tools", "./run", "-run", "TestBuiltinSchemasGolden|TestRequestBodiesUnchanged|TestFlagsReference", "-update"}},
 		generated: []string{"tools/schemas.txt", "run/testdata/requests/default-tool-step.json",
-			"run/testdata/requests/okabe.json", "run/testdata/requests/subagent.json"},
+			"run/testdata/requests/okabe.json", "run/testdata/requests/subagent.json", "docs/reference.md"},
 		packages: []string{"./tools/", "./agentspec/", "./run/"},
 	}
 }
