@@ -232,7 +232,7 @@ Path:  "/v1/walkwire",
 			{"internal/scripted/server.go", func(t *testing.T, s string) string {
 				return strings.Replace(s, "geminiDialect}", "geminiDialect, walkwireDialect}", 1)
 			}},
-			{"README.md", func(t *testing.T, s string) string {
+			{"docs/providers.md", func(t *testing.T, s string) string {
 				return insertBefore(t, s, "| `anthropic` | Anthropic Messages API", "| `walkwire` | the walkthrough's protocol: `POST {base_url}/walkwire`, flat events | `api_key`, `base_url` | `reasoning_content` sent back |\n")
 			}},
 		},

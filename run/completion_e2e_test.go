@@ -307,7 +307,7 @@ func checkWidth(t *testing.T, by, rendered string) {
 	}
 }
 
-// TestReadmeCompletionInstall runs the README's install lines for the completions and the
+// TestReadmeCompletionInstall runs docs/install.md's install lines for the completions and the
 // man page, as written, in a fresh HOME with kimi-run in ~/.local/bin, then checks each
 // shell and man find what they wrote where they look by themselves (issue 29 #4: the fish
 // line lacked mkdir -p; man found the page only with ~/.local/bin on PATH). Then it runs
@@ -332,7 +332,7 @@ func TestReadmeCompletionInstall(t *testing.T) {
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", block)
 	cmd.Env, cmd.Dir = append(env, coverEnv()...), home
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the README's install lines failed: %v\n%s", err, out)
+		t.Fatalf("docs/install.md's install lines failed: %v\n%s", err, out)
 	}
 	for _, f := range []string{".local/share/bash-completion/completions/kimi-run", ".zfunc/_kimi-run",
 		".config/fish/completions/kimi-run.fish", ".local/share/man/man1/kimi-run.1"} {

@@ -12,7 +12,7 @@ import (
 	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
-// whatDiffersHeldBy names, for each bullet of README's "What differs" (by its bold title),
+// whatDiffersHeldBy names, for each bullet of docs/kimi-cli.md's "What differs" (by its bold title),
 // the tests that hold what it says, as "package.TestName" (the package's directory from
 // the repository's root). A bullet whose claims only Kimi CLI's code can check (what Kimi
 // does) is held on kimi-run's side.
@@ -42,7 +42,7 @@ var whatDiffersHeldBy = map[string][]string{
 	"Gemini and Vertex AI providers.": {"model/gemini.TestGeminiURL", "model/gemini.TestGeminiThinkingConfig", "model/gemini.TestGeminiSendsTurnBack"},
 }
 
-// TestWhatDiffersIsHeld: every bullet of README's "What differs" names the tests that hold
+// TestWhatDiffersIsHeld: every bullet of docs/kimi-cli.md's "What differs" names the tests that hold
 // it, and those tests exist (issue 27 #4: every line of that section true, held by a test
 // where one can check it). A new bullet, or a renamed test, fails here until the table
 // above says what holds it.
@@ -60,7 +60,7 @@ func TestWhatDiffersIsHeld(t *testing.T) {
 	for _, title := range titles {
 		held, ok := whatDiffersHeldBy[title]
 		if !ok {
-			t.Errorf("README What differs bullet %q names no test that holds it (add it to whatDiffersHeldBy)", title)
+			t.Errorf("docs/kimi-cli.md What differs bullet %q names no test that holds it (add it to whatDiffersHeldBy)", title)
 			continue
 		}
 		for _, name := range held {
@@ -91,7 +91,7 @@ func testExists(t *testing.T, dir, fn string) bool {
 	return false
 }
 
-// TestNotAvailable holds README's "Not available": Kimi CLI's other modes and plan mode are
+// TestNotAvailable holds docs/kimi-cli.md's "Not available": Kimi CLI's other modes and plan mode are
 // unknown flags (exit 2, before any model call), and KIMI_MODEL_THINKING_KEEP is named in a
 // warning rather than ignored silently.
 func TestNotAvailable(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
-// TestREADMENamesEveryTool: the README's Tools bullet, the users' list of the built-ins,
+// TestREADMENamesEveryTool: docs/how-it-works.md's Tools bullet, the users' list of the built-ins,
 // names every tool of the table, so a new tool cannot be left out of it.
 func TestREADMENamesEveryTool(t *testing.T) {
 	_, bullet, ok := strings.Cut(testkit.DocSection(t, filepath.Join("..", "docs", "how-it-works.md"), "# How it works"), "\n- **Tools** ")
@@ -23,7 +23,7 @@ func TestREADMENamesEveryTool(t *testing.T) {
 			found = found || w == tool.Name()
 		}
 		if !found {
-			t.Errorf("the README's Tools bullet does not name %s", tool.Name())
+			t.Errorf("docs/how-it-works.md's Tools bullet does not name %s", tool.Name())
 		}
 	}
 }
