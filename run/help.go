@@ -79,7 +79,7 @@ func shortHelp(_ kong.HelpOptions, kctx *kong.Context) error {
 	}
 	b.WriteString("\nExit codes: 0 done, 2 usage, 3 4 6 7 a limit or the schema, 5 key refused,\n" +
 		"75 and 124 worth a retry (--session resumes); all of them in --help-all.\n\n" +
-		"Every flag, environment variable and default: kimi-run --help-all\n" +
+		"Every flag, with its variables, config keys and default: kimi-run --help-all\n" +
 		"Docs: https://github.com/kimi-run/kimi-run#readme\n")
 	_, err := io.WriteString(kctx.Stdout, b.String())
 	return err
