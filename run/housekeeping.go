@@ -52,7 +52,11 @@ func housekeeping(args []string, cli *CLI, sio IO, version string) (code ExitCod
 	}
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
-		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
+		hint := " (kimi-run --help-all lists every flag)"
+		if peer := peerFlag(args); peer != nil {
+			err, hint = peer, ""
+		}
+		fmt.Fprintf(sio.Stderr, "kimi-run: %v%s\n", err, hint)
 		if format, kimiLines := rawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
 			// The stream's last line is a result even when the flags did not parse.
 			output.NewJSON(sio.Stdout).Emit(event.Event{Time: time.Now(), Data: event.Result{
@@ -84,6 +88,7 @@ func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
 	return config.NewParser(cli, sio.env(),
 		kong.Name("kimi-run"),
 		kong.Description(description),
+		kong.Help(shortHelp),
 		kong.Vars{"version": "kimi-run " + version},
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }))
