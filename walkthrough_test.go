@@ -15,14 +15,15 @@ import (
 	"testing"
 )
 
-var walkthrough = flag.Bool("walkthrough", false, "add a flag, a tool and an event type to scratch copies of the repository as docs/design.md says, and count the files (slow: .ci/run runs it)")
+var walkthrough = flag.Bool("walkthrough", false, "add a flag, a tool, an event type and a wire protocol to scratch copies of the repository as docs/design.md says, and count the files (slow: .ci/run runs it)")
 
 // The three walkthroughs of docs/design.md's "The house", redone for real (issue 28):
 // each adds one thing to a scratch copy of this checkout by its checklist, regenerates
 // what the checklist says is generated, then builds, vets and runs the tests of every
 // package it touched, of those the checklist names, and of run/ (where lists of tools and
-// flags used to hide). A change may touch at most three files by hand besides README.md;
-// files the one documented command regenerates do not count, and nothing else may change.
+// flags used to hide). A change may touch at most three files by hand besides its own new
+// files, its tests and the user docs (README.md, docs/), with at most one regeneration command; the files it
+// regenerates do not count, and nothing else may change.
 // Every file touched by hand must be named by the checklist.
 type change struct {
 	checklist string     // the heading of its section in docs/design.md
@@ -42,7 +43,7 @@ func TestWalkthrough(t *testing.T) {
 	if !*walkthrough {
 		t.Skip("slow: run with -walkthrough (.ci/run does)")
 	}
-	for name, c := range map[string]change{"event": eventChange(), "flag": flagChange(), "tool": toolChange()} {
+	for name, c := range map[string]change{"event": eventChange(), "flag": flagChange(), "tool": toolChange(), "wire": wireChange()} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c.walk(t)
@@ -50,33 +51,36 @@ func TestWalkthrough(t *testing.T) {
 	}
 }
 
-// eventChange adds an event type that text mode shows and the other renderers leave out,
-// emitted where a step goes on on the fallback model.
+// eventChange adds an event type with a timing field, marked volatile, that text mode shows
+// and the other renderers leave out, emitted before each retry of a model call: the
+// record/replay tests of run/ (which retry) see it and must leave its time out.
 func eventChange() change {
 	return change{
 		checklist: "### Add an event type",
 		edits: []edit{
 			{"event/payload.go", func(t *testing.T, s string) string {
-				s = insertBefore(t, s, "\tTypeResult ", "\tTypeWalkthroughFallback Type = \"walkthrough_fallback\"\n")
-				s = insertBefore(t, s, "\t{Result{}, ", "\t{WalkthroughFallback{}, KimiLines | Telemetry},\n")
+				s = insertBefore(t, s, "\tTypeResult ", "\tTypeWalkthroughAttempt Type = \"walkthrough_attempt\"\n")
+				s = insertBefore(t, s, "\t{Result{}, ", "\t{WalkthroughAttempt{}, KimiLines | Telemetry},\n")
 				return s + `
-// WalkthroughFallback reports that a step goes on on the fallback model.
-type WalkthroughFallback struct {
-// The step tried again; 0 for a compaction's summary.
+// WalkthroughAttempt reports that an attempt at a model call failed and will be retried.
+type WalkthroughAttempt struct {
+// The step whose call failed.
 Step int ` + "`json:\"step\" minimum:\"0\"`" + `
-// The fallback model's name.
-Model string ` + "`json:\"model\" minLength:\"1\"`" + `
+// The attempt that failed, from 1.
+Attempt int ` + "`json:\"attempt\" minimum:\"1\"`" + `
+// When it failed, in milliseconds since 1970.
+UnixMS int64 ` + "`json:\"unix_ms\" minimum:\"0\" volatile:\"true\"`" + `
 }
 
-// Type is "walkthrough_fallback".
-func (WalkthroughFallback) Type() Type { return TypeWalkthroughFallback }
+// Type is "walkthrough_attempt".
+func (WalkthroughAttempt) Type() Type { return TypeWalkthroughAttempt }
 `
 			}},
-			{"agent/fallback.go", func(t *testing.T, s string) string {
-				return insertAfterLine(t, s, "trying the step again on the fallback model", "\ta.emit(event.WalkthroughFallback{Step: step, Model: name})\n")
+			{"agent/step.go", func(t *testing.T, s string) string {
+				return insertAfterLine(t, s, "MaxAttempts: attempts, DelayMS:", "\ta.emit(event.WalkthroughAttempt{Step: step, Attempt: int(n), UnixMS: time.Now().UnixMilli()})\n")
 			}},
 			{"output/progress.go", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "\tcase event.Result:", "\tcase event.WalkthroughFallback:\n\t\tl.info(fmt.Sprintf(\"step %d goes on on %s\", d.Step, d.Model))\n")
+				return insertBefore(t, s, "\tcase event.Result:", "\tcase event.WalkthroughAttempt:\n\t\tl.info(fmt.Sprintf(\"step %d: attempt %d failed\", d.Step, d.Attempt))\n")
 			}},
 		},
 		generate:  [][]string{{"go", "test", "./internal/eventschema", "-run", "TestGenerated", "-update"}},
@@ -85,32 +89,52 @@ func (WalkthroughFallback) Type() Type { return TypeWalkthroughFallback }
 	}
 }
 
-// flagChange adds a flag that an environment variable and a config.toml key also set, read
-// where the model's request headers are made.
+// flagChange adds a flag that an environment variable and a config.toml key also set, and
+// that reaches a tool as a cap: the most paths one Glob call returns.
 func flagChange() change {
 	return change{
 		checklist: "### Add a flag",
 		edits: []edit{
-			{"config/flags.go", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "\tMCPCallTimeout ",
-					"\tWalkthroughTag string `name:\"walkthrough-tag\" placeholder:\"TAG\" envvar:\"KIMI_RUN_WALKTHROUGH_TAG\" config:\"walkthrough.tag\" help:\"Send TAG as the X-Walkthrough-Tag header with every model request.\"`\n")
+			{"tools/settings.go", func(t *testing.T, s string) string {
+				s = insertBefore(t, s, "\tShellOutputBytes int ",
+					"\tWalkthroughGlobCap int `name:\"walkthrough-glob-cap\" placeholder:\"N\" default:\"1000\" envvar:\"KIMI_RUN_WALKTHROUGH_GLOB_CAP\" config:\"tools.walkthrough_glob_cap\" help:\"Most paths one Glob call returns (at least 1).\"`\n")
+				return insertBefore(t, s, "\tif n := s.ShellOutputBytes;",
+					"\tif s.WalkthroughGlobCap < 1 {\n\t\treturn fmt.Errorf(\"--walkthrough-glob-cap must be at least 1, got %d\", s.WalkthroughGlobCap)\n\t}\n")
 			}},
-			{"run/build.go", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "\tfor k, v := range e.Headers {",
-					"\tif tag := r.s.Flags.WalkthroughTag; tag != \"\" {\n\t\th[\"X-Walkthrough-Tag\"] = tag\n\t}\n")
+			{"tools/glob.go", func(t *testing.T, s string) string {
+				return replaceOnce(t, s, "Limit: globLimit}", "Limit: min(globLimit, g.env.settings().WalkthroughGlobCap)}")
 			}},
-			{"README.md", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "| `--mcp-call-timeout ",
-					"| `--walkthrough-tag TAG` | `KIMI_RUN_WALKTHROUGH_TAG`, or `[walkthrough] tag` | sent as the X-Walkthrough-Tag header |\n")
+			{"tools/walkthroughglobcap_test.go", func(*testing.T, string) string {
+				return `package tools
+
+import (
+"os"
+"path/filepath"
+"strings"
+"testing"
+)
+
+func TestWalkthroughGlobCap(t *testing.T) {
+dir := t.TempDir()
+for _, name := range []string{"a.txt", "b.txt"} {
+	os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+}
+res := mustCall(t, NewGlob(Env{WorkDir: dir, Settings: Settings{WalkthroughGlobCap: 1}}), map[string]any{"pattern": "*.txt"})
+if strings.Count(res.Output, ".txt") != 1 {
+	t.Errorf("got %q, want one path", res.Output)
+}
+}
+`
 			}},
 		},
-		generate:  [][]string{{"go", "generate", "./config"}},
-		generated: []string{"config/parseflags_gen.go"},
+		generate:  [][]string{{"go", "test", "./run", "-run", "TestFlagsReference", "-update"}},
+		generated: []string{"docs/reference.md"},
 		packages:  []string{"./config/", "./run/"},
 	}
 }
 
-// toolChange adds a read-only built-in tool with its test.
+// toolChange adds a read-only built-in tool whose description quotes its limit, a setting
+// of the run, with its test.
 func toolChange() change {
 	return change{
 		checklist: "### Add a tool",
@@ -126,36 +150,93 @@ Text string ` + "`json:\"text\" description:\"the text to send back\"`" + `
 }
 
 // NewWalkthroughEcho returns the WalkthroughEcho tool, which sends its text back.
-func NewWalkthroughEcho(Env) Tool {
-return New("WalkthroughEcho", "Send the text back unchanged.", Facts{ReadOnly: true},
-	func(_ context.Context, in walkthroughEchoArgs) (Result, error) { return Text(in.Text), nil })
+func NewWalkthroughEcho(env Env) Tool {
+limit := env.settings().WalkthroughEchoMax
+return New("WalkthroughEcho", env.settings().Quote("Send the text back, cut to its first {walkthrough-echo-max} characters."), Facts{ReadOnly: true},
+	func(_ context.Context, in walkthroughEchoArgs) (Result, error) {
+		r := []rune(in.Text)
+		return Text(string(r[:min(len(r), limit)])), nil
+	})
 }
 `
+			}},
+			{"tools/settings.go", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "\tShellOutputBytes int ",
+					"\tWalkthroughEchoMax int `name:\"walkthrough-echo-max\" placeholder:\"N\" default:\"100\" help:\"Most characters WalkthroughEcho sends back.\"`\n")
 			}},
 			{"tools/builtin.go", func(t *testing.T, s string) string {
 				return insertBefore(t, s, "\t{make: NewAgent, ", "\t{make: NewWalkthroughEcho},\n")
 			}},
-			{"README.md", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "  StrReplaceFile, Glob, Grep, FetchURL, Think, SetTodoList,", "  WalkthroughEcho,\n")
+			{"docs/how-it-works.md", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "  Shell, TaskList, TaskOutput and TaskStop", "  WalkthroughEcho,\n")
 			}},
 			{"tools/walkthroughecho_test.go", func(*testing.T, string) string {
 				return `package tools
 
-import "testing"
+import (
+"strings"
+"testing"
+)
 
 func TestWalkthroughEcho(t *testing.T) {
-if res := runSearchTool(t, NewWalkthroughEcho(Env{}), map[string]any{"text": "hello"}); res.IsError || res.Output != "hello" {
-	t.Errorf("got %+v, want hello back", res)
+tool := NewWalkthroughEcho(Env{Settings: Settings{WalkthroughEchoMax: 3}})
+if !strings.Contains(tool.Description(), "first 3 characters") {
+	t.Errorf("description %q does not quote the limit", tool.Description())
+}
+if res := runSearchTool(t, tool, map[string]any{"text": "hello"}); res.IsError || res.Output != "hel" {
+	t.Errorf("got %+v, want hel", res)
 }
 }
 `
 			}},
 		},
-		generate: [][]string{{"go", "generate", "./tools"},
-			{"go", "test", "./run", "-run", "TestRequestBodiesUnchanged", "-update"}},
-		generated: []string{"tools/schemas.txt", "run/testdata/requests/default-tool-step.jsonl",
-			"run/testdata/requests/okabe.jsonl", "run/testdata/requests/subagent.jsonl"},
+		generate: [][]string{{"go", "test", "./tools", "./run", "-run", "TestBuiltinSchemasGolden|TestRequestBodiesUnchanged|TestFlagsReference", "-update"}},
+		generated: []string{"tools/schemas.txt", "run/testdata/requests/default-tool-step.json",
+			"run/testdata/requests/okabe.json", "run/testdata/requests/subagent.json", "docs/reference.md"},
 		packages: []string{"./tools/", "./agentspec/", "./run/"},
+	}
+}
+
+// wireChange adds a wire protocol: its package (the walkwire protocol's client, reader and
+// test, kept in testdata/walkthrough/wire), its row in the protocols' table and its dialect
+// of the scripted server. The tests of run/ that run every feature on every protocol then
+// run it too.
+func wireChange() change {
+	source := func(name string) func(*testing.T, string) string {
+		return func(t *testing.T, _ string) string {
+			b, err := os.ReadFile(filepath.Join("testdata", "walkthrough", "wire", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+	}
+	return change{
+		checklist: "### Add a wire protocol",
+		edits: []edit{
+			{"model/walkwire/client.go", source("client.go")},
+			{"model/walkwire/reader.go", source("reader.go")},
+			{"model/walkwire/client_test.go", source("client_test.go")},
+			{"model/protocols/protocols.go", func(t *testing.T, s string) string {
+				s = insertBefore(t, s, "\t\"github.com/kimi-run/kimi-run/model/responses\"", "\t\"github.com/kimi-run/kimi-run/model/walkwire\"\n")
+				return insertBefore(t, s, "// google_genai is Kimi CLI's older name", `Name:  "walkwire",
+Types: map[string]string{"walkwire": "walkwire"},
+New:   func(cfg model.Config) model.Model { return walkwire.New(cfg) },
+Read:  cassette.ReadChat,
+Path:  "/v1/walkwire",
+},
+{
+`)
+			}},
+			{"internal/scripted/walkwire.go", source("dialect.go")},
+			{"internal/scripted/server.go", func(t *testing.T, s string) string {
+				return strings.Replace(s, "geminiDialect}", "geminiDialect, walkwireDialect}", 1)
+			}},
+			{"docs/providers.md", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "| `anthropic` | Anthropic Messages API", "| `walkwire` | the walkthrough's protocol: `POST {base_url}/walkwire`, flat events | `api_key`, `base_url` | `reasoning_content` sent back |\n")
+			}},
+		},
+		packages: []string{"./model/cassette/", "./config/", "./run/"},
 	}
 }
 
@@ -168,6 +249,9 @@ func (c change) walk(t *testing.T) {
 		p := filepath.Join(dir, filepath.FromSlash(e.file))
 		old, err := os.ReadFile(p)
 		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(e.do(t, string(old))), 0o644); err != nil {
@@ -201,13 +285,13 @@ func (c change) walk(t *testing.T) {
 		case slices.Contains(c.generated, f):
 		case !slices.Contains(byHand, f):
 			t.Errorf("%s changed, though neither the checklist's edits nor its commands touch it", f)
-		case f != "README.md":
-			counted = append(counted, f)
+		case !userDoc(f) && !strings.HasSuffix(f, "_test.go") && before[f] != ([32]byte{}):
+			counted = append(counted, f) // not the docs, a test or the change's own new file
 		}
 	}
 	t.Logf("by hand: %v; regenerated: %v", byHand, intersect(changed, c.generated))
-	if len(counted) > 3 {
-		t.Errorf("%d files touched by hand besides README.md, want at most 3: %v", len(counted), counted)
+	if len(counted) > 3 || len(c.generate) > 1 {
+		t.Errorf("%d files touched by hand besides the change's own files, its tests and the user docs, and %d regeneration commands; want at most 3 and 1: %v", len(counted), len(c.generate), counted)
 	}
 	section := checklist(t, dir, c.checklist)
 	for _, f := range byHand {
@@ -310,6 +394,13 @@ func insertBefore(t *testing.T, s, anchor, text string) string {
 	return s[:i] + text + s[i:]
 }
 
+// replaceOnce replaces the one occurrence of old in s with new.
+func replaceOnce(t *testing.T, s, old, new string) string {
+	t.Helper()
+	i := uniqueIndex(t, s, old)
+	return s[:i] + new + s[i+len(old):]
+}
+
 // insertAfterLine inserts text after the one line of s that contains anchor.
 func insertAfterLine(t *testing.T, s, anchor, text string) string {
 	t.Helper()
@@ -329,6 +420,12 @@ func uniqueIndex(t *testing.T, s, anchor string) int {
 		t.Fatalf("the walkthrough's anchor %q is found %d times, want once: update the walkthrough to the checklist", anchor, n)
 	}
 	return strings.Index(s, anchor)
+}
+
+// userDoc reports whether file is a user's document: README.md or a page of docs/ that the
+// checklists call by its old name, the README.
+func userDoc(file string) bool {
+	return file == "README.md" || strings.HasPrefix(file, "docs/") && strings.HasSuffix(file, ".md")
 }
 
 // checklist returns the section of docs/design.md under heading, up to the next heading.
@@ -351,13 +448,14 @@ func checklist(t *testing.T, dir, heading string) string {
 // named reports whether a checklist names file: by its path, its base name (quoted), a
 // pattern with NAME in it (tools/NAME.go), or as a directory's file (agent/).
 func named(section, file string) bool {
-	if strings.Contains(section, file) || (file == "README.md" && strings.Contains(section, "README")) {
+	if strings.Contains(section, file) || (userDoc(file) && strings.Contains(section, "README")) {
 		return true
 	}
 	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
 		tok := m[1]
 		pattern := strings.ReplaceAll(tok, "NAME", "*")
-		if ok, _ := path.Match(pattern, file); ok || tok == path.Base(file) || (strings.HasSuffix(tok, "/") && strings.HasPrefix(file, tok)) {
+		inDir, _ := path.Match(strings.TrimSuffix(pattern, "/"), path.Dir(file))
+		if ok, _ := path.Match(pattern, file); ok || tok == path.Base(file) || (strings.HasSuffix(tok, "/") && (strings.HasPrefix(file, tok) || inDir)) {
 			return true
 		}
 	}

@@ -30,6 +30,10 @@ type Config struct {
 	// Tools builds the agent's toolset. The tools that need the agent itself get it
 	// through d: Agent runs subagents, SendDMail rewinds the conversation.
 	Tools func(d Delegates) []tools.Tool
+	// SubagentModel, when set, says whether a subagent may run on the model an Agent call
+	// names: nil for yes (its calls then carry model.WithModelID), an error saying why not.
+	// nil: no subagent switches model.
+	SubagentModel func(id string) error
 	// Subagents returns the kinds of subagent an Agent call may start ("coder" is the
 	// default kind), given the parent's toolset. nil gives subagents no kinds: every
 	// Agent call fails.
@@ -48,9 +52,6 @@ type Config struct {
 	Heartbeat time.Duration
 	// Inbox hands the main agent messages before each step (Agent.Inbox); nil: none.
 	Inbox func(ctx context.Context) []string
-	// Prepare is told of each tool as soon as the stream names a call of it
-	// (Agent.Prepare); nil: nothing is.
-	Prepare func(t tools.Tool)
 }
 
 // Delegates are the parts of an Agent that tools call back into.
@@ -79,9 +80,8 @@ func New(cfg Config) *Agent {
 		ToolCap:           NewToolCap(cfg.MaxToolCalls),
 		Heartbeat:         cfg.Heartbeat,
 		Inbox:             cfg.Inbox,
-		Prepare:           cfg.Prepare,
 	}
-	subs := &Subagents{Parent: a}
+	subs := &Subagents{Parent: a, SwitchModel: cfg.SubagentModel}
 	d := Delegates{Subagent: subs}
 	if cfg.DMail {
 		d.DMail = a

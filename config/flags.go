@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/kimi-run/kimi-run/tools"
 )
 
 // Flags is the command line of kimi-run as kong parses it, with each declared setting the
@@ -12,7 +14,7 @@ import (
 // source. It is never changed after parsing: Resolve reads it, with the environment and the
 // files, into Settings, and checks it. A setting with one declared value is read from
 // Settings.Flags; one that needs more (a model's config entry, a key family) from its field
-// of Settings. After a change here, `go generate ./config` (parseflags.go).
+// of Settings.
 type Flags struct {
 	Prompt       string        `short:"p" placeholder:"TEXT" help:"The task. Use - to read it from stdin. With a prompt, piped stdin is attached as context."`
 	Words        []string      `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
@@ -51,7 +53,7 @@ type Flags struct {
 	ShowSession  string `name:"show-session" placeholder:"ID" help:"Print session ID's conversation and exit; NDJSON with --output-format stream-json."`
 	DMail        bool   `name:"dmail" help:"Give the agent SendDMail: it may rewind its own context to a checkpoint with a note to its past self."`
 
-	// Agents, workspace and skills, as Kimi CLI names them (docs: README "Agent files", "Skills").
+	// Agents, workspace and skills, as Kimi CLI names them (docs: docs/extending.md "Agent files", "Skills").
 	Agent     string   `placeholder:"NAME" help:"Built-in agent: default, or okabe (default plus SendDMail). Not with --agent-file."`
 	AgentFile string   `name:"agent-file" placeholder:"FILE" help:"Kimi CLI agent file (YAML): system prompt template and arguments, tools, subagents; may extend default or okabe."`
 	AddDir    []string `name:"add-dir" placeholder:"DIR" help:"Another directory the agent may work in: listed in its system prompt, writable under --sandbox workspace-write (repeatable; created, with a warning, when missing)."`
@@ -68,12 +70,15 @@ type Flags struct {
 	Heartbeat time.Duration    `name:"heartbeat" placeholder:"DURATION" default:"15s" envvar:"KIMI_RUN_HEARTBEAT" help:"Report a tool call that is still running every DURATION (0: never): a tool_progress event in stream-json, a line on stderr in text mode, so a CI job that kills silent jobs sees the run alive."`
 	LogLevel  string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn shows only warnings and errors; error only why a run failed."`
 	Version   kong.VersionFlag `short:"V" help:"Print the version and exit."`
+	HelpAll   HelpAllFlag      `name:"help-all" help:"Show every flag, with its environment variables, config keys and default, and the exit codes."`
 
 	// Shared sessions and background processes (issue 9).
 	SessionWait    time.Duration `name:"session-wait" placeholder:"DURATION" help:"When another run is using the session, wait up to this long for it to end instead of failing at once with exit 75 (busy)."`
 	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
 	OTelLogContent bool          `name:"otel-log-content" help:"With OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT set), also put the prompt, tool arguments and outputs and the final answer on the spans, scrubbed of credentials. Off: names, counts and timings only."`
 	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background (a server started with &). By default they are stopped (SIGTERM, then SIGKILL) when the run ends. Background tasks (run_in_background) are not kept: see [background] keep_alive_on_exit."`
+	// The built-in tools' knobs, declared beside the tools (tools/settings.go).
+	tools.Settings
 	// Notices of silence (hidden: tests shorten them).
 	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
 	StallNotice time.Duration `name:"stall-notice" default:"30s" hidden:""`

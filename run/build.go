@@ -2,7 +2,11 @@ package run
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/kimi-run/kimi-run/agent"
@@ -10,6 +14,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/protocols"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/plugin"
 )
@@ -40,7 +45,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		}
 		r.tasks.Kill()
 	})
-	servers := startMCP(ctx, r.guard.sandbox.confineServers(s.MCP, s.Env.Getenv("PATH"), in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
+	servers := startMCP(ctx, r.guard.sandbox.confineServers(s.MCP, r.warn), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
 	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
 		return nil, err
@@ -50,14 +55,15 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		return nil, err
 	}
 	r.models = model
-	// What the run changes under its work dirs; kimi-run's own files there are not its work.
-	r.changes = newChanges(s.WorkDir, in.ws.addDirs, []string{r.session.root, r.answerFile, s.Flags.Record, r.guard.sandbox.tempDir},
-		gitRunner{launch: r.launch, off: s.Flags.FilesChanged == "tools"}, r.warn)
+	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
+	// flows start their loop again on the restored conversation.
+	resume := in.conv == nil && in.plan.flow == nil && in.plan.ralph == 0
+	r.changes = r.trackChanges(in, resume)
 	ts := &agentTools{r: r, env: r.toolEnv(in), ws: in.ws, servers: servers, hooks: eng}
 	e, l := s.Endpoint, s.Loop
 	a := agent.New(agent.Config{
-		Model:    withBudget(model, s.Budget, model.prices),
-		Fallback: model.switchOver,
+		Model:    withBudget(model, s.Budget, model.Prices),
+		Fallback: switchOver(model),
 		Sink:     r.sink,
 		MaxSteps: l.MaxSteps,
 		Compaction: agent.Compaction{MaxContext: e.MaxContext,
@@ -65,25 +71,28 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 			// the window, so an anthropic provider's requests fit it too.
 			CapCompletion: (e.KimiProvider || e.Protocol == "anthropic") && e.ContextKnown && e.Generation.CompletionCap >= 0,
 			CompletionCap: e.Generation.CompletionCap, Reserve: l.Reserve, TriggerRatio: l.TriggerRatio},
-		Retry:        r.retryPolicy(),
-		Session:      r.session.session,
-		DMail:        in.ws.agent.dmail,
-		Tools:        ts.root,
-		Subagents:    ts.subagents,
+		Retry:     r.retryPolicy(),
+		Session:   r.session.session,
+		DMail:     in.ws.agent.dmail,
+		Tools:     ts.root,
+		Subagents: ts.subagents,
+		SubagentModel: func(string) error {
+			if s.Budget.MaxCost > 0 {
+				return errors.New("--max-cost-usd needs the prices of every model the run uses, and another model's are unknown")
+			}
+			return nil
+		},
 		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
 		Lifecycle:    hookLifecycle{e: eng},
 		MaxToolCalls: s.Flags.MaxToolCalls,
 		Heartbeat:    s.Flags.Heartbeat,
-		Inbox:        taskInbox(r.tasks, eng, r.secrets.scrub),
-		Prepare:      r.prepare(eng, ts.env.Ripgrep != ""),
+		Inbox:        taskInbox(r.tasks, eng, r.secrets.String),
 	})
 	if ts.err != nil {
 		return nil, ts.err
 	}
 	r.saveErr = a.SessionError
-	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
-	// flows start their loop again on the restored conversation.
-	a.ResumeTurn = in.conv == nil && in.plan.flow == nil && in.plan.ralph == 0
+	a.ResumeTurn = resume
 	return &built{agent: a, hooks: eng, servers: servers, names: ts.names}, nil
 }
 
@@ -94,7 +103,7 @@ func (r *runState) hookEngine(in *inputs) (*hooks.Engine, error) {
 		return nil, err
 	}
 	eng.WorkDir, eng.SessionID, eng.Sink = r.s.WorkDir, r.sessionID, r.sink
-	eng.Scrub = r.secrets.scrubBytes
+	eng.Scrub = r.secrets.Bytes
 	// Hooks run confined like Shell commands: a hook script in the work dir can be
 	// rewritten by a Shell call, and must not become a way out of the sandbox.
 	eng.Launcher = r.launch
@@ -143,7 +152,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), mcpAliases(t.mcp)); t.err != nil {
 		return nil
 	}
-	ts = r.changes.wrap(scrubTools(g.wrap(ts), r.secrets))
+	ts = r.changes.Wrap(scrubTools(g.wrap(ts), r.secrets))
 	t.names = toolNames(ts)
 	return ts
 }
@@ -157,7 +166,7 @@ func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	}
 	kinds = withMCP(kinds, t.mcp, t.hooks)
 	for name, k := range kinds {
-		k.Tools = r.changes.wrap(scrubTools(r.guard.wrap(k.Tools), r.secrets))
+		k.Tools = r.changes.Wrap(scrubTools(r.guard.wrap(k.Tools), r.secrets))
 		kinds[name] = k
 	}
 	return kinds
@@ -180,6 +189,8 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		Fetch:         r.service(r.s.Services.Fetch),
 		Proxy:         g.sandbox.proxyURL(),
 		Changes:       r.session.changes(),
+		Settings:      r.s.Flags.Settings,
+		Plan:          tools.NewPlanMode(r.planFile()),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -205,9 +216,9 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 // model is the model client: the endpoint, through the tape and the login, with the
 // fallback chain behind it. A fallback of the run's own provider shares its key and login;
 // one of another provider has its own key, and never sees the login's token.
-func (r *runState) model() (*fallbackModel, error) {
+func (r *runState) model() (*model.Chain, error) {
 	s := r.s
-	tapeClient, err := r.tape.client(s, append(r.secrets.list(), r.cred.apiKey), r.version)
+	tapeClient, err := r.tape.client(s, append(r.secrets.List(), r.cred.apiKey), r.version)
 	if err != nil {
 		return nil, err
 	}
@@ -235,25 +246,46 @@ func (r *runState) model() (*fallbackModel, error) {
 	e := s.Endpoint
 	ownCfg := clientOf(e, r.cred.apiKey, loginClient)
 	ownCfg.Predial = r.ahead
-	own, err := model.New(ownCfg)
+	own, err := protocols.New(ownCfg)
 	if err != nil {
 		return nil, err
 	}
-	chain := &fallbackModel{links: []*link{{m: own, name: e.Model, id: e.Model, provider: e.Protocol,
-		prices: s.Budget.Prices, window: e.MaxContext, capCompl: capsCompletion(e)}}}
+	links := []model.Link{{Model: own, Name: e.Model, ID: e.Model, Provider: e.Protocol,
+		Prices: s.Budget.Prices, Window: e.MaxContext, CapCompletion: capsCompletion(e)}}
 	for _, fb := range s.Fallbacks {
 		key, client := fb.Endpoint.APIKey, tapeClient
 		if fb.SameProvider {
 			key, client = r.cred.apiKey, loginClient
 		}
-		m, err := model.New(clientOf(fb.Endpoint, key, client))
+		m, err := protocols.New(clientOf(fb.Endpoint, key, client))
 		if err != nil {
 			return nil, usagef("fallback model %q: %w", fb.Name, err)
 		}
-		chain.links = append(chain.links, &link{m: m, name: fb.Name, id: fb.Endpoint.Model, provider: fb.Endpoint.Protocol,
-			prices: fb.Prices, window: fb.Endpoint.MaxContext, capCompl: capsCompletion(fb.Endpoint)})
+		links = append(links, model.Link{Model: m, Name: fb.Name, ID: fb.Endpoint.Model, Provider: fb.Endpoint.Protocol,
+			Prices: fb.Prices, Window: fb.Endpoint.MaxContext, CapCompletion: capsCompletion(fb.Endpoint)})
+	}
+	chain := model.NewChain(links...)
+	chain.Other = func(id string) (model.Model, error) {
+		cfg := ownCfg
+		cfg.Model, cfg.Predial = id, nil
+		return protocols.New(cfg)
 	}
 	return chain, nil
+}
+
+// capsCompletion says whether requests to the endpoint e carry a completion cap (see
+// agent.Compaction.CapCompletion).
+func capsCompletion(e config.Endpoint) bool {
+	return e.KimiProvider && e.ContextKnown && e.Generation.CompletionCap >= 0
+}
+
+// switchOver moves the chain on to its next model and tells the agent which
+// (agent.Agent.Fallback); ok is false when none is left.
+func switchOver(chain *model.Chain) func() (agent.Switch, bool) {
+	return func() (agent.Switch, bool) {
+		from, to, ok := chain.Next()
+		return agent.Switch{From: from.ID, To: to.Name, Provider: to.Provider, MaxContext: to.Window, CapCompletion: to.CapCompletion}, ok
+	}
 }
 
 // headers are the request headers of every model call to the endpoint e: our User-Agent
@@ -264,4 +296,30 @@ func (r *runState) headers(e config.Endpoint) map[string]string {
 		h[k] = v
 	}
 	return h
+}
+
+// planFile is where EnterPlanMode's plan is written: in the sandbox's temp dir under
+// --sandbox (the one place outside the work dir it lets the tools write), else beside the
+// session's conversation, or in the temporary directory when the session is not saved.
+func (r *runState) planFile() string {
+	if dir := r.guard.sandbox.tempDir; dir != "" {
+		return filepath.Join(dir, "plan.md")
+	}
+	if f := r.session.session; f != nil {
+		return filepath.Join(filepath.Dir(f.Path()), "plan.md")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("kimi-run-plan-%d.md", os.Getpid()))
+}
+
+// predial opens the connection to the model's endpoint while the rest of the set-up
+// runs (model.Predial), once the prompt is in hand: a connection opened before a prompt
+// that is slow to come (stdin) could be closed by the server as idle. Only the client
+// kimi-run builds itself takes it; a recording, a replay or a login's client dials as
+// before.
+func (r *runState) predial(ctx context.Context) {
+	if r.tape.flags.Record != "" || r.tape.replaying() || r.cred.login != nil {
+		return
+	}
+	r.ahead = model.StartPredial(ctx, r.s.Endpoint.BaseURL)
+	r.res.add(r.ahead.Close)
 }

@@ -8,7 +8,9 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/filechanges"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
@@ -27,7 +29,7 @@ type runState struct {
 	started time.Time
 	res     resources
 	// secrets are scrubbed from stdout, stderr, the answer file and the telemetry.
-	secrets *secretSet
+	secrets *scrub.Set
 	tel     *telemetry.Telemetry
 	// telWarnings are the telemetry's, reported with the configuration's.
 	telWarnings []string
@@ -56,7 +58,7 @@ type runState struct {
 	launch *launch.Launcher
 	guard  *guard
 	// changes finds the files the run changed, for result.files_changed; nil until build.
-	changes *changes
+	changes *filechanges.Tracker
 	// answerFile is --output-last-message, "" once it has proved unwritable; scrub cleans
 	// what is written there. With --json-schema it gets what stdout gets: the matching
 	// JSON or nothing.
@@ -65,7 +67,7 @@ type runState struct {
 	// saveErr reports the agent's first failure to write the session.
 	saveErr func() error
 	// models is the model with its fallback chain, once built.
-	models *fallbackModel
+	models *model.Chain
 	// ahead is the connection to the endpoint opened during the set-up (predial).
 	ahead *model.Predial
 }
@@ -87,8 +89,8 @@ func (res *resources) close() {
 // cost is the run's cost in US dollars, nil when a model that answered has no known
 // prices: at the run's prices, or each model's at its own once a fallback answered.
 func (r *runState) cost(u model.TokenUsage) *float64 {
-	if r.models != nil && r.models.switched() {
-		return r.models.cost()
+	if r.models != nil && r.models.Switched() {
+		return r.models.Cost()
 	}
 	return r.s.Budget.CostUSD(u)
 }
@@ -132,7 +134,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.StructuredOutput = out.structured
 	}
 	if r.changes != nil {
-		res.FilesChanged, res.FilesUnseen = r.changes.collect(afterRun(ctx))
+		res.FilesChanged, res.FilesUnseen, res.GitSettingsChanged = r.changes.Collect(afterRun(ctx))
+		r.warnGitSettings(res.GitSettingsChanged)
 	}
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations
@@ -157,7 +160,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.Status = "error"
 	}
 	if res.Error != nil {
-		res.Error.Message = r.secrets.scrub(res.Error.Message)
+		res.Error.Message = r.secrets.String(res.Error.Message)
 		if r.s.Output.NDJSON() {
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)

@@ -3,10 +3,15 @@ package run_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/alecthomas/kong"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
+	"github.com/kimi-run/kimi-run/run"
 )
 
 // TestSmallUsageErrors: values that parse but cannot be meant are exit 2 before any model
@@ -73,20 +78,17 @@ func TestEmptyPipedStdinWarns(t *testing.T) {
 	}
 }
 
-// TestHelpAndFlagsTable: --help names --output-schema, and the README's flags table has
-// one row per flag (it listed --add-dir twice) (issue 21 #8).
+// TestHelpAndFlagsTable: --help-all names --output-schema, and docs/reference.md's flag
+// tables have one row per flag (the hand-written table listed --add-dir twice) (issue 21
+// #8); every flag --help-all shows has its row there or in the table of Kimi CLI's names.
 func TestHelpAndFlagsTable(t *testing.T) {
 	t.Parallel()
-	r := kimi(t, nil, invocation{args: []string{"--help"}})
+	r := kimi(t, nil, invocation{args: []string{"--help-all"}})
 	if r.code != 0 || !strings.Contains(r.stdout, "--output-schema") {
-		t.Errorf("--help: exit %d, no --output-schema:\n%s", r.code, r.stdout)
+		t.Errorf("--help-all: exit %d, no --output-schema:\n%s", r.code, r.stdout)
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, table, _ := strings.Cut(string(raw), "### Flags\n")
-	table, _, _ = strings.Cut(table, "\n\n")
+	reference := filepath.Join("..", "docs", "reference.md")
+	table := testkit.DocSection(t, reference, "## Flags")
 	seen := map[string]bool{}
 	for _, line := range strings.Split(table, "\n") {
 		if !strings.HasPrefix(line, "| `") {
@@ -94,11 +96,34 @@ func TestHelpAndFlagsTable(t *testing.T) {
 		}
 		flag := strings.SplitN(line, "`", 3)[1]
 		if seen[flag] {
-			t.Errorf("the README's flags table lists %s twice", flag)
+			t.Errorf("docs/reference.md's flag tables list %s twice", flag)
 		}
 		seen[flag] = true
 	}
 	if len(seen) < 20 {
-		t.Fatalf("found only %d rows in the README's flags table", len(seen))
+		t.Fatalf("found only %d rows in docs/reference.md's flag tables", len(seen))
+	}
+	kimiTable := testkit.DocSection(t, filepath.Join("..", "docs", "kimi-cli.md"), "## Command line")
+	kimiTable, _, _ = strings.Cut(kimiTable, "\n\nAs in Kimi CLI")
+	named := map[string]bool{}
+	for _, line := range strings.Split(table+"\n"+kimiTable, "\n") {
+		if cells := strings.Split(line, "|"); strings.HasPrefix(line, "| `") && len(cells) > 2 {
+			for _, m := range flagName.FindAllStringSubmatch(cells[1]+cells[2], -1) {
+				named[m[1]] = true
+			}
+		}
+	}
+	var cli run.CLI
+	p, err := config.NewParser(&cli, config.MapEnv{}, kong.Name("kimi-run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range p.Model.Flags {
+		if !f.Hidden && f.Name != "help" && !named[f.Name] {
+			t.Errorf("--%s has no row in docs/reference.md's flag tables (or docs/kimi-cli.md's table of Kimi CLI's names)", f.Name)
+		}
 	}
 }
+
+// flagName finds the long flags a table cell names, --[no-]thinking as thinking.
+var flagName = regexp.MustCompile(`--(?:\[no-\])?([a-z0-9][a-z0-9-]*)`)

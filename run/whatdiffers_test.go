@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
-// whatDiffersHeldBy names, for each bullet of README's "What differs" (by its bold title),
+// whatDiffersHeldBy names, for each bullet of docs/kimi-cli.md's "What differs" (by its bold title),
 // the tests that hold what it says, as "package.TestName" (the package's directory from
 // the repository's root). A bullet whose claims only Kimi CLI's code can check (what Kimi
 // does) is held on kimi-run's side.
@@ -32,32 +33,21 @@ var whatDiffersHeldBy = map[string][]string{
 	"Web services.":                           {"run.TestMoonshotServicesConfig", "tools.TestFetchURLWithService", "tools.TestSearchWeb"},
 	"The config is checked.":                  {"config.TestKimiKeysNeverIgnoredSilently", "run.TestKimiConfigKeysAreNeverSilent", "model.TestReasoningKey"},
 	"Not available:":                          {"run.TestNotAvailable"},
+	"Tool parameters.":                        {"tools.TestKimiToolParity", "tools.TestSchemaBoundsAreTheCode", "tools.TestLenientArgs", "tools.TestSetTodoListWithoutTodos", "tools.TestAgentTimeoutStopsTheSubagent", "run.TestKimiToolsInPrintMode", "run.TestAgentModelUnderACostBudget", "run.TestPlanModeInPrintMode", "run.TestAgentTimeoutStopsTheSubagent"},
 	"Plugins.":                                {"run.TestPluginTools", "run.TestPluginToolsConfined", "run.TestPluginProblemsAreWarnings", "tools/plugin.TestPluginToolKimiCases"},
 	"Background tasks":                        {"run.TestBackgroundServerAndTaskTools", "run.TestBackgroundWaitCeiling", "run.TestBackgroundConfigKeys", "run.TestKimiBackgroundWaitRules"},
 	// Issue 30's provider types, held by their clients' tests.
-	"`anthropic` providers.":          {"model.TestAnthropicHeaders", "model.TestAnthropicThinkingAndMaxTokens", "model.TestAnthropicStopReasons", "model.TestAnthropicPauseTurnContinues"},
-	"`openai_responses` providers":    {"model.TestResponsesRequest", "model.TestResponsesReply", "run.TestProtocolKimiLines"},
-	"Gemini and Vertex AI providers.": {"model.TestGeminiURL", "model.TestGeminiThinkingConfig", "model.TestGeminiSendsTurnBack"},
+	"`anthropic` providers.":          {"model/anthropic.TestAnthropicHeaders", "model/anthropic.TestAnthropicThinkingAndMaxTokens", "model/anthropic.TestAnthropicStopReasons", "model/anthropic.TestAnthropicPauseTurnContinues"},
+	"`openai_responses` providers":    {"model/responses.TestResponsesRequest", "model/responses.TestResponsesReply", "run.TestProtocolKimiLines"},
+	"Gemini and Vertex AI providers.": {"model/gemini.TestGeminiURL", "model/gemini.TestGeminiThinkingConfig", "model/gemini.TestGeminiSendsTurnBack"},
 }
 
-// TestWhatDiffersIsHeld: every bullet of README's "What differs" names the tests that hold
+// TestWhatDiffersIsHeld: every bullet of docs/kimi-cli.md's "What differs" names the tests that hold
 // it, and those tests exist (issue 27 #4: every line of that section true, held by a test
 // where one can check it). A new bullet, or a renamed test, fails here until the table
 // above says what holds it.
 func TestWhatDiffersIsHeld(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
-	start := strings.Index(text, "### What differs\n")
-	if start < 0 {
-		t.Fatal(`README has no "### What differs" section`)
-	}
-	section := text[start:]
-	if end := strings.Index(section[1:], "\n## "); end > 0 {
-		section = section[:end+1]
-	}
+	section := testkit.DocSection(t, filepath.Join("..", "docs", "kimi-cli.md"), "## What differs")
 	bullet := regexp.MustCompile(`(?m)^- \*\*(.+?)\*\*`)
 	var titles []string
 	for _, m := range bullet.FindAllStringSubmatch(section, -1) {
@@ -70,7 +60,7 @@ func TestWhatDiffersIsHeld(t *testing.T) {
 	for _, title := range titles {
 		held, ok := whatDiffersHeldBy[title]
 		if !ok {
-			t.Errorf("README What differs bullet %q names no test that holds it (add it to whatDiffersHeldBy)", title)
+			t.Errorf("docs/kimi-cli.md What differs bullet %q names no test that holds it (add it to whatDiffersHeldBy)", title)
 			continue
 		}
 		for _, name := range held {
@@ -101,7 +91,7 @@ func testExists(t *testing.T, dir, fn string) bool {
 	return false
 }
 
-// TestNotAvailable holds README's "Not available": Kimi CLI's other modes and plan mode are
+// TestNotAvailable holds docs/kimi-cli.md's "Not available": Kimi CLI's other modes and plan mode are
 // unknown flags (exit 2, before any model call), and KIMI_MODEL_THINKING_KEEP is named in a
 // warning rather than ignored silently.
 func TestNotAvailable(t *testing.T) {

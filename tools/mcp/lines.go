@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 )
@@ -28,7 +29,7 @@ func (j *jsonLines) Close() error { return j.c.Close() }
 
 func (j *jsonLines) Read(p []byte) (int, error) {
 	for len(j.pending) == 0 {
-		line, err := j.r.ReadBytes('\n')
+		line, err := j.readLine()
 		if t := bytes.TrimSpace(line); len(t) > 0 && !json.Valid(t) {
 			j.skip(t)
 		} else {
@@ -44,6 +45,25 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	n := copy(p, j.pending)
 	j.pending = j.pending[n:]
 	return n, nil
+}
+
+// maxLine bounds one line of a server's stdout, as the SDK bounds a message (16 MiB): a
+// server that floods it without a newline fails instead of filling memory.
+const maxLine = 16 << 20
+
+// readLine reads up to and with the next newline, or fails past maxLine.
+func (j *jsonLines) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := j.r.ReadSlice('\n')
+		if len(line)+len(frag) > maxLine {
+			return nil, fmt.Errorf("a line of more than %d MiB on stdout", maxLine>>20)
+		}
+		line = append(line, frag...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
 }
 
 func (j *jsonLines) skip(line []byte) {
