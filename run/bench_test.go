@@ -206,13 +206,13 @@ func BenchmarkShellTrue(b *testing.B) {
 var benchAgent = []string{"--agent-file", filepath.Join("..", "scripts", "bench-agent.yaml")}
 
 // TestBenchAgentIsTheDefaultWithThink: the benchmarks' agent offers what the default agent
-// offers, and Think; a run that offered other tools would measure other requests.
+// offers of Kimi's tools, and Think; a run that offered other tools would measure other requests.
 func TestBenchAgentIsTheDefaultWithThink(t *testing.T) {
 	spec, err := agentspec.Load(benchAgent[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := spec.ToolNames(), append(slices.Clone(defaultTools), "Think"); !slices.Equal(got, want) {
+	if got, want := spec.ToolNames(), append(kimiTools(t), "Think"); !slices.Equal(got, want) {
 		t.Errorf("%s names %v\nwant %v", benchAgent[1], got, want)
 	}
 }

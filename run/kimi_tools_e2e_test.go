@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,9 +12,29 @@ import (
 	"github.com/kimi-run/kimi-run/internal/scripted"
 )
 
-// defaultTools are the tools the default agent offers, in order.
-var defaultTools = []string{"Agent", "AskUserQuestion", "SetTodoList", "Shell", "TaskList", "TaskOutput", "TaskStop", "ReadFile",
-	"Glob", "Grep", "WriteFile", "StrReplaceFile", "FetchURL", "ExitPlanMode", "EnterPlanMode"}
+// kimiTools are the tools of Kimi CLI 1.49's default agent in its order, as a plain run
+// offers them: read from the parity data (tools/testdata/kimi-1.49-tools.json), less
+// ReadMediaFile and SearchWeb, which need a model that reads media and a search service.
+func kimiTools(t *testing.T) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "tools", "testdata", "kimi-1.49-tools.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &data); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range data.Tools {
+		if tool.Name != "ReadMediaFile" && tool.Name != "SearchWeb" {
+			names = append(names, tool.Name)
+		}
+	}
+	return names
+}
 
 // TestKimiToolsInPrintMode holds README "Tool parameters." through the binary: the
 // default agent offers Kimi CLI 1.49's default agent's tools in its order, without Think;
@@ -63,8 +84,13 @@ func TestKimiToolsInPrintMode(t *testing.T) {
 	for _, tool := range reqs[0].Body["tools"].([]any) {
 		offered = append(offered, tool.(map[string]any)["function"].(map[string]any)["name"].(string))
 	}
-	if !slices.Equal(offered, defaultTools) {
-		t.Errorf("offered %v\nwant    %v", offered, defaultTools)
+	// Every built-in that is not opt-in (Think is), and among them Kimi's, in Kimi's order.
+	if want := defaultToolsBut(); !slices.Equal(offered, want) {
+		t.Errorf("offered %v\nwant    %v", offered, want)
+	}
+	kimiNames := kimiTools(t)
+	if got := slices.DeleteFunc(slices.Clone(offered), func(n string) bool { return !slices.Contains(kimiNames, n) }); !slices.Equal(got, kimiNames) {
+		t.Errorf("Kimi's tools offered as %v\nwant %v", got, kimiNames)
 	}
 	first := toolResults(reqs[1])
 	for id, want := range map[string]string{
