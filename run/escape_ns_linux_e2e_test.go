@@ -106,7 +106,7 @@ func TestEscapeNamespaces(t *testing.T) {
 				if len(warned) != 1 || !strings.Contains(warned[0], "KIMI_RUN_NS=off") {
 					t.Errorf("warnings with KIMI_RUN_NS=off: %q", warned)
 				}
-				for _, want := range []string{"environ-found", "cmdline-found", "chmod-outside:done", "touch-outside:done"} {
+				for _, want := range []string{"\nenviron-found /proc", "\ncmdline-found /proc", "chmod-outside:done", "touch-outside:done"} {
 					if !strings.Contains(out, want) {
 						t.Errorf("control: no %s:\n%s", want, out)
 					}
@@ -137,7 +137,7 @@ func TestEscapeNamespaces(t *testing.T) {
 						t.Errorf("a process outside the run is in the command's /proc: %s", line)
 					}
 				}
-				for _, not := range []string{"environ-found", "cmdline-found"} {
+				for _, not := range []string{"\nenviron-found /proc", "\ncmdline-found /proc"} {
 					if strings.Contains(out, not) {
 						t.Errorf("%s:\n%s", not, out)
 					}
