@@ -30,6 +30,9 @@ type fileConfig struct {
 	ExtraSkillDirs          []string `toml:"extra_skill_dirs" json:"extra_skill_dirs"`
 	MergeAllAvailableSkills *bool    `toml:"merge_all_available_skills" json:"merge_all_available_skills"`
 
+	// path is the file read, "" for --config's text or no file.
+	path string
+
 	// raw is the whole file as tables of values, for the declared settings' keys
 	// (declared.go); decodeRaw makes it on first need.
 	raw       map[string]any
@@ -133,6 +136,7 @@ func load(f *Flags, env Env) (*fileConfig, error) {
 		// The parsers' messages quote a line, never a whole file; no key is echoed.
 		return nil, Usagef("config file %s: %v", path, OneLine(err))
 	}
+	fc.path = path
 	return fc, nil
 }
 

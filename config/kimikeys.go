@@ -127,7 +127,7 @@ func subtable(tree map[string]any, path string) map[string]any {
 // knownKeys are the dotted keys kimi-run honours: the typed file's, the declared flags'
 // config keys, the tables read as entries, and Kimi's shell-only keys.
 var knownKeys = sync.OnceValue(func() map[string]bool {
-	known := map[string]bool{"services": true, "mcp": true}
+	known := map[string]bool{"services": true, "mcp": true, "sandbox.trusted_mcp_servers": true}
 	for _, k := range kimiShellOnly {
 		known[k] = true
 	}

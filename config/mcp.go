@@ -36,6 +36,14 @@ type MCP struct {
 	Startup, Call time.Duration
 	// Strict is --mcp-strict.
 	Strict bool
+	// Trusted names the servers the user's config file ([sandbox] trusted_mcp_servers)
+	// lets run unconfined under the sandbox; TrustedIn is that file ("" for --config's
+	// text). The run decides whether the file may be believed (run/launch.go).
+	Trusted   []string
+	TrustedIn string
+	// In is the mcp.json file each server's entry comes from, by name ("" for
+	// --mcp-config's text).
+	In map[string]string
 }
 
 // mcpEntry is one server of an mcp.json file, in the common {"mcpServers": {NAME: …}} shape.
@@ -59,7 +67,7 @@ var mcpKnownKeys = []string{"command", "args", "env", "cwd", "url", "headers", "
 // replaces an earlier one. A source that does not parse is a usage error naming
 // it. The call timeout is the flag's, else the config file's ([mcp.client]), else the
 // default.
-func (s *Settings) resolveMCP(ctx context.Context) error {
+func (s *Settings) resolveMCP(ctx context.Context, fc *fileConfig) error {
 	cli, workDir := &s.Flags, s.WorkDir
 	p := &s.MCP
 	p.Startup, p.Call, p.Strict = cli.MCPStartupTimeout, cli.MCPCallTimeout, cli.MCPStrict
@@ -75,11 +83,13 @@ func (s *Settings) resolveMCP(ctx context.Context) error {
 	if cli.NoMCP {
 		return nil
 	}
+	p.Trusted, p.TrustedIn = trustedServers(fc, &p.Warnings), fc.path
 	sources, err := mcpSources(ctx, cli, s.Env)
 	if err != nil {
 		return err
 	}
 	entries := map[string]mcpEntry{}
+	p.In = map[string]string{}
 	for _, src := range sources {
 		got, warnings, err := parseMCPConfig([]byte(src.text))
 		if err != nil {
@@ -92,7 +102,7 @@ func (s *Settings) resolveMCP(ctx context.Context) error {
 			if _, dup := entries[name]; dup {
 				p.Warnings = append(p.Warnings, fmt.Sprintf("%s: MCP server %q replaces the one configured before", src.name, name))
 			}
-			entries[name] = e
+			entries[name], p.In[name] = e, src.file
 		}
 	}
 	names := make([]string, 0, len(entries))
@@ -112,8 +122,9 @@ func (s *Settings) resolveMCP(ctx context.Context) error {
 	return nil
 }
 
-// mcpSource is one mcp.json text and how messages name it.
-type mcpSource struct{ name, text string }
+// mcpSource is one mcp.json text, how messages name it, and its file ("" for
+// --mcp-config's text).
+type mcpSource struct{ name, text, file string }
 
 // mcpSources are the MCP configuration texts in the order they apply: the files of
 // --mcp-config-file (or Kimi CLI's mcp.json when none is given and it exists), then each
@@ -137,7 +148,7 @@ func mcpSources(ctx context.Context, cli *Flags, env Env) ([]mcpSource, error) {
 		if err != nil {
 			return nil, Usagef("MCP config file: %w", err)
 		}
-		sources = append(sources, mcpSource{name: "MCP config " + f, text: string(data)})
+		sources = append(sources, mcpSource{name: "MCP config " + f, text: string(data), file: f})
 	}
 	for i, text := range cli.MCPConfig {
 		sources = append(sources, mcpSource{name: fmt.Sprintf("--mcp-config #%d", i+1), text: text})
@@ -231,6 +242,30 @@ func (e mcpEntry) transport() (mcp.Transport, error) {
 		return "", errors.New(`transport "stdio" needs "command", not "url"`)
 	}
 	return "", fmt.Errorf("unknown transport %q (want stdio, http or sse)", t)
+}
+
+// trustedServers reads [sandbox] trusted_mcp_servers, a list of server names; anything
+// else is a warning, and trusts nobody.
+func trustedServers(fc *fileConfig, warnings *[]string) []string {
+	v, ok := subtable(fc.tree(), "sandbox")["trusted_mcp_servers"]
+	if !ok {
+		return nil
+	}
+	list, isList := v.([]any)
+	names := make([]string, 0, len(list))
+	for _, n := range list {
+		name, isString := n.(string)
+		if !isString || name == "" {
+			isList = false
+			break
+		}
+		names = append(names, name)
+	}
+	if !isList {
+		*warnings = append(*warnings, "config: sandbox.trusted_mcp_servers must be a list of MCP server names: ignored")
+		return nil
+	}
+	return names
 }
 
 // server builds the server to start, expanding ${VAR} in env and header values.

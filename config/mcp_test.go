@@ -74,3 +74,27 @@ func TestParseMCPConfigWarnsAboutUnknownKeys(t *testing.T) {
 		t.Errorf("warnings = %q", warnings)
 	}
 }
+
+// TestTrustedServers: [sandbox] trusted_mcp_servers is a list of names; anything else
+// trusts nobody, with a warning, and the key is no typo.
+func TestTrustedServers(t *testing.T) {
+	for _, tt := range []struct{ text, want, warn string }{
+		{text: "[sandbox]\ntrusted_mcp_servers = [\"github\", \"fs\"]", want: "github fs"},
+		{text: "[sandbox]\ntrusted_mcp_servers = \"github\"", warn: "must be a list"},
+		{text: "[sandbox]\ntrusted_mcp_servers = [\"github\", 1]", warn: "must be a list"},
+		{text: "default_model = \"m\""},
+	} {
+		fc, err := decodeTOML(tt.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var warnings []string
+		got := trustedServers(fc, &warnings)
+		if strings.Join(got, " ") != tt.want || !strings.Contains(strings.Join(warnings, "\n"), tt.warn) || (tt.warn == "") != (len(warnings) == 0) {
+			t.Errorf("%q: %q, warnings %q", tt.text, got, warnings)
+		}
+		if w := kimiKeyWarnings(fc); len(w) > 0 {
+			t.Errorf("%q: key warnings %q", tt.text, w)
+		}
+	}
+}

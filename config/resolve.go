@@ -89,7 +89,7 @@ func Resolve(ctx context.Context, f Flags, env Env) (*Settings, error) {
 		s.checkEndpoint,
 		func() error { return s.resolveFallbacks(fc, entry, mainFound) },
 		s.resolveWorkDir,
-		func() error { return s.resolveMCP(ctx) },
+		func() error { return s.resolveMCP(ctx, fc) },
 		func() error { s.mcpSecrets(); return nil },
 		s.resolveAgent,
 	}

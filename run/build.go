@@ -40,7 +40,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		}
 		r.tasks.Kill()
 	})
-	servers := startMCP(ctx, r.guard.sandbox.confineServers(s.MCP, s.Env.Getenv("PATH"), in.childEnv), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
+	servers := startMCP(ctx, r.guard.sandbox.confineServers(s.MCP, r.warn), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
 	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ package run_test
 // stops it.
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -98,52 +99,85 @@ func TestEscapeSignals(t *testing.T) {
 	testkit.WaitGone(t, outside)
 }
 
-// TestEscapeMCPServerKeptInTheWorkDir: a Shell call of one run may rewrite an MCP server
-// kept in the work dir, so under the sandbox such a server runs confined in the next run:
-// here it tries to write outside at start. A server in the work dir, and one outside it
-// started in the work dir (its default cwd, where it may load planted code from), are
-// confined; one outside started outside is not, and its write lands (the control).
-func TestEscapeMCPServerKeptInTheWorkDir(t *testing.T) {
+// TestEscapeMCPServerLoadsFromTheWorkDir: under the sandbox every stdio MCP server runs
+// confined, however little its configuration says about the work dir. The issue's case:
+// a server kept outside, started outside, whose environment makes it load a file from
+// the work dir (NODE_OPTIONS="--require $WORK/plant.js"; a small wrapper reads it as node
+// would), which a Shell call may have planted to write outside. It is confined, and still
+// serves. The same server named in the user's own config.toml ([sandbox]
+// trusted_mcp_servers) runs unconfined, and its write lands (the control). A trust written
+// in a config file in the work dir, or for a server an mcp.json in the work dir defines,
+// is ignored with a warning.
+func TestEscapeMCPServerLoadsFromTheWorkDir(t *testing.T) {
 	t.Parallel()
 	needLandlock(t, 1)
 	root := t.TempDir()
-	work, outside := filepath.Join(root, "work"), filepath.Join(root, "outside")
-	for _, d := range []string{work, outside} {
+	work, outside, home, cfgDir := filepath.Join(root, "work"), filepath.Join(root, "outside"), filepath.Join(root, "home"), filepath.Join(root, "cfg")
+	for _, d := range []string{work, outside, filepath.Join(home, ".kimi"), cfgDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	planted := filepath.Join(work, "tools", "mcp-server")
-	if err := os.MkdirAll(filepath.Dir(planted), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	copyFile(t, mcpServer(t), planted, 0o755)
-	server := func(name, command, cwd string) map[string]any {
-		s := map[string]any{"command": command, "args": []string{"-name", name, "-touch", filepath.Join(outside, "by-"+name)}}
-		if cwd != "" {
-			s["cwd"] = cwd
+	write := func(path, text string, mode os.FileMode) {
+		if err := os.WriteFile(path, []byte(text), mode); err != nil {
+			t.Fatal(err)
 		}
-		return s
 	}
-	cfg := mcpConfigFile(t, map[string]any{
-		"inwork":  server("inwork", planted, ""),
-		"cwdwork": server("cwdwork", mcpServer(t), ""),
-		"trusted": server("trusted", mcpServer(t), outside),
-	})
-	srv := scripted.New(t,
-		scripted.ToolCalls(scripted.CallID("call", "inwork__echo", `{"text":"still works"}`)),
-		scripted.Text("done"))
-	r := kimi(t, srv, invocation{dir: work, args: []string{"--output-format", "stream-json", "--mcp-config-file", cfg, "--mcp-strict", "--sandbox", "workspace-write", "-p", "x"}})
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	// What a confined command of an earlier run planted in the work dir.
+	plant := filepath.Join(work, "plant.js")
+	write(plant, "echo planted > \"$KR_OUTSIDE/by-$KR_NAME\"\n", 0o644)
+	// The server's program, outside: it loads what NODE_OPTIONS requires, as node does.
+	wrapper := filepath.Join(cfgDir, "server")
+	write(wrapper, "#!/bin/sh\nset -- $NODE_OPTIONS\n[ \"$1\" = --require ] && . \"$2\"\nexec "+mcpServer(t)+" -name \"$KR_NAME\"\n", 0o755)
+	server := func(name string) map[string]any {
+		return map[string]any{"command": wrapper, "cwd": outside,
+			"env": map[string]string{"NODE_OPTIONS": "--require " + plant, "KR_NAME": name, "KR_OUTSIDE": outside}}
 	}
-	if out, _ := results(events(t, r.stdout))["call"]["output"].(string); !strings.Contains(out, "still works") {
-		t.Errorf("the confined server did not serve: %v", out)
-	}
-	for name, want := range map[string]bool{"inwork": false, "cwdwork": false, "trusted": true} {
-		_, err := os.Stat(filepath.Join(outside, "by-"+name))
-		if got := err == nil; got != want {
-			t.Errorf("server %s wrote outside: %v, want %v", name, got, want)
+	trust := "[sandbox]\ntrusted_mcp_servers = [\"trusted\"]\n"
+	write(filepath.Join(home, ".kimi", "config.toml"), trust, 0o644)
+	write(filepath.Join(work, "kimi.toml"), trust, 0o644)
+	servers := map[string]any{"plant": server("plant"), "trusted": server("trusted")}
+	data, _ := json.Marshal(map[string]any{"mcpServers": servers})
+	write(filepath.Join(cfgDir, "mcp.json"), string(data), 0o644)
+	write(filepath.Join(work, "mcp.json"), string(data), 0o644)
+
+	for _, c := range []struct {
+		name    string
+		args    []string
+		trusted bool   // the trusted server runs unconfined
+		warns   string // the file the warning names
+	}{
+		{name: "user's config", args: []string{"--mcp-config-file", filepath.Join(cfgDir, "mcp.json")}, trusted: true},
+		{name: "config in the work dir", args: []string{"--config-file", filepath.Join(work, "kimi.toml"), "--mcp-config-file", filepath.Join(cfgDir, "mcp.json")}, warns: filepath.Join(work, "kimi.toml")},
+		{name: "mcp.json in the work dir", args: []string{"--mcp-config-file", filepath.Join(work, "mcp.json")}, warns: filepath.Join(work, "mcp.json")},
+	} {
+		for _, f := range []string{"by-plant", "by-trusted"} {
+			os.Remove(filepath.Join(outside, f))
+		}
+		srv := scripted.New(t,
+			scripted.ToolCalls(scripted.CallID("call", "plant__echo", `{"text":"still works"}`)),
+			scripted.Text("done"))
+		r := kimi(t, srv, invocation{dir: work, env: map[string]string{"HOME": home},
+			args: append([]string{"--output-format", "stream-json", "--mcp-strict", "--sandbox", "workspace-write", "-p", "x"}, c.args...)})
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", c.name, r.code, r.stdout, r.stderr)
+		}
+		evs := events(t, r.stdout)
+		if out, _ := results(evs)["call"]["output"].(string); !strings.Contains(out, "still works") {
+			t.Errorf("%s: the confined server did not serve: %v", c.name, out)
+		}
+		for name, want := range map[string]bool{"plant": false, "trusted": c.trusted} {
+			_, err := os.Stat(filepath.Join(outside, "by-"+name))
+			if got := err == nil; got != want {
+				t.Errorf("%s: server %s's planted code wrote outside: %v, want %v", c.name, name, got, want)
+			}
+		}
+		warned := testkit.Any(evs, "warning", func(e map[string]any) bool {
+			m, _ := e["message"].(string)
+			return strings.Contains(m, `MCP server "trusted" runs confined although trusted`) && strings.Contains(m, c.warns)
+		})
+		if warned != (c.warns != "") {
+			t.Errorf("%s: warned of the trust not believed: %v\n%s", c.name, warned, r.stdout)
 		}
 	}
 }

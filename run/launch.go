@@ -1,14 +1,15 @@
 package run
 
 import (
-	"os"
-	"os/exec"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/mcp"
 )
@@ -35,6 +36,7 @@ func taskLimit(v string) (int, error) {
 // configure gives the launcher the run's sandbox.
 func (s *sandboxPlan) configure(l *launch.Launcher) {
 	l.Policy = s.policy
+	s.launcher.Store(l)
 	if s.policy.Active() {
 		l.TaskLimit = s.taskLimit
 	}
@@ -56,23 +58,20 @@ func (s *sandboxPlan) ripgrep(path string) string {
 	return tools.LookRipgrep(path, s.writable()...)
 }
 
-// confineServers decides which stdio MCP servers run confined. Under a sandbox a server
-// runs confined like a Shell command unless nothing it runs from can have been written by
-// a confined command: its program, its working directory, every existing file or
-// directory an argument names, every PATH entry it gets and every path in its own env
-// entries lie outside the directories the sandbox lets commands write (with the file
-// system unrestricted, that is nowhere). A server kept in the work dir, or started there
-// (the default cwd), runs confined: a Shell call may have rewritten it, or planted what
-// it loads. path is kimi-run's PATH, where its program is looked up; env is the run's
-// environment for children.
-func (s *sandboxPlan) confineServers(m config.MCP, path string, env []string) config.MCP {
+// confineServers decides which stdio MCP servers run confined: under a sandbox, every one,
+// like a Shell command, but those the user's config file names in [sandbox]
+// trusted_mcp_servers. A trust is believed only when neither that file nor the mcp.json
+// that defines the server lies in the work dir or an --add-dir, where a confined command
+// (of this run, or of an earlier one) may have written it; a trust not believed is a
+// warning. No guess is made from the server's command, arguments or environment.
+func (s *sandboxPlan) confineServers(m config.MCP, warn func(string)) config.MCP {
 	if !s.policy.Active() {
 		return m
 	}
 	servers := make([]mcp.Server, len(m.Servers))
 	for i, srv := range m.Servers {
 		if srv.Transport == mcp.Stdio {
-			srv.Confine = s.touchable(srv, path, env)
+			srv.Confine = !s.trusted(srv.Name, m, warn)
 		}
 		servers[i] = srv
 	}
@@ -80,83 +79,29 @@ func (s *sandboxPlan) confineServers(m config.MCP, path string, env []string) co
 	return m
 }
 
-// touchable reports whether anything srv runs from may have been written by a confined
-// command.
-func (s *sandboxPlan) touchable(srv mcp.Server, path string, env []string) bool {
-	writable := func(p string) bool { return s.policy.CanWrite(p) == nil }
-	dir := srv.Dir
-	if dir == "" {
-		dir = s.workDir
+// trusted reports whether the server name may run unconfined, warning when its trust
+// comes from a file a confined command may have written.
+func (s *sandboxPlan) trusted(name string, m config.MCP, warn func(string)) bool {
+	if !slices.Contains(m.Trusted, name) {
+		return false
 	}
-	if writable(dir) {
-		return true
-	}
-	prog := srv.Command
-	if !strings.Contains(prog, "/") {
-		if p, err := lookIn(prog, path); err == nil {
-			prog = p
+	for _, f := range []string{m.TrustedIn, m.In[name]} {
+		if f != "" && s.underWorkDirs(f) {
+			warn(fmt.Sprintf("MCP server %q runs confined although trusted: %s lies in the work dir or an --add-dir, which the run's commands may write; name the server in sandbox.trusted_mcp_servers, and define it, in files outside them (~/.kimi/config.toml and ~/.kimi/mcp.json, say)", name, f))
+			return false
 		}
 	}
-	if !filepath.IsAbs(prog) {
-		prog = filepath.Join(dir, prog)
-	}
-	if writable(prog) {
-		return true
-	}
-	for _, a := range srv.Args {
-		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
-			a = v // --flag=value
-		}
-		if a == "" {
-			continue
-		}
-		if !filepath.IsAbs(a) {
-			a = filepath.Join(dir, a)
-		}
-		if _, err := os.Stat(a); err == nil && writable(a) {
-			return true
-		}
-	}
-	serverPath := getenvIn(env, "PATH")
-	for _, kv := range srv.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		if k == "PATH" {
-			serverPath = v
-		}
-		for _, p := range filepath.SplitList(v) {
-			if filepath.IsAbs(p) && writable(p) {
-				return true
-			}
-		}
-	}
-	for _, p := range filepath.SplitList(serverPath) {
-		if p == "" || !filepath.IsAbs(p) || writable(p) {
-			return true
-		}
-	}
-	return false
+	return true
 }
 
-// lookIn finds prog on the PATH value path, as exec.LookPath does on PATH.
-func lookIn(prog, path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, prog)
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
-			return p, nil
-		}
+// underWorkDirs reports whether path (its links resolved) lies beneath the work dir or an
+// --add-dir, whatever this run's mode lets commands write there. A path that cannot be
+// resolved counts as beneath.
+func (s *sandboxPlan) underWorkDirs(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return true
 	}
-	return "", exec.ErrNotFound
-}
-
-// getenvIn is the value of name in env.
-func getenvIn(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
-			return v
-		}
-	}
-	return ""
+	var outside *sandbox.DeniedError
+	return !errors.As(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: s.policy.Writable}.CanWrite(abs), &outside)
 }

@@ -38,6 +38,9 @@ type sandboxPlan struct {
 	gap      error
 	// refused hears of the proxy's refusals once the run's events flow.
 	refused atomic.Pointer[func(hostproxy.Refusal)]
+	// launcher is the run's, once configure has it: its confined arms are the only
+	// processes the proxy's socket serves.
+	launcher atomic.Pointer[launch.Launcher]
 }
 
 // planSandbox checks the flags and this system. A sandbox that was asked for and cannot be
@@ -108,7 +111,7 @@ func (s *sandboxPlan) startProxy(rules []hostproxy.Rule, port int, noNetNS bool)
 		if f := s.refused.Load(); f != nil {
 			(*f)(r)
 		}
-	})
+	}, func(pid int) bool { return s.launcher.Load().IsArm(pid) })
 	if err != nil {
 		return usagef("--allow-host: %w", err)
 	}

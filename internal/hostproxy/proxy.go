@@ -7,9 +7,18 @@
 // ways clients use a proxy: CONNECT host:port for a tunnel (HTTPS, and anything else a
 // client tunnels), and a plain HTTP request with an absolute URL. Every request is checked
 // against the rules before anything is dialled; a name is resolved here, and an address
-// on this machine (loopback, link-local: the cloud's metadata service) is refused unless
-// the rule itself names the address or localhost, so an allowed name cannot lead to the
-// run's own services, and the address checked is the address dialled.
+// of this machine (any of its interfaces', loopback, link-local: the cloud's metadata
+// service) is refused unless the rule itself names the address or localhost, so an
+// allowed name cannot lead to the machine's own services, and the address checked is the
+// address dialled.
+//
+// It serves its own run only. Its Unix socket lies in the shared temp dir, where any
+// process of the user, a confined command of another run included, can connect to it; so
+// the socket takes connections only from the processes the run names (its confined arms,
+// which relay their commands' connections), by the process id the kernel records for the
+// connecting end (SO_PEERCRED). The port on 127.0.0.1 needs no such check: a confined
+// command may connect to its own run's proxy port only, and an unconfined process has the
+// network anyway.
 package hostproxy
 
 import (
@@ -61,8 +70,10 @@ type Proxy struct {
 }
 
 // Start starts a proxy for rules on 127.0.0.1:port (0: any free port) and on a Unix
-// socket in a new private directory. refused, when set, hears of every refusal.
-func Start(rules []Rule, port int, refused func(Refusal)) (*Proxy, error) {
+// socket in a new private directory. refused, when set, hears of every refusal. peer
+// decides which processes may use the socket, by the id of the process that connected
+// (nil: none); the others' connections are closed unanswered.
+func Start(rules []Rule, port int, refused func(Refusal), peer func(pid int) bool) (*Proxy, error) {
 	p := &Proxy{rules: rules, refused: refused, tunnels: map[net.Conn]bool{},
 		lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
@@ -101,7 +112,7 @@ func Start(rules []Rule, port int, refused func(Refusal)) (*Proxy, error) {
 	}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	go p.srv.Serve(p.tcp)
-	go p.srv.Serve(p.unix)
+	go p.srv.Serve(peerListener{p.unix, peer})
 	return p, nil
 }
 
@@ -125,6 +136,27 @@ func (p *Proxy) Close() error {
 	err := p.srv.Close()
 	os.RemoveAll(p.dir)
 	return err
+}
+
+// peerListener passes on the connections of the processes allowed accepts, and closes
+// the others at once.
+type peerListener struct {
+	net.Listener
+	allowed func(pid int) bool
+}
+
+// Accept implements net.Listener.
+func (l peerListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if pid, err := peerPID(c); err == nil && l.allowed != nil && l.allowed(pid) {
+			return c, nil
+		}
+		c.Close()
+	}
 }
 
 // deniedError is a request the rules do not allow.
@@ -268,8 +300,9 @@ func (p *Proxy) dialChecked(ctx context.Context, _, addr string) (net.Conn, erro
 }
 
 // dial resolves host and connects to the first address the rule allows: any, when the
-// rule names the address itself (an IP, localhost); else only addresses not on this
-// machine's loopback or link-local networks.
+// rule names the address itself (an IP, localhost); else only addresses that are not this
+// machine's (any interface's, as the interfaces are now) nor on its loopback or
+// link-local networks.
 func (p *Proxy) dial(ctx context.Context, host string, port int, rule Rule) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
@@ -286,8 +319,9 @@ func (p *Proxy) dial(ctx context.Context, host string, port int, rule Rule) (net
 		}
 	}
 	var usable []netip.Addr
+	own, err := ownAddrs(rule)
 	for _, a := range addrs {
-		if rule.literal() || !local(a) {
+		if rule.literal() || err == nil && !local(a) && !own[a] {
 			usable = append(usable, a)
 		}
 	}
@@ -310,6 +344,29 @@ func (p *Proxy) dial(ctx context.Context, host string, port int, rule Rule) (net
 // metadata service at 169.254.169.254), unspecified, multicast.
 func local(a netip.Addr) bool {
 	return a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsUnspecified() || a.IsMulticast() || a.IsInterfaceLocalMulticast()
+}
+
+// ownAddrs are the addresses of this machine's interfaces now, unless the rule names its
+// address itself and so needs none. An interface that comes up between this look and the
+// dial is the one race left; the look is made per connection, not per run, to keep it
+// short. When they cannot be read, no address but a literal rule's is dialled.
+func ownAddrs(rule Rule) (map[netip.Addr]bool, error) {
+	if rule.literal() {
+		return nil, nil
+	}
+	nets, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, err
+	}
+	own := make(map[netip.Addr]bool, len(nets))
+	for _, n := range nets {
+		if ipn, ok := n.(*net.IPNet); ok {
+			if a, ok := netip.AddrFromSlice(ipn.IP); ok {
+				own[a.Unmap()] = true
+			}
+		}
+	}
+	return own, nil
 }
 
 // deny answers a refused request and reports it.

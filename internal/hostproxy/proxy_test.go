@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -82,13 +84,19 @@ func TestRuleMatches(t *testing.T) {
 // client through the proxy; refusals are collected.
 func proxied(t *testing.T, rules ...string) (*Proxy, *http.Client, *[]Refusal) {
 	t.Helper()
+	return proxiedFor(t, func(pid int) bool { return pid == os.Getpid() }, rules...)
+}
+
+// proxiedFor is proxied with peer deciding who may use the socket.
+func proxiedFor(t *testing.T, peer func(int) bool, rules ...string) (*Proxy, *http.Client, *[]Refusal) {
+	t.Helper()
 	rs, err := ParseRules(rules)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	var refused []Refusal
-	p, err := Start(rs, 0, func(r Refusal) { mu.Lock(); refused = append(refused, r); mu.Unlock() })
+	p, err := Start(rs, 0, func(r Refusal) { mu.Lock(); refused = append(refused, r); mu.Unlock() }, peer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,17 +134,7 @@ func TestProxy(t *testing.T) {
 	if err != nil || code != 403 || strings.Contains(body, "secret") || !strings.Contains(body, "not in --allow-host") {
 		t.Errorf("other host: %d %q %v", code, body, err)
 	}
-	// A tunnel, as an https:// client asks for one.
-	tunnel := func(target string) string {
-		conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", target, target)
-		b, _ := io.ReadAll(bufio.NewReader(conn))
-		return string(b)
-	}
+	tunnel := func(target string) string { return connect(t, p, target) }
 	if got := tunnel(okHost); !strings.Contains(got, "200 Connection established") || !strings.Contains(got, "allowed") {
 		t.Errorf("tunnel to the allowed host: %q", got)
 	}
@@ -175,20 +173,152 @@ func TestProxyRefusesLocalAddressesOfNames(t *testing.T) {
 	}
 }
 
-// TestProxyOnItsSocket: the Unix socket answers as the port does, with the same rules.
+// TestProxyOnItsSocket: the Unix socket answers the processes it serves as the port does,
+// with the same rules, and closes every other process's connection unanswered.
 func TestProxyOnItsSocket(t *testing.T) {
 	ok, other := upstream(t, "allowed"), upstream(t, "secret")
 	p, _, _ := proxied(t, strings.TrimPrefix(ok.URL, "http://"))
-	c := &http.Client{Transport: &http.Transport{
-		Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: "socket"}),
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, "unix", p.Socket())
-		},
-	}}
+	c := viaSocket(p)
 	if code, body, _ := get(c, ok.URL); code != 200 || body != "allowed" {
 		t.Errorf("allowed through the socket: %d %q", code, body)
 	}
 	if code, _, _ := get(c, other.URL); code != 403 {
 		t.Errorf("other host through the socket: %d", code)
+	}
+	var mu sync.Mutex
+	var asked []int
+	stranger, _, _ := proxiedFor(t, func(pid int) bool { mu.Lock(); asked = append(asked, pid); mu.Unlock(); return false }, strings.TrimPrefix(ok.URL, "http://"))
+	if code, body, err := get(viaSocket(stranger), ok.URL); err == nil || code != 0 || body != "" {
+		t.Errorf("a process the socket does not serve: %d %q %v", code, body, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || asked[0] != os.Getpid() {
+		t.Errorf("the socket asked about processes %v, want [%d]", asked, os.Getpid())
+	}
+	if code, body, _ := get(stranger.client(), ok.URL); code != 200 || body != "allowed" {
+		t.Errorf("the port of that proxy: %d %q", code, body)
+	}
+}
+
+// viaSocket is a client of p's socket.
+func viaSocket(p *Proxy) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: "socket"}),
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", p.Socket())
+		},
+	}}
+}
+
+// client is a client of p's port.
+func (p *Proxy) client() *http.Client {
+	u, _ := url.Parse(p.URL())
+	return &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(u)}}
+}
+
+// TestProxyRefusesThisMachineThroughAName: a name that resolves to an address of one of
+// this machine's interfaces (not loopback: its eth0, say) is refused, so a service
+// listening on every address (a Docker daemon on TCP, a database) is not reached through
+// an allowed name; a rule naming that address itself reaches it.
+func TestProxyRefusesThisMachineThroughAName(t *testing.T) {
+	own := ownAddress(t)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "machine service") }))
+	l, err := net.Listen("tcp", ":0") // every address, as such services listen
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	port := l.Addr().(*net.TCPAddr).Port
+	p, _, refused := proxied(t, fmt.Sprintf("svc.example.test:%d", port), netip.AddrPortFrom(own, uint16(port)).String())
+	p.lookup = func(_ context.Context, host string) ([]netip.Addr, error) {
+		if host == "svc.example.test" {
+			return []netip.Addr{own}, nil
+		}
+		return nil, fmt.Errorf("no such host %s", host)
+	}
+	if got := connect(t, p, fmt.Sprintf("svc.example.test:%d", port)); !strings.Contains(got, "403") || strings.Contains(got, "machine service") {
+		t.Errorf("a name resolving to this machine's %v was let through: %q", own, got)
+	}
+	if len(*refused) != 1 || !strings.Contains((*refused)[0].Reason, "on this machine") {
+		t.Errorf("refusals: %v", *refused)
+	}
+	if got := connect(t, p, netip.AddrPortFrom(own, uint16(port)).String()); !strings.Contains(got, "200 Connection established") || !strings.Contains(got, "machine service") {
+		t.Errorf("the address allowed literally: %q", got)
+	}
+}
+
+// ownAddress is an address of one of this machine's interfaces that is neither loopback
+// nor link-local, or the test skips.
+func ownAddress(t *testing.T) netip.Addr {
+	t.Helper()
+	nets, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Skipf("no interface addresses: %v", err)
+	}
+	for _, n := range nets {
+		if ipn, ok := n.(*net.IPNet); ok {
+			if a, ok := netip.AddrFromSlice(ipn.IP); ok && !local(a.Unmap()) {
+				return a.Unmap()
+			}
+		}
+	}
+	t.Skip("this machine has no address but loopback and link-local ones")
+	return netip.Addr{}
+}
+
+// connect asks the proxy's port for a tunnel to target, as an https:// client does, and
+// sends a request through it; it returns all it reads.
+func connect(t *testing.T, p *Proxy, target string) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", p.tcp.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", target, target)
+	b, _ := io.ReadAll(bufio.NewReader(conn))
+	return string(b)
+}
+
+// TestProxyRefusesThisMachinesOwnName: the same through the system's resolver, where the
+// machine's own host name resolves to an address of its interfaces other than loopback
+// (many CI machines and containers); skipped where it does not.
+func TestProxyRefusesThisMachinesOwnName(t *testing.T) {
+	name, err := os.Hostname()
+	if err != nil {
+		t.Skipf("no host name: %v", err)
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(context.Background(), "ip", name)
+	if err != nil {
+		t.Skipf("%s does not resolve: %v", name, err)
+	}
+	own, err := ownAddrs(Rule{})
+	if err != nil {
+		t.Skipf("no interface addresses: %v", err)
+	}
+	var mine []netip.Addr
+	for _, a := range addrs {
+		switch a = a.Unmap(); {
+		case own[a] && !local(a):
+			mine = append(mine, a)
+		case !local(a):
+			t.Skipf("%s resolves to %v, not all of them this machine's", name, addrs)
+		}
+	}
+	if len(mine) == 0 {
+		t.Skipf("%s resolves to %v, no address of this machine's but loopback", name, addrs)
+	}
+	l, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	p, _, _ := proxied(t, net.JoinHostPort(name, strconv.Itoa(port)))
+	if got := connect(t, p, net.JoinHostPort(name, strconv.Itoa(port))); !strings.Contains(got, "403") {
+		t.Errorf("%s, which resolves to %v, was let through: %q", name, mine, got)
 	}
 }

@@ -182,6 +182,23 @@ func (l *Launcher) boxLink(survive bool) (*link, error) {
 	}
 }
 
+// IsArm reports whether pid is a confined arm of this launcher that is running: the arms
+// relay their commands' connections to the --allow-host proxy's socket, which serves
+// nothing else.
+func (l *Launcher) IsArm(pid int) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, box := range l.rem.box {
+		if box != nil && box.pid == pid && box.alive() {
+			return true
+		}
+	}
+	return false
+}
+
 // startBox asks the launcher top for a confined arm.
 func (l *Launcher) startBox(top *link, survive bool) (*link, error) {
 	policy, err := l.Policy.Encode()

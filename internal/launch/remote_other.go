@@ -21,6 +21,9 @@ func (l *Launcher) startRemote(bool, string, []string, []string, Spec) (*Proc, e
 
 func (l *Launcher) warmRemote(bool) {}
 
+// IsArm is false: there are no confined arms here.
+func (l *Launcher) IsArm(int) bool { return false }
+
 func (l *Launcher) closeRemote() {}
 
 // CanLimitTasks is false: there are no cgroups here.

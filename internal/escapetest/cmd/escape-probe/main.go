@@ -14,9 +14,11 @@
 //	escape-probe swap A B                swap A and B (renameat2 RENAME_EXCHANGE) until killed
 //	escape-probe tcp HOST:PORT           a TCP connection, straight (no proxy)
 //	escape-probe proxied URL             GET URL through $HTTPS_PROXY (as curl does), printing the status and body
+//	escape-probe via-socket SOCKET URL   GET URL through the proxy listening on the Unix socket SOCKET
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -82,6 +84,11 @@ func main() {
 			usage()
 		}
 		err = proxied(arg[1])
+	case "via-socket":
+		if len(arg) != 3 {
+			usage()
+		}
+		err = viaSocket(arg[1], arg[2])
 	default:
 		usage()
 	}
@@ -93,7 +100,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: escape-probe tfo|udp|tcp ADDR | raw | packet | iouring | setxattr PATH | swap A B | proxied URL")
+	fmt.Fprintln(os.Stderr, "usage: escape-probe tfo|udp|tcp ADDR | raw | packet | iouring | setxattr PATH | swap A B | proxied URL | via-socket SOCKET URL")
 	os.Exit(2)
 }
 
@@ -121,7 +128,22 @@ func proxied(u string) error {
 	if err != nil || pu.Host == "" {
 		return fmt.Errorf("no HTTPS_PROXY in the environment")
 	}
-	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
+	return get(&http.Transport{Proxy: http.ProxyURL(pu)}, u)
+}
+
+// viaSocket gets u through the proxy on the Unix socket sock, with no credential.
+func viaSocket(sock, u string) error {
+	return get(&http.Transport{
+		Proxy: http.ProxyURL(&url.URL{Scheme: "http", Host: "socket"}),
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		},
+	}, u)
+}
+
+// get gets u with t and fails unless the answer is 200.
+func get(t *http.Transport, u string) error {
+	c := &http.Client{Timeout: 30 * time.Second, Transport: t}
 	resp, err := c.Get(u)
 	if err != nil {
 		return err
