@@ -303,7 +303,7 @@ func (s *sandboxPlan) promptNote() string {
 	}
 	var parts []string
 	if s.policy.Mode != sandbox.Off {
-		parts = append(parts, fmt.Sprintf("Commands and file tools run in a sandbox (%s): they may read anything but write only below %s (the last is the temp dir, also in $TMPDIR); any other write fails with \"Permission denied\".",
+		parts = append(parts, fmt.Sprintf("Commands and file tools run in a sandbox (%s): they may read anything but write only below %s (the last is the temp dir, also in $TMPDIR); any other write fails with \"Permission denied\" or \"Read-only file system\".",
 			s.policy.Mode, strings.Join(s.policy.WritableRoots(), ", ")))
 	}
 	switch {
