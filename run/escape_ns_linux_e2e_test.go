@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,6 +152,80 @@ func TestEscapeNamespaces(t *testing.T) {
 			}
 			if !strings.Contains(out, "chmod-inside:done") || !strings.Contains(out, "touch-inside:done") {
 				t.Errorf("a file in the work dir could not be changed:\n%s", out)
+			}
+		})
+	}
+}
+
+// hostPIDs are the machine's numbers of the processes whose command line holds marker
+// (the numbers a command in a process namespace writes are the namespace's).
+func hostPIDs(marker string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) && !strings.Contains(string(b), "sh\x00-c") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestNamespaceLifetime: in the commands' process namespace, what a command moves out of
+// its group (a setsid'd server, a double-forked daemon) still ends with the run, and
+// --keep-background still keeps it; the processes are found by their command lines, the
+// numbers they would write being the namespace's.
+func TestNamespaceLifetime(t *testing.T) {
+	t.Parallel()
+	needLandlock(t, 1)
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep-background=%v", keep), func(t *testing.T) {
+			t.Parallel()
+			marker := fmt.Sprintf("302.%d%v", os.Getpid(), map[bool]int{false: 1, true: 2}[keep])
+			cmd := fmt.Sprintf(`setsid sh -c 'echo $$ > setsid.pid; exec sleep %[1]s' > /dev/null 2>&1 & `+
+				`(sh -c 'echo $$ > daemon.pid; exec sleep %[1]s' > /dev/null 2>&1 &) ; `+
+				`until [ -s setsid.pid ] && [ -s daemon.pid ]; do sleep 0.01; done; cat /proc/1/cmdline | tr '\0' ' '`, marker)
+			dir := t.TempDir()
+			args := []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "-p", "x"}
+			if keep {
+				args = append(args, "--keep-background")
+			}
+			srv := scripted.New(t, scripted.ToolCalls(scripted.CallID("start", "Shell", fmt.Sprintf(`{"command":%q}`, cmd))), scripted.Text("done"))
+			r := kimi(t, srv, invocation{dir: dir, args: args})
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			evs := events(t, r.stdout)
+			if w := nsWarnings(evs); len(w) > 0 {
+				t.Skipf("no process namespace here: %q", w)
+			}
+			if out, _ := results(evs)["start"]["output"].(string); !strings.Contains(out, "__kimi-run-launcher init") {
+				t.Fatalf("the command did not run in a process namespace of the run's:\n%s", out)
+			}
+			if keep {
+				pids := hostPIDs("sleep\x00" + marker)
+				for _, pid := range pids {
+					start := testkit.Started(pid)
+					t.Cleanup(func() { testkit.Kill(pid, start, false) })
+				}
+				if len(pids) != 2 {
+					t.Errorf("--keep-background kept %d of the 2 processes", len(pids))
+				}
+				return
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for len(hostPIDs("sleep\x00"+marker)) > 0 {
+				if time.Now().After(deadline) {
+					for _, pid := range hostPIDs("sleep\x00" + marker) {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+					t.Fatal("a process the command left outlived the run")
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
 		})
 	}
