@@ -23,7 +23,7 @@ func TestConfinedChildInNamespaces(t *testing.T) {
 	var mu sync.Mutex
 	var warned []string
 	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
-		Warn: func(s string) { mu.Lock(); warned = append(warned, s); mu.Unlock() },
+		Warn:   func(s string) { mu.Lock(); warned = append(warned, s); mu.Unlock() },
 		Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: t.TempDir(), Namespaces: true}})
 	r, w, err := os.Pipe()
 	if err != nil {
