@@ -279,6 +279,13 @@ func (s *server) fork(path string, argv, env []string, dir string, files []*os.F
 	sys := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if ns != 0 {
 		nsAttr(sys, ns)
+		if os.Getuid() != 0 {
+			// The child's uid_map is written by this process, which may open it only while
+			// the child, which shares its memory until exec, is dumpable: the launcher is,
+			// for the fork (it holds nothing a process of the user could not read itself).
+			_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+			defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		}
 	}
 	if s.ns.inside() {
 		// A child in the arm's process namespace sees no parent (getppid is 0), which
