@@ -71,6 +71,7 @@ func readOnlyNote(err error) string {
 type armNS struct {
 	init  *os.File // the init's socket: its report; the init sees the arm gone when it closes
 	pidfd int      // the init, until the arm has joined its namespace
+	nsfd  int      // the init's process namespace, opened while /proc is the machine's
 	notes []string // what was refused, as warnings
 }
 
@@ -78,10 +79,14 @@ type armNS struct {
 // of the children's process namespace; outlive says the children may outlive the arm.
 // Called in a fresh mount namespace, before the arm confines itself.
 func setUp(p sandbox.Policy, outlive bool) (*armNS, error) {
-	ns := &armNS{pidfd: -1}
+	ns := &armNS{pidfd: -1, nsfd: -1}
 	// Mounts made here must not reach the machine's namespace (they would not: it is a
 	// less privileged copy, whose shared mounts are slaves), nor the machine's reach here.
 	_ = unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, "")
+	// The init starts first: its start overlaps the arm's mounts and confinement.
+	if err := ns.startInit(outlive); err != nil {
+		ns.notes = append(ns.notes, pidNote(err))
+	}
 	if p.RestrictsFiles() {
 		if err := readOnly(p.WritableRoots()); err != nil {
 			var partial *partialError
@@ -90,9 +95,6 @@ func setUp(p sandbox.Policy, outlive bool) (*armNS, error) {
 			}
 			ns.notes = append(ns.notes, readOnlyNote(err))
 		}
-	}
-	if err := ns.startInit(outlive); err != nil {
-		ns.notes = append(ns.notes, pidNote(err))
 	}
 	return ns, nil
 }
@@ -160,12 +162,21 @@ func (ns *armNS) startInit(outlive bool) error {
 	}
 	const self = "/proc/self/exe"
 	n := null.Fd()
-	_, err = syscall.ForkExec(self, []string{self, ServeArg, roleInit, mode}, &syscall.ProcAttr{Dir: "/", Env: []string{}, Files: []uintptr{n, n, n, theirs.Fd()}, Sys: sys})
+	pid, err := syscall.ForkExec(self, []string{self, ServeArg, roleInit, mode}, &syscall.ProcAttr{Dir: "/", Env: []string{}, Files: []uintptr{n, n, n, theirs.Fd()}, Sys: sys})
 	if err != nil {
 		ours.Close()
 		return fmt.Errorf("start a process namespace: %w", err)
 	}
-	ns.init, ns.pidfd = ours, pidfd
+	// Joined through this descriptor, the namespace is joined after Landlock too (joined
+	// through the pidfd it is not: the init is outside the arm's domain).
+	nsfd, err := unix.Open(fmt.Sprintf("/proc/%d/ns/pid", pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		_ = unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
+		unix.Close(pidfd)
+		ours.Close()
+		return fmt.Errorf("open the process namespace: %w", err)
+	}
+	ns.init, ns.pidfd, ns.nsfd = ours, pidfd, nsfd
 	return nil
 }
 
@@ -173,15 +184,14 @@ func (ns *armNS) startInit(outlive bool) error {
 func (ns *armNS) inside() bool { return ns != nil && ns.init != nil }
 
 // join waits for the init to have made its /proc and makes the namespace that of the
-// arm's children. Called on the thread that forks them, before the arm confines itself
-// (Landlock would keep it from joining a namespace whose init is outside its domain).
+// arm's children. Called on the thread that forks them.
 func (ns *armNS) join() {
 	if ns.init == nil {
 		return
 	}
 	err := ns.read("ready")
 	if err == nil {
-		if err = unix.Setns(ns.pidfd, unix.CLONE_NEWPID); err != nil {
+		if err = unix.Setns(ns.nsfd, unix.CLONE_NEWPID); err != nil {
 			err = fmt.Errorf("join the process namespace: %w", err)
 		}
 	}
@@ -192,7 +202,8 @@ func (ns *armNS) join() {
 		ns.init = nil
 	}
 	unix.Close(ns.pidfd)
-	ns.pidfd = -1
+	unix.Close(ns.nsfd)
+	ns.pidfd, ns.nsfd = -1, -1
 }
 
 // mountProc has the init put its /proc over the arm's, once the arm has confined itself

@@ -74,15 +74,11 @@ func Serve(args []string) int {
 			// while it may still listen.
 			err = isolateArm(p)
 		}
-		if err == nil && s.ns != nil {
-			// Before Landlock, which would keep the arm from joining a namespace whose
-			// init is outside its domain.
-			s.ns.join()
-		}
 		if err == nil {
 			err = sandbox.Confine(p)
 		}
 		if err == nil && s.ns != nil {
+			s.ns.join()
 			err = s.ns.mountProc()
 		}
 		if err != nil {
