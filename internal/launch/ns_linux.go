@@ -144,6 +144,7 @@ func (ns *armNS) startInit(outlive bool) error {
 	if err != nil {
 		return err
 	}
+	_ = syscall.SetNonblock(fds[0], true) // so that its reads may have a deadline
 	ours, theirs := os.NewFile(uintptr(fds[0]), "init"), os.NewFile(uintptr(fds[1]), "init")
 	defer theirs.Close()
 	null, err := devNull()
