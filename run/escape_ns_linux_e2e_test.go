@@ -23,15 +23,17 @@ import (
 )
 
 // nsAttempts is a command that lists the processes it sees, looks for the outside
-// process's secret in every environ and its marker in every cmdline, and changes the mode
+// process's secret in every environ and its marker in every cmdline, names it by its
+// number (kill -0), and changes the mode
 // and the times of a file outside the writable dirs, and of one inside.
-func nsAttempts(outside, inside string) string {
+func nsAttempts(outside, inside string, sleeper int) string {
 	try := func(name, cmd string) string {
 		return fmt.Sprintf(`if out=$(%s 2>&1); then echo %s:done; else echo "%s:refused $out"; fi; `, cmd, name, name)
 	}
 	return `for p in /proc/[0-9]*; do echo "proc $p $(tr '\0' ' ' < $p/cmdline 2>/dev/null)"; done; ` +
 		`grep -l ns-outside-secret /proc/[0-9]*/environ 2>/dev/null | sed 's/^/environ-found /'; ` +
 		`grep -l '301[.]5731' /proc/[0-9]*/cmdline 2>/dev/null | sed 's/^/cmdline-found /'; ` +
+		try("signal-outside", "kill -0 "+strconv.Itoa(sleeper)) +
 		try("chmod-outside", "chmod 600 "+outside) +
 		try("touch-outside", "touch -d 2001-01-01 "+outside) +
 		try("chmod-inside", "chmod 600 "+inside) +
@@ -89,7 +91,7 @@ func TestEscapeNamespaces(t *testing.T) {
 				env["KIMI_RUN_NS"] = "off"
 			}
 			srv := scripted.New(t,
-				scripted.ToolCalls(scripted.CallID("ns", "Shell", fmt.Sprintf(`{"command":%q}`, nsAttempts(outside, inside)))),
+				scripted.ToolCalls(scripted.CallID("ns", "Shell", fmt.Sprintf(`{"command":%q}`, nsAttempts(outside, inside, sleeper.Process.Pid)))),
 				scripted.Text("done"))
 			r := kimi(t, srv, invocation{dir: work, env: env, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "-p", "x"}})
 			if r.code != 0 {
@@ -143,6 +145,9 @@ func TestEscapeNamespaces(t *testing.T) {
 					if strings.Contains(out, not) {
 						t.Errorf("%s:\n%s", not, out)
 					}
+				}
+				if !strings.Contains(out, "signal-outside:refused") || !strings.Contains(out, "No such process") {
+					t.Errorf("the outside process could be named by its number:\n%s", out)
 				}
 			}
 			if !roRefused {
