@@ -75,6 +75,8 @@ func TestPackageMapHolds(t *testing.T) {
 				why = "the session store keeps messages (model) and nothing else of ours"
 			case dir == "skills" && under(imp, "agent", "model", "session", "config", "output", "hooks", "telemetry", "sandbox", "tools"):
 				why = "skills are files and prompts: they know flows (ralph), not the loop or the model"
+			case dir == "filechanges" && under(imp, "agent", "model", "session", "skills", "config", "output", "ralph", "hooks", "telemetry", "sandbox"):
+				why = "files_changed watches the tools and runs git through the launcher: it knows no loop, no store, no settings"
 			case under(dir, "completion", "manpage"):
 				why = "the completion scripts and the man page are written from the kong model alone"
 			case !under(dir, "internal", "scripts") && under(imp, "internal/scripted", "internal/testkit", "internal/mcptest", "internal/otlptest", "internal/eventschema", "internal/escapetest"):

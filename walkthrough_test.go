@@ -21,8 +21,9 @@ var walkthrough = flag.Bool("walkthrough", false, "add a flag, a tool and an eve
 // each adds one thing to a scratch copy of this checkout by its checklist, regenerates
 // what the checklist says is generated, then builds, vets and runs the tests of every
 // package it touched, of those the checklist names, and of run/ (where lists of tools and
-// flags used to hide). A change may touch at most three files by hand besides README.md;
-// files the one documented command regenerates do not count, and nothing else may change.
+// flags used to hide). A change may touch at most three files by hand besides its own new
+// files, its tests and README.md, with at most one regeneration command; the files it
+// regenerates do not count, and nothing else may change.
 // Every file touched by hand must be named by the checklist.
 type change struct {
 	checklist string     // the heading of its section in docs/design.md
@@ -85,32 +86,54 @@ func (WalkthroughFallback) Type() Type { return TypeWalkthroughFallback }
 	}
 }
 
-// flagChange adds a flag that an environment variable and a config.toml key also set, read
-// where the model's request headers are made.
+// flagChange adds a flag that an environment variable and a config.toml key also set, and
+// that reaches a tool as a cap: the most paths one Glob call returns.
 func flagChange() change {
 	return change{
 		checklist: "### Add a flag",
 		edits: []edit{
-			{"config/flags.go", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "\tMCPCallTimeout ",
-					"\tWalkthroughTag string `name:\"walkthrough-tag\" placeholder:\"TAG\" envvar:\"KIMI_RUN_WALKTHROUGH_TAG\" config:\"walkthrough.tag\" help:\"Send TAG as the X-Walkthrough-Tag header with every model request.\"`\n")
+			{"tools/settings.go", func(t *testing.T, s string) string {
+				s = insertBefore(t, s, "\tShellOutputBytes int ",
+					"\tWalkthroughGlobCap int `name:\"walkthrough-glob-cap\" placeholder:\"N\" default:\"1000\" envvar:\"KIMI_RUN_WALKTHROUGH_GLOB_CAP\" config:\"tools.walkthrough_glob_cap\" help:\"Most paths one Glob call returns (at least 1).\"`\n")
+				return insertBefore(t, s, "\tif n := s.ShellOutputBytes;",
+					"\tif s.WalkthroughGlobCap < 1 {\n\t\treturn fmt.Errorf(\"--walkthrough-glob-cap must be at least 1, got %d\", s.WalkthroughGlobCap)\n\t}\n")
 			}},
-			{"run/build.go", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "\tfor k, v := range e.Headers {",
-					"\tif tag := r.s.Flags.WalkthroughTag; tag != \"\" {\n\t\th[\"X-Walkthrough-Tag\"] = tag\n\t}\n")
+			{"tools/glob.go", func(t *testing.T, s string) string {
+				return replaceOnce(t, s, "Limit: globLimit}", "Limit: min(globLimit, g.env.settings().WalkthroughGlobCap)}")
+			}},
+			{"tools/walkthroughglobcap_test.go", func(*testing.T, string) string {
+				return `package tools
+
+import (
+"os"
+"path/filepath"
+"strings"
+"testing"
+)
+
+func TestWalkthroughGlobCap(t *testing.T) {
+dir := t.TempDir()
+for _, name := range []string{"a.txt", "b.txt"} {
+	os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+}
+res := mustCall(t, NewGlob(Env{WorkDir: dir, Settings: Settings{WalkthroughGlobCap: 1}}), map[string]any{"pattern": "*.txt"})
+if strings.Count(res.Output, ".txt") != 1 {
+	t.Errorf("got %q, want one path", res.Output)
+}
+}
+`
 			}},
 			{"README.md", func(t *testing.T, s string) string {
 				return insertBefore(t, s, "| `--mcp-call-timeout ",
-					"| `--walkthrough-tag TAG` | `KIMI_RUN_WALKTHROUGH_TAG`, or `[walkthrough] tag` | sent as the X-Walkthrough-Tag header |\n")
+					"| `--walkthrough-glob-cap N` | 1000, or `KIMI_RUN_WALKTHROUGH_GLOB_CAP`, or `[tools] walkthrough_glob_cap` | most paths one Glob call returns |\n")
 			}},
 		},
-		generate:  [][]string{{"go", "generate", "./config"}},
-		generated: []string{"config/parseflags_gen.go"},
-		packages:  []string{"./config/", "./run/"},
+		packages: []string{"./config/", "./run/"},
 	}
 }
 
-// toolChange adds a read-only built-in tool with its test.
+// toolChange adds a read-only built-in tool whose description quotes its limit, a setting
+// of the run, with its test.
 func toolChange() change {
 	return change{
 		checklist: "### Add a tool",
@@ -126,35 +149,51 @@ Text string ` + "`json:\"text\" description:\"the text to send back\"`" + `
 }
 
 // NewWalkthroughEcho returns the WalkthroughEcho tool, which sends its text back.
-func NewWalkthroughEcho(Env) Tool {
-return New("WalkthroughEcho", "Send the text back unchanged.", Facts{ReadOnly: true},
-	func(_ context.Context, in walkthroughEchoArgs) (Result, error) { return Text(in.Text), nil })
+func NewWalkthroughEcho(env Env) Tool {
+limit := env.settings().WalkthroughEchoMax
+return New("WalkthroughEcho", env.settings().Quote("Send the text back, cut to its first {walkthrough-echo-max} characters."), Facts{ReadOnly: true},
+	func(_ context.Context, in walkthroughEchoArgs) (Result, error) {
+		r := []rune(in.Text)
+		return Text(string(r[:min(len(r), limit)])), nil
+	})
 }
 `
+			}},
+			{"tools/settings.go", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "\tShellOutputBytes int ",
+					"\tWalkthroughEchoMax int `name:\"walkthrough-echo-max\" placeholder:\"N\" default:\"100\" help:\"Most characters WalkthroughEcho sends back.\"`\n")
 			}},
 			{"tools/builtin.go", func(t *testing.T, s string) string {
 				return insertBefore(t, s, "\t{make: NewAgent, ", "\t{make: NewWalkthroughEcho},\n")
 			}},
 			{"README.md", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "  StrReplaceFile, Glob, Grep, FetchURL, Think, SetTodoList,", "  WalkthroughEcho,\n")
+				s = insertBefore(t, s, "  StrReplaceFile, Glob, Grep, FetchURL, Think, SetTodoList,", "  WalkthroughEcho,\n")
+				return insertBefore(t, s, "| `--mcp-call-timeout ",
+					"| `--walkthrough-echo-max N` | 100 | most characters WalkthroughEcho sends back |\n")
 			}},
 			{"tools/walkthroughecho_test.go", func(*testing.T, string) string {
 				return `package tools
 
-import "testing"
+import (
+"strings"
+"testing"
+)
 
 func TestWalkthroughEcho(t *testing.T) {
-if res := runSearchTool(t, NewWalkthroughEcho(Env{}), map[string]any{"text": "hello"}); res.IsError || res.Output != "hello" {
-	t.Errorf("got %+v, want hello back", res)
+tool := NewWalkthroughEcho(Env{Settings: Settings{WalkthroughEchoMax: 3}})
+if !strings.Contains(tool.Description(), "first 3 characters") {
+	t.Errorf("description %q does not quote the limit", tool.Description())
+}
+if res := runSearchTool(t, tool, map[string]any{"text": "hello"}); res.IsError || res.Output != "hel" {
+	t.Errorf("got %+v, want hel", res)
 }
 }
 `
 			}},
 		},
-		generate: [][]string{{"go", "generate", "./tools"},
-			{"go", "test", "./run", "-run", "TestRequestBodiesUnchanged", "-update"}},
-		generated: []string{"tools/schemas.txt", "run/testdata/requests/default-tool-step.jsonl",
-			"run/testdata/requests/okabe.jsonl", "run/testdata/requests/subagent.jsonl"},
+		generate: [][]string{{"go", "test", "./tools", "./run", "-run", "TestBuiltinSchemasGolden|TestRequestBodiesUnchanged", "-update"}},
+		generated: []string{"tools/schemas.txt", "run/testdata/requests/default-tool-step.json",
+			"run/testdata/requests/okabe.json", "run/testdata/requests/subagent.json"},
 		packages: []string{"./tools/", "./agentspec/", "./run/"},
 	}
 }
@@ -201,13 +240,13 @@ func (c change) walk(t *testing.T) {
 		case slices.Contains(c.generated, f):
 		case !slices.Contains(byHand, f):
 			t.Errorf("%s changed, though neither the checklist's edits nor its commands touch it", f)
-		case f != "README.md":
-			counted = append(counted, f)
+		case f != "README.md" && !strings.HasSuffix(f, "_test.go") && before[f] != ([32]byte{}):
+			counted = append(counted, f) // not the docs, a test or the change's own new file
 		}
 	}
 	t.Logf("by hand: %v; regenerated: %v", byHand, intersect(changed, c.generated))
-	if len(counted) > 3 {
-		t.Errorf("%d files touched by hand besides README.md, want at most 3: %v", len(counted), counted)
+	if len(counted) > 3 || len(c.generate) > 1 {
+		t.Errorf("%d files touched by hand besides the change's own files, its tests and README.md, and %d regeneration commands; want at most 3 and 1: %v", len(counted), len(c.generate), counted)
 	}
 	section := checklist(t, dir, c.checklist)
 	for _, f := range byHand {
@@ -308,6 +347,13 @@ func insertBefore(t *testing.T, s, anchor, text string) string {
 	i := uniqueIndex(t, s, anchor)
 	i = strings.LastIndexByte(s[:i], '\n') + 1
 	return s[:i] + text + s[i:]
+}
+
+// replaceOnce replaces the one occurrence of old in s with new.
+func replaceOnce(t *testing.T, s, old, new string) string {
+	t.Helper()
+	i := uniqueIndex(t, s, old)
+	return s[:i] + new + s[i+len(old):]
 }
 
 // insertAfterLine inserts text after the one line of s that contains anchor.

@@ -30,6 +30,10 @@ type Config struct {
 	// Tools builds the agent's toolset. The tools that need the agent itself get it
 	// through d: Agent runs subagents, SendDMail rewinds the conversation.
 	Tools func(d Delegates) []tools.Tool
+	// SubagentModel, when set, says whether a subagent may run on the model an Agent call
+	// names: nil for yes (its calls then carry model.WithModelID), an error saying why not.
+	// nil: no subagent switches model.
+	SubagentModel func(id string) error
 	// Subagents returns the kinds of subagent an Agent call may start ("coder" is the
 	// default kind), given the parent's toolset. nil gives subagents no kinds: every
 	// Agent call fails.
@@ -81,7 +85,7 @@ func New(cfg Config) *Agent {
 		Inbox:             cfg.Inbox,
 		Prepare:           cfg.Prepare,
 	}
-	subs := &Subagents{Parent: a}
+	subs := &Subagents{Parent: a, SwitchModel: cfg.SubagentModel}
 	d := Delegates{Subagent: subs}
 	if cfg.DMail {
 		d.DMail = a

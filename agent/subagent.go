@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -25,12 +26,42 @@ type Subagents struct {
 	// that keeps delegating cannot run forever.
 	Budget int
 
+	// SwitchModel says whether a subagent may run on the model an Agent call names (see
+	// Config.SubagentModel); nil: none may.
+	SwitchModel func(id string) error
+
 	mu   sync.Mutex
 	used int
+	// ran are the subagents run so far, by ID, for a resume.
+	ran map[string]ranSubagent
+}
+
+// ranSubagent is a subagent that ran, kept for a resume.
+type ranSubagent struct {
+	agent       *Agent
+	kind, model string
 }
 
 // RunSubagent implements tools.Subagent.
-func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind string) (string, error) {
+func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (tools.SubagentAnswer, error) {
+	if call.Resume != "" {
+		s.mu.Lock()
+		prev, ok := s.ran[call.Resume]
+		delete(s.ran, call.Resume) // one call at a time continues it
+		s.mu.Unlock()
+		if !ok {
+			return tools.SubagentAnswer{}, fmt.Errorf("no subagent of this run has the agent_id %q, or it is running; leave resume out to start a fresh one", call.Resume)
+		}
+		// Its earlier turns are counted already: this one's are counted anew.
+		child := prev.agent
+		child.stats.Steps, child.stats.ToolCalls, child.stats.Usage = 0, 0, model.TokenUsage{}
+		call.Kind = prev.kind
+		if call.Model == "" {
+			call.Model = prev.model
+		}
+		return s.run(ctx, call, child, call.Resume, true)
+	}
+	kind := call.Kind
 	if kind == "" {
 		kind = "coder"
 	}
@@ -41,11 +72,7 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		return "", fmt.Errorf("unknown subagent_type %q; the kinds are: %s", kind, strings.Join(names, ", "))
-	}
-	steps, err := s.reserve()
-	if err != nil {
-		return "", err
+		return tools.SubagentAnswer{}, fmt.Errorf("unknown subagent_type %q; the kinds are: %s", kind, strings.Join(names, ", "))
 	}
 	p := s.Parent
 	system := k.SystemPrompt
@@ -57,10 +84,8 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 		Tools:        k.Tools,
 		Sink:         p.Sink,
 		SystemPrompt: system,
-		MaxSteps:     steps,
 		Retry:        p.Retry,
 		Now:          p.Now,
-		Parent:       tools.CallID(ctx),
 		Compaction:   p.Compaction,
 		Lifecycle:    p.Lifecycle,
 		Fallback:     p.Fallback,
@@ -68,6 +93,38 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 		Heartbeat:    p.Heartbeat,
 		Prepare:      p.Prepare,
 	}
+	id := tools.CallID(ctx)
+	if id == "" {
+		id = fmt.Sprintf("agent-%p", child)
+	}
+	call.Kind = kind
+	return s.run(ctx, call, child, id, false)
+}
+
+// run runs one turn of child, a fresh subagent or one resumed, known afterwards as id.
+func (s *Subagents) run(ctx context.Context, call tools.SubagentCall, child *Agent, id string, resumed bool) (tools.SubagentAnswer, error) {
+	description, prompt, kind := call.Description, call.Prompt, call.Kind
+	// A model an Agent call names is asked for by the subagent's calls, inside the run's
+	// budget; one the run cannot switch to is not, and the answer says so.
+	note := ""
+	if call.Model != "" {
+		err := errors.New("this run does not switch models")
+		if s.SwitchModel != nil {
+			err = s.SwitchModel(call.Model)
+		}
+		if err != nil {
+			note = fmt.Sprintf("model: %q was not used (%v); the subagent ran on your own model.", call.Model, err)
+			call.Model = ""
+		}
+	}
+	steps, err := s.reserve()
+	if err != nil {
+		return tools.SubagentAnswer{}, err
+	}
+	p := s.Parent
+	child.MaxSteps = steps
+	child.Parent = tools.CallID(ctx)
+	child.Session = nil
 	// The subagent's conversation is saved beside the parent's, by the same rules, so that a
 	// restore can tell the model what it had done if a kill interrupts it.
 	if ps := p.session(); ps != nil {
@@ -81,20 +138,31 @@ func (s *Subagents) RunSubagent(ctx context.Context, description, prompt, kind s
 	if p.Lifecycle != nil {
 		p.Lifecycle.SubagentStart(ctx, kind, prompt)
 	}
-	out, err := child.Turn(ctx, event.TurnSpec{Prompt: prompt, Node: description})
+	turnCtx := ctx
+	if call.Model != "" {
+		turnCtx = model.WithModelID(ctx, call.Model)
+	}
+	out, err := child.Turn(turnCtx, event.TurnSpec{Prompt: prompt, Node: description})
 	if p.Lifecycle != nil {
 		p.Lifecycle.SubagentStop(ctx, kind, out.FinalText)
 	}
 	st := child.Stats()
 	s.release(steps - out.Steps)
 	p.addChild(st)
+	s.mu.Lock()
+	if s.ran == nil {
+		s.ran = map[string]ranSubagent{}
+	}
+	s.ran[id] = ranSubagent{agent: child, kind: kind, model: call.Model}
+	s.mu.Unlock()
+	ans := tools.SubagentAnswer{ID: id, Text: out.FinalText, Note: note, Kind: kind, Resumed: resumed}
 	if err != nil {
-		return out.FinalText, fmt.Errorf("subagent %q: %w", description, err)
+		return ans, fmt.Errorf("subagent %q: %w", description, err)
 	}
 	if out.StopReason != event.StopCompleted {
-		return out.FinalText, &SubagentStopped{Reason: out.StopReason, Steps: out.Steps}
+		return ans, &SubagentStopped{Reason: out.StopReason, Steps: out.Steps}
 	}
-	return out.FinalText, nil
+	return ans, nil
 }
 
 // SubagentKind is one kind of subagent: its tools and, when set, its own system prompt

@@ -136,18 +136,13 @@ func (r *raw) field(l loc, k string, v any) (set bool, err error) {
 	return true, nil
 }
 
-// builtinDocs keeps the built-in files decoded at run time, which only a stale
-// builtindocs_gen.go leaves to do (its test fails then): every subagent of the default
-// agent extends it again. The documents are only read, never changed.
+// builtinDocs keeps the built-in files decoded, once per process: every subagent of the
+// default agent extends it again. The documents are only read, never changed.
 var builtinDocs sync.Map // path -> map[string]any
 
-// readDoc reads and decodes the YAML file l. A built-in file was decoded when the binary
-// was built (builtindocs.go).
+// readDoc reads and decodes the YAML file l.
 func readDoc(l loc) (map[string]any, error) {
 	if l.builtin {
-		if doc, ok := generatedDoc(l.path); ok {
-			return doc, nil
-		}
 		if doc, ok := builtinDocs.Load(l.path); ok {
 			return doc.(map[string]any), nil
 		}

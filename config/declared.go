@@ -29,6 +29,15 @@ import (
 // "30s", or a number of seconds (of milliseconds when the key ends in _ms), as Kimi CLI's
 // keys count.
 
+// NewParser builds kimi-run's command-line parser over f, with the declared sources read
+// from env (and the config file the command line and env name). options are kong's (name,
+// writers, exit); kong.Parse then fills f. Its model has every help text: --help, the man
+// page and the completion scripts read it.
+func NewParser(f *Flags, env Env, options ...kong.Option) (*kong.Kong, error) {
+	f.src = &source{env: env}
+	return newParser(f, f.src, options...)
+}
+
 // newParser builds a parser over the struct target with src resolving its declared flags.
 // The caller's options come last, so that its own help printer wins.
 func newParser(target any, src *source, options ...kong.Option) (*kong.Kong, error) {

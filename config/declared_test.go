@@ -83,8 +83,8 @@ func sample(t *testing.T, d declaredFlag, key string, n int) (text, toml string,
 		return fmt.Sprint(n%2 == 1), fmt.Sprint(n%2 == 1), n%2 == 1
 	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Bool:
 		return fmt.Sprint(n%2 == 1), fmt.Sprint(n%2 == 1), ptrTo(n%2 == 1)
-	case typ.Kind() == reflect.Int:
-		return fmt.Sprint(n), fmt.Sprint(n), n
+	case typ.Kind() == reflect.Int: // within every declared range (tools.Settings.Validate)
+		return fmt.Sprint(n * 10_000), fmt.Sprint(n * 10_000), n * 10_000
 	case typ.Kind() == reflect.Int64:
 		return fmt.Sprint(n), fmt.Sprint(n), int64(n)
 	case typ.Kind() == reflect.Pointer && typ.Elem().Kind() == reflect.Int:
@@ -121,9 +121,9 @@ func fieldOf(t *testing.T, f *Flags, name string) any {
 		if fl.Name != name {
 			continue
 		}
-		for i := range pv.NumField() {
-			if pv.Field(i).Addr().Pointer() == fl.Target.Addr().Pointer() {
-				return reflect.ValueOf(f).Elem().Field(i).Interface()
+		for _, sf := range reflect.VisibleFields(pv.Type()) { // tools.Settings' fields too
+			if !sf.Anonymous && pv.FieldByIndex(sf.Index).Addr().Pointer() == fl.Target.Addr().Pointer() {
+				return reflect.ValueOf(f).Elem().FieldByIndex(sf.Index).Interface()
 			}
 		}
 	}

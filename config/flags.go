@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/kimi-run/kimi-run/tools"
 )
 
 // Flags is the command line of kimi-run as kong parses it, with each declared setting the
@@ -12,7 +14,7 @@ import (
 // source. It is never changed after parsing: Resolve reads it, with the environment and the
 // files, into Settings, and checks it. A setting with one declared value is read from
 // Settings.Flags; one that needs more (a model's config entry, a key family) from its field
-// of Settings. After a change here, `go generate ./config` (parseflags.go).
+// of Settings.
 type Flags struct {
 	Prompt       string        `short:"p" placeholder:"TEXT" help:"The task. Use - to read it from stdin. With a prompt, piped stdin is attached as context."`
 	Words        []string      `arg:"" optional:"" name:"prompt" help:"The task as words, when -p is not used."`
@@ -74,6 +76,8 @@ type Flags struct {
 	PassEnv        []string      `name:"pass-env" placeholder:"NAME" help:"Give Shell commands, hooks and MCP servers the variable NAME although it holds a credential of kimi-run (KIMI_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, or the value of a config api_key), which they never see otherwise (repeatable or comma-separated)."`
 	OTelLogContent bool          `name:"otel-log-content" help:"With OpenTelemetry on (OTEL_EXPORTER_OTLP_ENDPOINT set), also put the prompt, tool arguments and outputs and the final answer on the spans, scrubbed of credentials. Off: names, counts and timings only."`
 	KeepBackground bool          `name:"keep-background" help:"Leave running what Shell commands started in the background (a server started with &). By default they are stopped (SIGTERM, then SIGKILL) when the run ends. Background tasks (run_in_background) are not kept: see [background] keep_alive_on_exit."`
+	// The built-in tools' knobs, declared beside the tools (tools/settings.go).
+	tools.Settings
 	// Notices of silence (hidden: tests shorten them).
 	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
 	StallNotice time.Duration `name:"stall-notice" default:"30s" hidden:""`

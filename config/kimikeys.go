@@ -141,9 +141,9 @@ var knownKeys = sync.OnceValue(func() map[string]bool {
 	addTags("", reflect.TypeFor[fileConfig]())
 	addTags("loop_control.", reflect.TypeFor[loopControl]())
 	addTags("background.", reflect.TypeFor[backgroundConfig]()) // config/background.go warns of those it ignores
-	flags := reflect.TypeFor[Flags]()
-	for i := range flags.NumField() {
-		for _, key := range strings.Split(flags.Field(i).Tag.Get("config"), ",") {
+	// The declared keys, tools.Settings' among them.
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Flags]()) {
+		for _, key := range strings.Split(f.Tag.Get("config"), ",") {
 			if key = strings.TrimSpace(key); key != "" {
 				known[key] = true
 			}

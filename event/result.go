@@ -44,12 +44,19 @@ type Result struct {
 	// always seen; what commands and MCP servers change is seen in work dirs inside a git
 	// repository (files git ignores left out), by comparing the files before the first such
 	// call with the files at the end.
+	// kimi-run's own files (its session, its stdout and stderr redirected into a work dir,
+	// `-o`) are never listed. A run that continues a killed run's turn lists the whole turn.
 	FilesChanged []FileChange `json:"files_changed,omitempty"`
 	// The work dirs where commands or MCP servers ran but what they changed cannot be seen
 	// (not in a git repository, git failed there, or `--files-changed tools`): there
 	// `files_changed` holds only what the file tools changed. `.` is the work dir, an
 	// `--add-dir` dir is absolute. Absent when every change could be seen.
 	FilesUnseen []string `json:"files_unseen,omitempty" minLength:"1"`
+	// Under `--sandbox`, the git settings of the work dirs' repositories the run changed:
+	// files under the repository's `config`, `hooks/` and `info/`, which git obeys in the
+	// job's later steps, outside the sandbox (a warning says so too). Paths as in
+	// `files_changed`; absent when none changed.
+	GitSettingsChanged []string `json:"git_settings_changed,omitempty" minLength:"1"`
 	// Each refused tool call and the rule behind it, in the order they happened; absent
 	// when none. With `--fail-on-denial`, a run that would have exited 0 exits 9 when this
 	// list is not empty.

@@ -35,7 +35,7 @@ func nightlyStep(t *testing.T, name string) string {
 // TestNightlyFixJudgesTheResult runs the nightly example's "Read the result" step as the
 // runner would (bash -eo pipefail) on result lines of each kind: the pull request gets the
 // files the run changed, and a refusal (exit 9), a change outside what the job may change,
-// unseen changes in the checkout or a failed run stop it. Each result line is checked
+// unseen changes in the checkout, changed git settings or a failed run stop it. Each result line is checked
 // against the event schema first, so the step reads fields the stream really has.
 func TestNightlyFixJudgesTheResult(t *testing.T) {
 	for _, tool := range []string{"bash", "jq"} {
@@ -86,6 +86,8 @@ func TestNightlyFixJudgesTheResult(t *testing.T) {
 			{"path": ".github/workflows/ci.yml", "change": "modified", "lines_added": 1, "lines_removed": 1}}}),
 			stdout: "may not change: .github/workflows/ci.yml"},
 		{name: "the checkout unseen", result: with(map[string]any{"files_unseen": []string{"."}}), stdout: "could not be seen"},
+		{name: "git settings changed", result: with(map[string]any{"git_settings_changed": []string{".git/hooks/pre-push"}}),
+			stdout: "git settings the next step's git would obey: .git/hooks/pre-push"},
 		{name: "budget", result: failed(6, "budget", nil), stdout: "kimi-run exited 6: budget happened"},
 	}
 	for _, tt := range tests {

@@ -57,7 +57,9 @@ func argsSummary(name string, raw json.RawMessage) string {
 	switch name {
 	case "SetTodoList":
 		var todos []json.RawMessage
-		if json.Unmarshal(args["todos"], &todos) == nil {
+		if raw := args["todos"]; len(raw) == 0 || string(raw) == "null" {
+			return "read back" // no todos: the plan is shown, not changed
+		} else if json.Unmarshal(raw, &todos) == nil {
 			return fmt.Sprintf("%d items", len(todos))
 		}
 	case "Grep":

@@ -19,6 +19,7 @@ func TestArgsSummary(t *testing.T) {
 		{"glob in a directory", "Glob", `{"pattern":"*.go","directory":"/src"}`, "*.go in /src"},
 		{"url", "FetchURL", `{"url":"https://example.com/a"}`, "https://example.com/a"},
 		{"todo count", "SetTodoList", `{"todos":[{"title":"a"},{"title":"b"}]}`, "2 items"},
+		{"todo read-back", "SetTodoList", `{"todos":null}`, "read back"},
 		{"subagent description", "Task", `{"prompt":"long prompt","description":"explore"}`, "explore"},
 		{"unknown tool falls back to JSON", "Mcp", `{"n": 3}`, `{"n": 3}`},
 		{"no arguments", "Shell", `{}`, ""},

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/internal/beneath"
 )
 
 // createAddDirs makes the --add-dir directories that do not exist yet, with a warning
@@ -19,7 +21,7 @@ import (
 // could have planted: `--add-dir $WORK/link/new`, with link pointing outside, would make
 // a directory outside (issue 26 #6). A link on the way that lies in the work dir or in
 // another --add-dir is refused; the missing part is made one directory at a time, each
-// opened without following links (mkdirChain).
+// opened without following links (beneath.MkdirAll from /: base is a real path).
 func createAddDirs(workDir string, dirs []string, warn func(string)) error {
 	planted := plantable(workDir, dirs)
 	for _, d := range dirs {
@@ -32,7 +34,10 @@ func createAddDirs(workDir string, dirs []string, warn func(string)) error {
 		}
 		base, missing, err := existingPart(abs, planted)
 		if err == nil && len(missing) > 0 {
-			err = mkdirChain(base, missing)
+			var f *os.File
+			if f, err = beneath.MkdirAll("/", filepath.Join(append([]string{base}, missing...)...), 0o755); err == nil {
+				f.Close()
+			}
 		}
 		if err != nil {
 			return usagef("--add-dir %s does not exist and was not created: %w", d, err)

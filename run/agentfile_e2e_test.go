@@ -83,8 +83,8 @@ Done.
 		t.Fatal(err)
 	}
 	var wantTools []string
-	for _, tool := range tools.Builtins(tools.Env{}) {
-		if n := tool.Name(); slices.Contains(def.ToolNames(), n) && n != "Shell" && n != "Agent" {
+	for _, tool := range tools.Builtins(tools.Env{Plan: tools.NewPlanMode("/plan.md")}) {
+		if n := tool.Name(); slices.Contains(def.ToolNames(), n) && !slices.Contains([]string{"Shell", "Agent", "AskUserQuestion"}, n) {
 			wantTools = append(wantTools, n)
 		}
 	}
@@ -118,7 +118,7 @@ func TestAgentFileSubagentsAndMissingTools(t *testing.T) {
 		"main.yaml": `version: 1
 agent:
   extend: default
-  tools: ["kimi_cli.tools.agent:Agent", "kimi_cli.tools.file:ReadFile", "kimi_cli.tools.web:SearchWeb", "kimi_cli.tools.plan:ExitPlanMode"]
+  tools: ["kimi_cli.tools.agent:Agent", "kimi_cli.tools.file:ReadFile", "kimi_cli.tools.web:SearchWeb", "kimi_cli.tools.file:Ls"]
   subagents:
     reviewer:
       path: ./reviewer.yaml
@@ -141,7 +141,7 @@ agent:
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	if got := strings.Join(offeredTools(t, srv, 0), " "); got != "ReadFile Agent" {
+	if got := strings.Join(offeredTools(t, srv, 0), " "); got != "Agent ReadFile" {
 		t.Errorf("root tools = %s", got)
 	}
 	var agentTool map[string]any
@@ -160,9 +160,9 @@ agent:
 		t.Errorf("subagent prompt:\n%s", sys)
 	}
 	ws := testkit.OfType(events(t, r.stdout), "warning")
-	// ExitPlanMode is not a tool of kimi-run's; SearchWeb is, offered only with a search
-	// service: left out quietly, as Kimi CLI skips it.
-	if len(ws) != 1 || !strings.HasSuffix(ws[0]["message"].(string), "left out: ExitPlanMode") {
+	// Ls is not a tool of kimi-run's; SearchWeb is, offered only with a search service: left
+	// out quietly, as Kimi CLI skips it.
+	if len(ws) != 1 || !strings.HasSuffix(ws[0]["message"].(string), "left out: Ls") {
 		t.Errorf("warnings = %v", ws)
 	}
 }

@@ -2,7 +2,11 @@ package run
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/kimi-run/kimi-run/agent"
@@ -50,9 +54,10 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		return nil, err
 	}
 	r.models = model
-	// What the run changes under its work dirs; kimi-run's own files there are not its work.
-	r.changes = newChanges(s.WorkDir, in.ws.addDirs, []string{r.session.root, r.answerFile, s.Flags.Record, r.guard.sandbox.tempDir},
-		gitRunner{launch: r.launch, off: s.Flags.FilesChanged == "tools"}, r.warn)
+	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
+	// flows start their loop again on the restored conversation.
+	resume := in.conv == nil && in.plan.flow == nil && in.plan.ralph == 0
+	r.changes = r.trackChanges(in, resume)
 	ts := &agentTools{r: r, env: r.toolEnv(in), ws: in.ws, servers: servers, hooks: eng}
 	e, l := s.Endpoint, s.Loop
 	a := agent.New(agent.Config{
@@ -65,25 +70,29 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 			// the window, so an anthropic provider's requests fit it too.
 			CapCompletion: (e.KimiProvider || e.Protocol == "anthropic") && e.ContextKnown && e.Generation.CompletionCap >= 0,
 			CompletionCap: e.Generation.CompletionCap, Reserve: l.Reserve, TriggerRatio: l.TriggerRatio},
-		Retry:        r.retryPolicy(),
-		Session:      r.session.session,
-		DMail:        in.ws.agent.dmail,
-		Tools:        ts.root,
-		Subagents:    ts.subagents,
+		Retry:     r.retryPolicy(),
+		Session:   r.session.session,
+		DMail:     in.ws.agent.dmail,
+		Tools:     ts.root,
+		Subagents: ts.subagents,
+		SubagentModel: func(string) error {
+			if s.Budget.MaxCost > 0 {
+				return errors.New("--max-cost-usd needs the prices of every model the run uses, and another model's are unknown")
+			}
+			return nil
+		},
 		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
 		Lifecycle:    hookLifecycle{e: eng},
 		MaxToolCalls: s.Flags.MaxToolCalls,
 		Heartbeat:    s.Flags.Heartbeat,
-		Inbox:        taskInbox(r.tasks, eng, r.secrets.scrub),
+		Inbox:        taskInbox(r.tasks, eng, r.secrets.String),
 		Prepare:      r.prepare(eng, ts.env.Ripgrep != ""),
 	})
 	if ts.err != nil {
 		return nil, ts.err
 	}
 	r.saveErr = a.SessionError
-	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
-	// flows start their loop again on the restored conversation.
-	a.ResumeTurn = in.conv == nil && in.plan.flow == nil && in.plan.ralph == 0
+	a.ResumeTurn = resume
 	return &built{agent: a, hooks: eng, servers: servers, names: ts.names}, nil
 }
 
@@ -94,7 +103,7 @@ func (r *runState) hookEngine(in *inputs) (*hooks.Engine, error) {
 		return nil, err
 	}
 	eng.WorkDir, eng.SessionID, eng.Sink = r.s.WorkDir, r.sessionID, r.sink
-	eng.Scrub = r.secrets.scrubBytes
+	eng.Scrub = r.secrets.Bytes
 	// Hooks run confined like Shell commands: a hook script in the work dir can be
 	// rewritten by a Shell call, and must not become a way out of the sandbox.
 	eng.Launcher = r.launch
@@ -143,7 +152,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), mcpAliases(t.mcp)); t.err != nil {
 		return nil
 	}
-	ts = r.changes.wrap(scrubTools(g.wrap(ts), r.secrets))
+	ts = r.changes.Wrap(scrubTools(g.wrap(ts), r.secrets))
 	t.names = toolNames(ts)
 	return ts
 }
@@ -157,7 +166,7 @@ func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	}
 	kinds = withMCP(kinds, t.mcp, t.hooks)
 	for name, k := range kinds {
-		k.Tools = r.changes.wrap(scrubTools(r.guard.wrap(k.Tools), r.secrets))
+		k.Tools = r.changes.Wrap(scrubTools(r.guard.wrap(k.Tools), r.secrets))
 		kinds[name] = k
 	}
 	return kinds
@@ -180,6 +189,8 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		Fetch:         r.service(r.s.Services.Fetch),
 		Proxy:         g.sandbox.proxyURL(),
 		Changes:       r.session.changes(),
+		Settings:      r.s.Flags.Settings,
+		Plan:          tools.NewPlanMode(r.planFile()),
 		Todos: func(items []tools.Todo) {
 			todo := event.Todo{Items: make([]event.TodoItem, len(items))}
 			for i, it := range items {
@@ -207,7 +218,7 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 // one of another provider has its own key, and never sees the login's token.
 func (r *runState) model() (*fallbackModel, error) {
 	s := r.s
-	tapeClient, err := r.tape.client(s, append(r.secrets.list(), r.cred.apiKey), r.version)
+	tapeClient, err := r.tape.client(s, append(r.secrets.List(), r.cred.apiKey), r.version)
 	if err != nil {
 		return nil, err
 	}
@@ -241,6 +252,11 @@ func (r *runState) model() (*fallbackModel, error) {
 	}
 	chain := &fallbackModel{links: []*link{{m: own, name: e.Model, id: e.Model, provider: e.Protocol,
 		prices: s.Budget.Prices, window: e.MaxContext, capCompl: capsCompletion(e)}}}
+	chain.other = func(id string) (model.Model, error) {
+		cfg := ownCfg
+		cfg.Model, cfg.Predial = id, nil
+		return model.New(cfg)
+	}
 	for _, fb := range s.Fallbacks {
 		key, client := fb.Endpoint.APIKey, tapeClient
 		if fb.SameProvider {
@@ -264,4 +280,17 @@ func (r *runState) headers(e config.Endpoint) map[string]string {
 		h[k] = v
 	}
 	return h
+}
+
+// planFile is where EnterPlanMode's plan is written: in the sandbox's temp dir under
+// --sandbox (the one place outside the work dir it lets the tools write), else beside the
+// session's conversation, or in the temporary directory when the session is not saved.
+func (r *runState) planFile() string {
+	if dir := r.guard.sandbox.tempDir; dir != "" {
+		return filepath.Join(dir, "plan.md")
+	}
+	if f := r.session.session; f != nil {
+		return filepath.Join(filepath.Dir(f.Path()), "plan.md")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("kimi-run-plan-%d.md", os.Getpid()))
 }

@@ -28,7 +28,9 @@ func readmeBlock(t *testing.T, after string) string {
 
 // TestREADMERecommendedCIInvocation runs the README's recommended CI invocation as a shell
 // script on a "fresh runner": a HOME without ~/.cache/go-build (issue 21 #5). It must run,
-// and its case statement must report the outcome and keep the exit code.
+// and its case statement must report the outcome and keep the exit code. The checkout is a
+// git repository, and the events.ndjson the script writes into it is kimi-run's own output,
+// not a change of the run.
 func TestREADMERecommendedCIInvocation(t *testing.T) {
 	t.Parallel()
 	needLandlock(t, 4)
@@ -42,8 +44,10 @@ func TestREADMERecommendedCIInvocation(t *testing.T) {
 		reply  []scripted.Response
 		code   int
 		stdout string
+		files  string
 	}{
-		{name: "done", reply: []scripted.Response{scripted.Text(`{"changed":["a.go"]}`)}, code: 0, stdout: `{"changed":["a.go"]}`},
+		{name: "done", reply: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"echo package a > a.go"}`)),
+			scripted.Text(`{"changed":["a.go"]}`)}, code: 0, stdout: `{"changed":["a.go"]}`, files: "a.go created +1 -0"},
 		{name: "key refused", reply: scripted.Scenario(t, "unauthorized"), code: 5, stdout: "the provider refused the key"},
 		// --fail-on-denial: the push was refused, so a valid report is not a success.
 		{name: "refused", reply: []scripted.Response{scripted.ToolCalls(scripted.Call("Shell", `{"command":"git push origin HEAD"}`)),
@@ -52,7 +56,7 @@ func TestREADMERecommendedCIInvocation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := scripted.New(t, tt.reply...)
-			dir := workDir(t, map[string]string{"report.schema.json": schema})
+			dir := gitRepo(t, map[string]string{"report.schema.json": schema})
 			home := t.TempDir()
 			cmd := exec.Command("sh", "-c", script)
 			cmd.Dir = dir
@@ -72,7 +76,10 @@ func TestREADMERecommendedCIInvocation(t *testing.T) {
 			if !strings.Contains(r.stderr, "did not exist: created it") {
 				t.Errorf("no warning about the created --add-dir:\n%s", r.stderr)
 			}
-			lastResult(t, result{stdout: ciFileText(t, filepath.Join(dir, "events.ndjson")), code: r.code})
+			res := lastResult(t, result{stdout: ciFileText(t, filepath.Join(dir, "events.ndjson")), code: r.code})
+			if got := strings.Join(changedFiles(t, res), "|"); got != tt.files {
+				t.Errorf("files_changed = %q, want %q", got, tt.files)
+			}
 		})
 	}
 }

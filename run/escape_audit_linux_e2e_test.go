@@ -156,9 +156,8 @@ func TestEscapeInheritedDescriptors(t *testing.T) {
 // TestEscapeMCPServerEnviron: an MCP server given a credential in its own env (config's
 // "env") holds it in its environment, which kimi-run cannot hide once the server runs: a
 // command of the run reads /proc/PID/environ of a process of its user, sandbox or not,
-// confined server or not (here the server runs unconfined, outside the work dir). What kimi-run holds: the credential read as it is never reaches the model, the
-// events or the session (it is scrubbed). A reversed copy is not recognised: that is the
-// gap docs/sandbox.md lists, and the control below shows it.
+// confined server or not (here the server runs unconfined, outside the work dir). What kimi-run holds: the credential, read as it is or reversed, never reaches the
+// model, the events or the session (it is scrubbed, in each of its forms).
 func TestEscapeMCPServerEnviron(t *testing.T) {
 	t.Parallel()
 	const token = "mcp-service-token-31415926"
@@ -202,12 +201,9 @@ func TestEscapeMCPServerEnviron(t *testing.T) {
 			})
 			for where, text := range map[string]string{"the model": string(srv.Requests()[1].Raw), "stdout": r.stdout,
 				"stderr": r.stderr, "the session": saved.String()} {
-				if strings.Contains(text, token) {
-					t.Errorf("the server's credential reached %s as it is", where)
+				if strings.Contains(text, token) || strings.Contains(text, reverse(token)) {
+					t.Errorf("the server's credential reached %s, as it is or reversed", where)
 				}
-			}
-			if !strings.Contains(out, reverse(token)) {
-				t.Errorf("control: the reversed credential no longer reaches the model; docs/sandbox.md lists that as a gap: update it\n%s", out)
 			}
 		})
 	}

@@ -119,10 +119,10 @@ func (r *runState) login(ctx context.Context) error {
 	if l := r.s.Endpoint.Login; l != nil {
 		// Every token the login reads or obtains is a secret from then on, the refresh
 		// token too: a command may print the token file.
-		l.Seen = func(t kimilogin.Token) { r.secrets.add(t.AccessToken, t.RefreshToken) }
+		l.Seen = func(t kimilogin.Token) { r.secrets.Add(t.AccessToken, t.RefreshToken) }
 	}
 	r.cred, err = useLogin(ctx, r.s.Endpoint, func(msg string) { fmt.Fprintf(r.sio.Stderr, "kimi-run: warning: %s\n", msg) })
-	r.secrets.add(r.cred.apiKey)
+	r.secrets.Add(r.cred.apiKey)
 	var ue *usageError
 	if errors.As(err, &ue) {
 		return err
@@ -187,7 +187,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 
 // openSession creates or resumes the run's session and records the run in it.
 func (r *runState) openSession(ctx context.Context, prompt string) error {
-	sess, err := openSession(ctx, r.s, r.secrets.scrub, r.warnEarly)
+	sess, err := openSession(ctx, r.s, r.secrets.String, r.warnEarly)
 	if err != nil {
 		return err
 	}
@@ -249,7 +249,7 @@ func (r *runState) begin(b *built) error {
 // work runs the prompt (its turn, Ralph loop or flow) or the conversation on stdin,
 // between the session's hooks, and settles the tape.
 func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, error) {
-	rh := &runHooks{e: b.hooks, scrub: r.secrets.scrub}
+	rh := &runHooks{e: b.hooks, scrub: r.secrets.String}
 	r.hooks = rh
 	source := "startup"
 	if r.session.restored != nil {

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/kimi-run/kimi-run/agent"
@@ -19,6 +20,12 @@ type fallbackModel struct {
 	mu    sync.Mutex
 	links []*link
 	cur   int // the index of the model in use
+	// other makes a client of another model id on the run's own endpoint, for the calls of
+	// a subagent an Agent call put on that model (model.WithModelID); nil: none is made.
+	other func(id string) (model.Model, error)
+	// others are those clients by id; othersUsed is what they spent, at prices unknown.
+	others     map[string]model.Model
+	othersUsed model.TokenUsage
 }
 
 // link is one model of the chain.
@@ -37,6 +44,19 @@ type link struct {
 
 // Stream implements model.Model with the current model, counting its usage.
 func (m *fallbackModel) Stream(ctx context.Context, req model.Request, h model.Handler) (model.Reply, error) {
+	if id := model.ModelID(ctx); id != "" {
+		if other, ok, err := m.otherModel(id); err != nil {
+			return model.Reply{}, err
+		} else if ok {
+			reply, err := other.Stream(ctx, req, h)
+			if err == nil {
+				m.mu.Lock()
+				m.othersUsed.Add(reply.Usage)
+				m.mu.Unlock()
+			}
+			return reply, err
+		}
+	}
 	m.mu.Lock()
 	l := m.links[m.cur]
 	m.mu.Unlock()
@@ -47,6 +67,29 @@ func (m *fallbackModel) Stream(ctx context.Context, req model.Request, h model.H
 		m.mu.Unlock()
 	}
 	return reply, err
+}
+
+// otherModel is the client a call asking for the model id goes to: ok is false when the
+// call goes to the chain as any other (the id is the run's own model's, or the run has
+// fallen back to another model, whose provider may not know the id).
+func (m *fallbackModel) otherModel(id string) (model.Model, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.other == nil || m.cur > 0 || id == m.links[0].id {
+		return nil, false, nil
+	}
+	if c, ok := m.others[id]; ok {
+		return c, true, nil
+	}
+	c, err := m.other(id)
+	if err != nil {
+		return nil, false, fmt.Errorf("model %q: %w", id, err)
+	}
+	if m.others == nil {
+		m.others = map[string]model.Model{}
+	}
+	m.others[id] = c
+	return c, true, nil
 }
 
 // switchOver moves on to the next model of the chain and says which; ok is false when
@@ -86,6 +129,9 @@ func (m *fallbackModel) switched() bool {
 func (m *fallbackModel) cost() *float64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.othersUsed != (model.TokenUsage{}) {
+		return nil
+	}
 	total := 0.0
 	for _, l := range m.links {
 		if l.usage == (model.TokenUsage{}) {

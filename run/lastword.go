@@ -10,6 +10,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/output"
 )
 
@@ -71,7 +72,7 @@ func (t *tally) totals() event.Result {
 // renderResult writes the result for v, with what res holds (session, totals, duration), as
 // the output format f asks for would: the bytes for stdout and for stderr, scrubbed of the
 // secrets. It is the stopper's last word, written when the run could not write its own.
-func renderResult(f *config.Flags, o config.Output, secrets *secretSet, v verdict, res event.Result) (stdout, stderr []byte) {
+func renderResult(f *config.Flags, o config.Output, secrets *scrub.Set, v verdict, res event.Result) (stdout, stderr []byte) {
 	res.Status, res.TerminalReason, res.ExitCode, res.Error = "error", v.reason, int(v.code), v.err
 	if v.code == ExitOK {
 		res.Status = "success"
@@ -85,5 +86,5 @@ func renderResult(f *config.Flags, o config.Output, secrets *secretSet, v verdic
 	if secrets == nil {
 		return out.Bytes(), errOut.Bytes()
 	}
-	return secrets.scrubBytes(out.Bytes()), secrets.scrubBytes(errOut.Bytes())
+	return secrets.Bytes(out.Bytes()), secrets.Bytes(errOut.Bytes())
 }

@@ -3,6 +3,8 @@ package run
 import (
 	"strings"
 	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/scrub"
 )
 
 func TestExitHookRunsBeforeTheExit(t *testing.T) {
@@ -20,7 +22,7 @@ func TestExitHookRunsBeforeTheExit(t *testing.T) {
 
 func TestServerEnvironDropsTheKeys(t *testing.T) {
 	t.Parallel()
-	got := childEnviron([]string{"PATH=/bin", "KIMI_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "KIMI_MODEL_NAME=m"}, &secretSet{}, nil)
+	got := childEnviron([]string{"PATH=/bin", "KIMI_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "KIMI_MODEL_NAME=m"}, &scrub.Set{}, nil)
 	if strings.Join(got, " ") != "PATH=/bin KIMI_MODEL_NAME=m" {
 		t.Errorf("environment = %q", got)
 	}

@@ -1,6 +1,8 @@
 package run_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +13,7 @@ import (
 	"github.com/kimi-run/kimi-run/tools"
 )
 
-// TestRequestBodiesUnchanged pins, byte for byte, the request bodies a run sends for a few
+// TestRequestBodiesUnchanged pins, byte for byte but for the indentation, the request bodies a run sends for a few
 // plain conversations: the first request with the default agent's tools and system prompt,
 // the request after a tool step, another built-in agent's, a subagent's. What a run sets up
 // before its first request (tool schemas, agent files, the parser) can be produced in other
@@ -30,7 +32,7 @@ func TestRequestBodiesUnchanged(t *testing.T) {
 		script []scripted.Response
 	}{
 		{"default-tool-step", []string{"-p", "hi"}, []scripted.Response{
-			scripted.ToolCalls(scripted.Call("Think", `{"thought":"a plan"}`)),
+			scripted.ToolCalls(scripted.Call("SetTodoList", `{"todos":[{"title":"a plan","status":"pending"}]}`)),
 			scripted.Text("done"),
 		}},
 		{"okabe", []string{"--agent", "okabe", "-p", "hi"}, []scripted.Response{scripted.Text("ok")}},
@@ -51,12 +53,17 @@ func TestRequestBodiesUnchanged(t *testing.T) {
 			if len(reqs) != len(c.script) {
 				t.Fatalf("%d requests, want %d", len(reqs), len(c.script))
 			}
-			var got strings.Builder
-			for _, req := range reqs {
-				got.WriteString(normalBody(string(req.Raw), dir))
-				got.WriteString("\n")
+			// One JSON array of the bodies, indented so that a change reads as a diff.
+			bodies := make([]string, len(reqs))
+			for i, req := range reqs {
+				bodies[i] = normalBody(string(req.Raw), dir)
 			}
-			golden := filepath.Join("testdata", "requests", c.name+".jsonl")
+			var got bytes.Buffer
+			if err := json.Indent(&got, []byte("["+strings.Join(bodies, ",")+"]"), "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			got.WriteString("\n")
+			golden := filepath.Join("testdata", "requests", c.name+".json")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)

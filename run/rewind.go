@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/session"
@@ -26,7 +27,13 @@ func (r *runState) keepFiles() {
 	if p.session == nil {
 		return
 	}
-	j, err := p.session.KeepFiles(func(s string) bool { return r.secrets.scrub(s) != s })
+	roots := []string{r.s.WorkDir}
+	for _, d := range r.s.Flags.AddDir {
+		if abs, err := filepath.Abs(d); err == nil {
+			roots = append(roots, abs)
+		}
+	}
+	j, err := p.session.KeepFiles(func(s string) bool { return r.secrets.String(s) != s }, roots...)
 	if err != nil {
 		r.warnEarly(fmt.Sprintf("session %s: the file tools' changes cannot be undone by a later --rewind-files: %v", p.id, err))
 		return
@@ -70,6 +77,13 @@ func (r *runState) rewind(ctx context.Context) error {
 				return context.Cause(ctx)
 			}
 			return fmt.Errorf("--rewind-files: %w", err)
+		}
+		// Each file not put back is a warning as well as a line of the event: the rewind
+		// goes on with the rest, and the person who asked for it reads why.
+		for _, f := range rw.files {
+			if f.Action == session.NotRestored {
+				r.warnEarly(fmt.Sprintf("--rewind-files: %s was not put back: %s", f.Path, f.Why))
+			}
 		}
 	}
 	restored, err := p.session.Revert(id)

@@ -71,9 +71,9 @@ func TestToolsOffered(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"--tools", []string{"--tools", "ReadFile,Think"}, []string{"ReadFile", "Think"}},
-		{"--tools, Agent", []string{"--tools", "Shell Agent"}, []string{"Shell", "Agent"}},
-		{"--tools, Task for Agent", []string{"--tools", "Shell,Task"}, []string{"Shell", "Agent"}},
+		{"--tools", []string{"--tools", "ReadFile,Glob"}, []string{"ReadFile", "Glob"}},
+		{"--tools, Agent", []string{"--tools", "Shell Agent"}, []string{"Agent", "Shell"}},
+		{"--tools, Task for Agent", []string{"--tools", "Shell,Task"}, []string{"Agent", "Shell"}},
 		{"--allowed-tools", []string{"--allowed-tools", "Shell(git *),Grep"}, []string{"Shell", "Grep"}},
 		{"--disallowed-tools names", []string{"--disallowed-tools", "Shell", "--disallowed-tools", "FetchURL,Task"},
 			defaultToolsBut("Shell", "FetchURL", "Agent")},
@@ -105,7 +105,7 @@ func TestToolsOffered(t *testing.T) {
 // the model reads no media and no search service is configured), less names.
 func defaultToolsBut(names ...string) []string {
 	var out []string
-	for _, t := range tools.Builtins(tools.Env{Subagent: anySubagent{}}) {
+	for _, t := range tools.Builtins(tools.Env{Subagent: anySubagent{}, Plan: tools.NewPlanMode("/plan.md")}) {
 		if !t.Facts().OptIn && !slices.Contains(names, t.Name()) {
 			out = append(out, t.Name())
 		}
@@ -181,6 +181,6 @@ func TestBadToolRules(t *testing.T) {
 // anySubagent stands for the run's subagents, for tools.Builtins.
 type anySubagent struct{}
 
-func (anySubagent) RunSubagent(context.Context, string, string, string) (string, error) {
-	return "", nil
+func (anySubagent) RunSubagent(context.Context, tools.SubagentCall) (tools.SubagentAnswer, error) {
+	return tools.SubagentAnswer{}, nil
 }

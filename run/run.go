@@ -96,9 +96,8 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		fmt.Fprintf(sio.Stdout, "kimi-run %s\n", version)
 		return ExitOK
 	}
-	go prebuild()
 	var cli CLI
-	parser, options, err := newParser(args, &cli, sio, version)
+	parser, err := newParser(&cli, sio, version)
 	if err != nil {
 		fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
 		return ExitError
@@ -117,9 +116,7 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	}()
 	if shell, ok := completion.Request(args); ok {
 		// --agent's values are not a kong enum: its empty default means "default".
-		return withHelp(options, sio, func(model *kong.Application) error {
-			return completion.Write(sio.Stdout, model, shell, map[string][]string{"agent": agentspec.Builtins})
-		})
+		return exitIf(completion.Write(sio.Stdout, parser.Model, shell, map[string][]string{"agent": agentspec.Builtins}))
 	}
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
@@ -134,10 +131,8 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 		return ExitUsage
 	}
 	if cli.ManPage {
-		return withHelp(options, sio, func(model *kong.Application) error {
-			config.DescribeSources(model)
-			return writeManPage(sio.Stdout, model, version)
-		})
+		config.DescribeSources(parser.Model)
+		return exitIf(writeManPage(sio.Stdout, parser.Model, version))
 	}
 	if cli.PrintSchema {
 		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
@@ -149,34 +144,14 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	return execute(&cli, sio, version)
 }
 
-// newParser builds the parser of the command line args and returns it with its options. A
-// run's parser has no help texts (config.NewParser); a lone --help gets the one with them
-// (config.NewHelpParser) rather than both.
-func newParser(args []string, cli *CLI, sio IO, version string) (*kong.Kong, []kong.Option, error) {
-	options := []kong.Option{
+// newParser builds the parser of the command line into cli.
+func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
+	return config.NewParser(cli, sio.env(),
 		kong.Name("kimi-run"),
 		kong.Description(description),
 		kong.Vars{"version": "kimi-run " + version},
 		kong.Writers(sio.Stdout, sio.Stderr),
-		kong.Exit(func(c int) { panic(kongExit{c}) }),
-	}
-	build := config.NewParser
-	if len(args) == 1 && (args[0] == "--help" || args[0] == "-h") {
-		build = config.NewHelpParser
-	}
-	p, err := build(cli, sio.env(), options...)
-	return p, options, err
-}
-
-// withHelp calls write with the command line's model with every help text (the man page,
-// the completion scripts), built with options.
-func withHelp(options []kong.Option, sio IO, write func(*kong.Application) error) ExitCode {
-	model, err := config.HelpModel(options...)
-	if err != nil {
-		fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
-		return ExitError
-	}
-	return exitIf(write(model))
+		kong.Exit(func(c int) { panic(kongExit{c}) }))
 }
 
 func hostOf(raw string) string {

@@ -8,7 +8,9 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/filechanges"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
@@ -27,7 +29,7 @@ type runState struct {
 	started time.Time
 	res     resources
 	// secrets are scrubbed from stdout, stderr, the answer file and the telemetry.
-	secrets *secretSet
+	secrets *scrub.Set
 	tel     *telemetry.Telemetry
 	// telWarnings are the telemetry's, reported with the configuration's.
 	telWarnings []string
@@ -56,7 +58,7 @@ type runState struct {
 	launch *launch.Launcher
 	guard  *guard
 	// changes finds the files the run changed, for result.files_changed; nil until build.
-	changes *changes
+	changes *filechanges.Tracker
 	// answerFile is --output-last-message, "" once it has proved unwritable; scrub cleans
 	// what is written there. With --json-schema it gets what stdout gets: the matching
 	// JSON or nothing.
@@ -131,7 +133,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.StructuredOutput = out.structured
 	}
 	if r.changes != nil {
-		res.FilesChanged, res.FilesUnseen = r.changes.collect(afterRun(ctx))
+		res.FilesChanged, res.FilesUnseen, res.GitSettingsChanged = r.changes.Collect(afterRun(ctx))
+		r.warnGitSettings(res.GitSettingsChanged)
 	}
 	if out.flow {
 		res.Iterations = out.flowResult.Iterations
@@ -156,7 +159,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.Status = "error"
 	}
 	if res.Error != nil {
-		res.Error.Message = r.secrets.scrub(res.Error.Message)
+		res.Error.Message = r.secrets.String(res.Error.Message)
 		if r.s.Output.NDJSON() {
 			// stdout stays pure NDJSON; a person reading the CI log still sees why.
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)

@@ -17,8 +17,8 @@ import (
 
 type noSubagent struct{}
 
-func (noSubagent) RunSubagent(context.Context, string, string, string) (string, error) {
-	return "", errors.New("no subagents here")
+func (noSubagent) RunSubagent(context.Context, tools.SubagentCall) (tools.SubagentAnswer, error) {
+	return tools.SubagentAnswer{}, errors.New("no subagents here")
 }
 
 type noDMail struct{}
@@ -27,7 +27,7 @@ func (noDMail) SendDMail(string, int) error { return errors.New("no D-Mail here"
 
 // everyBuiltin is the whole built-in table as a run that offers every tool builds it.
 func everyBuiltin(env tools.Env) []tools.Tool {
-	env.Subagent, env.DMail = noSubagent{}, noDMail{}
+	env.Subagent, env.DMail, env.Plan = noSubagent{}, noDMail{}, tools.NewPlanMode(filepath.Join(os.TempDir(), "kimi-run-test-plan.md"))
 	env.Media, env.Search = tools.MediaSupport{Images: true, Videos: true}, &tools.Service{URL: "http://127.0.0.1:1"}
 	ts := tools.Builtins(env)
 	if len(ts) != len(tools.AllBuiltins()) {

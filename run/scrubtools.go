@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -12,11 +13,11 @@ import (
 // still read one from a file (cat ~/.kimi/config.toml); the model has no use for it.
 type scrubbed struct {
 	tools.Tool
-	secrets *secretSet
+	secrets *scrub.Set
 }
 
 // scrubTools wraps ts so that their output is scrubbed of the registered secrets.
-func scrubTools(ts []tools.Tool, secrets *secretSet) []tools.Tool {
+func scrubTools(ts []tools.Tool, secrets *scrub.Set) []tools.Tool {
 	out := make([]tools.Tool, len(ts))
 	for i, t := range ts {
 		out[i] = scrubbed{Tool: t, secrets: secrets}
@@ -26,6 +27,6 @@ func scrubTools(ts []tools.Tool, secrets *secretSet) []tools.Tool {
 
 func (s scrubbed) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	res, err := s.Tool.Run(ctx, args)
-	res.Output = s.secrets.scrub(res.Output)
+	res.Output = s.secrets.String(res.Output)
 	return res, err
 }

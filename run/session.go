@@ -12,6 +12,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/session"
@@ -58,6 +59,8 @@ type sessionPlan struct {
 	// begun is the syncs of begin's write of the meta file, which go on beside the first
 	// model request (issue 31); nil before begin.
 	begun *pendingWrite
+	// scrub cleans what the session's files get of the run's secrets (nil: nothing).
+	scrub func(string) string
 }
 
 // pendingWrite is a write (or sync) going on in the background.
@@ -143,9 +146,17 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 	explicit := id != "" || cli.Continue || cli.ForkSession != ""
 	dir := filepath.Join(root, p.id)
 	path := filepath.Join(dir, session.ContextFile)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// No link below the root is followed: a session folder inside the work dir could have
+	// been replaced by one by a command of an earlier run.
+	err = os.MkdirAll(root, 0o700)
+	var f *os.File
+	if err == nil {
+		f, err = beneath.MkdirAll(root, p.id, 0o700)
+	}
+	if err != nil {
 		return p.unsaved(explicit, root, err)
 	}
+	f.Close()
 	lock, err := session.TakeLock(ctx, dir, p.id, cli.SessionWait, notice)
 	var ue *usageError
 	var be *session.BusyError
@@ -173,6 +184,7 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 // open resumes or creates the session's context file, the lock taken.
 func (p sessionPlan) open(ctx context.Context, continued bool, path string, scrub func(string) string, explicit bool, root string) (sessionPlan, error) {
 	opt := session.WithRedact(scrub)
+	p.scrub = scrub
 	if _, err := os.Stat(path); err == nil {
 		p.session, p.restored, err = session.Open(ctx, path, opt)
 		if err != nil && ctx.Err() != nil {
@@ -309,6 +321,9 @@ func (p *sessionPlan) begin(prompt, workDir string, now time.Time) error {
 	}
 	if m.Prompt == "" {
 		m.Prompt = session.FirstLine(prompt)
+	}
+	if p.scrub != nil {
+		m.Prompt = p.scrub(m.Prompt)
 	}
 	m.ID, m.WorkDir, m.Started, m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = p.id, workDir, now, nil, session.OutcomeRunning, nil, ""
 	if p.forkedFrom != "" {

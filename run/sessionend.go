@@ -59,7 +59,7 @@ func (r *runState) settleSession(v verdict) string {
 			problems = append(problems, err.Error())
 		}
 	}
-	warning := r.secrets.scrub(strings.Join(problems, "; "))
+	warning := r.secrets.String(strings.Join(problems, "; "))
 	if err := p.end(v, warning, time.Now()); err != nil {
 		r.emit(event.Warning{Message: err.Error() + " (--list-sessions shows it as unknown)"})
 	}

@@ -3,10 +3,15 @@ package run_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/alecthomas/kong"
+
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/run"
 )
 
 // TestSmallUsageErrors: values that parse but cannot be meant are exit 2 before any model
@@ -74,7 +79,8 @@ func TestEmptyPipedStdinWarns(t *testing.T) {
 }
 
 // TestHelpAndFlagsTable: --help names --output-schema, and the README's flags table has
-// one row per flag (it listed --add-dir twice) (issue 21 #8).
+// one row per flag (it listed --add-dir twice) (issue 21 #8); every flag --help shows has
+// its row there or in the table of Kimi CLI's names.
 func TestHelpAndFlagsTable(t *testing.T) {
 	t.Parallel()
 	r := kimi(t, nil, invocation{args: []string{"--help"}})
@@ -101,4 +107,27 @@ func TestHelpAndFlagsTable(t *testing.T) {
 	if len(seen) < 20 {
 		t.Fatalf("found only %d rows in the README's flags table", len(seen))
 	}
+	_, kimiTable, _ := strings.Cut(string(raw), "## Coming from Kimi CLI\n")
+	kimiTable, _, _ = strings.Cut(kimiTable, "\n\nAs in Kimi CLI")
+	named := map[string]bool{}
+	for _, line := range strings.Split(table+"\n"+kimiTable, "\n") {
+		if cells := strings.Split(line, "|"); strings.HasPrefix(line, "| `") && len(cells) > 2 {
+			for _, m := range flagName.FindAllStringSubmatch(cells[1]+cells[2], -1) {
+				named[m[1]] = true
+			}
+		}
+	}
+	var cli run.CLI
+	p, err := config.NewParser(&cli, config.MapEnv{}, kong.Name("kimi-run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range p.Model.Flags {
+		if !f.Hidden && f.Name != "help" && !named[f.Name] {
+			t.Errorf("--%s has no row in the README's flags table (or its table of Kimi CLI's names)", f.Name)
+		}
+	}
 }
+
+// flagName finds the long flags a table cell names, --[no-]thinking as thinking.
+var flagName = regexp.MustCompile(`--(?:\[no-\])?([a-z0-9][a-z0-9-]*)`)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
@@ -21,13 +22,13 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	f := &s.Flags
 	// Scrub every credential the run knows of from both streams, before anything is
 	// written.
-	secrets := &secretSet{}
-	secrets.add(s.Endpoint.APIKey)
-	secrets.add(s.Secrets.Own...)
-	secrets.addOther(s.Secrets.Others...)
+	secrets := &scrub.Set{}
+	secrets.Add(s.Endpoint.APIKey)
+	secrets.Add(s.Secrets.Own...)
+	secrets.AddOther(s.Secrets.Others...)
 	// Then from this process's own environment and command line (/proc/self/environ and
 	// cmdline), where a command could read them.
-	forms := secrets.allForms()
+	forms := secrets.Forms()
 	hideErr := sio.self.hide(forms, credentialVar)
 	if len(forms) == 0 {
 		hideErr = nil // nothing was there to hide

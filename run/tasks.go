@@ -19,7 +19,7 @@ func (r *runState) newTasks() *background.Manager {
 		dir = filepath.Join(filepath.Dir(r.session.session.Path()), "tasks")
 	}
 	return &background.Manager{Launcher: r.launch, Dir: dir, WorkDir: r.s.WorkDir, Config: r.s.Background,
-		Emit: r.emit, Scrub: r.secrets.scrub}
+		Emit: r.emit, Secrets: r.secrets}
 }
 
 // taskInbox is the main agent's inbox (agent.Config.Inbox): the notices of the tasks that

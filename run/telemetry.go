@@ -7,6 +7,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
 )
@@ -14,7 +15,7 @@ import (
 // startTelemetry starts OpenTelemetry export when the environment sets an OTLP endpoint
 // (docs/telemetry.md); otherwise it returns nil at the cost of a few getenv calls. A
 // setting it cannot follow is a warning: telemetry never changes a run's outcome.
-func startTelemetry(s *config.Settings, version string, secrets *secretSet) (*telemetry.Telemetry, []string) {
+func startTelemetry(s *config.Settings, version string, secrets *scrub.Set) (*telemetry.Telemetry, []string) {
 	if !telemetry.Enabled(s.Env.Getenv) {
 		return nil, nil
 	}
@@ -22,7 +23,7 @@ func startTelemetry(s *config.Settings, version string, secrets *secretSet) (*te
 		Getenv:  s.Env.Getenv,
 		Version: version,
 		Content: s.Flags.OTelLogContent,
-		Scrub:   secrets.scrub,
+		Scrub:   secrets.String,
 	})
 	if err != nil {
 		return nil, append(warnings, fmt.Sprintf("%v; the run goes on without telemetry", err))
@@ -43,8 +44,8 @@ func (s telemetrySink) Emit(e event.Event) {
 
 // stopTelemetry flushes what is left, within the telemetry's bound, and says on stderr
 // when the collector did not get it all. The exit code stays the run's.
-func stopTelemetry(t *telemetry.Telemetry, stderr io.Writer, secrets *secretSet) {
+func stopTelemetry(t *telemetry.Telemetry, stderr io.Writer, secrets *scrub.Set) {
 	if err := t.Shutdown(context.Background()); err != nil {
-		fmt.Fprintf(stderr, "kimi-run: telemetry: not everything reached the collector: %s\n", secrets.scrub(err.Error()))
+		fmt.Fprintf(stderr, "kimi-run: telemetry: not everything reached the collector: %s\n", secrets.String(err.Error()))
 	}
 }

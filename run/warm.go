@@ -22,19 +22,10 @@ func (r *runState) prepare(eng *hooks.Engine, ripgrep bool) func(tools.Tool) {
 		switch {
 		case f.Where == tools.InCommand, eng.Around(name), ripgrep && (name == "Grep" || name == "Glob"):
 			r.launch.Warm(true)
-		case f.Where == tools.InServer && !r.changes.git.off:
+		case f.Where == tools.InServer && r.changes.Git():
 			r.launch.Warm(false)
 		}
 	}
-}
-
-// prebuild builds what every run needs whatever its flags and input: the built-in tools'
-// table and the request body's JSON encoders (issue 31). Main starts it on the other core
-// while kong builds the command-line model, which nothing can overlap; what is not ready
-// when the run reaches it is waited for, never built twice.
-func prebuild() {
-	tools.Warm()
-	model.Warm()
 }
 
 // predial opens the connection to the model's endpoint while the rest of the set-up

@@ -32,6 +32,7 @@ var whatDiffersHeldBy = map[string][]string{
 	"Web services.":                           {"run.TestMoonshotServicesConfig", "tools.TestFetchURLWithService", "tools.TestSearchWeb"},
 	"The config is checked.":                  {"config.TestKimiKeysNeverIgnoredSilently", "run.TestKimiConfigKeysAreNeverSilent", "model.TestReasoningKey"},
 	"Not available:":                          {"run.TestNotAvailable"},
+	"Tool parameters.":                        {"tools.TestKimiToolParity", "tools.TestSchemaBoundsAreTheCode", "tools.TestLenientArgs", "tools.TestSetTodoListWithoutTodos", "tools.TestAgentTimeoutStopsTheSubagent", "run.TestKimiToolsInPrintMode", "run.TestAgentModelUnderACostBudget", "run.TestPlanModeInPrintMode", "run.TestAgentTimeoutStopsTheSubagent"},
 	"Plugins.":                                {"run.TestPluginTools", "run.TestPluginToolsConfined", "run.TestPluginProblemsAreWarnings", "tools/plugin.TestPluginToolKimiCases"},
 	"Background tasks":                        {"run.TestBackgroundServerAndTaskTools", "run.TestBackgroundWaitCeiling", "run.TestBackgroundConfigKeys", "run.TestKimiBackgroundWaitRules"},
 	// Issue 30's provider types, held by their clients' tests.

@@ -1,18 +1,20 @@
 package session
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
@@ -66,6 +68,9 @@ type fileRecord struct {
 // concurrent use (tool calls run in parallel).
 type Journal struct {
 	dir string
+	// roots are the directories the files lie below (the work dir, the --add-dir dirs):
+	// below one, a rewind and a before-image follow no link (beneath).
+	roots []string
 	// checkpoint is the session's current checkpoint: changes are filed under it.
 	checkpoint func() int
 	// secret reports content that holds one of the run's credentials: such content is
@@ -73,9 +78,10 @@ type Journal struct {
 	secret func(string) bool
 
 	mu sync.Mutex
-	// f is the journal's file, opened with its folder at the first record (open); nil
-	// before, and once closed.
+	// f is the journal's file and blobs its blobs' folder, opened at the first record
+	// (open); nil before, and once closed.
 	f      *os.File
+	blobs  *os.File
 	closed bool
 	have   map[string]bool // blobs present
 	kept   int64           // their bytes
@@ -88,11 +94,14 @@ type Journal struct {
 // KeepFiles starts keeping the before-images of the files the tools change, in the
 // session's folder, filed under the session's current checkpoint; secret reports content
 // that must not be written to the session. A revert of the session (Revert) is noted in it.
-func (s *File) KeepFiles(secret func(string) bool) (*Journal, error) {
+// Below roots (absolute) no link is followed when a file is read or rewound: a link there
+// was planted after the tools wrote (they record paths with links resolved), by a command.
+func (s *File) KeepFiles(secret func(string) bool, roots ...string) (*Journal, error) {
 	j, err := openJournal(filepath.Join(filepath.Dir(s.path), FilesDir), s.current, secret)
 	if err != nil {
 		return nil, err
 	}
+	j.roots = roots
 	s.mu.Lock()
 	s.journal = j
 	s.mu.Unlock()
@@ -121,15 +130,23 @@ func (j *Journal) open() error {
 	if j.closed {
 		return ErrClosed
 	}
-	if err := os.MkdirAll(filepath.Join(j.dir, blobsName), 0o700); err != nil {
-		return fmt.Errorf("before-images: %w", err)
-	}
-	f, err := os.OpenFile(filepath.Join(j.dir, journalName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	// Below the session's folder no link is followed (beneath): one planted there (a
+	// session folder inside the work dir) would lead the journal and the blobs elsewhere.
+	blobs, err := beneath.MkdirAll(filepath.Dir(j.dir), filepath.Join(filepath.Base(j.dir), blobsName), 0o700)
 	if err != nil {
 		return fmt.Errorf("before-images: %w", err)
 	}
-	j.f = f
-	entries, _ := os.ReadDir(filepath.Join(j.dir, blobsName))
+	dir, err := beneath.OpenDir(filepath.Dir(j.dir), filepath.Base(j.dir))
+	if err == nil {
+		j.f, err = beneath.OpenFile(dir, journalName, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		dir.Close()
+	}
+	if err != nil {
+		blobs.Close()
+		return fmt.Errorf("before-images: %w", err)
+	}
+	j.blobs = blobs
+	entries, _ := blobs.ReadDir(-1)
 	for _, e := range entries {
 		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
 			j.have[e.Name()] = true
@@ -148,7 +165,8 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	err := j.f.Close()
-	j.f = nil
+	j.blobs.Close()
+	j.f, j.blobs = nil, nil
 	return err
 }
 
@@ -176,7 +194,7 @@ func (j *Journal) Before(path string) {
 		return
 	}
 	rec := fileRecord{Kind: recBefore, Checkpoint: cp, Path: path}
-	rec.Blob, rec.Absent, rec.Mode, rec.Lost = j.keep(path)
+	rec.Blob, rec.Absent, rec.Mode, rec.Lost = j.keep(path, nil)
 	if err := j.append(rec, true); err != nil {
 		return
 	}
@@ -189,7 +207,7 @@ func (j *Journal) After(path string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	rec := fileRecord{Kind: recAfter, Checkpoint: -1, Path: path}
-	rec.Blob, rec.Absent, rec.Lost = hashOf(path)
+	rec.Blob, rec.Absent, rec.Lost = j.hashOf(path)
 	j.append(rec, false)
 }
 
@@ -231,9 +249,16 @@ func (j *Journal) fail(err error) {
 }
 
 // keep stores path's content as a blob (synced) and names it; absent when there is no
-// file, lost when it cannot be kept. The journal's lock is held.
-func (j *Journal) keep(path string) (blob string, absent bool, mode uint32, lost string) {
-	data, mode, absent, lost := readImage(path)
+// file, lost when it cannot be kept. data, when not nil, is the content read already. The
+// journal's lock is held.
+func (j *Journal) keep(path string, data []byte) (blob string, absent bool, mode uint32, lost string) {
+	if data == nil {
+		var err error
+		data, mode, absent, err = j.readImage(path)
+		if err != nil {
+			lost = err.Error()
+		}
+	}
 	if absent || lost != "" {
 		return "", absent, 0, lost
 	}
@@ -250,7 +275,7 @@ func (j *Journal) keep(path string) (blob string, absent bool, mode uint32, lost
 	if j.kept+int64(len(data)) > MaxBeforeImages {
 		return "", false, 0, fmt.Sprintf("the session's before-images reached %s", infile.Size(MaxBeforeImages))
 	}
-	if err := atomicfile.Write(filepath.Join(j.dir, blobsName, sum), data, 0o600); err != nil {
+	if err := atomicfile.WriteIn(j.blobs, sum, data, 0o600); err != nil {
 		j.fail(fmt.Errorf("before-images: %w", err))
 		return "", false, 0, "it could not be written: " + err.Error()
 	}
@@ -260,31 +285,56 @@ func (j *Journal) keep(path string) (blob string, absent bool, mode uint32, lost
 }
 
 // readImage reads a file for a before-image: its content and permissions, or that it is
-// absent, or why it cannot be kept.
-func readImage(path string) (data []byte, mode uint32, absent bool, lost string) {
-	info, err := os.Lstat(path)
+// absent, or why it cannot be kept. No link below its root is followed (beneath.ErrLink),
+// nor one at its name ("not a regular file").
+func (j *Journal) readImage(path string) (data []byte, mode uint32, absent bool, err error) {
+	root, rel := beneath.Split(path, j.roots)
+	dir, err := beneath.OpenDir(root, filepath.Dir(rel))
+	if err == nil {
+		defer dir.Close()
+		var f *os.File
+		if f, err = beneath.OpenFile(dir, filepath.Base(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			defer f.Close()
+			data, mode, err = readRegular(f)
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, 0, true, ""
+		return nil, 0, true, nil
+	case errors.Is(err, beneath.ErrLink) && filepath.Dir(rel) == ".":
+		return nil, 0, false, errors.New("it is not a regular file (a symbolic link)")
+	case errors.Is(err, beneath.ErrLink):
+		return nil, 0, false, fmt.Errorf("%w below %s, and is not followed", beneath.ErrLink, root)
+	}
+	return data, mode, false, err
+}
+
+// readRegular reads an open file for a before-image.
+func readRegular(f *os.File) ([]byte, uint32, error) {
+	info, err := f.Stat()
+	switch {
 	case err != nil:
-		return nil, 0, false, err.Error()
+		return nil, 0, err
 	case !info.Mode().IsRegular():
-		return nil, 0, false, "it is not a regular file"
+		return nil, 0, errors.New("it is not a regular file")
 	case info.Size() > MaxBeforeImage:
-		return nil, 0, false, fmt.Sprintf("it is larger than %s", infile.Size(MaxBeforeImage))
+		return nil, 0, fmt.Errorf("it is larger than %s", infile.Size(MaxBeforeImage))
 	}
-	data, err = infile.Read(context.Background(), path, infile.Limit{Max: MaxBeforeImage, RegularOnly: true})
-	if err != nil {
-		return nil, 0, false, err.Error()
+	data, err := io.ReadAll(io.LimitReader(f, MaxBeforeImage+1))
+	if err == nil && int64(len(data)) > MaxBeforeImage {
+		err = fmt.Errorf("it is larger than %s", infile.Size(MaxBeforeImage))
 	}
-	return data, uint32(info.Mode().Perm()), false, ""
+	return data, uint32(info.Mode().Perm()), err
 }
 
 // hashOf names path's content without keeping it.
-func hashOf(path string) (blob string, absent bool, lost string) {
-	data, _, absent, lost := readImage(path)
-	if absent || lost != "" {
-		return "", absent, lost
+func (j *Journal) hashOf(path string) (blob string, absent bool, lost string) {
+	data, _, absent, err := j.readImage(path)
+	if err != nil {
+		return "", false, err.Error()
+	}
+	if absent {
+		return "", true, ""
 	}
 	return sha(data), false, ""
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
@@ -150,7 +151,17 @@ func (j *Journal) rewindOne(path string, t *target, id int, canWrite func(string
 			return out
 		}
 	}
-	nowBlob, nowAbsent, nowLost := hashOf(path)
+	now, _, nowAbsent, nowErr := j.readImage(path)
+	if errors.Is(nowErr, beneath.ErrLink) {
+		out.Why = nowErr.Error() // planted after the tools wrote it: not followed
+		return out
+	}
+	nowBlob, nowLost := "", ""
+	if nowErr != nil {
+		nowLost = nowErr.Error()
+	} else if !nowAbsent {
+		nowBlob = sha(now)
+	}
 	if nowLost == "" && nowAbsent == t.before.Absent && nowBlob == t.before.Blob {
 		out.Action = UnchangedFile
 		return out
@@ -167,7 +178,7 @@ func (j *Journal) rewindOne(path string, t *target, id int, canWrite func(string
 	// What it holds now is kept first: nothing a rewind replaces is lost.
 	rec := fileRecord{Kind: recRewound, Checkpoint: id, Path: path, Blob: t.before.Blob, Absent: t.before.Absent, Mode: t.before.Mode}
 	if !nowAbsent {
-		blob, _, _, lost := j.keep(path)
+		blob, _, _, lost := j.keep(path, now)
 		if lost != "" {
 			out.Why = "its current content could not be kept first: " + lost
 			return out
@@ -176,21 +187,47 @@ func (j *Journal) rewindOne(path string, t *target, id int, canWrite func(string
 	} else {
 		rec.BackupAbsent = true
 	}
-	var err error
 	if t.before.Absent {
 		out.Action = DeletedFile
-		if err = os.Remove(path); errors.Is(err, fs.ErrNotExist) {
-			err = nil
-		}
 	} else {
 		out.Action = RestoredFile
-		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-			err = atomicfile.Write(path, want, fs.FileMode(t.before.Mode))
-		}
 	}
+	err := j.put(path, want, t.before)
 	if err != nil {
 		return FileRewind{Path: path, Action: NotRestored, Why: err.Error(), Backup: out.Backup, ChangedOutside: out.ChangedOutside}
 	}
 	j.append(rec, true)
 	return out
+}
+
+// put gives path what it held before (want, or no file when before is Absent), below its
+// root without following a link (beneath): a link planted on the way fails with ErrLink.
+func (j *Journal) put(path string, want []byte, before fileRecord) error {
+	root, rel := beneath.Split(path, j.roots)
+	if before.Absent {
+		dir, err := beneath.OpenDir(root, filepath.Dir(rel))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		defer dir.Close()
+		if err := beneath.Remove(dir, filepath.Base(rel)); !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if filepath.Dir(rel) == "." {
+		// A root of its own (a path below none of the roots): made as it was made before.
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return err
+		}
+	}
+	dir, err := beneath.MkdirAll(root, filepath.Dir(rel), 0o755)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return atomicfile.WriteIn(dir, filepath.Base(rel), want, fs.FileMode(before.Mode))
 }

@@ -62,10 +62,18 @@ type Env struct {
 	// append through a file with more than one hard link, whose other name may be outside.
 	// nil opens them plainly.
 	WriteDirs DirOpener
+	// Plan is plan mode, which EnterPlanMode and ExitPlanMode share; nil leaves them out.
+	Plan *PlanMode
 	// Changes, when set, hears of every change WriteFile and StrReplaceFile make to a file
 	// (the session's before-images, for a rewind); nil: nobody does.
 	Changes FileChanges
+	// Settings are the run's knobs of the tools; a tool reads them with env.settings(),
+	// where a field left zero is its default.
+	Settings Settings
 }
+
+// settings are env.Settings, a field left zero set to its default.
+func (env Env) settings() Settings { return env.Settings.withDefaults() }
 
 // FileChanges hears of the changes the file tools make. Before is called just before a
 // tool changes the file at path (absolute, links resolved), with the file as it is then,
@@ -92,10 +100,36 @@ type Todo struct {
 	Status string `json:"status" enum:"pending,in_progress,done" description:"pending, in_progress or done"`
 }
 
-// Subagent runs a task in a fresh agent context and returns its final answer. The parent
-// tool-call id is available to it through CallID(ctx).
+// Subagent runs a task in a fresh agent context, or in the context of one it ran before,
+// and returns its final answer. The parent tool-call id is available to it through
+// CallID(ctx).
 type Subagent interface {
-	RunSubagent(ctx context.Context, description, prompt, subagent string) (string, error)
+	RunSubagent(ctx context.Context, call SubagentCall) (SubagentAnswer, error)
+}
+
+// SubagentCall is one Agent call as the subagent runner takes it.
+type SubagentCall struct {
+	Description, Prompt string
+	// Kind is the subagent_type; empty: coder.
+	Kind string
+	// Model, when set, names the model the subagent is to use (a [models] entry or a
+	// model id); empty: the parent's.
+	Model string
+	// Resume, when set, is the ID of a subagent an earlier call ran, to continue.
+	Resume string
+}
+
+// SubagentAnswer is what a subagent ran to.
+type SubagentAnswer struct {
+	// ID names the subagent, for a later call's Resume.
+	ID string
+	// Text is its final answer (or its last message, with an error).
+	Text string
+	// Note, when set, says how the call ran otherwise than asked (a model not used).
+	Note string
+	// Kind is the subagent's kind; Resumed says the call continued an earlier subagent.
+	Kind    string
+	Resumed bool
 }
 
 type callIDKey struct{}
@@ -126,28 +160,32 @@ func InSubagent(ctx context.Context) bool {
 }
 
 // builtinTable is the one table of built-in tools, in the order they are offered to the
-// model. A new tool is added here and nowhere else: what the run does with it follows from
+// model: Kimi CLI 1.49's default agent's order (src/kimi_cli/agents/default/agent.yaml),
+// then the opt-in ones. A new tool is added here and nowhere else: what the run does with it follows from
 // its Facts (the sandbox, subagents, the built-in agents' tool lists).
 var builtinTable = []struct {
 	make func(Env) Tool
 	// offered says whether a run with env offers the tool; nil: always.
 	offered func(Env) bool
 }{
+	{make: NewAgent, offered: func(env Env) bool { return env.Subagent != nil }},
+	{make: NewAskUserQuestion},
+	{make: NewSetTodoList},
 	{make: NewShell},
 	{make: NewTaskList},
 	{make: NewTaskOutput},
 	{make: NewTaskStop},
 	{make: NewReadFile},
 	{make: NewReadMediaFile, offered: func(env Env) bool { return env.Media.Any() }},
-	{make: NewWriteFile},
-	{make: NewStrReplaceFile},
 	{make: NewGlob},
 	{make: NewGrep},
+	{make: NewWriteFile},
+	{make: NewStrReplaceFile},
 	{make: NewSearchWeb, offered: func(env Env) bool { return env.Search != nil }},
 	{make: NewFetchURL},
-	{make: NewSetTodoList},
+	{make: NewExitPlanMode, offered: func(env Env) bool { return env.Plan != nil }},
+	{make: NewEnterPlanMode, offered: func(env Env) bool { return env.Plan != nil }},
 	{make: NewThink},
-	{make: NewAgent, offered: func(env Env) bool { return env.Subagent != nil }},
 	{make: NewSendDMail, offered: func(env Env) bool { return env.DMail != nil }},
 }
 

@@ -30,8 +30,8 @@ Use Glob to locate files by name; use Grep to search inside files.`
 // globArgs are the arguments of the Glob tool.
 type globArgs struct {
 	Pattern     string `json:"pattern" description:"glob pattern relative to the search directory, e.g. **/*.go"`
-	Directory   string `json:"directory,omitempty" description:"absolute directory to search in; defaults to the work directory"`
-	IncludeDirs *bool  `json:"include_dirs,omitempty" description:"also list matching directories (default true)"`
+	Directory   string `json:"directory,omitempty" null:"true" default:"null" description:"absolute directory to search in; defaults to the work directory"`
+	IncludeDirs *bool  `json:"include_dirs,omitempty" default:"true" description:"also list matching directories (default true)"`
 }
 
 // NewGlob returns the Glob tool, which lists paths matching a glob pattern.

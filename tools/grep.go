@@ -30,18 +30,20 @@ matches newlines).`
 // grepArgs are the arguments of the Grep tool. Option names follow ripgrep's flags.
 type grepArgs struct {
 	Pattern     string `json:"pattern" description:"regular expression to search for (Go RE2 syntax)"`
-	Path        string `json:"path,omitempty" description:"file or directory to search, absolute or relative to the work directory (default \".\")"`
-	Glob        string `json:"glob,omitempty" description:"only search files matching this glob, e.g. *.go or *.{ts,tsx}; a leading ! excludes matching files instead"`
-	Type        string `json:"type,omitempty" description:"only search files of this type: go, py, js, ts, rust, md, java, c, cpp, json, yaml, sh, ..."`
-	OutputMode  string `json:"output_mode,omitempty" enum:"files_with_matches,content,count_matches" description:"files_with_matches (default) lists paths; content shows matching lines; count_matches counts matches per file"`
-	After       *int   `json:"-A,omitempty" description:"lines of context to show after each match (content mode)"`
-	Before      *int   `json:"-B,omitempty" description:"lines of context to show before each match (content mode)"`
-	Context     *int   `json:"-C,omitempty" description:"lines of context to show before and after each match (content mode)"`
-	LineNumbers *bool  `json:"-n,omitempty" description:"show line numbers in content mode (default true)"`
-	IgnoreCase  bool   `json:"-i,omitempty" description:"match case-insensitively"`
-	Multiline   bool   `json:"multiline,omitempty" description:"let matches span lines; . also matches newlines"`
-	HeadLimit   *int   `json:"head_limit,omitempty" description:"show at most this many output lines (default {grep_default_limit}; 0 for up to {grep_max_lines})"`
-	Offset      int    `json:"offset,omitempty" description:"skip this many output lines first, to page through results (default 0)"`
+	Path        string `json:"path,omitempty" default:"\".\"" description:"file or directory to search, absolute or relative to the work directory (default \".\")"`
+	Glob        string `json:"glob,omitempty" null:"true" default:"null" description:"only search files matching this glob, e.g. *.go or *.{ts,tsx}; a leading ! excludes matching files instead"`
+	OutputMode  string `json:"output_mode,omitempty" default:"\"files_with_matches\"" description:"files_with_matches (default) lists paths; content shows matching lines; count_matches counts matches per file"`
+	Before      *int   `json:"-B,omitempty" null:"true" default:"null" description:"lines of context to show before each match (content mode)"`
+	After       *int   `json:"-A,omitempty" null:"true" default:"null" description:"lines of context to show after each match (content mode)"`
+	Context     *int   `json:"-C,omitempty" null:"true" default:"null" description:"lines of context to show before and after each match (content mode)"`
+	LineNumbers *bool  `json:"-n,omitempty" default:"true" description:"show line numbers in content mode (default true)"`
+	IgnoreCase  bool   `json:"-i,omitempty" default:"false" description:"match case-insensitively"`
+	Type        string `json:"type,omitempty" null:"true" default:"null" description:"only search files of this type: go, py, js, ts, rust, md, java, c, cpp, json, yaml, sh, ..."`
+	HeadLimit   *int   `json:"head_limit,omitempty" null:"true" default:"250" minimum:"0" description:"show at most this many output lines (default {grep_default_limit}; 0 for up to {grep_max_lines})"`
+	Offset      int    `json:"offset,omitempty" default:"0" minimum:"0" description:"skip this many output lines first, to page through results (default 0)"`
+	Multiline   bool   `json:"multiline,omitempty" default:"false" description:"let matches span lines; . also matches newlines"`
+	// IncludeIgnored searches what the ignore files hide, as Kimi's include_ignored does.
+	IncludeIgnored bool `json:"include_ignored,omitempty" default:"false" description:"also search files that .gitignore and the like exclude (build output, node_modules); secret files stay excluded"`
 }
 
 const (
@@ -107,7 +109,7 @@ func newGrepCall(in grepArgs) (call *grepCall, msg string) {
 		return nil, "the pattern is empty"
 	}
 	q := search.Query{Pattern: in.Pattern, IgnoreCase: in.IgnoreCase, Multiline: in.Multiline,
-		Glob: in.Glob, Type: in.Type}
+		Glob: in.Glob, Type: in.Type, IncludeIgnored: in.IncludeIgnored}
 	switch in.OutputMode {
 	case "", "files_with_matches":
 		q.Mode = search.FilesWithMatches

@@ -34,8 +34,6 @@ func limitPairs() []string {
 		"{read_max_lines}", itoa(ReadMaxLines),
 		"{read_max_bytes}", itoa(ReadMaxBytes>>10) + " KiB",
 		"{read_max_line_chars}", itoa(ReadMaxLineChars),
-		"{shell_head_bytes}", itoa(shellHeadBytes),
-		"{shell_tail_bytes}", itoa(shellTailBytes),
 		"{shell_default_timeout}", itoa(ShellDefaultTimeout),
 		"{shell_max_timeout}", itoa(ShellMaxTimeout),
 		"{shell_background_max}", itoa(int(background.MaxTimeout.Seconds())),

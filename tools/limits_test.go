@@ -41,7 +41,7 @@ func TestDescriptionsStateTheLimits(t *testing.T) {
 			schema: []string{fmt.Sprintf("default and maximum %d", ReadMaxLines)}},
 		{tool: "Shell",
 			description: []string{
-				fmt.Sprintf("first %d and last %d bytes", shellHeadBytes, shellTailBytes),
+				"cut to 40000 bytes, its start and its end",
 				fmt.Sprintf("default %d, at most %d", ShellDefaultTimeout, ShellMaxTimeout),
 			},
 			schema: []string{fmt.Sprintf("default %d, maximum %d", ShellDefaultTimeout, ShellMaxTimeout)}},
@@ -63,7 +63,7 @@ func TestDescriptionsStateTheLimits(t *testing.T) {
 			}
 		}
 	}
-	placeholder := regexp.MustCompile(`\{[a-z_]+\}`)
+	placeholder := regexp.MustCompile(`\{[a-z_-]+\}`)
 	for name, tool := range tools {
 		if p := placeholder.FindString(tool.Description() + string(tool.Schema())); p != "" {
 			t.Errorf("%s still shows the placeholder %s", name, p)

@@ -43,8 +43,8 @@ Binary files, directories and files that usually hold secrets (.env, private key
 // readFileArgs are the arguments of a ReadFile call.
 type readFileArgs struct {
 	Path       string `json:"path" description:"file to read: absolute, or relative to the work dir"`
-	LineOffset int    `json:"line_offset,omitempty" description:"1-based first line to read (default 1); negative counts from the end, e.g. -100 for the last 100 lines"`
-	NLines     int    `json:"n_lines,omitempty" description:"number of lines to read; default and maximum {read_max_lines}"`
+	LineOffset int    `json:"line_offset,omitempty" default:"1" description:"1-based first line to read (default 1); negative counts from the end, e.g. -100 for the last 100 lines"`
+	NLines     int    `json:"n_lines,omitempty" default:"1000" minimum:"1" description:"number of lines to read; default and maximum {read_max_lines}"`
 }
 
 // NewReadFile returns the ReadFile tool, which reads text files by line.

@@ -30,8 +30,8 @@ limit is the number of results (default {search_default_limit}, at most {search_
 // searchArgs are the arguments of a SearchWeb call, Kimi CLI's.
 type searchArgs struct {
 	Query          string `json:"query" description:"what to search for"`
-	Limit          int    `json:"limit,omitempty" description:"number of results, 1 to {search_max_limit} (default {search_default_limit})"`
-	IncludeContent bool   `json:"include_content,omitempty" description:"also return the text of each page (many tokens; default false)"`
+	Limit          int    `json:"limit,omitempty" default:"5" minimum:"1" maximum:"20" description:"number of results, 1 to {search_max_limit} (default {search_default_limit})"`
+	IncludeContent bool   `json:"include_content,omitempty" default:"false" description:"also return the text of each page (many tokens; default false)"`
 }
 
 // searchRequest is the body the search service takes (Kimi CLI's tools/web/search.py).

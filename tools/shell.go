@@ -43,7 +43,7 @@ const shellDescription = `Run a shell command and return its output.
 
 The command runs with {shell_run} in the work dir, in a fresh shell each call (cd and exported variables do not carry over to the next call). Nothing can be typed into it: standard input is empty and there is no terminal, so use non-interactive flags (for example apt-get -y, git commit -m) and never start editors or pagers.
 
-stdout and stderr come back merged, in the order they were written, after a first line giving the exit status. Long output keeps its first {shell_head_bytes} and last {shell_tail_bytes} bytes with a note of what was left out, so redirect big outputs to a file and search that instead.
+stdout and stderr come back merged, in the order they were written, after a first line giving the exit status. Long output is cut to {shell-output-bytes} bytes, its start and its end, with a note of what was left out, so redirect big outputs to a file and search that instead.
 
 timeout is in seconds: default {shell_default_timeout}, at most {shell_max_timeout}. When it expires, the command and every process it started are killed. Processes a command leaves running in the background (for example a server started with &) keep running for later calls, and are stopped when the whole run ends.
 
@@ -58,9 +58,9 @@ var shellFacts = Facts{ReadsFiles: true, WritesFiles: true, Network: true, Destr
 // shellArgs are the arguments of a Shell call.
 type shellArgs struct {
 	Command         string `json:"command" description:"the command line to run with {shell_run}"`
-	Timeout         int    `json:"timeout,omitempty" description:"seconds before the command is killed; default {shell_default_timeout}, maximum {shell_max_timeout} (a background task: up to {shell_background_max})"`
-	RunInBackground bool   `json:"run_in_background,omitempty" description:"start the command as a background task and return its task id at once (default false)"`
-	Description     string `json:"description,omitempty" description:"a short description of the background task; required with run_in_background"`
+	Timeout         int    `json:"timeout,omitempty" default:"60" minimum:"1" maximum:"86400" description:"seconds before the command is killed; default {shell_default_timeout}, maximum {shell_max_timeout} (a background task: default [background] agent_task_timeout_s, up to {shell_background_max})"`
+	RunInBackground bool   `json:"run_in_background,omitempty" default:"false" description:"start the command as a background task and return its task id at once (default false)"`
+	Description     string `json:"description,omitempty" default:"\"\"" description:"a short description of the background task; required with run_in_background"`
 }
 
 // shell runs commands for the model.
@@ -70,13 +70,16 @@ type shell struct {
 	groups  *ShellGroups
 	launch  *launch.Launcher
 	tasks   *background.Manager
+	// outMax is the most bytes of output the model reads (Settings.ShellOutputBytes).
+	outMax int
 }
 
 // NewShell returns the Shell tool, which runs commands in env.WorkDir through
 // env.Launcher and records their process groups in env.ShellGroups.
 func NewShell(env Env) Tool {
-	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups, launch: env.Launcher, tasks: env.Tasks}
-	return New("Shell", shellDescription, shellFacts, s.run)
+	s := &shell{workDir: env.WorkDir, grace: shellGrace, groups: env.ShellGroups, launch: env.Launcher, tasks: env.Tasks,
+		outMax: env.settings().ShellOutputBytes}
+	return New("Shell", env.settings().Quote(shellDescription), shellFacts, s.run)
 }
 
 func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
@@ -100,7 +103,7 @@ func (s *shell) run(ctx context.Context, in shellArgs) (Result, error) {
 
 	runCtx, cancel := context.WithTimeout(ctx, time.Duration(seconds)*time.Second)
 	defer cancel()
-	out := newHeadTail(shellHeadBytes, shellTailBytes)
+	out := newHeadTail(s.outMax/2, s.outMax-s.outMax/2)
 	name, args := shellCommand(in.Command)
 	// stdout and stderr share one pipe, so the order of their lines is kept.
 	r, w, err := os.Pipe()

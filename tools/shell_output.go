@@ -6,14 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// Sizes of the parts of a command's output that Shell keeps. Together with the omission
-// note they stay well inside MaxOutputChars, so the agent's Cap never cuts the tail, which
-// is where errors usually are.
-const (
-	shellHeadBytes = 20_000
-	shellTailBytes = 20_000
-)
-
 // headTail is an io.Writer that keeps the first headMax and the last tailMax bytes
 // written to it and counts the rest, so a command printing gigabytes costs a fixed
 // amount of memory.

@@ -18,7 +18,7 @@ import (
 // testShell returns a Shell tool with a short kill grace, so tests of stubborn processes
 // do not wait the full production grace.
 func testShell(dir string) Tool {
-	s := &shell{workDir: dir, grace: 300 * time.Millisecond}
+	s := &shell{workDir: dir, grace: 300 * time.Millisecond, outMax: 40_000}
 	return New("Shell", shellDescription, shellFacts, s.run)
 }
 
@@ -134,7 +134,7 @@ func TestShellLeavesBackgroundProcessesAfterNormalExit(t *testing.T) {
 func TestShellGroupsEndWhatCommandsLeftBehind(t *testing.T) {
 	dir := t.TempDir()
 	groups := &ShellGroups{}
-	s := &shell{workDir: dir, grace: 300 * time.Millisecond, groups: groups}
+	s := &shell{workDir: dir, grace: 300 * time.Millisecond, outMax: 40_000, groups: groups}
 	tool := New("Shell", shellDescription, shellFacts, s.run)
 	mustCall(t, tool, map[string]any{"command": "sleep 30 & echo $! > a; (trap '' TERM; sleep 30) & echo $! > b"})
 	mustCall(t, tool, map[string]any{"command": "echo nothing left"})
@@ -171,7 +171,7 @@ func TestShellHugeOutputIsBounded(t *testing.T) {
 			if res.IsError {
 				t.Fatal(abbrev(res.Output))
 			}
-			if len(res.Output) > shellHeadBytes+shellTailBytes+200 {
+			if len(res.Output) > (Settings{}).withDefaults().ShellOutputBytes+200 {
 				t.Errorf("output is %d bytes, want it bounded", len(res.Output))
 			}
 			for _, s := range tt.has {

@@ -42,7 +42,7 @@ const strReplaceSchema = `{
           "properties": {
             "old": {"type": "string", "description": "exact text to find; must not be empty"},
             "new": {"type": "string", "description": "text to put in its place"},
-            "replace_all": {"type": "boolean", "description": "replace every occurrence instead of the first; default false"}
+            "replace_all": {"type": "boolean", "default": false, "description": "replace every occurrence instead of the first; default false"}
           },
           "required": ["old", "new"],
           "additionalProperties": false
@@ -52,7 +52,7 @@ const strReplaceSchema = `{
           "properties": {
             "old": {"type": "string", "description": "exact text to find; must not be empty"},
             "new": {"type": "string", "description": "text to put in its place"},
-            "replace_all": {"type": "boolean", "description": "replace every occurrence instead of the first; default false"}
+            "replace_all": {"type": "boolean", "default": false, "description": "replace every occurrence instead of the first; default false"}
           },
           "required": ["old", "new"],
           "additionalProperties": false

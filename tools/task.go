@@ -43,19 +43,19 @@ const taskStopDescription = `Stop a background task: SIGTERM to it and everythin
 Stop a task only when it must not run on (a server no longer needed, a command that hangs): stopping may leave its work half done. A task that has ended already is left as it is.`
 
 type taskListArgs struct {
-	ActiveOnly *bool `json:"active_only,omitempty" description:"list only the tasks still running (default true)"`
-	Limit      int   `json:"limit,omitempty" description:"the most tasks to list, newest first: 1 to {task_list_max} (default {task_list_default})"`
+	ActiveOnly *bool `json:"active_only,omitempty" default:"true" description:"list only the tasks still running (default true)"`
+	Limit      int   `json:"limit,omitempty" default:"20" minimum:"1" maximum:"100" description:"the most tasks to list, newest first: 1 to {task_list_max} (default {task_list_default})"`
 }
 
 type taskOutputArgs struct {
 	TaskID  string `json:"task_id" description:"the task's id, as Shell or TaskList gave it"`
-	Block   bool   `json:"block,omitempty" description:"wait for the task to end before answering (default false: answer at once)"`
-	Timeout *int   `json:"timeout,omitempty" description:"with block: the most seconds to wait, 0 to {task_wait_max} (default {task_wait_default})"`
+	Block   bool   `json:"block,omitempty" default:"false" description:"wait for the task to end before answering (default false: answer at once)"`
+	Timeout *int   `json:"timeout,omitempty" default:"30" minimum:"0" maximum:"3600" description:"with block: the most seconds to wait, 0 to {task_wait_max} (default {task_wait_default})"`
 }
 
 type taskStopArgs struct {
 	TaskID string `json:"task_id" description:"the task's id, as Shell or TaskList gave it"`
-	Reason string `json:"reason,omitempty" description:"a few words on why it is stopped, kept with the task"`
+	Reason string `json:"reason,omitempty" default:"\"Stopped by TaskStop\"" description:"a few words on why it is stopped, kept with the task"`
 }
 
 // NewTaskList returns the TaskList tool over env.Tasks.

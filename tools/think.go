@@ -18,7 +18,7 @@ type thinkArgs struct {
 // NewThink returns the Think tool, a scratchpad that acknowledges the model's reasoning.
 // The thought itself is kept in the transcript as the call's arguments.
 func NewThink(Env) Tool {
-	return New("Think", thinkDescription, Facts{ReadOnly: true}, func(_ context.Context, in thinkArgs) (Result, error) {
+	return New("Think", thinkDescription, Facts{ReadOnly: true, OptIn: true}, func(_ context.Context, in thinkArgs) (Result, error) {
 		if strings.TrimSpace(in.Thought) == "" {
 			return Errorf("the thought is empty"), nil
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 const todoDescription = `Set the plan for the current task as a checklist. Each call replaces the whole
@@ -14,13 +15,13 @@ done as soon as it is finished. Use it for tasks with several steps; skip it for
 // todoItem mirrors Todo with its own schema tags; an unnamed struct keeps the schema
 // inline, without a "$defs" reference that some providers reject.
 type todoItem = struct {
-	Title  string `json:"title" description:"what to do, in a few words"`
+	Title  string `json:"title" minLength:"1" description:"what to do, in a few words"`
 	Status string `json:"status" enum:"pending,in_progress,done" description:"pending, in_progress or done"`
 }
 
 // todoArgs are the arguments of the SetTodoList tool.
 type todoArgs struct {
-	Todos []todoItem `json:"todos" description:"the complete plan, in order"`
+	Todos []todoItem `json:"todos,omitempty" null:"true" default:"null" description:"the complete plan, in order; leave it out (or null) to see the current plan unchanged"`
 }
 
 // todoMarks are the checklist marks of each status.
@@ -37,9 +38,17 @@ func TodoMark(status string) string {
 }
 
 // NewSetTodoList returns the SetTodoList tool. Every valid update is passed to env.Todos
-// when it is set.
+// when it is set. A call without todos (or with null) shows the current plan and changes
+// nothing, as in Kimi CLI; an empty list clears it.
 func NewSetTodoList(env Env) Tool {
+	var mu sync.Mutex
+	var current []Todo
 	return New("SetTodoList", todoDescription, Facts{Destructive: true}, func(_ context.Context, in todoArgs) (Result, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if in.Todos == nil {
+			return Text(showTodos(current)), nil
+		}
 		todos := make([]Todo, 0, len(in.Todos))
 		for i, it := range in.Todos {
 			t := Todo{Title: strings.TrimSpace(it.Title), Status: strings.TrimSpace(it.Status)}
@@ -51,11 +60,25 @@ func NewSetTodoList(env Env) Tool {
 			}
 			todos = append(todos, t)
 		}
+		current = todos
 		if env.Todos != nil {
 			env.Todos(append([]Todo(nil), todos...))
 		}
 		return Text(renderTodos(todos)).WithKimi("Todo list updated", "Todo list updated"), nil
 	})
+}
+
+// showTodos shows the plan unchanged, for a call that sets none.
+func showTodos(todos []Todo) string {
+	if len(todos) == 0 {
+		return "The todo list is empty; nothing was changed."
+	}
+	var b strings.Builder
+	b.WriteString("The current todo list (unchanged):\n")
+	for _, t := range todos {
+		fmt.Fprintf(&b, "%s %s\n", TodoMark(t.Status), t.Title)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // renderTodos shows the plan back to the model as a checklist with a tally.

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -46,7 +48,6 @@ func TestSetTodoListRejectsBadItems(t *testing.T) {
 	}{
 		{"empty title", []map[string]string{{"title": "ok", "status": "done"}, {"title": "  ", "status": "pending"}}, "todo 2 has an empty title"},
 		{"unknown status", []map[string]string{{"title": "x", "status": "blocked"}}, `status "blocked"`},
-		{"missing todos", nil, "invalid arguments"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,5 +70,28 @@ func TestSetTodoListWithoutCallback(t *testing.T) {
 	res := runSearchTool(t, NewSetTodoList(Env{}), map[string]any{"todos": []map[string]string{{"title": "a", "status": "pending"}}})
 	if res.IsError || !strings.HasSuffix(res.Output, "[ ] a") {
 		t.Errorf("got %+v", res)
+	}
+}
+
+// TestSetTodoListWithoutTodos: as in Kimi CLI, a call without todos, or with null, shows
+// the current plan and changes nothing; an empty list clears it.
+func TestSetTodoListWithoutTodos(t *testing.T) {
+	var updates int
+	tool := NewSetTodoList(Env{Todos: func([]Todo) { updates++ }})
+	if res := runSearchTool(t, tool, map[string]any{}); res.IsError || !strings.Contains(res.Output, "empty; nothing was changed") {
+		t.Errorf("before any plan: %+v", res)
+	}
+	runSearchTool(t, tool, map[string]any{"todos": []map[string]string{{"title": "build", "status": "done"}, {"title": "test", "status": "pending"}}})
+	for _, args := range []string{`{}`, `{"todos": null}`} {
+		res, err := tool.Run(context.Background(), json.RawMessage(args))
+		if err != nil || res.IsError || res.Output != "The current todo list (unchanged):\n[x] build\n[ ] test" {
+			t.Errorf("%s: got %+v, %v", args, res, err)
+		}
+	}
+	if updates != 1 {
+		t.Errorf("Env.Todos called %d times, want 1 (the calls without todos change nothing)", updates)
+	}
+	if res := runSearchTool(t, tool, map[string]any{"todos": []any{}}); res.Output != "The todo list is now empty." || updates != 2 {
+		t.Errorf("clearing: %+v, %d updates", res, updates)
 	}
 }

@@ -114,7 +114,8 @@ type funcTool[In any] struct {
 // and their json, description and enum tags (see argsSchema); a field without omitempty is
 // required. Limit placeholders such as {glob_limit} in the
 // description and the tags are replaced by the values the code enforces (see limitText).
-// Arguments that do not decode become an error result the model can read. facts are what
+// Arguments are first loosened as Kimi CLI's pydantic models take them (lenientArgs);
+// those that still do not decode become an error result the model can read. facts are what
 // the tool does (see Facts). New panics if the schema cannot be derived: that is a
 // programming error found at start-up.
 //
@@ -189,6 +190,7 @@ func (t *funcTool[In]) Run(ctx context.Context, args json.RawMessage) (Result, e
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
+	args = lenientArgs(t.schema, args)
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(args, &fields); err != nil {
 		return Errorf("invalid arguments for %s: expected a JSON object: %v", t.name, err), nil

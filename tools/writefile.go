@@ -27,7 +27,7 @@ An overwrite is atomic: the file holds either its old or its new content, never 
 type writeFileArgs struct {
 	Path    string `json:"path" description:"file to write: absolute, or relative to the work dir"`
 	Content string `json:"content" description:"text to write"`
-	Mode    string `json:"mode,omitempty" enum:"overwrite,append" description:"overwrite (default) replaces the content; append adds to the end"`
+	Mode    string `json:"mode,omitempty" enum:"overwrite,append" default:"\"overwrite\"" description:"overwrite (default) replaces the content; append adds to the end"`
 }
 
 // NewWriteFile returns the WriteFile tool, which creates, replaces or appends to files.

@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/kimi-run/kimi-run/internal/scrub"
 )
 
 // Output keeps a child's output in a file of bounded size, as a background task's output
@@ -17,6 +19,7 @@ type Output struct {
 
 	r     *os.File
 	f     *os.File
+	file  *scrub.Writer // to f
 	limit int64
 	done  chan struct{}
 
@@ -29,23 +32,25 @@ type Output struct {
 // OutputFile creates (or truncates) path, readable by the user only, and starts keeping
 // up to limit bytes of what is written to W in it.
 func OutputFile(path string, limit int64) (*Output, error) {
-	return OutputFileTee(path, limit, nil)
-}
-
-// OutputFileTee is OutputFile that also hands tee each piece of output as it is kept in
-// the file (never what is dropped past the limit), from the goroutine that copies it: a
-// background task's output events. tee must not keep the slice.
-func OutputFileTee(path string, limit int64, tee func(kept []byte)) (*Output, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	return OutputTee(f, limit, nil, nil)
+}
+
+// OutputTee is OutputFile into f, an open file it then owns, that also hands tee each
+// piece of output as it is kept in the file (never what is dropped past the limit), from
+// the goroutine that copies it: a background task's output events. tee must not keep the
+// slice. The file is written scrubbed of secrets (nil: none), a secret cut in two by the
+// pipe's reads included.
+func OutputTee(f *os.File, limit int64, secrets *scrub.Set, tee func(kept []byte)) (*Output, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	o := &Output{W: w, r: r, f: f, limit: limit, tee: tee, done: make(chan struct{})}
+	o := &Output{W: w, r: r, f: f, file: scrub.NewWriter(f, secrets), limit: limit, tee: tee, done: make(chan struct{})}
 	go o.copy()
 	return o, nil
 }
@@ -62,7 +67,7 @@ func (o *Output) copy() {
 				keep = max(room, 0)
 			}
 			if keep > 0 {
-				if _, werr := o.f.Write(buf[:keep]); werr != nil {
+				if _, werr := o.file.Write(buf[:keep]); werr != nil {
 					keep = 0 // a full disk: count it as dropped, keep draining
 				}
 			}
@@ -99,7 +104,11 @@ func (o *Output) Close() error {
 	o.W.Close()
 	o.r.Close()
 	<-o.done
-	return o.f.Close()
+	err := o.file.Close()
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 var _ io.Closer = (*Output)(nil)

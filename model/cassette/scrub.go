@@ -4,36 +4,26 @@ import (
 	"bytes"
 	"net/http"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/internal/scrub"
 )
 
 // Redacted replaces every secret in a cassette.
 const Redacted = "[redacted]"
 
-// scrubber removes secrets from what is written to a cassette.
-type scrubber struct{ secrets [][]byte }
+// scrubber removes secrets from what is written to a cassette, in every form the run's
+// own scrubber knows (scrub.Set; values under scrub.MinSecret bytes are left alone).
+type scrubber struct{ set *scrub.Set }
 
-// newScrubber keeps the secrets worth scrubbing: a value under 8 bytes (a local server's
-// placeholder key) would mangle ordinary text wherever it happens to occur.
 func newScrubber(secrets []string) scrubber {
-	var s scrubber
-	for _, v := range secrets {
-		if len(v) >= 8 {
-			s.secrets = append(s.secrets, []byte(v))
-		}
-	}
+	s := scrubber{set: &scrub.Set{}}
+	s.set.AddOther(secrets...)
 	return s
 }
 
-func (s scrubber) bytes(b []byte) []byte {
-	for _, v := range s.secrets {
-		if bytes.Contains(b, v) {
-			b = bytes.ReplaceAll(b, v, []byte(Redacted))
-		}
-	}
-	return b
-}
+func (s scrubber) bytes(b []byte) []byte { return s.set.Bytes(b) }
 
-func (s scrubber) string(v string) string { return string(s.bytes([]byte(v))) }
+func (s scrubber) string(v string) string { return s.set.String(v) }
 
 // secretHeader reports whether a request header carries credentials by its name alone.
 func secretHeader(name string) bool {
@@ -66,7 +56,8 @@ func (s scrubber) requestHeaders(h http.Header) map[string]string {
 // chunks scrubs the body reads. A secret split across two reads is found in their
 // concatenation; the reads it spans are merged into one first, so no part of it is left.
 func (s scrubber) chunks(cs []Chunk) []Chunk {
-	if len(cs) == 0 || len(s.secrets) == 0 {
+	forms := s.set.Forms()
+	if len(cs) == 0 || len(forms) == 0 {
 		return cs
 	}
 	var all []byte
@@ -77,7 +68,7 @@ func (s scrubber) chunks(cs []Chunk) []Chunk {
 	}
 	// joinNext[i]: chunk i must be merged with chunk i+1.
 	joinNext := make([]bool, len(cs))
-	for _, sec := range s.secrets {
+	for _, sec := range forms {
 		for from := 0; ; {
 			i := bytes.Index(all[from:], sec)
 			if i < 0 {

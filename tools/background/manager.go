@@ -22,7 +22,9 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/scrub"
 )
 
 // Spec is one task to start: a Shell command run in the background.
@@ -58,9 +60,10 @@ type Manager struct {
 	Config Config
 	// Emit receives the task events (task_started, task_output, task_ended); nil drops them.
 	Emit func(event.Payload)
-	// Scrub cleans what leaves the manager as text (events, notices) of credentials; nil
-	// leaves it as it is.
-	Scrub func(string) string
+	// Secrets are scrubbed from what leaves the manager (events, notices, a task's record)
+	// and from a task's output.log as it is written; nil scrubs nothing. A task kept alive
+	// writes its own output.log, raw: nothing of kimi-run is left to scrub it.
+	Secrets *scrub.Set
 	// Now is the clock (default time.Now); NewID names a task (default: bash- and eight
 	// random letters or digits, as Kimi CLI names them).
 	Now   func() time.Time
@@ -94,12 +97,7 @@ func (m *Manager) now() time.Time {
 	return time.Now()
 }
 
-func (m *Manager) scrub(s string) string {
-	if m.Scrub != nil {
-		return m.Scrub(s)
-	}
-	return s
-}
+func (m *Manager) scrub(s string) string { return m.Secrets.String(s) }
 
 func (m *Manager) emit(p event.Payload) {
 	if m.Emit != nil {
@@ -278,24 +276,26 @@ func (m *Manager) State() (running, untold int) {
 }
 
 // taskDir makes the folder of the task named id.
-func (m *Manager) taskDir(id string) (string, error) {
+func (m *Manager) taskDir(id string) (*os.File, error) {
 	m.mu.Lock()
-	root := m.Dir
-	if root == "" {
+	root, rel := filepath.Dir(m.Dir), filepath.Join(filepath.Base(m.Dir), id)
+	if m.Dir == "" {
 		if m.tmp == "" {
 			tmp, err := os.MkdirTemp("", "kimi-run-tasks-")
 			if err != nil {
 				m.mu.Unlock()
-				return "", fmt.Errorf("cannot make a folder for background tasks: %w", err)
+				return nil, fmt.Errorf("cannot make a folder for background tasks: %w", err)
 			}
 			m.tmp = tmp
 		}
-		root = m.tmp
+		root, rel = m.tmp, id
 	}
 	m.mu.Unlock()
-	dir := filepath.Join(root, id)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("cannot make the task's folder: %w", err)
+	// Below the session's folder no link is followed: one a command planted there (a
+	// session folder inside the work dir) would lead the task's files elsewhere.
+	dir, err := beneath.MkdirAll(root, rel, 0o700)
+	if err != nil {
+		return nil, fmt.Errorf("cannot make the task's folder: %w", err)
 	}
 	return dir, nil
 }

@@ -42,7 +42,7 @@ type record struct {
 // save writes v's record into its folder. A record that cannot be written only costs a
 // later run of the session what it would know of the task: a warning says so.
 func (m *Manager) save(v Task) {
-	r := record{Version: 1, ID: v.ID, Kind: Kind, Description: m.scrub(v.Description), Command: v.Command,
+	r := record{Version: 1, ID: v.ID, Kind: Kind, Description: m.scrub(v.Description), Command: m.scrub(v.Command),
 		ToolCallID: v.ToolCallID, TimeoutS: int(v.Timeout / time.Second), KeepAlive: v.KeepAlive, PID: v.PID,
 		Status: v.Status, ExitCode: exitCode(v), TimedOut: v.TimedOut, StoppedBy: v.StoppedBy, Reason: m.scrub(v.Reason),
 		StartedAt: v.Started, FinishedAt: v.Ended, OutputBytes: v.OutputBytes, DroppedBytes: v.DroppedBytes}

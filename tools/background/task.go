@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/launch"
 )
 
@@ -131,11 +132,14 @@ func (t *task) view() Task {
 // start starts the task's process with its output going to the task's file, records it,
 // reports it and starts watching it.
 func (t *task) start(s Spec) error {
-	dir, err := t.m.taskDir(t.id)
+	dirFile, err := t.m.taskDir(t.id)
 	if err != nil {
 		return err
 	}
+	defer dirFile.Close()
+	dir := dirFile.Name()
 	t.outPath = filepath.Join(dir, "output.log")
+	const outFlags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	// Confined under the sandbox like every Shell command; ended with the run unless kept
 	// alive, then outside the run's cgroup and parent-death signal (launch.Spec.Survive).
 	spec := launch.Spec{Path: s.Path, Args: s.Args, Env: s.Env, Dir: t.m.WorkDir, Confine: true, Survive: t.keepAlive}
@@ -143,13 +147,17 @@ func (t *task) start(s Spec) error {
 	if t.keepAlive {
 		// A task that outlives the run writes its file itself: nobody would be left to copy
 		// its output. Its output is then neither bounded nor streamed as events.
-		if file, err = os.OpenFile(t.outPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600); err != nil {
+		if file, err = beneath.OpenFile(dirFile, "output.log", outFlags|os.O_APPEND, 0o600); err != nil {
 			return fmt.Errorf("cannot make the task's output file: %w", err)
 		}
 		spec.Stdout, spec.Stderr = file, file
 	} else {
 		t.lines = &lineEvents{t: t}
-		if t.out, err = launch.OutputFileTee(t.outPath, OutputLimit, t.lines.write); err != nil {
+		if file, err = beneath.OpenFile(dirFile, "output.log", outFlags, 0o600); err == nil {
+			t.out, err = launch.OutputTee(file, OutputLimit, t.m.Secrets, t.lines.write)
+			file = nil // the output owns it
+		}
+		if err != nil {
 			return fmt.Errorf("cannot make the task's output file: %w", err)
 		}
 		spec.Stdout, spec.Stderr = t.out.W, t.out.W

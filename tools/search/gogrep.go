@@ -66,7 +66,7 @@ func (g *Grep) searchGo(ctx context.Context, opts Options, root string, isDir bo
 		return sk, ctx.Err()
 	}
 	filters := newFilters(g)
-	walker := &treeWalker{prune: vcsDirs}
+	walker := &treeWalker{prune: vcsDirs, noIgnore: g.q.IncludeIgnored}
 	if g.q.Glob != "" {
 		walker.override = filters.override
 	}

@@ -123,3 +123,34 @@ func TestTreeWalkerIgnoreFiles(t *testing.T) {
 		t.Errorf("walk from deep: got %q", got)
 	}
 }
+
+// TestIncludeIgnored: a query with IncludeIgnored reads past the ignore files, in Go (the
+// walker reads none) and in rg (--no-ignore); VCS directories stay out either way.
+func TestIncludeIgnored(t *testing.T) {
+	root := t.TempDir()
+	testkit.WriteTree(t, root, map[string]string{".gitignore": "build/\n", "build/out.txt": "", ".git/HEAD": "", "keep.txt": ""})
+	var got []string
+	w := &treeWalker{prune: vcsDirs, noIgnore: true}
+	err := w.walk(context.Background(), root, root, func(e walkEntry) error {
+		if !e.isDir {
+			got = append(got, e.rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if want := []string{".gitignore", "build/out.txt", "keep.txt"}; !slices.Equal(got, want) {
+		t.Errorf("walk with noIgnore: %q, want %q", got, want)
+	}
+	for _, include := range []bool{false, true} {
+		g, err := NewGrep(Query{Pattern: "x", IncludeIgnored: include})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := slices.Contains(g.ripgrepArgs(root), "--no-ignore"); has != include {
+			t.Errorf("IncludeIgnored %v: rg args %q", include, g.ripgrepArgs(root))
+		}
+	}
+}

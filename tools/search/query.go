@@ -36,6 +36,9 @@ type Query struct {
 	Glob string
 	// Type, when set, limits the search to one file type (see TypeNames).
 	Type string
+	// IncludeIgnored searches the files the ignore files (.gitignore, .ignore, .rgignore,
+	// .git/info/exclude) exclude, as rg's --no-ignore does; VCS directories stay out.
+	IncludeIgnored bool
 	// Offset and Limit select the page of results to keep, counted in output lines: one per
 	// file, or one per shown line in Content mode. Limit 0 keeps none; the totals still
 	// count everything. Memory grows with Offset+Limit, not with the size of the tree.

@@ -35,6 +35,9 @@ func (g *Grep) ripgrepArgs(target string) []string {
 	for _, g := range rgSecretGlobs {
 		args = append(args, "--iglob", "!"+g)
 	}
+	if q.IncludeIgnored {
+		args = append(args, "--no-ignore")
+	}
 	if q.IgnoreCase {
 		args = append(args, "--ignore-case")
 	}

@@ -149,6 +149,8 @@ type treeWalker struct {
 	// override, when set, is consulted before the ignore files: verdictKeep includes an
 	// entry even if ignored, verdictIgnore excludes it (a directory is then pruned).
 	override func(rel, name string, isDir bool) ignoreVerdict
+	// noIgnore leaves the ignore files unread: nothing is excluded by them.
+	noIgnore bool
 }
 
 // walk visits the entries below start (a directory at or below base), reporting paths
@@ -160,7 +162,11 @@ func (w *treeWalker) walk(ctx context.Context, base, start string, visit func(wa
 	if start != base {
 		rel = strings.TrimPrefix(start, strings.TrimSuffix(base, "/")+"/")
 	}
-	return w.walkDir(ctx, start, rel, ancestorFrames(start), visit)
+	var frame *ignoreFrame
+	if !w.noIgnore {
+		frame = ancestorFrames(start)
+	}
+	return w.walkDir(ctx, start, rel, frame, visit)
 }
 
 func (w *treeWalker) walkDir(ctx context.Context, dir, rel string, frame *ignoreFrame, visit func(walkEntry) error) error {
@@ -180,7 +186,9 @@ func (w *treeWalker) walkDir(ctx context.Context, dir, rel string, frame *ignore
 	for i, e := range entries {
 		names[i] = e.Name()
 	}
-	frame = loadIgnoreFrame(frame, dir, names)
+	if !w.noIgnore {
+		frame = loadIgnoreFrame(frame, dir, names)
+	}
 	prefix := strings.TrimSuffix(dir, "/") + "/"
 	for _, e := range entries {
 		name, typ := e.Name(), e.Type()

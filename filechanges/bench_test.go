@@ -1,4 +1,4 @@
-package run
+package filechanges
 
 import (
 	"context"
@@ -58,27 +58,26 @@ func benchFile(dir string, i int) string {
 // changed (add, write a tree, two diff-trees), beside a plain `git status` of the same
 // tree for scale. Figures in docs/performance.md ("files_changed").
 //
-//	go test ./run -run '^$' -bench FilesChanged -benchtime 10x
+//	go test ./filechanges -run '^$' -bench FilesChanged -benchtime 10x
 func BenchmarkFilesChanged(b *testing.B) {
 	ctx := context.Background()
-	g := gitRunner{}
 	for _, n := range []int{1_000, 10_000, 50_000} {
 		dir := benchRepo(b, n)
 		b.Run(fmt.Sprintf("files=%d/git-status", n), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := g.run(ctx, dir, nil, "status", "--porcelain"); err != nil {
+				cmd := exec.Command("git", "status", "--porcelain")
+				cmd.Dir = dir
+				if err := cmd.Run(); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 		b.Run(fmt.Sprintf("files=%d/snapshot", n), func(b *testing.B) {
 			for b.Loop() {
-				repos, _ := findRepos(ctx, g, []string{realDir(dir)})
-				if err := repos[0].snapshot(ctx, g); err != nil {
-					b.Fatal(err)
-				}
+				tr := New(Config{WorkDir: dir, Warn: func(w string) { b.Fatal(w) }})
+				tr.beforeCommand(ctx)
 				b.StopTimer()
-				repos[0].close()
+				tr.state.remove()
 				b.StartTimer()
 			}
 		})
@@ -86,17 +85,14 @@ func BenchmarkFilesChanged(b *testing.B) {
 			for i := range 10 {
 				os.WriteFile(benchFile(dir, i), benchContent, 0o644) // as committed
 			}
-			repos, _ := findRepos(ctx, g, []string{realDir(dir)})
-			r := repos[0]
-			if err := r.snapshot(ctx, g); err != nil {
-				b.Fatal(err)
-			}
-			defer r.close()
+			tr := New(Config{WorkDir: dir, Warn: func(w string) { b.Fatal(w) }})
+			tr.beforeCommand(ctx)
+			defer tr.state.remove()
 			for i := range 10 {
 				os.WriteFile(benchFile(dir, i), []byte("changed\n"), 0o644)
 			}
 			for b.Loop() {
-				diff, err := r.changes(ctx, g)
+				diff, err := tr.git.changes(ctx, tr.repos[0])
 				if err != nil || len(diff) != 10 {
 					b.Fatalf("%d changes, %v", len(diff), err)
 				}

@@ -1,0 +1,124 @@
+package filechanges
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+)
+
+// The tracker's state is kept in a dir of the session's folder (a temp dir without a
+// session) as it is taken: a log of records, one a line, appended, and the git dirs of
+// the snapshots. A run killed before its end leaves it there, and the run that continues
+// its turn takes it up, so that its files_changed covers the whole turn. A run that ends
+// removes it. The log is not synced: it outlives the process, not the machine.
+const logName = "log.jsonl"
+
+// record is one line of the state's log: the first opens it, an original (Path) is what a
+// file tool's target held before, a snapshot (Repos) the state of the repositories before
+// the first command.
+type record struct {
+	Turn     string            `json:"turn,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+
+	Seq     int    `json:"seq,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Existed bool   `json:"existed,omitempty"`
+	Big     bool   `json:"big,omitempty"`
+	Content []byte `json:"content,omitempty"`
+
+	Snapped bool     `json:"snapped,omitempty"`
+	Repos   []*repo  `json:"repos,omitempty"`
+	Unseen  []string `json:"unseen,omitempty"`
+}
+
+// state is the tracker's durable part.
+type state struct {
+	dir string // "" until a temp dir is made, without a session
+	// durable: dir is the session's, and the log is kept; a temp dir holds only git's.
+	durable bool
+	open    record // the first record, written with the second
+	f       *os.File
+}
+
+// load reads the log a killed run left in dir when its first record names turn; any other
+// state there is removed. It returns the records after the first.
+func (s *state) load(turn string) []record {
+	if s.dir == "" {
+		return nil
+	}
+	f, err := os.Open(filepath.Join(s.dir, logName))
+	if err != nil {
+		os.RemoveAll(s.dir)
+		return nil
+	}
+	defer f.Close()
+	var recs []record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var rec record
+		if json.Unmarshal(sc.Bytes(), &rec) != nil {
+			break // a line the kill cut short
+		}
+		recs = append(recs, rec)
+	}
+	if len(recs) == 0 || recs[0].Turn != turn || turn == "" {
+		os.RemoveAll(s.dir)
+		return nil
+	}
+	s.open = recs[0]
+	return recs[1:]
+}
+
+// mkdir makes the state's dir, a temp dir when it has none, and returns it.
+func (s *state) mkdir() (string, error) {
+	if s.dir == "" {
+		d, err := os.MkdirTemp("", "kimi-run-changes-")
+		if err != nil {
+			return "", err
+		}
+		s.dir = d
+	}
+	return s.dir, os.MkdirAll(s.dir, 0o700)
+}
+
+// add appends rec to the log, opening it with its first record at the first call. A
+// failure loses only what a resumed run could have taken up.
+func (s *state) add(rec record) {
+	if !s.durable {
+		return
+	}
+	if s.f == nil {
+		dir, err := s.mkdir()
+		if err != nil {
+			return
+		}
+		f, err := os.OpenFile(filepath.Join(dir, logName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return
+		}
+		s.f = f
+		if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+			s.write(s.open)
+		}
+	}
+	s.write(rec)
+}
+
+func (s *state) write(rec record) {
+	if line, err := json.Marshal(rec); err == nil {
+		_, _ = s.f.Write(append(line, '\n'))
+	}
+}
+
+// remove deletes the state: the run has ended and listed its changes.
+func (s *state) remove() {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+}

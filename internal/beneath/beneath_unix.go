@@ -1,0 +1,91 @@
+//go:build unix
+
+package beneath
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC
+
+func open(root, rel string, create bool, perm fs.FileMode) (*os.File, error) {
+	rootFD, err := unix.Open(root, dirFlags, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: root, Err: err}
+	}
+	path := filepath.Join(root, rel)
+	parts := names(rel)
+	if slices.Contains(parts, "..") {
+		unix.Close(rootFD)
+		return nil, &fs.PathError{Op: "open", Path: path, Err: linkError{unix.EXDEV}}
+	}
+	fd, err := openat2Dir(rootFD, strings.Join(parts, "/"))
+	if err != nil && (errors.Is(err, unix.ENOSYS) || create && errors.Is(err, unix.ENOENT)) {
+		fd, err = walk(rootFD, parts, create, perm)
+		rootFD = -1 // walk closed it
+	}
+	if rootFD >= 0 {
+		unix.Close(rootFD)
+	}
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) {
+			err = linkError{err}
+		}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// walk opens the directories names below fd one at a time, each with O_NOFOLLOW, making a
+// missing one when create is set; it closes fd.
+func walk(fd int, names []string, create bool, perm fs.FileMode) (int, error) {
+	for _, name := range names {
+		next, err := unix.Openat(fd, name, dirFlags|unix.O_NOFOLLOW, 0)
+		if create && errors.Is(err, unix.ENOENT) {
+			if err = unix.Mkdirat(fd, name, uint32(perm.Perm())); err == nil || errors.Is(err, unix.EEXIST) {
+				next, err = unix.Openat(fd, name, dirFlags|unix.O_NOFOLLOW, 0)
+			}
+		}
+		if errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+			var st unix.Stat_t
+			if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+				err = unix.ELOOP
+			}
+		}
+		unix.Close(fd)
+		if err != nil {
+			return -1, err
+		}
+		fd = next
+	}
+	return fd, nil
+}
+
+// OpenFile opens the file name in dir, never following a link at the name (flag gets
+// O_NOFOLLOW and O_CLOEXEC; a link there fails with ErrLink).
+func OpenFile(dir *os.File, name string, flag int, perm fs.FileMode) (*os.File, error) {
+	path := filepath.Join(dir.Name(), name)
+	fd, err := unix.Openat(int(dir.Fd()), name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+	if errors.Is(err, unix.ELOOP) {
+		err = linkError{err}
+	}
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// Remove removes the name in dir (a link is removed, not followed); not a directory.
+func Remove(dir *os.File, name string) error {
+	if err := unix.Unlinkat(int(dir.Fd()), name, 0); err != nil {
+		return &fs.PathError{Op: "remove", Path: filepath.Join(dir.Name(), name), Err: err}
+	}
+	return nil
+}
