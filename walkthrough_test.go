@@ -15,7 +15,7 @@ import (
 	"testing"
 )
 
-var walkthrough = flag.Bool("walkthrough", false, "add a flag, a tool and an event type to scratch copies of the repository as docs/design.md says, and count the files (slow: .ci/run runs it)")
+var walkthrough = flag.Bool("walkthrough", false, "add a flag, a tool, an event type and a wire protocol to scratch copies of the repository as docs/design.md says, and count the files (slow: .ci/run runs it)")
 
 // The three walkthroughs of docs/design.md's "The house", redone for real (issue 28):
 // each adds one thing to a scratch copy of this checkout by its checklist, regenerates
@@ -43,7 +43,7 @@ func TestWalkthrough(t *testing.T) {
 	if !*walkthrough {
 		t.Skip("slow: run with -walkthrough (.ci/run does)")
 	}
-	for name, c := range map[string]change{"event": eventChange(), "flag": flagChange(), "tool": toolChange()} {
+	for name, c := range map[string]change{"event": eventChange(), "flag": flagChange(), "tool": toolChange(), "wire": wireChange()} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c.walk(t)
@@ -51,33 +51,36 @@ func TestWalkthrough(t *testing.T) {
 	}
 }
 
-// eventChange adds an event type that text mode shows and the other renderers leave out,
-// emitted where a step goes on on the fallback model.
+// eventChange adds an event type with a timing field, marked volatile, that text mode shows
+// and the other renderers leave out, emitted before each retry of a model call: the
+// record/replay tests of run/ (which retry) see it and must leave its time out.
 func eventChange() change {
 	return change{
 		checklist: "### Add an event type",
 		edits: []edit{
 			{"event/payload.go", func(t *testing.T, s string) string {
-				s = insertBefore(t, s, "\tTypeResult ", "\tTypeWalkthroughFallback Type = \"walkthrough_fallback\"\n")
-				s = insertBefore(t, s, "\t{Result{}, ", "\t{WalkthroughFallback{}, KimiLines | Telemetry},\n")
+				s = insertBefore(t, s, "\tTypeResult ", "\tTypeWalkthroughAttempt Type = \"walkthrough_attempt\"\n")
+				s = insertBefore(t, s, "\t{Result{}, ", "\t{WalkthroughAttempt{}, KimiLines | Telemetry},\n")
 				return s + `
-// WalkthroughFallback reports that a step goes on on the fallback model.
-type WalkthroughFallback struct {
-// The step tried again; 0 for a compaction's summary.
+// WalkthroughAttempt reports that an attempt at a model call failed and will be retried.
+type WalkthroughAttempt struct {
+// The step whose call failed.
 Step int ` + "`json:\"step\" minimum:\"0\"`" + `
-// The fallback model's name.
-Model string ` + "`json:\"model\" minLength:\"1\"`" + `
+// The attempt that failed, from 1.
+Attempt int ` + "`json:\"attempt\" minimum:\"1\"`" + `
+// When it failed, in milliseconds since 1970.
+UnixMS int64 ` + "`json:\"unix_ms\" minimum:\"0\" volatile:\"true\"`" + `
 }
 
-// Type is "walkthrough_fallback".
-func (WalkthroughFallback) Type() Type { return TypeWalkthroughFallback }
+// Type is "walkthrough_attempt".
+func (WalkthroughAttempt) Type() Type { return TypeWalkthroughAttempt }
 `
 			}},
-			{"agent/fallback.go", func(t *testing.T, s string) string {
-				return insertAfterLine(t, s, "trying the step again on the fallback model", "\ta.emit(event.WalkthroughFallback{Step: step, Model: name})\n")
+			{"agent/step.go", func(t *testing.T, s string) string {
+				return insertAfterLine(t, s, "MaxAttempts: attempts, DelayMS:", "\ta.emit(event.WalkthroughAttempt{Step: step, Attempt: int(n), UnixMS: time.Now().UnixMilli()})\n")
 			}},
 			{"output/progress.go", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "\tcase event.Result:", "\tcase event.WalkthroughFallback:\n\t\tl.info(fmt.Sprintf(\"step %d goes on on %s\", d.Step, d.Model))\n")
+				return insertBefore(t, s, "\tcase event.Result:", "\tcase event.WalkthroughAttempt:\n\t\tl.info(fmt.Sprintf(\"step %d: attempt %d failed\", d.Step, d.Attempt))\n")
 			}},
 		},
 		generate:  [][]string{{"go", "test", "./internal/eventschema", "-run", "TestGenerated", "-update"}},
@@ -198,6 +201,49 @@ if res := runSearchTool(t, tool, map[string]any{"text": "hello"}); res.IsError |
 	}
 }
 
+// wireChange adds a wire protocol: its package (the walkwire protocol's client, reader and
+// test, kept in testdata/walkthrough/wire), its row in the protocols' table and its dialect
+// of the scripted server. The tests of run/ that run every feature on every protocol then
+// run it too.
+func wireChange() change {
+	source := func(name string) func(*testing.T, string) string {
+		return func(t *testing.T, _ string) string {
+			b, err := os.ReadFile(filepath.Join("testdata", "walkthrough", "wire", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+	}
+	return change{
+		checklist: "### Add a wire protocol",
+		edits: []edit{
+			{"model/walkwire/client.go", source("client.go")},
+			{"model/walkwire/reader.go", source("reader.go")},
+			{"model/walkwire/client_test.go", source("client_test.go")},
+			{"model/protocols/protocols.go", func(t *testing.T, s string) string {
+				s = insertBefore(t, s, "\t\"github.com/kimi-run/kimi-run/model/responses\"", "\t\"github.com/kimi-run/kimi-run/model/walkwire\"\n")
+				return insertBefore(t, s, "// google_genai is Kimi CLI's older name", `Name:  "walkwire",
+Types: map[string]string{"walkwire": "walkwire"},
+New:   func(cfg model.Config) model.Model { return walkwire.New(cfg) },
+Read:  cassette.ReadChat,
+Path:  "/v1/walkwire",
+},
+{
+`)
+			}},
+			{"internal/scripted/walkwire.go", source("dialect.go")},
+			{"internal/scripted/server.go", func(t *testing.T, s string) string {
+				return strings.Replace(s, "geminiDialect}", "geminiDialect, walkwireDialect}", 1)
+			}},
+			{"README.md", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "| `anthropic` | Anthropic Messages API", "| `walkwire` | the walkthrough's protocol: `POST {base_url}/walkwire`, flat events | `api_key`, `base_url` | `reasoning_content` sent back |\n")
+			}},
+		},
+		packages: []string{"./model/cassette/", "./config/", "./run/"},
+	}
+}
+
 // walk makes the change in a scratch copy and checks what it took.
 func (c change) walk(t *testing.T) {
 	dir := scratchCopy(t)
@@ -207,6 +253,9 @@ func (c change) walk(t *testing.T) {
 		p := filepath.Join(dir, filepath.FromSlash(e.file))
 		old, err := os.ReadFile(p)
 		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(e.do(t, string(old))), 0o644); err != nil {
@@ -403,7 +452,8 @@ func named(section, file string) bool {
 	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {
 		tok := m[1]
 		pattern := strings.ReplaceAll(tok, "NAME", "*")
-		if ok, _ := path.Match(pattern, file); ok || tok == path.Base(file) || (strings.HasSuffix(tok, "/") && strings.HasPrefix(file, tok)) {
+		inDir, _ := path.Match(strings.TrimSuffix(pattern, "/"), path.Dir(file))
+		if ok, _ := path.Match(pattern, file); ok || tok == path.Base(file) || (strings.HasSuffix(tok, "/") && (strings.HasPrefix(file, tok) || inDir)) {
 			return true
 		}
 	}

@@ -82,12 +82,6 @@ type Agent struct {
 	// Heartbeat, when positive, is how often a running tool call is reported with a
 	// tool_progress event (--heartbeat), from one Heartbeat after it started until it ends.
 	Heartbeat time.Duration
-	// Prepare, when set, is told of a tool of the toolset as soon as the model's stream
-	// names a call of it, before the call has streamed whole, been saved or started: what
-	// the tool will need (the launcher process) can start meanwhile. It may be told more
-	// than once for one call, and of a call that never runs (a stream that breaks); it
-	// must return at once. Subagents share their parent's.
-	Prepare func(t tools.Tool)
 
 	history []model.Message
 	// child sums the work of subagents, added from tool goroutines.

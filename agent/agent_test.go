@@ -301,6 +301,7 @@ func TestBadToolCallsBecomeErrorResults(t *testing.T) {
 		),
 		scripted.Text("recovered"),
 	}, "Shell", "Boom")
+	h.srv.AllowUnknownTools()
 	h.tools["Boom"].run = func(context.Context, json.RawMessage) (tools.Result, error) { panic("kaboom") }
 	out, err := h.turn(t, "go")
 	if err != nil {

@@ -52,9 +52,6 @@ type Config struct {
 	Heartbeat time.Duration
 	// Inbox hands the main agent messages before each step (Agent.Inbox); nil: none.
 	Inbox func(ctx context.Context) []string
-	// Prepare is told of each tool as soon as the stream names a call of it
-	// (Agent.Prepare); nil: nothing is.
-	Prepare func(t tools.Tool)
 }
 
 // Delegates are the parts of an Agent that tools call back into.
@@ -83,7 +80,6 @@ func New(cfg Config) *Agent {
 		ToolCap:           NewToolCap(cfg.MaxToolCalls),
 		Heartbeat:         cfg.Heartbeat,
 		Inbox:             cfg.Inbox,
-		Prepare:           cfg.Prepare,
 	}
 	subs := &Subagents{Parent: a, SwitchModel: cfg.SubagentModel}
 	d := Delegates{Subagent: subs}

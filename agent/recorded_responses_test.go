@@ -9,6 +9,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/model"
+	respclient "github.com/kimi-run/kimi-run/model/responses"
 )
 
 // The OpenAI Responses API (provider type openai_responses) replayed from real recordings
@@ -20,11 +21,7 @@ func newResponsesHarness(t *testing.T, responses []scripted.Response, toolNames 
 	t.Helper()
 	h := newHarness(t, responses, toolNames...)
 	on := true
-	m, err := model.New(model.Config{Protocol: "openai_responses", BaseURL: h.srv.URL(), APIKey: "sk-test", Model: "gpt-5", Thinking: &on})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.agent.Model = m
+	h.agent.Model = respclient.New(model.Config{Protocol: "openai_responses", BaseURL: h.srv.URL(), APIKey: "sk-test", Model: "gpt-5", Thinking: &on})
 	return h
 }
 

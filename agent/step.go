@@ -40,13 +40,6 @@ func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepRes
 		Text:     func(d string) { a.emit(event.Text{Step: step, Delta: d}) },
 		Thinking: func(d string) { a.emit(event.Thinking{Step: step, Delta: d}) },
 	}
-	if a.Prepare != nil {
-		handler.ToolNamed = func(name string) {
-			if t := a.tool(name); t != nil {
-				a.Prepare(t)
-			}
-		}
-	}
 	reply, err := a.callFallingBack(ctx, step, req, handler)
 	if err != nil {
 		if cerr := context.Cause(parent); cerr != nil {

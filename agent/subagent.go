@@ -91,7 +91,6 @@ func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (t
 		Fallback:     p.Fallback,
 		ToolCap:      p.ToolCap,
 		Heartbeat:    p.Heartbeat,
-		Prepare:      p.Prepare,
 	}
 	id := tools.CallID(ctx)
 	if id == "" {

@@ -1,6 +1,9 @@
 package config
 
-import "github.com/kimi-run/kimi-run/model"
+import (
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/gemini"
+)
 
 // Google's provider types, as Kimi CLI's config.toml names them: gemini (google_genai is
 // its older name) for the Gemini API, vertexai for Vertex AI.
@@ -31,7 +34,7 @@ func (s *Settings) fromGoogle(prov providerConfig, name, provName, baseURL strin
 				provName, name)
 		}
 	}
-	e.BaseURL = firstSet(baseURL, prov.BaseURL, model.GeminiDefaultBaseURL(cfg))
+	e.BaseURL = firstSet(baseURL, prov.BaseURL, gemini.DefaultBaseURL(cfg))
 	return nil
 }
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/hooks"
-	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/protocols"
 )
 
 // Resolve reads the flags, the environment and the files into the run's Settings. It
@@ -222,12 +222,12 @@ func (s *Settings) fromEntry(fc *fileConfig, name string, entry *modelConfig, pr
 			e.Thinking = googleThinking(fc, e.Model, entry.Capabilities)
 		}
 	default:
-		// Any other protocol the model package speaks takes the provider's own key and
+		// Any other protocol kimi-run speaks (model/protocols) takes the provider's own key and
 		// endpoint: Kimi CLI overrides them from the environment for the two families above
 		// only. A new protocol thus needs no change here.
-		if !model.Speaks(prov.Type) {
+		if _, ok := protocols.Lookup(prov.Type); !ok {
 			return false, Usagef("config: provider %q of model %q has type %q, which kimi-run does not speak (it speaks %s)",
-				entry.Provider, name, prov.Type, strings.Join(model.Protocols(), ", "))
+				entry.Provider, name, prov.Type, strings.Join(protocols.Types(), ", "))
 		}
 		if modelFlag == "" {
 			e.Model = entry.Model

@@ -14,6 +14,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/protocols"
 )
 
 // parse reads args as kimi-run's command line does in env (run.Main builds the same
@@ -309,14 +310,14 @@ func TestMCPAndReplaySources(t *testing.T) {
 // an endpoint that names it, with the provider's own key and base URL (a new protocol needs
 // no change in config), and a type it does not speak is a usage error that lists them.
 func TestEveryProtocolResolves(t *testing.T) {
-	for _, typ := range append(model.Protocols(), "carrier_pigeon") {
+	for _, typ := range append(protocols.Types(), "carrier_pigeon") {
 		t.Run(typ, func(t *testing.T) {
 			text := fmt.Sprintf("default_model = \"m\"\n[models.m]\nprovider = \"p\"\nmodel = \"the-model\"\n[providers.p]\ntype = %q\nbase_url = \"https://p.example/v1\"\napi_key = \"sk-p\"\n", typ)
 			env := MapEnv{"KIMI_SHARE_DIR": shareDir(t, text)}
 			s, err := Resolve(context.Background(), parse(t, env, "-p", "x"), env)
 			if typ == "carrier_pigeon" {
 				var ue *UsageError
-				if !errors.As(err, &ue) || !strings.Contains(err.Error(), strings.Join(model.Protocols(), ", ")) {
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), strings.Join(protocols.Types(), ", ")) {
 					t.Fatalf("err = %v, want a usage error listing the protocols", err)
 				}
 				return

@@ -123,7 +123,7 @@ type Endpoint struct {
 	BaseURL string
 	Model   string
 	// Protocol is the provider's type ("kimi", "openai_legacy", ...; "" for an endpoint from
-	// the environment): model.New picks the client by it.
+	// the environment): model/protocols picks the client by it.
 	Protocol string
 	// Capabilities are the model's (config entry, or KIMI_MODEL_CAPABILITIES): image_in
 	// lets --image attach pictures.

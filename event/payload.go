@@ -82,7 +82,7 @@ type Init struct {
 	// Always 1 in this version of the schema.
 	SchemaVersion int `json:"schema_version" enum:"1"`
 	// The run's session id; empty with --no-session.
-	SessionID string `json:"session_id"`
+	SessionID string `json:"session_id" volatile:"true"`
 	// The model's name as sent to the provider.
 	Model string `json:"model"`
 	// The provider's type, as Kimi CLI's config.toml names it, which says the wire protocol
@@ -261,7 +261,7 @@ type Hook struct {
 	// The command's exit status; -1 when it was killed or did not start.
 	ExitCode int `json:"exit_code" minimum:"-1"`
 	// How long the command ran, in milliseconds.
-	DurationMS int64 `json:"duration_ms" minimum:"0"`
+	DurationMS int64 `json:"duration_ms" minimum:"0" volatile:"true"`
 	// Whether the hook blocked the action (exit 2, or permissionDecision deny).
 	Blocked bool `json:"blocked"`
 	// What a blocking hook said (it goes back to the model), at most 500 bytes.

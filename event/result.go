@@ -68,9 +68,9 @@ type Result struct {
 	// The token usage summed over the run.
 	Usage UsageTotals `json:"usage"`
 	// The run's wall-clock duration, in milliseconds.
-	DurationMS int64 `json:"duration_ms" minimum:"0"`
+	DurationMS int64 `json:"duration_ms" minimum:"0" volatile:"true"`
 	// The run's session id, as in `init`.
-	SessionID string `json:"session_id"`
+	SessionID string `json:"session_id" volatile:"true"`
 	// Present when the session could not be saved whole (a full disk, a failed sync): it ends
 	// at the last record written, and resuming it continues from there; or `last-session`
 	// could not be updated, so `--continue` will not pick this run. The exit code is what the

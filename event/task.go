@@ -79,7 +79,7 @@ type TaskEnded struct {
 	// Why it failed or was stopped, in a few words.
 	Reason string `json:"reason,omitempty"`
 	// How long it ran, in milliseconds.
-	DurationMS int64 `json:"duration_ms" minimum:"0"`
+	DurationMS int64 `json:"duration_ms" minimum:"0" volatile:"true"`
 	// The bytes of output kept in its output file.
 	OutputBytes int64 `json:"output_bytes" minimum:"0"`
 	// The bytes of output past the file's limit (64 MiB), counted and not kept; absent

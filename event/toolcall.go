@@ -37,7 +37,7 @@ type ToolResult struct {
 	// unchanged.
 	Output string `json:"output"`
 	// How long the call ran, in milliseconds.
-	DurationMS int64 `json:"duration_ms" minimum:"0"`
+	DurationMS int64 `json:"duration_ms" minimum:"0" volatile:"true"`
 	// Kimi is the result in Kimi CLI's wording, for Kimi's message lines only; it is not
 	// part of kimi-run's events.
 	Kimi *KimiToolText `json:"-"`

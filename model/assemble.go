@@ -17,8 +17,6 @@ type assembler struct {
 	newID func() string
 	// done is called once per call when it is complete.
 	done func(CallSpec)
-	// named, when set, is told a call's name whenever more of it has come.
-	named func(name string)
 }
 
 type pending struct {
@@ -40,14 +38,7 @@ func (a *assembler) add(deltas []openai.ToolCall) {
 			slot.id = d.ID
 		}
 		if n := d.Function.Name; n != "" && n != slot.name {
-			if slot.name == "" {
-				slot.name = n
-			} else {
-				slot.name += n
-			}
-			if a.named != nil {
-				a.named(slot.name)
-			}
+			slot.name += n
 		}
 		slot.args.WriteString(d.Function.Arguments)
 	}

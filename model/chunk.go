@@ -46,14 +46,14 @@ type rawDelta struct {
 // (Moonshot) or in prompt_tokens_details (OpenAI), reasoning tokens in
 // completion_tokens_details. Counts are read leniently (a float or a string still counts).
 type rawUsage struct {
-	PromptTokens     lenientInt `json:"prompt_tokens"`
-	CompletionTokens lenientInt `json:"completion_tokens"`
-	CachedTokens     lenientInt `json:"cached_tokens"`
+	PromptTokens     LenientInt `json:"prompt_tokens"`
+	CompletionTokens LenientInt `json:"completion_tokens"`
+	CachedTokens     LenientInt `json:"cached_tokens"`
 	PromptDetails    *struct {
-		CachedTokens lenientInt `json:"cached_tokens"`
+		CachedTokens LenientInt `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
 	CompletionDetails *struct {
-		ReasoningTokens lenientInt `json:"reasoning_tokens"`
+		ReasoningTokens LenientInt `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
 }
 
@@ -68,14 +68,14 @@ func (u *rawUsage) tokens() TokenUsage {
 	return t
 }
 
-// lenientInt is a token count sent as a number, a float or a numeric string; anything
+// LenientInt is a token count sent as a number, a float or a numeric string; anything
 // else counts as 0 rather than failing the whole chunk.
-type lenientInt int
+type LenientInt int
 
-func (n *lenientInt) UnmarshalJSON(b []byte) error {
+func (n *LenientInt) UnmarshalJSON(b []byte) error {
 	s := strings.Trim(string(b), `"`)
 	if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 0 {
-		*n = lenientInt(f)
+		*n = LenientInt(f)
 	}
 	return nil
 }
@@ -94,7 +94,7 @@ const (
 type replyReader struct {
 	h        Handler
 	key      *string // the provider's reasoning_key (reasoningkey.go); nil reads every field
-	size     *replyMeter
+	size     *ReplyMeter
 	asm      *assembler
 	text     strings.Builder
 	thinking strings.Builder
@@ -205,7 +205,7 @@ func (r *replyReader) takeUsage(u *rawUsage, primary bool) {
 }
 
 func (r *replyReader) delta(d rawDelta) error {
-	if err := r.size.add(d.size()); err != nil {
+	if err := r.size.Add(d.size()); err != nil {
 		return err
 	}
 	// One chunk may carry the same thought in several fields (OpenRouter sends reasoning
@@ -312,7 +312,7 @@ func (m *detailMerger) add(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &frag) != nil || frag == nil {
 		return ""
 	}
-	key := jsonText(frag["type"]) + "\x00" + jsonText(frag["index"])
+	key := JSONText(frag["type"]) + "\x00" + JSONText(frag["index"])
 	i := -1
 	for j, k := range m.keys {
 		if k == key {

@@ -42,19 +42,19 @@ func parseErrorBody(body []byte) errorBody {
 		switch {
 		case json.Unmarshal(raw, &errString) == nil:
 		case json.Unmarshal(raw, &inner) == nil:
-			b.Message = jsonText(inner["message"])
-			b.Code = jsonText(inner["code"])
-			b.Type = jsonText(inner["type"])
+			b.Message = JSONText(inner["message"])
+			b.Code = JSONText(inner["code"])
+			b.Type = JSONText(inner["type"])
 			if b.Type == "" {
-				b.Type = jsonText(inner["status"]) // Google's shape
+				b.Type = JSONText(inner["status"]) // Google's shape
 			}
 			b.Provider, b.Raw = gatewayDetail(inner["metadata"])
 			googleDetails(&b, inner["details"])
 		}
 	}
-	b.Message = firstSet(b.Message, jsonText(doc["message"]), jsonText(doc["detail"]), jsonText(doc["error_description"]))
-	b.Code = firstSet(b.Code, jsonText(doc["code"]))
-	b.Type = firstSet(b.Type, jsonText(doc["type"]))
+	b.Message = FirstSet(b.Message, JSONText(doc["message"]), JSONText(doc["detail"]), JSONText(doc["error_description"]))
+	b.Code = FirstSet(b.Code, JSONText(doc["code"]))
+	b.Type = FirstSet(b.Type, JSONText(doc["type"]))
 	switch {
 	case errString != "" && b.Message != "":
 		b.Message = errString + ": " + b.Message
@@ -62,7 +62,7 @@ func parseErrorBody(body []byte) errorBody {
 		b.Message = errString
 	}
 	if b.Message == "" {
-		b.Message = firstSet(b.Code, b.Type)
+		b.Message = FirstSet(b.Code, b.Type)
 	}
 	b.Message = oneLine(b.Message)
 	return b
@@ -75,8 +75,8 @@ func gatewayDetail(raw json.RawMessage) (provider, msg string) {
 	if len(raw) == 0 || json.Unmarshal(raw, &meta) != nil {
 		return "", ""
 	}
-	provider = jsonText(meta["provider_name"])
-	r := jsonText(meta["raw"])
+	provider = JSONText(meta["provider_name"])
+	r := JSONText(meta["raw"])
 	if r == "" && len(meta["raw"]) > 0 && string(meta["raw"]) != "null" {
 		r = string(meta["raw"])
 	}
@@ -89,8 +89,8 @@ func gatewayDetail(raw json.RawMessage) (provider, msg string) {
 	return oneLine(provider), oneLine(r)
 }
 
-// jsonText reads a JSON string, number or array of strings as text; anything else is "".
-func jsonText(raw json.RawMessage) string {
+// JSONText reads a JSON string, number or array of strings as text; anything else is "".
+func JSONText(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
@@ -109,7 +109,8 @@ func jsonText(raw json.RawMessage) string {
 	return ""
 }
 
-func firstSet(vals ...string) string {
+// FirstSet is the first of vals that is not blank.
+func FirstSet(vals ...string) string {
 	for _, v := range vals {
 		if strings.TrimSpace(v) != "" {
 			return v

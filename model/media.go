@@ -65,12 +65,12 @@ func mediaContent(text string, media []event.Image) json.RawMessage {
 // that takes media only from the user (see OpenAI.request).
 const toolMediaNote = "The media read by the tool calls above:"
 
-// toolMediaAsUser returns msgs with the media of tool results moved into a user message
+// ToolMediaAsUser returns msgs with the media of tool results moved into a user message
 // right after each run of tool messages, for a protocol whose tool results take no media
 // (the Responses API's function_call_output, Gemini's functionResponse): its user message
 // takes them. takes says which media types the protocol reads; the others are named in
 // the text instead. msgs itself is returned when no tool result has media.
-func toolMediaAsUser(msgs []Message, takes func(mime string) bool) []Message {
+func ToolMediaAsUser(msgs []Message, takes func(mime string) bool) []Message {
 	if !slices.ContainsFunc(msgs, func(m Message) bool { return m.Role == RoleTool && len(m.Images) > 0 }) {
 		return msgs
 	}
@@ -112,5 +112,5 @@ func toolMediaAsUser(msgs []Message, takes func(mime string) bool) []Message {
 	return out
 }
 
-// imagesOnly says a protocol reads images but no videos.
-func imagesOnly(mime string) bool { return strings.HasPrefix(mime, "image/") }
+// ImagesOnly says a protocol reads images but no videos.
+func ImagesOnly(mime string) bool { return strings.HasPrefix(mime, "image/") }

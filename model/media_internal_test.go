@@ -20,7 +20,7 @@ func TestToolMediaAsUser(t *testing.T) {
 		{Role: RoleTool, ToolCallID: "2", Content: "b", Images: []event.Image{vid}},
 		{Role: RoleAssistant, Content: "seen"},
 	}
-	got := toolMediaAsUser(msgs, imagesOnly)
+	got := ToolMediaAsUser(msgs, ImagesOnly)
 	if len(got) != 6 || got[4].Role != RoleUser || got[5].Content != "seen" || len(got[2].Images)+len(got[3].Images) != 0 {
 		t.Fatalf("messages %+v", got)
 	}
@@ -33,7 +33,7 @@ func TestToolMediaAsUser(t *testing.T) {
 		t.Error("the caller's messages were changed")
 	}
 	plain := msgs[:2]
-	if out := toolMediaAsUser(plain, nil); &out[0] != &plain[0] {
+	if out := ToolMediaAsUser(plain, nil); &out[0] != &plain[0] {
 		t.Error("a conversation without media was copied")
 	}
 }

@@ -1,8 +1,10 @@
-// Package model is the provider client: the Model interface a run talks to, the messages a
-// conversation is made of, the clients of each wire protocol (New picks one by the
-// provider's type: OpenAI-compatible chat completions, Gemini's generateContent, ...), the
-// error types every client maps its failures onto (which decide retries and exit codes),
-// and the token budget and prices around any Model. It knows nothing of turns, tools' execution or sessions.
+// Package model is the provider client's contract: the Model interface a run talks to, the
+// messages a conversation is made of, the error types every client maps its failures onto
+// (which decide retries and exit codes), the streaming kit the protocol clients share
+// (Streamer), the chat-completions client, and the token budget, prices and fallback chain
+// around any Model. The other wire protocols have a package each under model/, and
+// model/protocols picks one by the provider's type. It knows nothing of turns, tools'
+// execution or sessions.
 package model
 
 import (
@@ -35,11 +37,6 @@ type Handler struct {
 	Thinking func(delta string)
 	// ToolCall is called once per tool call, as soon as that call has fully streamed.
 	ToolCall func(call CallSpec)
-	// ToolNamed is called as soon as the stream names a tool call, before its arguments
-	// have come: what the tool needs can start meanwhile. It may be called with the name
-	// as far as it has streamed (again when more of it comes), and more than once for a
-	// call; a protocol that sends calls whole calls it just before ToolCall.
-	ToolNamed func(name string)
 }
 
 // Reply is a complete model answer.

@@ -77,7 +77,7 @@ func NewTransport(idle time.Duration) *http.Transport {
 // Stream implements Model.
 func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, error) {
 	ctx, x := withExchange(ctx)
-	x.size = newReplyMeter(o.cfg.MaxReplyBytes)
+	x.size = NewReplyMeter(o.cfg.MaxReplyBytes)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -94,7 +94,6 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 	defer stream.Close()
 
 	rr := &replyReader{h: h, key: o.cfg.ReasoningKey, asm: newAssembler(o.newID, h.ToolCall), size: x.size}
-	rr.asm.named = h.ToolNamed
 	for {
 		// The raw line, not go-openai's struct: see rawChunk for what the struct drops.
 		line, err := stream.RecvRaw()
@@ -111,7 +110,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 		if rr.errDoc != nil {
 			// An error object beside the choices (OpenRouter's mid-stream error) before
 			// the reply finished: the reply is cut, and the object says why.
-			return partial(rr.reply(), rr.asm), o.wrap(ctx, x, providerError(0, rr.errDoc, nil))
+			return partial(rr.reply(), rr.asm), o.wrap(ctx, x, ProviderErrorOf(0, rr.errDoc, nil))
 		}
 	}
 	if !rr.finished {
@@ -167,10 +166,10 @@ func (o *OpenAI) wrap(ctx context.Context, x *exchange, err error) error {
 	return classify(ctx, x, o.cfg.IdleTimeout, fromOpenAI(err))
 }
 
-// providerError builds the error for an answer with status (0: inside a stream) and body;
+// ProviderErrorOf builds the error for an answer with status (0: inside a stream) and body;
 // what go-openai made of it (read, nil for clients without go-openai) fills in what the
 // body lacks.
-func providerError(status int, body []byte, read error) *ProviderError {
+func ProviderErrorOf(status int, body []byte, read error) *ProviderError {
 	b := parseErrorBody(body)
 	pe := &ProviderError{StatusCode: status, Message: b.Message, Code: b.Code, Type: b.Type, Provider: b.Provider, Raw: b.Raw, RetryAfter: -1}
 	if b.RetryMS > 0 {
@@ -178,9 +177,9 @@ func providerError(status int, body []byte, read error) *ProviderError {
 	}
 	var prev *ProviderError
 	if errors.As(read, &prev) {
-		pe.Message = firstSet(pe.Message, prev.Message)
-		pe.Code = firstSet(pe.Code, prev.Code)
-		pe.Type = firstSet(pe.Type, prev.Type)
+		pe.Message = FirstSet(pe.Message, prev.Message)
+		pe.Code = FirstSet(pe.Code, prev.Code)
+		pe.Type = FirstSet(pe.Type, prev.Type)
 	}
 	return pe
 }

@@ -56,10 +56,7 @@ func (c *connCounter) counts() (opened, closed, reqs int) {
 // ask makes one model call through a client that takes p.
 func ask(t *testing.T, base string, p *model.Predial) (model.Reply, error) {
 	t.Helper()
-	m, err := model.New(model.Config{BaseURL: base + "/v1", APIKey: "k", Model: "m", IdleTimeout: time.Minute, Predial: p})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := model.NewOpenAI(model.Config{BaseURL: base + "/v1", APIKey: "k", Model: "m", IdleTimeout: time.Minute, Predial: p})
 	return m.Stream(t.Context(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}, model.Handler{})
 }
 

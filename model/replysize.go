@@ -24,20 +24,21 @@ func (e *ReplyTooLargeError) Error() string {
 // Unwrap makes the error an incomplete stream.
 func (e *ReplyTooLargeError) Unwrap() error { return ErrIncompleteStream }
 
-// replyMeter counts what a reply has brought so far: every decoder (whatever its wire
+// ReplyMeter counts what a reply has brought so far: every decoder (whatever its wire
 // protocol) adds each piece of content, reasoning and tool arguments it keeps, and stops
-// reading when add fails.
-type replyMeter struct{ max, n int64 }
+// reading when Add fails.
+type ReplyMeter struct{ max, n int64 }
 
-func newReplyMeter(max int64) *replyMeter {
+// NewReplyMeter bounds a reply at max bytes (DefaultMaxReplyBytes when 0).
+func NewReplyMeter(max int64) *ReplyMeter {
 	if max <= 0 {
 		max = DefaultMaxReplyBytes
 	}
-	return &replyMeter{max: max}
+	return &ReplyMeter{max: max}
 }
 
-// add counts n more bytes of the reply.
-func (m *replyMeter) add(n int) error {
+// Add counts n more bytes of the reply.
+func (m *ReplyMeter) Add(n int) error {
 	m.n += int64(n)
 	if m.n > m.max {
 		return &ReplyTooLargeError{Max: m.max}
@@ -48,4 +49,4 @@ func (m *replyMeter) add(n int) error {
 // lineMax is the longest one line of the stream may be before the reply counts as too
 // large: a line carrying a whole reply within the cap, JSON-escaped, fits. The stream
 // reader holds a line whole, so this bounds its memory before any decoder sees the line.
-func (m *replyMeter) lineMax() int64 { return 2*m.max + 1<<20 }
+func (m *ReplyMeter) lineMax() int64 { return 2*m.max + 1<<20 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/protocols"
 )
 
 // A reply that never ends, or one too large however it comes (many chunks, one huge
@@ -31,14 +32,11 @@ func TestReplySizeIsCapped(t *testing.T) {
 		{name: "within the cap", reply: scripted.Reply(scripted.SayBytes(max-4096, 4096))},
 		{name: "within the cap, one line", reply: scripted.Reply(scripted.SayBytes(max-4096, max-4096))},
 	} {
-		for _, protocol := range []string{"kimi", "openai_responses"} {
-			t.Run(protocol+"/"+tt.name, func(t *testing.T) {
+		for _, p := range protocols.All {
+			t.Run(p.Name+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
 				srv := scripted.New(t, tt.reply)
-				m, err := model.New(model.Config{Protocol: protocol, BaseURL: srv.URL(), APIKey: "k", Model: "m", IdleTimeout: time.Minute, MaxReplyBytes: max})
-				if err != nil {
-					t.Fatal(err)
-				}
+				m := p.New(model.Config{Protocol: p.Name, BaseURL: srv.URL(), APIKey: "k", Model: "m", IdleTimeout: time.Minute, MaxReplyBytes: max})
 				reply, err := m.Stream(t.Context(), model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}, model.Handler{})
 				var tl *model.ReplyTooLargeError
 				switch {

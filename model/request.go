@@ -115,7 +115,7 @@ func (o *OpenAI) message(m Message) (openai.ChatCompletionMessage, map[string]js
 			extra = map[string]json.RawMessage{ReasoningText: text}
 		case len(m.ToolCalls) > 0:
 			out.ReasoningContent = m.Reasoning
-			if out.ReasoningContent == "" && thinkingOn(o.cfg.Thinking) {
+			if out.ReasoningContent == "" && ThinkingOn(o.cfg.Thinking) {
 				// omitempty would drop "", and thinking models insist on the field.
 				out.ReasoningContent = " "
 			}
@@ -124,8 +124,8 @@ func (o *OpenAI) message(m Message) (openai.ChatCompletionMessage, map[string]js
 	return out, extra
 }
 
-// thinkingOn reports whether the thinking switch is set and on.
-func thinkingOn(t *bool) bool { return t != nil && *t }
+// ThinkingOn reports whether the thinking switch is set and on.
+func ThinkingOn(t *bool) bool { return t != nil && *t }
 
 // thinkingField is Kimi's switch as chat completions carry it: {"type":"enabled"} or
 // {"type":"disabled"}; nil when the switch is unset.

@@ -102,7 +102,7 @@ func TestSSEFilterMultiLineError(t *testing.T) {
 // One data line longer than the reply's line cap is cut in the filter, before go-openai
 // (which holds a line whole) can buffer it: one 50 MB chunk cost 500 MB (issue 25 #3).
 func TestSSEFilterCutsALineTooLong(t *testing.T) {
-	size := newReplyMeter(1 << 20)
+	size := NewReplyMeter(1 << 20)
 	line := io.MultiReader(strings.NewReader(`data: {"choices":[{"delta":{"content":"`), &repeatReader{b: []byte("x"), n: 64 << 20})
 	f := &sseFilter{body: io.NopCloser(line), x: &exchange{size: size}}
 	var read int64
@@ -144,7 +144,7 @@ func TestSSEFilterWholeDocument(t *testing.T) {
 		{name: "document too large", body: `{"choices":[{"message":{"content":"` + strings.Repeat("x", 3<<20) + `"}}]}`, tooLargeWith: 1 << 20},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			x := &exchange{size: newReplyMeter(tt.tooLargeWith)}
+			x := &exchange{size: NewReplyMeter(tt.tooLargeWith)}
 			f := &sseFilter{body: io.NopCloser(iotest.HalfReader(strings.NewReader(tt.body))), x: x}
 			got, err := io.ReadAll(f)
 			var tl *ReplyTooLargeError

@@ -12,26 +12,27 @@ import (
 	"time"
 )
 
-// streamer is what a hand-written protocol client (one not built on go-openai: the
-// Responses API, Anthropic's Messages, Gemini) shares with chat completions: the transport
+// Streamer is what a hand-written protocol client (one not built on go-openai: the
+// protocol packages under model/) shares with chat completions: the transport
 // (extra body fields, headers, error answers kept, the SSE filter, the reply cap's line
 // bound), the idle watch, and the classification of failures into this package's error
 // types. A client builds its request body, opens a stream, reads data payloads and folds
 // them into a Reply.
-type streamer struct {
+type Streamer struct {
 	t    *transport
 	idle time.Duration
 	max  int64 // MaxReplyBytes
 }
 
-func newStreamer(cfg Config) *streamer {
+// NewStreamer builds the Streamer of cfg's endpoint.
+func NewStreamer(cfg Config) *Streamer {
 	idle, hc := cfg.network()
-	return &streamer{t: &transport{next: hc, extra: cfg.ExtraBody, headers: cfg.Headers}, idle: idle, max: cfg.MaxReplyBytes}
+	return &Streamer{t: &transport{next: hc, extra: cfg.ExtraBody, headers: cfg.Headers}, idle: idle, max: cfg.MaxReplyBytes}
 }
 
-// stream is one streamed model call.
-type stream struct {
-	s      *streamer
+// Stream is one streamed model call.
+type Stream struct {
+	s      *Streamer
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	x      *exchange
@@ -41,24 +42,24 @@ type stream struct {
 	// done: the stream sent `data: [DONE]` (the Responses API and Anthropic send no such
 	// mark; a compatible server may).
 	done bool
-	// noProgress, when set, says which payloads are no sign of progress (Anthropic's
+	// NoProgress, when set, says which payloads are no sign of progress (Anthropic's
 	// ping): they do not reset the idle timer, as comments do not.
-	noProgress func(payload []byte) bool
+	NoProgress func(payload []byte) bool
 }
 
-// open posts body to url and returns the stream of its answer. header adds the protocol's
+// Open posts body to url and returns the stream of its answer. header adds the protocol's
 // own headers (its key, its version); the transport adds the configured ones. An error is
-// already classified (see fail).
-func (s *streamer) open(ctx context.Context, url string, header http.Header, body []byte) (*stream, error) {
+// already classified (see Fail).
+func (s *Streamer) Open(ctx context.Context, url string, header http.Header, body []byte) (*Stream, error) {
 	ctx, x := withExchange(ctx)
-	x.size = newReplyMeter(s.max)
+	x.size = NewReplyMeter(s.max)
 	ctx, cancel := context.WithCancelCause(ctx)
-	st := &stream{s: s, ctx: ctx, cancel: cancel, x: x}
+	st := &Stream{s: s, ctx: ctx, cancel: cancel, x: x}
 	// The idle timer cancels the call when the server goes silent; every payload resets it.
 	st.timer = time.AfterFunc(s.idle, func() { cancel(ErrStreamIdle) })
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		st.close()
+		st.Close()
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -68,30 +69,30 @@ func (s *streamer) open(ctx context.Context, url string, header http.Header, bod
 	}
 	resp, err := s.t.Do(req)
 	if err != nil {
-		err = st.fail(err)
-		st.close()
+		err = st.Fail(err)
+		st.Close()
 		return nil, err
 	}
 	st.body = resp.Body
 	if resp.StatusCode >= 400 {
 		// The transport kept the status and the body; fail reads them.
-		err := st.fail(&ProviderError{StatusCode: resp.StatusCode, RetryAfter: -1})
-		st.close()
+		err := st.Fail(&ProviderError{StatusCode: resp.StatusCode, RetryAfter: -1})
+		st.Close()
 		return nil, err
 	}
 	st.lines = bufio.NewReaderSize(resp.Body, 32<<10)
 	return st, nil
 }
 
-// size is the reply's meter: a decoder adds every piece of content, reasoning and tool
+// Size is the reply's meter: a decoder adds every piece of content, reasoning and tool
 // arguments it keeps.
-func (st *stream) size() *replyMeter { return st.x.size }
+func (st *Stream) Size() *ReplyMeter { return st.x.size }
 
-// next returns the next data payload, without its `data:` prefix; io.EOF at the end of
-// the body or at `data: [DONE]`. Each payload resets the idle timer (but those noProgress
+// Next returns the next data payload, without its `data:` prefix; io.EOF at the end of
+// the body or at `data: [DONE]`. Each payload resets the idle timer (but those NoProgress
 // names). Errors are raw: pass
-// them to fail.
-func (st *stream) next() ([]byte, error) {
+// them to Fail.
+func (st *Stream) Next() ([]byte, error) {
 	for {
 		line, err := st.lines.ReadBytes('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -105,7 +106,7 @@ func (st *stream) next() ([]byte, error) {
 				st.done = true
 				return nil, io.EOF
 			default:
-				if st.noProgress == nil || !st.noProgress(payload) {
+				if st.NoProgress == nil || !st.NoProgress(payload) {
 					st.timer.Reset(st.s.idle)
 				}
 				return payload, nil
@@ -128,12 +129,12 @@ func dataPayload(line []byte) ([]byte, bool) {
 	return rest, len(bytes.TrimSpace(rest)) > 0
 }
 
-// plain returns the answer when it came as one JSON document instead of a stream (a
+// Plain returns the answer when it came as one JSON document instead of a stream (a
 // server that ignored stream:true), or nil.
-func (st *stream) plain() []byte { return st.x.plainReply() }
+func (st *Stream) Plain() []byte { return st.x.plainReply() }
 
-// close ends the call: the body is closed and the idle timer stopped.
-func (st *stream) close() {
+// Close ends the call: the body is closed and the idle timer stopped.
+func (st *Stream) Close() {
 	st.timer.Stop()
 	if st.body != nil {
 		st.body.Close()
@@ -141,16 +142,27 @@ func (st *stream) close() {
 	st.cancel(nil)
 }
 
-// fail classifies an error of the call, as the chat-completions client does: a silent
+// Fail classifies an error of the call, as the chat-completions client does: a silent
 // stream is ErrStreamIdle; a cancelled run stays cancelled; an error answer or an error
 // document found in the stream becomes a ProviderError, with the wait the provider asked
 // for; any other failure after the stream began is a cut reply (ErrIncompleteStream).
-func (st *stream) fail(err error) error {
+func (st *Stream) Fail(err error) error {
 	if st.body != nil {
 		err = midStream(err)
 	}
-	return classify(st.ctx, st.x, st.s.idle, err)
+	return st.Classify(err)
 }
+
+// Classify classifies an error found after the stream ended (an error document a decoder
+// read): a ProviderError gets the wait the provider asked for.
+func (st *Stream) Classify(err error) error { return classify(st.ctx, st.x, st.s.idle, err) }
+
+// StreamError is the error document the transport found in the body outside the data
+// lines (a bare JSON object), or nil.
+func (st *Stream) StreamError() []byte { return st.x.streamError() }
+
+// SetMeter has the call count against m (a reply that spans calls, one cap for the whole).
+func (st *Stream) SetMeter(m *ReplyMeter) { st.x.size = m }
 
 // classify is what every client does with a failed call (see stream.fail).
 func classify(ctx context.Context, x *exchange, idle time.Duration, err error) error {
@@ -161,9 +173,9 @@ func classify(ctx context.Context, x *exchange, idle time.Duration, err error) e
 		return err
 	}
 	if status, body := x.errorAnswer(); status != 0 {
-		err = providerError(status, body, err)
+		err = ProviderErrorOf(status, body, err)
 	} else if doc := x.streamError(); doc != nil {
-		err = providerError(0, doc, err)
+		err = ProviderErrorOf(0, doc, err)
 	}
 	var pe *ProviderError
 	if errors.As(err, &pe) {
@@ -174,8 +186,8 @@ func classify(ctx context.Context, x *exchange, idle time.Duration, err error) e
 	return err
 }
 
-// endpoint joins a base URL and a path ("/responses") the way OpenAI's clients do: the
+// Endpoint joins a base URL and a path ("/responses") the way OpenAI's clients do: the
 // base URL usually ends in /v1.
-func endpoint(base, path string) string {
+func Endpoint(base, path string) string {
 	return strings.TrimRight(base, "/") + path
 }

@@ -52,7 +52,7 @@ type exchange struct {
 	// done: the stream sent its end mark, `data: [DONE]`.
 	done bool
 	// size counts the reply; the stream filter bounds one line by it.
-	size *replyMeter
+	size *ReplyMeter
 	// msgExtra are fields to add to messages of the request body, by index (see
 	// OpenAI.request); set before the request is sent.
 	msgExtra map[int]map[string]json.RawMessage

@@ -18,9 +18,9 @@ func TestOutputLastMessage(t *testing.T) {
 		code   int
 		want   string // the file's content; "-" for a file left as it was
 	}{
-		{name: "answer", script: []scripted.Response{scripted.ToolCalls(scripted.Call("Think", `{"thought":"easy"}`)), scripted.Text("All done.\n\n")},
+		{name: "answer", script: []scripted.Response{scripted.ToolCalls(scripted.Call("SetTodoList", `{}`)), scripted.Text("All done.\n\n")},
 			code: 0, want: "All done.\n"},
-		{name: "step limit keeps the last text", script: []scripted.Response{scripted.Reply(scripted.Say("Still working."), scripted.Call("Think", `{"thought":"more"}`)).Forever()},
+		{name: "step limit keeps the last text", script: []scripted.Response{scripted.Reply(scripted.Say("Still working."), scripted.Call("SetTodoList", `{}`)).Forever()},
 			args: []string{"--max-steps", "2"}, code: 3, want: "Still working.\n"},
 		{name: "refused before any text", script: scripted.Scenario(t, "unauthorized"), code: 5, want: ""},
 		// issue 21 #2: a run that fails before answering leaves no stale answer behind.

@@ -161,7 +161,7 @@ func TestAnthropicKeyFromEnvironment(t *testing.T) {
 // usage totals from the API's counts, and the signed thinking block sent back as received.
 func TestReplayAnthropicThinkingTool(t *testing.T) {
 	t.Parallel()
-	srv := scripted.New(t, recording(t, "anthropic-thinking-tool")...)
+	srv := scriptedFrom(t, "anthropic-thinking-tool")
 	r, evs := runAnthropic(t, srv, "", "--thinking", "-p", "What's the weather in Florence, Italy?")
 	if r.code != 0 {
 		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
@@ -203,7 +203,7 @@ func TestReplayAnthropicThinkingTool(t *testing.T) {
 // event mid-stream retried, then the recorded answer; and a refusal is exit 8.
 func TestReplayAnthropicErrors(t *testing.T) {
 	t.Parallel()
-	srv := scripted.New(t, recording(t, "anthropic-errors")...)
+	srv := scriptedFrom(t, "anthropic-errors")
 	r, evs := runAnthropic(t, srv, "", "--max-retries", "3", "-p", "say hi in Portuguese")
 	if r.code != 0 {
 		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
@@ -230,7 +230,7 @@ func TestReplayAnthropicErrors(t *testing.T) {
 		t.Errorf("final text = %v", lastResult(t, r)["final_text"])
 	}
 
-	srv = scripted.New(t, recording(t, "anthropic-refusal")...)
+	srv = scriptedFrom(t, "anthropic-refusal")
 	r, _ = runAnthropic(t, srv, "", "-p", "do something bad")
 	if res := lastResult(t, r); r.code != 8 || res["terminal_reason"] != "filtered" || !strings.Contains(r.stderr, "refusal") {
 		t.Errorf("refusal: exit %d, result %v\n%s", r.code, res, r.stderr)
@@ -244,12 +244,12 @@ func TestReplayAnthropicErrors(t *testing.T) {
 // the cache read counted and priced.
 func TestReplayAnthropicRedactedAndCached(t *testing.T) {
 	t.Parallel()
-	srv := scripted.New(t, recording(t, "anthropic-redacted-thinking")...)
+	srv := scriptedFrom(t, "anthropic-redacted-thinking")
 	r, evs := runAnthropic(t, srv, "", "-p", "x")
 	if r.code != 0 || len(testkit.OfType(evs, "thinking")) != 0 || !strings.HasPrefix(lastResult(t, r)["final_text"].(string), "I notice") {
 		t.Errorf("redacted: exit %d, result %v", r.code, lastResult(t, r))
 	}
-	srv = scripted.New(t, recording(t, "anthropic-cache-compaction")...)
+	srv = scriptedFrom(t, "anthropic-cache-compaction")
 	r, _ = runAnthropic(t, srv, "", "--price-input", "3", "--price-cached-input", "0.3", "--price-output", "15", "-p", "Now say hello.")
 	if r.code != 0 {
 		t.Fatalf("exit = %d\n%s", r.code, r.stderr)
@@ -304,13 +304,13 @@ func TestAnthropicThinkingSurvivesResume(t *testing.T) {
 }
 
 // A fallback to an anthropic model takes over a chat-completions conversation whose tool
-// call ids the Messages API would refuse (Moonshot's "functions.Think:0"): the ids go as
+// call ids the Messages API would refuse (Moonshot's "functions.SetTodoList:0"): the ids go as
 // safe ones, alike in the call and its result, and the run ends on the fallback's answer.
 func TestAnthropicFallbackTakesOverChatIDs(t *testing.T) {
 	t.Parallel()
 	main := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
 		if len(req.MessagesOf("tool")) == 0 {
-			return scripted.ToolCalls(scripted.CallID("functions.Think:0", "Think", `{"thought":"x-marks-the-spot"}`))
+			return scripted.ToolCalls(scripted.CallID("functions.SetTodoList:0", "SetTodoList", `{"todos":[{"title":"x-marks-the-spot","status":"pending"}]}`))
 		}
 		return overloaded
 	})
@@ -336,7 +336,7 @@ api_key = "sk-ant-fallback-key-12345678"
 	}
 	calls := reqs[0].MessagesOf("assistant")[0]["tool_calls"].([]any)
 	id := calls[0].(map[string]any)["id"]
-	if id != "functions_Think_0" {
+	if id != "functions_SetTodoList_0" {
 		t.Errorf("call id sent = %v", id)
 	}
 	if tools := reqs[0].MessagesOf("tool"); len(tools) != 1 || tools[0]["tool_call_id"] != id {

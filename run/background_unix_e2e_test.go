@@ -32,7 +32,7 @@ func TestBackgroundProcessesEndWithTheRun(t *testing.T) {
 	}{
 		{name: "success", last: scripted.Text("Started it."), code: 0},
 		{name: "failure", last: scripted.Status(400, scripted.ErrorBody("invalid_request_error", "no")), code: 1},
-		{name: "step limit", last: scripted.ToolCalls(scripted.Call("Think", `{"thought":"hm"}`)), args: []string{"--max-steps", "2"}, code: 3},
+		{name: "step limit", last: scripted.ToolCalls(scripted.Call("SetTodoList", `{}`)), args: []string{"--max-steps", "2"}, code: 3},
 		{name: "kept", last: scripted.Text("Started it."), args: []string{"--keep-background"}, code: 0, keep: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

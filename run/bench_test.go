@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kimi-run/kimi-run/agentspec"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/run"
 	"github.com/kimi-run/kimi-run/sandbox"
@@ -21,6 +24,9 @@ import (
 // flag parsing, the system prompt, the HTTP client, streaming, tools, the NDJSON sink and,
 // in the session variants, the session file. Process start-up and exit are measured end to
 // end by scripts/bench.sh. The figures and how to read them are in docs/performance.md.
+//
+// Every run uses the agent file scripts/bench-agent.yaml (benchAgent): the default agent
+// with Think, whose steps are the cheap successful tool steps measured below.
 //
 // The server shares the process, so its CPU time and allocations (it decodes every request
 // body into a map) are counted in ns/op and allocs/op too; the figures are an upper bound
@@ -127,7 +133,7 @@ func BenchmarkOneAnswer(b *testing.B) {
 			name = "session"
 		}
 		b.Run(name, func(b *testing.B) {
-			benchTurns(b, benchScript("Think", 0), 0, benchSessionArgs(b, session)...)
+			benchTurns(b, benchScript("Think", 0), 0, append(benchSessionArgs(b, session), benchAgent...)...)
 		})
 	}
 }
@@ -165,7 +171,8 @@ func BenchmarkToolSteps(b *testing.B) {
 		var base time.Duration // time per run of steps=0 in this group, once it has run
 		for _, n := range c.steps {
 			b.Run(fmt.Sprintf("%s/steps=%d", name, n), func(b *testing.B) {
-				perRun := benchTurns(b, benchScript(c.tool, n), n, append(benchSessionArgs(b, c.session), c.extra...)...)
+				args := append(append(benchSessionArgs(b, c.session), benchAgent...), c.extra...)
+				perRun := benchTurns(b, benchScript(c.tool, n), n, args...)
 				if n == 0 {
 					base = perRun
 				} else if base > 0 {
@@ -191,6 +198,22 @@ func BenchmarkShellTrue(b *testing.B) {
 		if err := cmd.Run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// benchAgent gives a run the benchmarks' agent: the default one with Think, which the
+// default agent does not offer.
+var benchAgent = []string{"--agent-file", filepath.Join("..", "scripts", "bench-agent.yaml")}
+
+// TestBenchAgentIsTheDefaultWithThink: the benchmarks' agent offers what the default agent
+// offers, and Think; a run that offered other tools would measure other requests.
+func TestBenchAgentIsTheDefaultWithThink(t *testing.T) {
+	spec, err := agentspec.Load(benchAgent[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := spec.ToolNames(), append(slices.Clone(defaultTools), "Think"); !slices.Equal(got, want) {
+		t.Errorf("%s names %v\nwant %v", benchAgent[1], got, want)
 	}
 }
 

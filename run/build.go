@@ -14,6 +14,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/protocols"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/plugin"
 )
@@ -61,8 +62,8 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	ts := &agentTools{r: r, env: r.toolEnv(in), ws: in.ws, servers: servers, hooks: eng}
 	e, l := s.Endpoint, s.Loop
 	a := agent.New(agent.Config{
-		Model:    withBudget(model, s.Budget, model.prices),
-		Fallback: model.switchOver,
+		Model:    withBudget(model, s.Budget, model.Prices),
+		Fallback: switchOver(model),
 		Sink:     r.sink,
 		MaxSteps: l.MaxSteps,
 		Compaction: agent.Compaction{MaxContext: e.MaxContext,
@@ -86,7 +87,6 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		MaxToolCalls: s.Flags.MaxToolCalls,
 		Heartbeat:    s.Flags.Heartbeat,
 		Inbox:        taskInbox(r.tasks, eng, r.secrets.String),
-		Prepare:      r.prepare(eng, ts.env.Ripgrep != ""),
 	})
 	if ts.err != nil {
 		return nil, ts.err
@@ -216,7 +216,7 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 // model is the model client: the endpoint, through the tape and the login, with the
 // fallback chain behind it. A fallback of the run's own provider shares its key and login;
 // one of another provider has its own key, and never sees the login's token.
-func (r *runState) model() (*fallbackModel, error) {
+func (r *runState) model() (*model.Chain, error) {
 	s := r.s
 	tapeClient, err := r.tape.client(s, append(r.secrets.List(), r.cred.apiKey), r.version)
 	if err != nil {
@@ -246,30 +246,46 @@ func (r *runState) model() (*fallbackModel, error) {
 	e := s.Endpoint
 	ownCfg := clientOf(e, r.cred.apiKey, loginClient)
 	ownCfg.Predial = r.ahead
-	own, err := model.New(ownCfg)
+	own, err := protocols.New(ownCfg)
 	if err != nil {
 		return nil, err
 	}
-	chain := &fallbackModel{links: []*link{{m: own, name: e.Model, id: e.Model, provider: e.Protocol,
-		prices: s.Budget.Prices, window: e.MaxContext, capCompl: capsCompletion(e)}}}
-	chain.other = func(id string) (model.Model, error) {
-		cfg := ownCfg
-		cfg.Model, cfg.Predial = id, nil
-		return model.New(cfg)
-	}
+	links := []model.Link{{Model: own, Name: e.Model, ID: e.Model, Provider: e.Protocol,
+		Prices: s.Budget.Prices, Window: e.MaxContext, CapCompletion: capsCompletion(e)}}
 	for _, fb := range s.Fallbacks {
 		key, client := fb.Endpoint.APIKey, tapeClient
 		if fb.SameProvider {
 			key, client = r.cred.apiKey, loginClient
 		}
-		m, err := model.New(clientOf(fb.Endpoint, key, client))
+		m, err := protocols.New(clientOf(fb.Endpoint, key, client))
 		if err != nil {
 			return nil, usagef("fallback model %q: %w", fb.Name, err)
 		}
-		chain.links = append(chain.links, &link{m: m, name: fb.Name, id: fb.Endpoint.Model, provider: fb.Endpoint.Protocol,
-			prices: fb.Prices, window: fb.Endpoint.MaxContext, capCompl: capsCompletion(fb.Endpoint)})
+		links = append(links, model.Link{Model: m, Name: fb.Name, ID: fb.Endpoint.Model, Provider: fb.Endpoint.Protocol,
+			Prices: fb.Prices, Window: fb.Endpoint.MaxContext, CapCompletion: capsCompletion(fb.Endpoint)})
+	}
+	chain := model.NewChain(links...)
+	chain.Other = func(id string) (model.Model, error) {
+		cfg := ownCfg
+		cfg.Model, cfg.Predial = id, nil
+		return protocols.New(cfg)
 	}
 	return chain, nil
+}
+
+// capsCompletion says whether requests to the endpoint e carry a completion cap (see
+// agent.Compaction.CapCompletion).
+func capsCompletion(e config.Endpoint) bool {
+	return e.KimiProvider && e.ContextKnown && e.Generation.CompletionCap >= 0
+}
+
+// switchOver moves the chain on to its next model and tells the agent which
+// (agent.Agent.Fallback); ok is false when none is left.
+func switchOver(chain *model.Chain) func() (agent.Switch, bool) {
+	return func() (agent.Switch, bool) {
+		from, to, ok := chain.Next()
+		return agent.Switch{From: from.ID, To: to.Name, Provider: to.Provider, MaxContext: to.Window, CapCompletion: to.CapCompletion}, ok
+	}
 }
 
 // headers are the request headers of every model call to the endpoint e: our User-Agent
@@ -293,4 +309,17 @@ func (r *runState) planFile() string {
 		return filepath.Join(filepath.Dir(f.Path()), "plan.md")
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("kimi-run-plan-%d.md", os.Getpid()))
+}
+
+// predial opens the connection to the model's endpoint while the rest of the set-up
+// runs (model.Predial), once the prompt is in hand: a connection opened before a prompt
+// that is slow to come (stdin) could be closed by the server as idle. Only the client
+// kimi-run builds itself takes it; a recording, a replay or a login's client dials as
+// before.
+func (r *runState) predial(ctx context.Context) {
+	if r.tape.flags.Record != "" || r.tape.replaying() || r.cred.login != nil {
+		return
+	}
+	r.ahead = model.StartPredial(ctx, r.s.Endpoint.BaseURL)
+	r.res.add(r.ahead.Close)
 }

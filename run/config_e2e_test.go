@@ -22,7 +22,7 @@ func kimiConfig(t *testing.T, text string) string {
 
 func TestKimiConfigFile(t *testing.T) {
 	t.Parallel()
-	srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Think", `{"thought":"hmm"}`)).Forever())
+	srv := scripted.New(t, scripted.ToolCalls(scripted.Call("SetTodoList", `{}`)).Forever())
 	home := kimiConfig(t, `
 default_model = "k2"
 

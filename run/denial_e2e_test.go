@@ -136,6 +136,7 @@ func TestFailOnDenialInTextMode(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"KIMI_RUN_FAIL_ON_DENIAL": "1"}
 	srv := scripted.New(t, scripted.ToolCalls(scripted.Call("FetchURL", `{"url":"https://example.com"}`)), scripted.Text("Could not fetch."))
+	srv.AllowUnknownTools()
 	r := kimi(t, srv, invocation{args: []string{"--allowed-tools", "Shell", "-p", "x"}, env: env})
 	if r.code != 0 {
 		t.Fatalf("a call of a tool not offered: exit %d\n%s", r.code, r.stderr)

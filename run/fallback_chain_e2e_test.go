@@ -252,7 +252,7 @@ func TestFallbackAcrossProtocols(t *testing.T) {
 	eachProtocol(t, func(t *testing.T, typ string) {
 		main := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
 			if len(req.MessagesOf("tool")) == 0 {
-				return scripted.ToolCalls(scripted.Call("Think", `{"thought":"x-marks-the-spot"}`))
+				return scripted.ToolCalls(scripted.Call("SetTodoList", `{"todos":[{"title":"x-marks-the-spot","status":"pending"}]}`))
 			}
 			return overloaded
 		})

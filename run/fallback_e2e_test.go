@@ -21,7 +21,7 @@ func TestFallbackModel(t *testing.T) {
 		models []string // the model of each request
 	}{
 		{name: "overloaded, then the fallback answers",
-			script: []scripted.Response{overloaded, overloaded, scripted.ToolCalls(scripted.Call("Think", `{"thought":"x"}`)), scripted.Text("Done.")},
+			script: []scripted.Response{overloaded, overloaded, scripted.ToolCalls(scripted.Call("SetTodoList", `{}`)), scripted.Text("Done.")},
 			code:   0, models: []string{"test-model", "test-model", "backup-model", "backup-model"}},
 		{name: "the fallback fails too",
 			script: []scripted.Response{overloaded.Forever()},

@@ -26,7 +26,7 @@ func TestImageAttachments(t *testing.T) {
 	vision := map[string]string{"KIMI_MODEL_CAPABILITIES": "image_in"}
 
 	srv := scripted.New(t,
-		scripted.ToolCalls(scripted.Call("Think", `{"thought":"a login form"}`)),
+		scripted.ToolCalls(scripted.Call("SetTodoList", `{}`)),
 		scripted.Text("The button is misaligned."),
 	)
 	r := kimi(t, srv, invocation{env: vision, args: []string{"-i", shot, "--image", shot, "-p", "what is wrong in this screenshot?"}})

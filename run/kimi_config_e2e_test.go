@@ -146,7 +146,7 @@ func TestKimiModelGenerationVariables(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("Think", `{"thought":"x"}`)), scripted.Text("ok"))
+			srv := scripted.New(t, scripted.ToolCalls(scripted.Call("SetTodoList", `{}`)), scripted.Text("ok"))
 			r := kimi(t, srv, invocation{env: tt.env, args: []string{"-p", "x"}})
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)

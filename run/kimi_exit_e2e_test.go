@@ -12,7 +12,7 @@ import (
 // credentials, 3 for the step limit. kimiCode is what Kimi CLI exits with.
 func TestKimiPrintExitCodes(t *testing.T) {
 	t.Parallel()
-	think := scripted.ToolCalls(scripted.Call("Think", `{"thought":"again"}`))
+	step := scripted.ToolCalls(scripted.Call("SetTodoList", `{}`))
 	tests := []struct {
 		kimiTest string
 		script   []scripted.Response
@@ -31,7 +31,7 @@ func TestKimiPrintExitCodes(t *testing.T) {
 		{kimiTest: "test_400_bad_request_is_failure", script: []scripted.Response{scripted.Status(400, scripted.ErrorBody("invalid_request_error", "bad"))}, code: 1, kimiCode: 1},
 		{kimiTest: "test_401_unauthorized_is_failure", script: []scripted.Response{scripted.Status(401, scripted.ErrorBody("invalid_authentication_error", "bad key"))}, code: 5, kimiCode: 1},
 		{kimiTest: "test_403_forbidden_is_failure", script: []scripted.Response{scripted.Status(403, scripted.ErrorBody("permission_denied", "no"))}, code: 5, kimiCode: 1},
-		{kimiTest: "test_max_steps_returns_failure", script: []scripted.Response{think.Forever()}, args: []string{"--max-steps-per-turn", "2"}, code: 3, kimiCode: 1},
+		{kimiTest: "test_max_steps_returns_failure", script: []scripted.Response{step.Forever()}, args: []string{"--max-steps-per-turn", "2"}, code: 3, kimiCode: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kimiTest, func(t *testing.T) {

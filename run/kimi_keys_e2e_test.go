@@ -15,7 +15,7 @@ import (
 func TestKimiConfigKeysAreNeverSilent(t *testing.T) {
 	t.Parallel()
 	srv := scripted.New(t,
-		scripted.Reply(scripted.Think("let me list them"), scripted.Call("Think", `{"thought":"x"}`)),
+		scripted.Reply(scripted.Think("let me list them"), scripted.Call("SetTodoList", `{}`)),
 		scripted.Text("done"),
 	)
 	cfg := `

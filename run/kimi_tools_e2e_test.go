@@ -11,6 +11,10 @@ import (
 	"github.com/kimi-run/kimi-run/internal/scripted"
 )
 
+// defaultTools are the tools the default agent offers, in order.
+var defaultTools = []string{"Agent", "AskUserQuestion", "SetTodoList", "Shell", "TaskList", "TaskOutput", "TaskStop", "ReadFile",
+	"Glob", "Grep", "WriteFile", "StrReplaceFile", "FetchURL", "ExitPlanMode", "EnterPlanMode"}
+
 // TestKimiToolsInPrintMode holds README "Tool parameters." through the binary: the
 // default agent offers Kimi CLI 1.49's default agent's tools in its order, without Think;
 // Kimi-style calls run: a timeout as a string, SetTodoList without todos (shows the plan,
@@ -59,10 +63,8 @@ func TestKimiToolsInPrintMode(t *testing.T) {
 	for _, tool := range reqs[0].Body["tools"].([]any) {
 		offered = append(offered, tool.(map[string]any)["function"].(map[string]any)["name"].(string))
 	}
-	want := []string{"Agent", "AskUserQuestion", "SetTodoList", "Shell", "TaskList", "TaskOutput", "TaskStop", "ReadFile",
-		"Glob", "Grep", "WriteFile", "StrReplaceFile", "FetchURL", "ExitPlanMode", "EnterPlanMode"}
-	if !slices.Equal(offered, want) {
-		t.Errorf("offered %v\nwant    %v", offered, want)
+	if !slices.Equal(offered, defaultTools) {
+		t.Errorf("offered %v\nwant    %v", offered, defaultTools)
 	}
 	first := toolResults(reqs[1])
 	for id, want := range map[string]string{

@@ -10,14 +10,22 @@ import (
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/internal/testkit"
+	"github.com/kimi-run/kimi-run/model/protocols"
 )
 
 // Everything that works for chat completions works for every wire protocol (issue 30): the
-// tests of this file run each feature once per provider type of wireProtocols, through a
-// Kimi config.toml whose provider has that type, against the scripted server, which speaks
-// the protocol a request's path asks for (internal/scripted: the same script, rendered in
-// each protocol's stream shape). A protocol joins by a row here.
-var wireProtocols = []string{"kimi", "gemini", "anthropic", "openai_responses"}
+// tests of this file run each feature once per protocol of model/protocols (by its Name, a
+// provider type), through a Kimi config.toml whose provider has that type, against the
+// scripted server, which speaks the protocol a request's path asks for (internal/scripted:
+// the same script, rendered in each protocol's stream shape). A protocol joins by its row
+// in that table.
+var wireProtocols = func() []string {
+	var names []string
+	for _, p := range protocols.All {
+		names = append(names, p.Name)
+	}
+	return names
+}()
 
 // protocolEnv is the environment of a run whose default model "m" (model id test-model)
 // is served by srv through a provider of type typ; modelKeys are added to the model's
@@ -64,13 +72,13 @@ func runProto(t *testing.T, typ string, srv *scripted.Server, modelKeys string, 
 	return r
 }
 
-// protocolPaths are the request paths (suffixes) of each protocol.
-var protocolPaths = map[string]string{"kimi": "/v1/chat/completions", "gemini": "/v1/models/test-model:streamGenerateContent", "anthropic": "/v1/messages", "openai_responses": "/v1/responses"}
-
+// checkPaths checks that every request went to the path of typ's protocol.
 func checkPaths(t *testing.T, typ string, srv *scripted.Server) {
 	t.Helper()
+	proto, _ := protocols.Lookup(typ)
+	want := strings.ReplaceAll(proto.Path, "MODEL", "test-model")
 	for i, req := range srv.Requests() {
-		if want := protocolPaths[typ]; !strings.HasSuffix(req.Path, want) && req.Model() == "test-model" {
+		if !strings.HasSuffix(req.Path, want) && req.Model() == "test-model" {
 			t.Errorf("request %d went to %s, want …%s", i+1, req.Path, want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kimi-run/kimi-run/internal/otlptest"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/internal/testkit"
+	"github.com/kimi-run/kimi-run/model/protocols"
 )
 
 // More of the features every wire protocol must keep (see protocols_e2e_test.go).
@@ -185,7 +186,6 @@ func TestProtocolFallbackModel(t *testing.T) {
 // (gen_ai.provider.name), and the token counts are the provider's.
 func TestProtocolTelemetry(t *testing.T) {
 	t.Parallel()
-	names := map[string]string{"kimi": "moonshot_ai", "gemini": "gcp.gemini", "anthropic": "anthropic", "openai_responses": "openai"}
 	eachProtocol(t, func(t *testing.T, typ string) {
 		srv := scripted.New(t, scripted.Reply(scripted.Say("Hi."), scripted.Usage(70, 5, 20)))
 		rcv := otlptest.New(t)
@@ -202,8 +202,8 @@ func TestProtocolTelemetry(t *testing.T) {
 			t.Fatalf("spans: %v", spanNames(rcv))
 		}
 		for _, s := range []otlptest.Span{runs[0], chats[0]} {
-			if got := s.Attr("gen_ai.provider.name"); got != names[typ] {
-				t.Errorf("%s: gen_ai.provider.name = %q, want %q", s.Name, got, names[typ])
+			if got := s.Attr("gen_ai.provider.name"); got != protocols.ProviderName(typ) {
+				t.Errorf("%s: gen_ai.provider.name = %q, want %q", s.Name, got, protocols.ProviderName(typ))
 			}
 		}
 		if chats[0].Attr("gen_ai.usage.input_tokens") != "70" || chats[0].Attr("gen_ai.usage.cache_read.input_tokens") != "20" {

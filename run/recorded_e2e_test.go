@@ -8,10 +8,10 @@ import (
 	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
-// replay runs the binary in stream-json mode against a provider recording.
+// replay runs the binary in stream-json mode against a provider recording (see scriptedFrom).
 func replay(t *testing.T, script []scripted.Response, args ...string) (*scripted.Server, result, []map[string]any) {
 	t.Helper()
-	srv := scripted.New(t, script...)
+	srv := recorded(t, script...)
 	r := kimi(t, srv, invocation{args: append([]string{"--output-format", "stream-json", "-p", "go"}, args...), srv: srv})
 	return srv, r, events(t, r.stdout)
 }

@@ -20,7 +20,7 @@ import (
 // type typ.
 func replayGoogle(t *testing.T, typ, name string, args ...string) (*scripted.Server, result, []map[string]any) {
 	t.Helper()
-	srv := scripted.New(t, recording(t, name)...)
+	srv := scriptedFrom(t, name)
 	r := kimi(t, nil, invocation{env: protocolEnv(t, typ, srv, "", ""), args: append([]string{"--output-format", "stream-json", "-p", "go"}, args...)})
 	return srv, r, events(t, r.stdout)
 }

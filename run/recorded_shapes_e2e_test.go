@@ -95,8 +95,18 @@ func TestReplayPlainJSONReply(t *testing.T) {
 	}
 }
 
-// scriptedFrom serves a provider recording.
+// scriptedFrom serves a provider recording. The recordings come from other projects' test
+// suites, whose models call those suites' own tools (weather, get_weather, add): kimi-run
+// offers none of them, and the error result that follows is part of what is replayed.
 func scriptedFrom(t *testing.T, name string) *scripted.Server {
 	t.Helper()
-	return scripted.New(t, recording(t, name)...)
+	return recorded(t, recording(t, name)...)
+}
+
+// recorded serves responses taken from a provider recording; see scriptedFrom.
+func recorded(t *testing.T, script ...scripted.Response) *scripted.Server {
+	t.Helper()
+	srv := scripted.New(t, script...)
+	srv.AllowUnknownTools()
+	return srv
 }

@@ -67,7 +67,7 @@ type runState struct {
 	// saveErr reports the agent's first failure to write the session.
 	saveErr func() error
 	// models is the model with its fallback chain, once built.
-	models *fallbackModel
+	models *model.Chain
 	// ahead is the connection to the endpoint opened during the set-up (predial).
 	ahead *model.Predial
 }
@@ -89,8 +89,8 @@ func (res *resources) close() {
 // cost is the run's cost in US dollars, nil when a model that answered has no known
 // prices: at the run's prices, or each model's at its own once a fallback answered.
 func (r *runState) cost(u model.TokenUsage) *float64 {
-	if r.models != nil && r.models.switched() {
-		return r.models.cost()
+	if r.models != nil && r.models.Switched() {
+		return r.models.Cost()
 	}
 	return r.s.Budget.CostUSD(u)
 }

@@ -79,7 +79,7 @@ func TestStoredLoginTokensNeverLeak(t *testing.T) {
 			srv := scripted.New(t,
 				scripted.ToolCalls(scripted.CallID("c1", "Shell", `{"command":"cat \"$HOME\"/.kimi/credentials/*.json"}`)),
 				// The model repeats what it would have pieced together (rev, base64…).
-				scripted.ToolCalls(scripted.CallID("c2", "Think", `{"thought":"the tokens are `+strings.Join(tt.secrets, " ")+`"}`)),
+				scripted.ToolCalls(scripted.CallID("c2", "SetTodoList", `{"todos":[{"title":"the tokens are `+strings.Join(tt.secrets, " ")+`","status":"pending"}]}`)),
 				scripted.Text("tokens: "+strings.Join(tt.secrets, ", ")),
 			)
 			home := kimiConfig(t, loginTOML(srv.URL(), ""))

@@ -12,6 +12,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/model/cassette"
+	"github.com/kimi-run/kimi-run/model/protocols"
 	"github.com/kimi-run/kimi-run/output"
 )
 
@@ -87,6 +88,10 @@ func (t *tape) client(s *config.Settings, secrets []string, version string) (*ht
 		return &http.Client{Transport: rec}, nil
 	case t.replaying():
 		p := cassette.NewReplayer(t.replay)
+		// The recorded provider's protocol (config put it in the endpoint) reads the bodies.
+		if proto, ok := protocols.Lookup(e.Protocol); ok {
+			p.Read = proto.Read
+		}
 		p.Lenient = t.flags.ReplayMode == "lenient"
 		p.Exact = t.flags.ReplayMode == "exact"
 		p.Speed = t.flags.ReplaySpeed

@@ -8,6 +8,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/scrub"
+	"github.com/kimi-run/kimi-run/model/protocols"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
 )
@@ -24,6 +25,8 @@ func startTelemetry(s *config.Settings, version string, secrets *scrub.Set) (*te
 		Version: version,
 		Content: s.Flags.OTelLogContent,
 		Scrub:   secrets.String,
+		// gen_ai.provider.name, by the protocols' table.
+		ProviderName: protocols.ProviderName,
 	})
 	if err != nil {
 		return nil, append(warnings, fmt.Sprintf("%v; the run goes on without telemetry", err))

@@ -36,9 +36,9 @@ var whatDiffersHeldBy = map[string][]string{
 	"Plugins.":                                {"run.TestPluginTools", "run.TestPluginToolsConfined", "run.TestPluginProblemsAreWarnings", "tools/plugin.TestPluginToolKimiCases"},
 	"Background tasks":                        {"run.TestBackgroundServerAndTaskTools", "run.TestBackgroundWaitCeiling", "run.TestBackgroundConfigKeys", "run.TestKimiBackgroundWaitRules"},
 	// Issue 30's provider types, held by their clients' tests.
-	"`anthropic` providers.":          {"model.TestAnthropicHeaders", "model.TestAnthropicThinkingAndMaxTokens", "model.TestAnthropicStopReasons", "model.TestAnthropicPauseTurnContinues"},
-	"`openai_responses` providers":    {"model.TestResponsesRequest", "model.TestResponsesReply", "run.TestProtocolKimiLines"},
-	"Gemini and Vertex AI providers.": {"model.TestGeminiURL", "model.TestGeminiThinkingConfig", "model.TestGeminiSendsTurnBack"},
+	"`anthropic` providers.":          {"model/anthropic.TestAnthropicHeaders", "model/anthropic.TestAnthropicThinkingAndMaxTokens", "model/anthropic.TestAnthropicStopReasons", "model/anthropic.TestAnthropicPauseTurnContinues"},
+	"`openai_responses` providers":    {"model/responses.TestResponsesRequest", "model/responses.TestResponsesReply", "run.TestProtocolKimiLines"},
+	"Gemini and Vertex AI providers.": {"model/gemini.TestGeminiURL", "model/gemini.TestGeminiThinkingConfig", "model/gemini.TestGeminiSendsTurnBack"},
 }
 
 // TestWhatDiffersIsHeld: every bullet of README's "What differs" names the tests that hold

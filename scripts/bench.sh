@@ -10,7 +10,7 @@
 # compiler is present. Cases: two floors (/bin/true, a hello-world Go program) that show
 # what any process costs on this machine right now; --version; a one-answer run with a
 # session file (the default) and with --no-session; 20 steps of Think (a tool with no time
-# of its own); 20 steps of Shell `true`, also under --sandbox workspace-write when the
+# of its own, offered by scripts/bench-agent.yaml, which every run uses); 20 steps of Shell `true`, also under --sandbox workspace-write when the
 # kernel has Landlock, and both again with --files-changed tools (no git snapshot of the
 # work dir before the first command: what is left is the launcher's share), and these two
 # once more against a server that pauses 5 ms after each chunk (/paced/: a provider
@@ -62,7 +62,8 @@ start_benchserver -lifetime 6m
 export KIMI_API_KEY=sk-bench-not-a-real-key KIMI_MODEL_NAME=bench-model
 export XDG_STATE_HOME="$WORK/state" HOME="$WORK/home" NO_COLOR=1
 mkdir -p "$HOME"
-RUN=("$WORK/kimi-run" -w "$REPO" --output-format stream-json -p "Say that the benchmark is done.")
+RUN=("$WORK/kimi-run" -w "$REPO" --agent-file "$BENCH_AGENT" --output-format stream-json -p "Say that the benchmark is done.")
+bench_check "${RUN[@]}" --base-url "$ROOT/think/2/v1" --no-session
 
 NAMES=()
 CMDS=()

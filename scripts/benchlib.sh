@@ -37,3 +37,24 @@ start_benchserver() {
 		ROOT="${BASE%/v1}"
 	}
 }
+
+# BENCH_AGENT is the agent file of every benchmark run: the default agent with Think, the
+# tool of the cheap steps measured (the default agent does not offer it).
+# shellcheck disable=SC2034 # for the scripts that source this file
+BENCH_AGENT="$(pwd)/scripts/bench-agent.yaml"
+
+# bench_check CMD... runs a kimi-run command line (stream-json) once and ends the script
+# unless it exits 0 with every tool step a success: a step answered with an error (a tool
+# the agent does not offer) would be measured in place of the step meant.
+bench_check() {
+	if ! "$@" >"$WORK/check" 2>&1; then
+		echo "$(basename "$0"): the check run failed: $*" >&2
+		cat "$WORK/check" >&2
+		exit 1
+	fi
+	if grep -q '"is_error":true' "$WORK/check"; then
+		echo "$(basename "$0"): a tool step of the check run failed: $*" >&2
+		grep '"is_error":true' "$WORK/check" >&2
+		exit 1
+	fi
+}

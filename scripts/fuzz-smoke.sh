@@ -8,7 +8,7 @@ fuzztime=${FUZZTIME:-5s}
 targets=(
   "./model FuzzStream"
   "./model FuzzParseArgs"
-  "./model FuzzAnthropicStream"
+  "./model/anthropic FuzzAnthropicStream"
   "./session FuzzRestore"
   "./model/cassette FuzzReplay"
   "./output FuzzJSONSink"

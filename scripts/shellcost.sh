@@ -6,7 +6,7 @@
 #        BASE_BIN=path also times a second build in the same rounds, and prints the difference)
 #
 # Each round runs, in an order reversed every other round: 20 steps of Think (a tool with
-# no time of its own), 20 steps of Shell `true`, the same under --sandbox workspace-write
+# no time of its own, offered by scripts/bench-agent.yaml, which every run uses), 20 steps of Shell `true`, the same under --sandbox workspace-write
 # where the kernel has Landlock, and 20 bare starts of `bash -c true` from this shell. A
 # round's figure is (shell - think) / 20 - bare / 20: the extra wall time of one Shell
 # call, the launcher's start and end spread over the 20 as a run pays them once. The script
@@ -32,7 +32,8 @@ start_benchserver -lifetime 30m
 export KIMI_API_KEY=sk-bench-not-a-real-key KIMI_MODEL_NAME=bench-model KIMI_RUN_NO_ROOT_WARNING=1
 export XDG_STATE_HOME="$WORK/state" HOME="$WORK/home" NO_COLOR=1
 mkdir -p "$HOME" "$WORK/dir"
-RUN=("$BIN" -w "$WORK/dir" --no-session --files-changed tools --output-format stream-json -p "Say that the benchmark is done.")
+RUN=("$BIN" -w "$WORK/dir" --agent-file "$BENCH_AGENT" --no-session --files-changed tools --output-format stream-json -p "Say that the benchmark is done.")
+bench_check "${RUN[@]}" --base-url "$ROOT/think/2/v1"
 
 # ms CMD... runs CMD once, quietly, and prints its wall time in ms; a failure ends the script.
 ms() {

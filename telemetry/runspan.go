@@ -44,7 +44,10 @@ func (t *Telemetry) SetPrompt(prompt string) {
 // the run's span.
 func (t *Telemetry) initRun(d event.Init) {
 	st := &t.spans
-	st.model, st.provider = d.Model, providerName(d.Provider)
+	st.model, st.provider = d.Model, d.Provider
+	if t.opts.ProviderName != nil {
+		st.provider = t.opts.ProviderName(d.Provider)
+	}
 	st.run.SetAttributes(
 		attribute.String("gen_ai.request.model", d.Model),
 		attribute.String("gen_ai.provider.name", st.provider),
@@ -131,21 +134,4 @@ func serverAttrs(hostPort string) []attribute.KeyValue {
 		attrs = append(attrs, attribute.Int("server.port", n))
 	}
 	return attrs
-}
-
-// providerName is gen_ai.provider.name for a provider type: the OpenTelemetry GenAI
-// conventions' well-known values where one fits (openai, anthropic, gcp.gemini,
-// gcp.vertex_ai), moonshot_ai for Kimi's API, the type itself otherwise.
-func providerName(typ string) string {
-	switch typ {
-	case "kimi", "":
-		return "moonshot_ai"
-	case "openai_legacy", "openai_responses":
-		return "openai"
-	case "gemini", "google_genai":
-		return "gcp.gemini"
-	case "vertexai":
-		return "gcp.vertex_ai"
-	}
-	return typ
 }

@@ -46,6 +46,9 @@ type Options struct {
 	Content bool
 	// Scrub cleans every text put on a span or a metric (error messages, content).
 	Scrub func(string) string
+	// ProviderName is gen_ai.provider.name for a provider type (model/protocols names
+	// them); nil puts the type itself.
+	ProviderName func(typ string) string
 }
 
 // Enabled reports whether the environment asks for any telemetry: an OTLP endpoint for

@@ -20,6 +20,10 @@ import (
 //	pattern:"^…$"     a string this regular expression matches
 //	types:"object,string"  any of these JSON types (written as anyOf: ajv's strict mode
 //	                  refuses a list of types)
+//
+// and one that is not a keyword: volatile:"true" marks a field whose value differs from
+// one run of the same conversation to the next (a duration, the session id), which a
+// replay's comparison of the events leaves out.
 var keywordTags = []string{"enum", "minimum", "maximum", "minLength", "pattern", "types"}
 
 // tagKeys returns the keys of a struct tag in order, or an error when it does not have the
@@ -65,7 +69,7 @@ func applyKeywords(f reflect.StructField, p *jsonschema.Schema) error {
 		target = p.Items
 	}
 	for _, key := range keys {
-		if key == "json" {
+		if key == "json" || key == "volatile" {
 			continue
 		}
 		val := f.Tag.Get(key)
@@ -136,7 +140,7 @@ func applyKeyword(s *jsonschema.Schema, key, val string) error {
 			}
 		}
 	default:
-		return fmt.Errorf("unknown tag: the event payloads know json, %s", strings.Join(keywordTags, ", "))
+		return fmt.Errorf("unknown tag: the event payloads know json, volatile, %s", strings.Join(keywordTags, ", "))
 	}
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"io"
 	"os"
 	"sync"
-
-	"github.com/kimi-run/kimi-run/internal/scrub"
 )
 
 // Output keeps a child's output in a file of bounded size, as a background task's output
@@ -19,7 +17,7 @@ type Output struct {
 
 	r     *os.File
 	f     *os.File
-	file  *scrub.Writer // to f
+	file  io.WriteCloser // to f; Close flushes what it held back, not f
 	limit int64
 	done  chan struct{}
 
@@ -42,15 +40,20 @@ func OutputFile(path string, limit int64) (*Output, error) {
 // OutputTee is OutputFile into f, an open file it then owns, that also hands tee each
 // piece of output as it is kept in the file (never what is dropped past the limit), from
 // the goroutine that copies it: a background task's output events. tee must not keep the
-// slice. The file is written scrubbed of secrets (nil: none), a secret cut in two by the
-// pipe's reads included.
-func OutputTee(f *os.File, limit int64, secrets *scrub.Set, tee func(kept []byte)) (*Output, error) {
+// slice. The file is written through filter when it is not nil (a scrubbing writer that
+// holds back an ending until Close); it takes the launcher no imports of its own, so the
+// launcher mode stays light (TestLauncherModeSkipsTheRunsInitialisers).
+func OutputTee(f *os.File, limit int64, filter func(io.Writer) io.WriteCloser, tee func(kept []byte)) (*Output, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	o := &Output{W: w, r: r, f: f, file: scrub.NewWriter(f, secrets), limit: limit, tee: tee, done: make(chan struct{})}
+	var file io.WriteCloser = nopCloser{f}
+	if filter != nil {
+		file = filter(f)
+	}
+	o := &Output{W: w, r: r, f: f, file: file, limit: limit, tee: tee, done: make(chan struct{})}
 	go o.copy()
 	return o, nil
 }
@@ -112,3 +115,8 @@ func (o *Output) Close() error {
 }
 
 var _ io.Closer = (*Output)(nil)
+
+// nopCloser writes to its file and leaves closing it to Output.Close.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -33,6 +33,9 @@ const AnthropicPath = "/v1/messages"
 // anthropicPath reports whether a request path is the Messages API's.
 func anthropicPath(p string) bool { return p == AnthropicPath }
 
+var anthropicDialect = dialect{path: AnthropicPath, match: anthropicPath, render: Response.anthropic,
+	messages: func(body map[string]any) ([]map[string]any, bool) { return anthropicMessages(body), true }}
+
 // ThinkingSignature is the signature the Anthropic dialect gives a thinking block of text.
 func ThinkingSignature(text string) string {
 	h := fnv.New64a()

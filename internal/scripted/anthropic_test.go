@@ -9,16 +9,13 @@ import (
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/anthropic"
 )
 
 // anthropicClient is the real Anthropic client of srv.
 func anthropicClient(t *testing.T, srv *scripted.Server) model.Model {
 	t.Helper()
-	m, err := model.New(model.Config{Protocol: "anthropic", BaseURL: srv.URL(), APIKey: "k", Model: "claude-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return anthropic.New(model.Config{Protocol: "anthropic", BaseURL: srv.URL(), APIKey: "k", Model: "claude-test"})
 }
 
 func ask(text string) model.Request {

@@ -14,6 +14,8 @@
 // after the script ran out gets HTTP 500, is recorded with a Problem, and fails
 // the test; so does a request that is not a POST of a JSON object to
 // one of the model paths (answered 405, 404 or 400 without using up the script).
+// A request that carries the agent's answer to a call of a tool it does not offer ("no
+// tool named X") fails the test too, unless the test says so (Server.AllowUnknownTools).
 //
 // Responses come from two places that produce the same type:
 //

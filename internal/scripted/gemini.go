@@ -26,6 +26,17 @@ import (
 // geminiPath reports whether a request path is Gemini's streaming method.
 func geminiPath(p string) bool { return strings.HasSuffix(p, ":streamGenerateContent") }
 
+// geminiDialect answers Gemini's streaming method under any API version and resource path:
+// /v1beta/models/M, /v1beta1/publishers/google/models/M,
+// /v1beta1/projects/P/locations/L/publishers/google/models/M.
+var geminiDialect = dialect{path: "…:streamGenerateContent", match: geminiPath, render: Response.gemini,
+	messages: func(body map[string]any) ([]map[string]any, bool) {
+		if _, ok := body["contents"]; !ok || body["messages"] != nil {
+			return nil, false
+		}
+		return geminiMessages(body), true
+	}}
+
 // gemini returns r as Gemini would stream it.
 func (r Response) gemini() Response {
 	return r.translated(&geminiTranslator{})

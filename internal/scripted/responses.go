@@ -27,6 +27,15 @@ import (
 //     Responses stream) passes verbatim.
 const responsesPath = "/v1/responses"
 
+var responsesDialect = dialect{path: responsesPath, match: func(p string) bool { return p == responsesPath },
+	stream: func(w io.Writer) streamWriter { return newResponsesWriter(w) },
+	messages: func(body map[string]any) ([]map[string]any, bool) {
+		if _, ok := body["input"]; !ok {
+			return nil, false
+		}
+		return responsesMessages(body), true
+	}}
+
 // responsesWriter translates a chat-completions event stream into Responses API events,
 // line by line, as it is written.
 type responsesWriter struct {

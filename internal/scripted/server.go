@@ -1,6 +1,7 @@
 package scripted
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -8,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +28,9 @@ type Server struct {
 	strays atomic.Int64
 	mayDie atomic.Bool  // ClientsMayDie
 	cut    atomic.Int64 // requests whose body ended early under ClientsMayDie
+	// unknown is set by AllowUnknownTools; unknownSeen once a request carried the agent's
+	// answer to a call of a tool it does not offer, reported once.
+	unknown, unknownSeen atomic.Bool
 
 	mu      sync.Mutex
 	next    int
@@ -52,17 +55,13 @@ type Request struct {
 
 // Messages returns the "messages" array of the request body, each message as a
 // map, so tests can check what the client sent back (tool results,
-// reasoning_content, ...). A Messages API request's conversation is given in the same
-// shape (anthropicMessages), and so are a Gemini request's contents (geminiMessages).
+// reasoning_content, ...). Another protocol's conversation is given in the same shape, by
+// its dialect (dialects).
 func (r Request) Messages() []map[string]any {
-	if _, ok := r.Body["input"]; ok && r.Path == responsesPath {
-		return responsesMessages(r.Body)
-	}
-	if anthropicPath(r.Path) {
-		return anthropicMessages(r.Body)
-	}
-	if _, ok := r.Body["contents"]; ok && r.Body["messages"] == nil {
-		return geminiMessages(r.Body)
+	if d := dialectOf(r.Path); d != nil && d.messages != nil {
+		if msgs, ok := d.messages(r.Body); ok {
+			return msgs
+		}
 	}
 	list, _ := r.Body["messages"].([]any)
 	out := make([]map[string]any, 0, len(list))
@@ -85,28 +84,54 @@ func (r Request) MessagesOf(role string) []map[string]any {
 	return out
 }
 
-// modelPaths are the request paths the server answers, as path.Match patterns: one per
-// wire protocol model.New speaks. A test tells protocols apart by Request.Path.
-var modelPaths = []string{
-	"/v1/chat/completions", // OpenAI-compatible chat completions (kimi, openai_legacy)
-	"/v1/responses",        // OpenAI Responses API (openai_responses)
-	"/v1/messages",         // Anthropic Messages API (anthropic)
-	// Gemini's streaming method (gemini, google_genai, vertexai), under any API version and
-	// resource path: /v1beta/models/M, /v1beta1/publishers/google/models/M,
-	// /v1beta1/projects/P/locations/L/publishers/google/models/M (gemini.go's geminiPath).
-	"*:streamGenerateContent",
+// chatPath is the path of OpenAI-compatible chat completions (kimi, openai_legacy), which
+// the script is written in.
+const chatPath = "/v1/chat/completions"
+
+// dialect is how the server speaks one other wire protocol (one per protocol of
+// model/protocols): its requests' paths, the script's responses in its stream, and its
+// requests' conversation in the chat-completions shape tests check. A test tells protocols
+// apart by Request.Path.
+type dialect struct {
+	// path says the paths it answers, for the error that names them; match tells them.
+	path  string
+	match func(p string) bool
+	// render returns a response as the protocol streams it; nil plays it as scripted.
+	render func(Response) Response
+	// stream, when set, translates the steps as they are written instead (and floods).
+	stream func(w io.Writer) streamWriter
+	// messages reads a request's conversation; ok is false when the body has none.
+	messages func(body map[string]any) (msgs []map[string]any, ok bool)
 }
 
-func modelPath(p string) bool {
-	if geminiPath(p) {
-		return true // path.Match's * stops at a slash; Gemini's resource paths have several
-	}
-	for _, pat := range modelPaths {
-		if ok, _ := path.Match(pat, p); ok {
-			return true
+// streamWriter is a dialect's writer of a played stream.
+type streamWriter interface {
+	io.Writer
+	flood(per int64) error
+}
+
+// dialects are the protocols the server speaks besides chat completions.
+var dialects = []dialect{responsesDialect, anthropicDialect, geminiDialect}
+
+// dialectOf returns the dialect that answers path p; nil for chat completions.
+func dialectOf(p string) *dialect {
+	for i := range dialects {
+		if dialects[i].match(p) {
+			return &dialects[i]
 		}
 	}
-	return false
+	return nil
+}
+
+func modelPath(p string) bool { return p == chatPath || dialectOf(p) != nil }
+
+// modelPaths names the paths the server answers.
+func modelPaths() string {
+	paths := []string{chatPath}
+	for _, d := range dialects {
+		paths = append(paths, d.path)
+	}
+	return strings.Join(paths, ", ")
 }
 
 // New starts a server that answers request i with responses[i]. It is closed by
@@ -148,6 +173,26 @@ func (s *Server) ClientsMayDie() { s.mayDie.Store(true) }
 
 // Cut counts the requests let go under ClientsMayDie.
 func (s *Server) Cut() int { return int(s.cut.Load()) }
+
+// AllowUnknownTools says the script calls a tool the run does not offer on purpose. Without
+// it, a request that carries the agent's answer to such a call ("no tool named X") fails
+// the test: a scripted call of a tool the agent left out would otherwise run as an error
+// step that nobody asked for.
+func (s *Server) AllowUnknownTools() { s.unknown.Store(true) }
+
+// unknownTool is how the agent answers a call of a tool it does not offer (agent/batch.go).
+var unknownTool = []byte("no tool named ")
+
+// checkTools fails the test, once, when raw carries the answer to a call of a tool the
+// run does not offer and the test did not say it may (AllowUnknownTools).
+func (s *Server) checkTools(n int, raw []byte) {
+	i := bytes.Index(raw, unknownTool)
+	if i < 0 || s.unknown.Load() || s.unknownSeen.Swap(true) {
+		return
+	}
+	s.t.Errorf("scripted: request %d answers a call of a tool the run does not offer (%.80s...); "+
+		"call a tool it offers, or call AllowUnknownTools if the test means it", n+1, raw[i:])
+}
 
 // Strays counts the requests that came without this server's prefix: another server's
 // clients, on a reused port. They are answered 404 and neither recorded nor failed.
@@ -209,7 +254,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method != http.MethodPost:
 		code, req.Problem = http.StatusMethodNotAllowed, "method "+r.Method+", want POST"
 	case !modelPath(path):
-		code, req.Problem = http.StatusNotFound, "path "+path+", want one of "+strings.Join(modelPaths, ", ")
+		code, req.Problem = http.StatusNotFound, "path "+path+", want one of "+modelPaths()
 	case req.Body == nil:
 		code, req.Problem = http.StatusBadRequest, "body is not a JSON object"
 	}
@@ -239,15 +284,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
+	if code == 0 {
+		s.checkTools(n, raw)
+	}
 	if code != 0 {
 		s.t.Errorf("scripted: request %d (%s %s, User-Agent %q): %s", n+1, r.Method, path, r.UserAgent(), req.Problem)
 		resp = Status(code, ErrorBody("scripted_error", "scripted: "+req.Problem))
 	}
-	switch {
-	case anthropicPath(path):
-		resp = resp.anthropic()
-	case geminiPath(path):
-		resp = resp.gemini()
+	if d := dialectOf(path); d != nil && d.render != nil {
+		resp = d.render(resp)
 	}
 	s.play(w, r, resp)
 }
@@ -278,10 +323,10 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 	// body is where the steps write: the response writer, or for another protocol the
 	// translation of the chat-completions stream into its events.
 	var body io.Writer = w
-	var responses *responsesWriter
-	if strings.TrimPrefix(r.URL.Path, s.prefix) == responsesPath && resp.streamed() {
-		responses = newResponsesWriter(w)
-		body = responses
+	var translating streamWriter
+	if d := dialectOf(strings.TrimPrefix(r.URL.Path, s.prefix)); d != nil && d.stream != nil && resp.streamed() {
+		translating = d.stream(w)
+		body = translating
 	}
 	for _, st := range resp.steps {
 		switch st.kind {
@@ -320,8 +365,8 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 		case stepFlood:
 			for sent := int64(0); st.n < 0 || sent < st.n; sent += st.per {
 				err := error(nil)
-				if responses != nil {
-					err = responses.flood(st.per)
+				if translating != nil {
+					err = translating.flood(st.per)
 				} else {
 					err = writeFlood(w, st.data, st.per)
 				}

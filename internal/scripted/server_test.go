@@ -270,3 +270,34 @@ func TestAClientKilledMidBody(t *testing.T) {
 		}
 	}
 }
+
+// A request that carries the agent's answer to a call of a tool it does not offer fails
+// the test, once, unless the test allows it.
+func TestUnknownToolFailsTheTest(t *testing.T) {
+	history := []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: "hi"},
+		{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "Think", Arguments: "{}"}}}},
+		{Role: openai.ChatMessageRoleTool, ToolCallID: "c1", Content: `no tool named "Think"; the tools are: Shell`},
+	}
+	for _, allow := range []bool{false, true} {
+		rec := &recordingTB{TB: t}
+		s := scripted.New(rec, scripted.Text("ok").Forever())
+		if allow {
+			s.AllowUnknownTools()
+		}
+		c := newClient(s.URL(), 0)
+		c.stream(t.Context())
+		for range 2 {
+			if got := c.stream(t.Context(), history...); got.Text != "ok" {
+				t.Fatalf("reply %+v", got)
+			}
+		}
+		errs := rec.errors()
+		if allow && len(errs) != 0 {
+			t.Errorf("allowed: server reported %q, want nothing", errs)
+		}
+		if !allow && (len(errs) != 1 || !strings.Contains(errs[0], `request 2 answers a call of a tool the run does not offer (no tool named \"Think\"`)) {
+			t.Errorf("server reported %q, want one error naming request 2 and Think", errs)
+		}
+	}
+}

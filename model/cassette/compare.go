@@ -40,21 +40,19 @@ type msgShape struct {
 	tool      string // for a tool message: the name of the call it answers
 }
 
-// wire is the request body as go-openai writes it; other protocols' bodies are read into
-// it (readWire).
-type wire struct {
-	Messages []wireMsg `json:"messages"`
-}
-
-type wireMsg struct {
-	Role       string          `json:"role"`
+// Message is one message of a request body as a strict replay compares it, whatever the
+// wire protocol: a chat-completions message.
+type Message struct {
+	Role string `json:"role"`
+	// Content is the JSON of the message's content: a string, or a list of parts.
 	Content    json.RawMessage `json:"content"`
 	Reasoning  string          `json:"reasoning_content"`
 	ToolCallID string          `json:"tool_call_id"`
-	ToolCalls  []wireCall      `json:"tool_calls"`
+	ToolCalls  []Call          `json:"tool_calls"`
 }
 
-type wireCall struct {
+// Call is a tool call of an assistant message, as chat completions send it.
+type Call struct {
 	ID       string `json:"id"`
 	Function struct {
 		Name      string `json:"name"`
@@ -62,34 +60,21 @@ type wireCall struct {
 	} `json:"function"`
 }
 
-// readWire reads a request body of any protocol kimi-run speaks as the conversation a
-// chat-completions body would carry: a Gemini body by its contents (compare_gemini.go), a
-// Responses API body by its input (compare_responses.go), a Messages API body by its
-// top-level system or its max_tokens beside messages (compare_anthropic.go; chat
-// completions have neither), any other as chat completions.
-func readWire(body []byte) (wire, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return wire{}, err
+// Reader reads a request body of one wire protocol as its conversation (each protocol's
+// package has one; model/protocols names it by the cassette's provider).
+type Reader func(body []byte) ([]Message, error)
+
+// ReadChat reads a chat-completions request body, as go-openai writes it.
+func ReadChat(body []byte) ([]Message, error) {
+	var w struct {
+		Messages []Message `json:"messages"`
 	}
-	if _, ok := top["contents"]; ok {
-		return geminiWire(top)
-	}
-	if _, ok := top["input"]; ok {
-		return responsesWire(top)
-	}
-	_, system := top["system"]
-	_, maxTokens := top["max_tokens"]
-	if _, ok := top["messages"]; ok && (system || maxTokens) {
-		return anthropicWire(top)
-	}
-	var w wire
 	err := json.Unmarshal(body, &w)
-	return w, err
+	return w.Messages, err
 }
 
-func newShape(body []byte, workDir string, sc scrubber) shape {
-	w, err := readWire(sc.bytes(body))
+func newShape(read Reader, body []byte, workDir string, sc scrubber) shape {
+	msgs, err := read(sc.bytes(body))
 	if err != nil {
 		return shape{invalid: err.Error()}
 	}
@@ -113,7 +98,7 @@ func newShape(body []byte, workDir string, sc scrubber) shape {
 		return n
 	}
 	var s shape
-	for _, m := range w.Messages {
+	for _, m := range msgs {
 		ms := msgShape{role: m.Role, reasoning: norm(m.Reasoning)}
 		if m.Role != "system" {
 			ms.content = norm(contentText(m.Content))

@@ -1,6 +1,8 @@
-package cassette
+package cassette_test
 
 import (
+	"github.com/kimi-run/kimi-run/model/anthropic"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"strings"
 	"testing"
 )
@@ -16,9 +18,9 @@ func TestAnthropicShapeDiff(t *testing.T) {
 			`{"role":"assistant","content":[{"type":"thinking","thinking":"` + thought + `","signature":"` + sig + `"},{"type":"text","text":"Looking."},{"type":"tool_use","id":"toolu_1","name":"Shell","input":` + input + `}]},` +
 			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"` + output + `"},{"type":"text","text":"go on","cache_control":{"type":"ephemeral"}}]}],"stream":true}`)
 	}
-	rec := newShape(body("today", "list", "c2ln", "plan", `{"command":"ls"}`, "a.go"), "", scrubber{})
-	if len(rec.msgs) != 5 {
-		t.Fatalf("read %d messages: %+v", len(rec.msgs), rec.msgs)
+	rec := body("today", "list", "c2ln", "plan", `{"command":"ls"}`, "a.go")
+	if msgs, err := anthropic.ReadRequest(rec); len(msgs) != 5 {
+		t.Fatalf("read %d messages: %+v, %v", len(msgs), msgs, err)
 	}
 	for _, tt := range []struct {
 		name  string
@@ -34,9 +36,9 @@ func TestAnthropicShapeDiff(t *testing.T) {
 		{name: "thinking", live: body("today", "list", "c2ln", "other plan", `{"command":"ls"}`, "a.go"), want: "message 3 (assistant, calling Shell): reasoning"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := rec.diff(newShape(tt.live, "", scrubber{}), tt.exact)
-			if tt.want == "" && d.detail != "" || !strings.Contains(d.detail, tt.want) {
-				t.Errorf("diff = %q, want %q", d.detail, tt.want)
+			d := cassette.ShapeDiff(anthropic.ReadRequest, rec, tt.live, tt.exact)
+			if tt.want == "" && d != "" || !strings.Contains(d, tt.want) {
+				t.Errorf("diff = %q, want %q", d, tt.want)
 			}
 		})
 	}

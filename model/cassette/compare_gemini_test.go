@@ -1,6 +1,8 @@
-package cassette
+package cassette_test
 
 import (
+	"github.com/kimi-run/kimi-run/model/cassette"
+	"github.com/kimi-run/kimi-run/model/gemini"
 	"strings"
 	"testing"
 )
@@ -16,7 +18,7 @@ func TestGeminiShapeDiff(t *testing.T) {
 			`{"role":"user","parts":[{"functionResponse":{"id":"g1","name":"Shell","response":{"output":"` + output + `"}}}]}],` +
 			`"tools":[{"functionDeclarations":[{"name":"Shell"}]}]}`)
 	}
-	rec := newShape(body("today", "list", "c2ln", `{"command":"ls"}`, "a.go"), "", scrubber{})
+	rec := body("today", "list", "c2ln", `{"command":"ls"}`, "a.go")
 	for _, tt := range []struct {
 		name  string
 		live  []byte
@@ -31,9 +33,9 @@ func TestGeminiShapeDiff(t *testing.T) {
 		{name: "not JSON", live: []byte(`{"contents":`), want: "not comparable"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := rec.diff(newShape(tt.live, "", scrubber{}), tt.exact)
-			if tt.want == "" && d.detail != "" || !strings.Contains(d.detail, tt.want) {
-				t.Errorf("diff = %q, want %q", d.detail, tt.want)
+			d := cassette.ShapeDiff(gemini.ReadRequest, rec, tt.live, tt.exact)
+			if tt.want == "" && d != "" || !strings.Contains(d, tt.want) {
+				t.Errorf("diff = %q, want %q", d, tt.want)
 			}
 		})
 	}

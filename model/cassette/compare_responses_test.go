@@ -1,6 +1,8 @@
-package cassette
+package cassette_test
 
 import (
+	"github.com/kimi-run/kimi-run/model/cassette"
+	"github.com/kimi-run/kimi-run/model/responses"
 	"strings"
 	"testing"
 )
@@ -19,7 +21,7 @@ func TestResponsesShapeDiff(t *testing.T) {
 			`{"type":"function_call_output","call_id":"c1","output":"` + output + `"}]}`)
 	}
 	q := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
-	rec := newShape(body("today", "list", "E1", "think", q(`{"command":"ls"}`), "a.go"), "", scrubber{})
+	rec := body("today", "list", "E1", "think", q(`{"command":"ls"}`), "a.go")
 	for _, tt := range []struct {
 		name  string
 		live  []byte
@@ -36,9 +38,9 @@ func TestResponsesShapeDiff(t *testing.T) {
 		{name: "not JSON", live: []byte(`{"input":`), want: "not comparable"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := rec.diff(newShape(tt.live, "", scrubber{}), tt.exact)
-			if tt.want == "" && d.detail != "" || !strings.Contains(d.detail, tt.want) {
-				t.Errorf("diff = %q, want %q", d.detail, tt.want)
+			d := cassette.ShapeDiff(responses.ReadRequest, rec, tt.live, tt.exact)
+			if tt.want == "" && d != "" || !strings.Contains(d, tt.want) {
+				t.Errorf("diff = %q, want %q", d, tt.want)
 			}
 		})
 	}

@@ -17,6 +17,9 @@ type Replayer struct {
 	c *Cassette
 	// Lenient answers requests in recorded order without comparing them.
 	Lenient bool
+	// Read reads the requests' bodies in the protocol of the cassette's provider
+	// (model/protocols); nil reads chat completions.
+	Read Reader
 	// Exact compares the text of tool results too; by default it is left out, since a
 	// command's output (timings, dates) is the world's and differs from run to run.
 	Exact bool
@@ -159,14 +162,18 @@ func (p *Replayer) pick(body []byte) (*Exchange, *Divergence) {
 		p.used[first] = true
 		return &p.c.Exchanges[first], nil
 	}
-	live := newShape(body, p.WorkDir, newScrubber(p.Secrets))
+	read := p.Read
+	if read == nil {
+		read = ReadChat
+	}
+	live := newShape(read, body, p.WorkDir, newScrubber(p.Secrets))
 	var firstDiff difference
 	for i := first; i < len(p.c.Exchanges); i++ {
 		if p.used[i] {
 			continue
 		}
 		x := &p.c.Exchanges[i]
-		diff := newShape(x.Request.Body, p.c.Header.WorkDir, scrubber{}).diff(live, p.Exact)
+		diff := newShape(read, x.Request.Body, p.c.Header.WorkDir, scrubber{}).diff(live, p.Exact)
 		if diff.detail == "" {
 			p.used[i] = true
 			return x, nil

@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -98,6 +99,10 @@ func (m *Manager) now() time.Time {
 }
 
 func (m *Manager) scrub(s string) string { return m.Secrets.String(s) }
+
+// scrubbing writes a task's output file scrubbed of the secrets, a secret cut in two by
+// the pipe's reads included.
+func (m *Manager) scrubbing(w io.Writer) io.WriteCloser { return scrub.NewWriter(w, m.Secrets) }
 
 func (m *Manager) emit(p event.Payload) {
 	if m.Emit != nil {

@@ -154,7 +154,7 @@ func (t *task) start(s Spec) error {
 	} else {
 		t.lines = &lineEvents{t: t}
 		if file, err = beneath.OpenFile(dirFile, "output.log", outFlags, 0o600); err == nil {
-			t.out, err = launch.OutputTee(file, OutputLimit, t.m.Secrets, t.lines.write)
+			t.out, err = launch.OutputTee(file, OutputLimit, t.m.scrubbing, t.lines.write)
 			file = nil // the output owns it
 		}
 		if err != nil {
