@@ -22,7 +22,7 @@ var walkthrough = flag.Bool("walkthrough", false, "add a flag, a tool, an event 
 // what the checklist says is generated, then builds, vets and runs the tests of every
 // package it touched, of those the checklist names, and of run/ (where lists of tools and
 // flags used to hide). A change may touch at most three files by hand besides its own new
-// files, its tests and README.md, with at most one regeneration command; the files it
+// files, its tests and the user docs (README.md, docs/), with at most one regeneration command; the files it
 // regenerates do not count, and nothing else may change.
 // Every file touched by hand must be named by the checklist.
 type change struct {
@@ -126,12 +126,10 @@ if strings.Count(res.Output, ".txt") != 1 {
 }
 `
 			}},
-			{"README.md", func(t *testing.T, s string) string {
-				return insertBefore(t, s, "| `--mcp-call-timeout ",
-					"| `--walkthrough-glob-cap N` | 1000, or `KIMI_RUN_WALKTHROUGH_GLOB_CAP`, or `[tools] walkthrough_glob_cap` | most paths one Glob call returns |\n")
-			}},
 		},
-		packages: []string{"./config/", "./run/"},
+		generate:  [][]string{{"go", "test", "./run", "-run", "TestFlagsReference", "-update"}},
+		generated: []string{"docs/reference.md"},
+		packages:  []string{"./config/", "./run/"},
 	}
 }
 
@@ -169,10 +167,8 @@ return New("WalkthroughEcho", env.settings().Quote("Send the text back, cut to i
 			{"tools/builtin.go", func(t *testing.T, s string) string {
 				return insertBefore(t, s, "\t{make: NewAgent, ", "\t{make: NewWalkthroughEcho},\n")
 			}},
-			{"README.md", func(t *testing.T, s string) string {
-				s = insertBefore(t, s, "  StrReplaceFile, Glob, Grep, FetchURL, Think, SetTodoList,", "  WalkthroughEcho,\n")
-				return insertBefore(t, s, "| `--mcp-call-timeout ",
-					"| `--walkthrough-echo-max N` | 100 | most characters WalkthroughEcho sends back |\n")
+			{"docs/how-it-works.md", func(t *testing.T, s string) string {
+				return insertBefore(t, s, "  Shell, TaskList, TaskOutput and TaskStop", "  WalkthroughEcho,\n")
 			}},
 			{"tools/walkthroughecho_test.go", func(*testing.T, string) string {
 				return `package tools
@@ -194,9 +190,9 @@ if res := runSearchTool(t, tool, map[string]any{"text": "hello"}); res.IsError |
 `
 			}},
 		},
-		generate: [][]string{{"go", "test", "./tools", "./run", "-run", "TestBuiltinSchemasGolden|TestRequestBodiesUnchanged", "-update"}},
+		generate: [][]string{{"go", "test", "./tools", "./run", "-run", "TestBuiltinSchemasGolden|TestRequestBodiesUnchanged|TestFlagsReference", "-update"}},
 		generated: []string{"tools/schemas.txt", "run/testdata/requests/default-tool-step.json",
-			"run/testdata/requests/okabe.json", "run/testdata/requests/subagent.json"},
+			"run/testdata/requests/okabe.json", "run/testdata/requests/subagent.json", "docs/reference.md"},
 		packages: []string{"./tools/", "./agentspec/", "./run/"},
 	}
 }
@@ -236,7 +232,7 @@ Path:  "/v1/walkwire",
 			{"internal/scripted/server.go", func(t *testing.T, s string) string {
 				return strings.Replace(s, "geminiDialect}", "geminiDialect, walkwireDialect}", 1)
 			}},
-			{"README.md", func(t *testing.T, s string) string {
+			{"docs/providers.md", func(t *testing.T, s string) string {
 				return insertBefore(t, s, "| `anthropic` | Anthropic Messages API", "| `walkwire` | the walkthrough's protocol: `POST {base_url}/walkwire`, flat events | `api_key`, `base_url` | `reasoning_content` sent back |\n")
 			}},
 		},
@@ -289,13 +285,13 @@ func (c change) walk(t *testing.T) {
 		case slices.Contains(c.generated, f):
 		case !slices.Contains(byHand, f):
 			t.Errorf("%s changed, though neither the checklist's edits nor its commands touch it", f)
-		case f != "README.md" && !strings.HasSuffix(f, "_test.go") && before[f] != ([32]byte{}):
+		case !userDoc(f) && !strings.HasSuffix(f, "_test.go") && before[f] != ([32]byte{}):
 			counted = append(counted, f) // not the docs, a test or the change's own new file
 		}
 	}
 	t.Logf("by hand: %v; regenerated: %v", byHand, intersect(changed, c.generated))
 	if len(counted) > 3 || len(c.generate) > 1 {
-		t.Errorf("%d files touched by hand besides the change's own files, its tests and README.md, and %d regeneration commands; want at most 3 and 1: %v", len(counted), len(c.generate), counted)
+		t.Errorf("%d files touched by hand besides the change's own files, its tests and the user docs, and %d regeneration commands; want at most 3 and 1: %v", len(counted), len(c.generate), counted)
 	}
 	section := checklist(t, dir, c.checklist)
 	for _, f := range byHand {
@@ -426,6 +422,12 @@ func uniqueIndex(t *testing.T, s, anchor string) int {
 	return strings.Index(s, anchor)
 }
 
+// userDoc reports whether file is a user's document: README.md or a page of docs/ that the
+// checklists call by its old name, the README.
+func userDoc(file string) bool {
+	return file == "README.md" || strings.HasPrefix(file, "docs/") && strings.HasSuffix(file, ".md")
+}
+
 // checklist returns the section of docs/design.md under heading, up to the next heading.
 func checklist(t *testing.T, dir, heading string) string {
 	t.Helper()
@@ -446,7 +448,7 @@ func checklist(t *testing.T, dir, heading string) string {
 // named reports whether a checklist names file: by its path, its base name (quoted), a
 // pattern with NAME in it (tools/NAME.go), or as a directory's file (agent/).
 func named(section, file string) bool {
-	if strings.Contains(section, file) || (file == "README.md" && strings.Contains(section, "README")) {
+	if strings.Contains(section, file) || (userDoc(file) && strings.Contains(section, "README")) {
 		return true
 	}
 	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(section, -1) {

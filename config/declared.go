@@ -46,13 +46,33 @@ func newParser(target any, src *source, options ...kong.Option) (*kong.Kong, err
 		// --ralph -1 means "no limit"; without this kong reads -1 as a short flag.
 		kong.WithHyphenPrefixedParameters(true),
 		kong.Resolvers(src),
-		kong.Help(func(o kong.HelpOptions, kctx *kong.Context) error {
-			DescribeSources(kctx.Model)
-			return kong.DefaultHelpPrinter(o, kctx)
-		}),
+		kong.Help(FullHelp),
 	}, options...)
 	return kong.New(target, options...)
 }
+
+// FullHelp is the help printer of every flag with the sources of its value: --help-all,
+// and --help where the caller sets no printer of its own.
+func FullHelp(o kong.HelpOptions, kctx *kong.Context) error {
+	DescribeSources(kctx.Model)
+	return kong.DefaultHelpPrinter(o, kctx)
+}
+
+// HelpAllFlag is --help-all: it prints FullHelp and exits, whatever help printer the
+// parser has for --help.
+type HelpAllFlag bool
+
+// BeforeReset implements kong's hook: it runs before the flags are applied, as --help's.
+func (HelpAllFlag) BeforeReset(kctx *kong.Context) error {
+	if err := FullHelp(kong.HelpOptions{ValueFormatter: kong.DefaultHelpValueFormatter}, kctx); err != nil {
+		return err
+	}
+	kctx.Kong.Exit(0)
+	return nil
+}
+
+// IgnoreDefault tells kong the flag has no default to apply.
+func (HelpAllFlag) IgnoreDefault() {}
 
 // source is the kong resolver of the declared settings. It lives as long as one parse and
 // the Resolve that follows it, which reads the config file it loaded and where each value

@@ -8,7 +8,7 @@ import "strings"
 // Resolve reads the others into the setting they name (-c into Prompt,
 // --max-retries-per-step into Loop.Attempts, --debug/--verbose into Output.LogLevel).
 // conflicts.go refuses two names of one setting given together; checkKimi the values Kimi
-// refuses. The README section "Coming from Kimi CLI" holds the map for users.
+// refuses. docs/kimi-cli.md holds the map for users.
 
 // synonyms are the pairs of flags that set the same thing: each Kimi flag declared to set
 // another (sets:"flag"), and these, which set it with another meaning.

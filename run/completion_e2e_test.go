@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
-
 	"github.com/kimi-run/kimi-run/agentspec"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/scripted"
@@ -308,7 +307,7 @@ func checkWidth(t *testing.T, by, rendered string) {
 	}
 }
 
-// TestReadmeCompletionInstall runs the README's install lines for the completions and the
+// TestReadmeCompletionInstall runs docs/install.md's install lines for the completions and the
 // man page, as written, in a fresh HOME with kimi-run in ~/.local/bin, then checks each
 // shell and man find what they wrote where they look by themselves (issue 29 #4: the fish
 // line lacked mkdir -p; man found the page only with ~/.local/bin on PATH). Then it runs
@@ -317,8 +316,7 @@ func checkWidth(t *testing.T, by, rendered string) {
 func TestReadmeCompletionInstall(t *testing.T) {
 	t.Parallel()
 	needBash(t)
-	readme := string(repoFile(t, "README.md"))
-	_, section, _ := strings.Cut(readme, "### Shell completions and the man page\n")
+	section := testkit.DocSection(t, filepath.Join("..", "docs", "install.md"), "## Shell completions and the man page")
 	_, block, _ := strings.Cut(section, "```sh\n")
 	block, _, _ = strings.Cut(block, "```")
 	if !strings.Contains(block, "kimi-run completion fish") {
@@ -334,7 +332,7 @@ func TestReadmeCompletionInstall(t *testing.T) {
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", block)
 	cmd.Env, cmd.Dir = append(env, coverEnv()...), home
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the README's install lines failed: %v\n%s", err, out)
+		t.Fatalf("docs/install.md's install lines failed: %v\n%s", err, out)
 	}
 	for _, f := range []string{".local/share/bash-completion/completions/kimi-run", ".zfunc/_kimi-run",
 		".config/fish/completions/kimi-run.fish", ".local/share/man/man1/kimi-run.1"} {

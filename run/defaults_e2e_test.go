@@ -16,9 +16,9 @@ import (
 // config.DefaultAttempts attempts of a failing call (issue 28 #5).
 func TestLoopDefaults(t *testing.T) {
 	t.Parallel()
-	help := kimi(t, nil, invocation{args: []string{"--help"}})
+	help := kimi(t, nil, invocation{args: []string{"--help-all"}})
 	if help.code != 0 {
-		t.Fatalf("--help exit %d\n%s", help.code, help.stderr)
+		t.Fatalf("--help-all exit %d\n%s", help.code, help.stderr)
 	}
 	// kong wraps help text: compare with the line breaks and indentation taken out.
 	flat := regexp.MustCompile(`\s+`).ReplaceAllString(help.stdout, " ")
@@ -27,7 +27,7 @@ func TestLoopDefaults(t *testing.T) {
 		"Default " + strconv.Itoa(config.DefaultAttempts-1) + ", i.e. " + strconv.Itoa(config.DefaultAttempts) + " attempts",
 	} {
 		if !strings.Contains(flat, want) {
-			t.Errorf("--help does not say %q", want)
+			t.Errorf("--help-all does not say %q", want)
 		}
 	}
 

@@ -8,7 +8,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 )
 
-// ExitCode is the process's exit status. The README's "Exit codes" holds the table.
+// ExitCode is the process's exit status. docs/exit-codes.md holds the table.
 type ExitCode int
 
 // The exit codes of kimi-run.

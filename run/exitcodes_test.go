@@ -50,16 +50,16 @@ func exitCodes(t *testing.T) map[string]int {
 // (issue 29 #5 found 8 missing from the action's summary and --help).
 func TestEveryExitCodeIsDocumented(t *testing.T) {
 	t.Parallel()
-	help := kimi(t, nil, invocation{args: []string{"--help"}})
+	help := kimi(t, nil, invocation{args: []string{"--help-all"}})
 	exits := help.stdout[strings.Index(help.stdout, "Exit codes:"):]
 	exits = exits[:strings.Index(exits, "\n\n")]
 	action := string(repoFile(t, "action.yml"))
 	action = action[strings.Index(action, "kimi-run's exit code"):]
 	action = action[:strings.Index(action, "\n")]
 	docs := map[string]string{
-		"README.md":      string(repoFile(t, "README.md")),
-		"docs/ci.md":     string(repoFile(t, "docs/ci.md")),
-		"docs/events.md": string(repoFile(t, "docs/events.md")),
+		"docs/exit-codes.md": string(repoFile(t, "docs/exit-codes.md")),
+		"docs/ci.md":         string(repoFile(t, "docs/ci.md")),
+		"docs/events.md":     string(repoFile(t, "docs/events.md")),
 	}
 	for name, code := range exitCodes(t) {
 		n := strconv.Itoa(code)

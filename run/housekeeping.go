@@ -3,17 +3,115 @@ package run
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/alecthomas/kong"
+
+	"github.com/kimi-run/kimi-run/agentspec"
+	"github.com/kimi-run/kimi-run/completion"
+	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/docs"
+	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/manpage"
+	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/session"
 )
 
-// housekeeping runs --list-sessions or --show-session: it reads the sessions of the work dir
-// and prints them, as text or (with --output-format stream-json) as NDJSON; no model, key or
+// housekeeping parses args into cli and serves every mode that is not a run: --version,
+// --help, shell completion, --man-page, --print-schema, --list-sessions and --show-session,
+// and a command line that does not parse (exit 2). done says it served one, with code.
+func housekeeping(args []string, cli *CLI, sio IO, version string) (code ExitCode, done bool) {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-V") {
+		// Scripts call this to probe the binary; building the flag parser would double its cost.
+		fmt.Fprintf(sio.Stdout, "kimi-run %s\n", version)
+		return ExitOK, true
+	}
+	parser, err := newParser(cli, sio, version)
+	if err != nil {
+		fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
+		return ExitError, true
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			ke, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code, done = ExitOK, true
+			if ke.code != 0 {
+				code = ExitUsage
+			}
+		}
+	}()
+	if shell, ok := completion.Request(args); ok {
+		// --agent's values are not a kong enum: its empty default means "default".
+		return exitIf(completion.Write(sio.Stdout, parser.Model, shell, map[string][]string{"agent": agentspec.Builtins})), true
+	}
+	if _, err := parser.Parse(args); err != nil {
+		// kong exits 80 by default; a usage error is 2 for a shell script.
+		hint := " (kimi-run --help-all lists every flag)"
+		if peer := peerFlag(args); peer != nil {
+			err, hint = peer, ""
+		}
+		fmt.Fprintf(sio.Stderr, "kimi-run: %v%s\n", err, hint)
+		if format, kimiLines := rawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
+			// The stream's last line is a result even when the flags did not parse.
+			output.NewJSON(sio.Stdout).Emit(event.Event{Time: time.Now(), Data: event.Result{
+				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
+				Error: &event.ErrorInfo{Kind: "usage", Message: err.Error()},
+			}})
+		}
+		return ExitUsage, true
+	}
+	switch {
+	case cli.ManPage:
+		config.DescribeSources(parser.Model)
+		err = writeManPage(sio.Stdout, parser.Model, version)
+	case cli.PrintSchema:
+		_, err = io.WriteString(sio.Stdout, docs.EventsSchema)
+	case cli.ListSessions || cli.ShowSession != "":
+		return sessions(context.Background(), cli, sio), true
+	default:
+		return 0, false
+	}
+	return exitIf(err), true
+}
+
+// kongExit carries kong's exit request (after --help or --version) out of Parse.
+type kongExit struct{ code int }
+
+// newParser builds the parser of the command line into cli.
+func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
+	return config.NewParser(cli, sio.env(),
+		kong.Name("kimi-run"),
+		kong.Description(description),
+		kong.Help(shortHelp),
+		kong.Vars{"version": "kimi-run " + version},
+		kong.Writers(sio.Stdout, sio.Stderr),
+		kong.Exit(func(c int) { panic(kongExit{c}) }))
+}
+
+// writeManPage writes kimi-run(1) (package manpage) for this build.
+func writeManPage(w io.Writer, app *kong.Application, version string) error {
+	return manpage.Write(w, app, manpage.Page{
+		Description: description,
+		Version:     version,
+		Date:        manpage.Date(version),
+		Commands:    []string{completion.Command + "\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR"},
+		Notes: "The prompt is the words after the flags, \\fB\\-p\\fR, \\fB\\-\\-prompt\\-file\\fR or stdin. " +
+			"\\fBkimi\\-run completion\\fR \\fISHELL\\fR (exactly those two words) writes a completion script " +
+			"for bash, zsh or fish.",
+	})
+}
+
+// sessions runs --list-sessions or --show-session: it reads the sessions of the work dir and
+// prints them, as text or (with --output-format stream-json) as NDJSON; no model, key or
 // prompt is involved. Flags as a mode rather than a subcommand: a prompt given as words can
 // never be taken for one.
-func housekeeping(ctx context.Context, cli *CLI, sio IO) ExitCode {
+func sessions(ctx context.Context, cli *CLI, sio IO) ExitCode {
 	fail := func(code ExitCode, err error) ExitCode {
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v\n", err)
 		return code

@@ -137,7 +137,7 @@ func TestKimiFinalMessageOnlyStreamJSON(t *testing.T) {
 
 func TestKimiFlagsInHelp(t *testing.T) {
 	t.Parallel()
-	r := kimi(t, nil, invocation{args: []string{"--help"}})
+	r := kimi(t, nil, invocation{args: []string{"--help-all"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d", r.code)
 	}

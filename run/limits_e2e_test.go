@@ -71,14 +71,14 @@ func TestZeroLimitsMeanWhatTheySay(t *testing.T) {
 // TestHelpNamesTheEnvironment: --help is where a newcomer looks for what to export.
 func TestHelpNamesTheEnvironment(t *testing.T) {
 	t.Parallel()
-	r := kimi(t, nil, invocation{args: []string{"--help"}})
+	r := kimi(t, nil, invocation{args: []string{"--help-all"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	for _, want := range []string{"Environment", "KIMI_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "KIMI_MODEL_NAME", "XDG_STATE_HOME", "NO_COLOR", "localhost needs no key",
 		"--max-retries", "0 tries once", "--session-wait", "--keep-background", "75 transient"} {
 		if !strings.Contains(r.stdout, want) {
-			t.Errorf("--help lacks %q", want)
+			t.Errorf("--help-all lacks %q", want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 
+	"github.com/kimi-run/kimi-run/agent/answerschema"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/ralph"
@@ -16,7 +17,7 @@ import (
 func runPlan(ctx context.Context, s *config.Settings, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink, warn func(string),
 	after func(context.Context, ralph.Turner, outcome, error) (outcome, error)) (outcome, error) {
 	if plan.schema != nil {
-		t = schemaTurner{Turner: t, note: plan.schema.instruction(plan.flow != nil || plan.ralph != 0)}
+		t = plan.schema.Prompted(t, plan.flow != nil || plan.ralph != 0)
 	}
 	if len(plan.images) > 0 {
 		t = &imageTurner{Turner: t, images: plan.images}
@@ -40,11 +41,34 @@ func runPlan(ctx context.Context, s *config.Settings, plan plan, t ralph.Turner,
 	if after != nil {
 		out, err = after(ctx, t, out, err)
 	}
-	if plan.schema != nil && schemaDue(out, err) {
-		out, err = plan.schema.settle(ctx, t, out, warn)
+	if plan.schema == nil || !schemaDue(out, err) {
+		return out, err
+	}
+	settled, err := plan.schema.Settle(ctx, t, out.finalText, ralph.StripChoice, warn)
+	out.finalText, out.structured = settled.FinalText, settled.Value
+	if settled.Stop != "" {
+		out.stop = settled.Stop
+		if out.flow {
+			out.flowResult.Outcome, out.flowResult.StopReason = ralph.OutcomeTurnStopped, settled.Stop
+		}
 	}
 	return out, err
 }
+
+// schemaDue reports whether the run reached a final answer that the schema should judge:
+// it ended without an error and without a limit.
+func schemaDue(out outcome, err error) bool {
+	if err != nil {
+		return false
+	}
+	if out.flow {
+		return out.flowResult.Outcome == ralph.OutcomeStop || out.flowResult.Outcome == ralph.OutcomeCompleted
+	}
+	return out.stop == event.StopCompleted
+}
+
+// SchemaError is a final answer that still does not match --json-schema after the re-asks.
+type SchemaError = answerschema.Error
 
 func toolNames(ts []tools.Tool) []string {
 	names := make([]string, len(ts))
@@ -64,7 +88,7 @@ type plan struct {
 	// request is the user's request shown with every node of a flow.
 	request string
 	// schema is --json-schema, compiled; nil without one.
-	schema *outputSchema
+	schema *answerschema.Schema
 	// images are --image, attached to the first prompt.
 	images []event.Image
 }
@@ -73,8 +97,8 @@ func planRun(ctx context.Context, s *config.Settings, found *skills.Set, prompt 
 	cli := &s.Flags
 	p := plan{prompt: prompt, ralph: s.Ralph}
 	var err error
-	if p.schema, err = loadSchema(ctx, cli.JSONSchema); err != nil {
-		return p, err
+	if p.schema, err = answerschema.Load(ctx, cli.JSONSchema); err != nil {
+		return p, usagef("%w", err)
 	}
 	if cli.Flow != "" { // config.Resolve refused --ralph with it
 		f, err := ralph.LoadFlow(cli.Flow)

@@ -27,7 +27,7 @@ type Stdin interface {
 const maxStdin = 8 << 20
 
 // readPrompt assembles the task from -p, prompt words, --prompt-file and stdin, as the
-// README's "Prompt input" says. With optional set (a --flow run, whose nodes are the prompts) no prompt is
+// docs/usage.md's "Prompt input" says. With optional set (a --flow run, whose nodes are the prompts) no prompt is
 // needed and "" may come back. warn reports what was ignored.
 func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional bool, warn func(string)) (string, error) {
 	if s.Flags.NoStdin {

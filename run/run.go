@@ -6,26 +6,16 @@
 package run
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"net/url"
 	"os"
-	"time"
 
-	"github.com/kimi-run/kimi-run/agentspec"
-	"github.com/kimi-run/kimi-run/completion"
-	"github.com/kimi-run/kimi-run/config"
-	"github.com/kimi-run/kimi-run/event"
-
-	"github.com/alecthomas/kong"
 	"github.com/mattn/go-isatty"
 
-	"github.com/kimi-run/kimi-run/docs"
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/launch"
-	"github.com/kimi-run/kimi-run/output"
 )
 
 // IO is the process's standard streams and environment.
@@ -61,11 +51,8 @@ func (sio IO) env() config.Env {
 	return config.FuncEnv{GetenvFunc: sio.Getenv, EnvironFunc: sio.Environ}
 }
 
-// kongExit carries kong's exit request (after --help or --version) out of Parse.
-type kongExit struct{ code int }
-
 // Main runs kimi-run with args (without the program name) and returns the exit code.
-func Main(args []string, sio IO, version string) (code ExitCode) {
+func Main(args []string, sio IO, version string) ExitCode {
 	if len(args) > 0 && args[0] == launch.ServeArg {
 		// The run's launcher process, or its confined arm (see internal/launch): it starts
 		// the run's children and ends what they leave when the run ends. It may outlive the
@@ -91,67 +78,11 @@ func Main(args []string, sio IO, version string) (code ExitCode) {
 	if sio.Environ == nil {
 		sio.Environ = os.Environ
 	}
-	if len(args) == 1 && (args[0] == "--version" || args[0] == "-V") {
-		// Scripts call this to probe the binary; building the flag parser would double its cost.
-		fmt.Fprintf(sio.Stdout, "kimi-run %s\n", version)
-		return ExitOK
-	}
 	var cli CLI
-	parser, err := newParser(&cli, sio, version)
-	if err != nil {
-		fmt.Fprintf(sio.Stderr, "kimi-run: internal error: %v\n", err)
-		return ExitError
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			ke, ok := r.(kongExit)
-			if !ok {
-				panic(r)
-			}
-			code = ExitOK
-			if ke.code != 0 {
-				code = ExitUsage
-			}
-		}
-	}()
-	if shell, ok := completion.Request(args); ok {
-		// --agent's values are not a kong enum: its empty default means "default".
-		return exitIf(completion.Write(sio.Stdout, parser.Model, shell, map[string][]string{"agent": agentspec.Builtins}))
-	}
-	if _, err := parser.Parse(args); err != nil {
-		// kong exits 80 by default; a usage error is 2 for a shell script.
-		fmt.Fprintf(sio.Stderr, "kimi-run: %v (kimi-run --help lists the flags)\n", err)
-		if format, kimiLines := rawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
-			// The stream's last line is a result even when the flags did not parse.
-			output.NewJSON(sio.Stdout).Emit(event.Event{Time: time.Now(), Data: event.Result{
-				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
-				Error: &event.ErrorInfo{Kind: "usage", Message: err.Error()},
-			}})
-		}
-		return ExitUsage
-	}
-	if cli.ManPage {
-		config.DescribeSources(parser.Model)
-		return exitIf(writeManPage(sio.Stdout, parser.Model, version))
-	}
-	if cli.PrintSchema {
-		_, err := io.WriteString(sio.Stdout, docs.EventsSchema)
-		return exitIf(err)
-	}
-	if cli.ListSessions || cli.ShowSession != "" {
-		return housekeeping(context.Background(), &cli, sio)
+	if code, done := housekeeping(args, &cli, sio, version); done {
+		return code
 	}
 	return execute(&cli, sio, version)
-}
-
-// newParser builds the parser of the command line into cli.
-func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
-	return config.NewParser(cli, sio.env(),
-		kong.Name("kimi-run"),
-		kong.Description(description),
-		kong.Vars{"version": "kimi-run " + version},
-		kong.Writers(sio.Stdout, sio.Stderr),
-		kong.Exit(func(c int) { panic(kongExit{c}) }))
 }
 
 func hostOf(raw string) string {

@@ -162,6 +162,7 @@ func TestJSONSchemaUsageErrors(t *testing.T) {
 		{`{"type": 3}`, "--json-schema"},
 		{`{"type":`, "--json-schema"},
 		{filepath.Join(t.TempDir(), "nope.json"), "--json-schema"},
+		{`{"$ref": "https://example.com/s.json"}`, "only local files are loaded"},
 		// issue 21 #3: a schema that parses but names no JSON type used to burn model
 		// calls and exit 7 with Go's map[...] in the message.
 		{`{"type":"objec"}`, `"type" is "objec"; a type is one of array, boolean`},

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/alecthomas/kong"
-
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/run"
 )
 
@@ -78,21 +78,17 @@ func TestEmptyPipedStdinWarns(t *testing.T) {
 	}
 }
 
-// TestHelpAndFlagsTable: --help names --output-schema, and the README's flags table has
-// one row per flag (it listed --add-dir twice) (issue 21 #8); every flag --help shows has
-// its row there or in the table of Kimi CLI's names.
+// TestHelpAndFlagsTable: --help-all names --output-schema, and docs/reference.md's flag
+// tables have one row per flag (the hand-written table listed --add-dir twice) (issue 21
+// #8); every flag --help-all shows has its row there or in the table of Kimi CLI's names.
 func TestHelpAndFlagsTable(t *testing.T) {
 	t.Parallel()
-	r := kimi(t, nil, invocation{args: []string{"--help"}})
+	r := kimi(t, nil, invocation{args: []string{"--help-all"}})
 	if r.code != 0 || !strings.Contains(r.stdout, "--output-schema") {
-		t.Errorf("--help: exit %d, no --output-schema:\n%s", r.code, r.stdout)
+		t.Errorf("--help-all: exit %d, no --output-schema:\n%s", r.code, r.stdout)
 	}
-	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, table, _ := strings.Cut(string(raw), "### Flags\n")
-	table, _, _ = strings.Cut(table, "\n\n")
+	reference := filepath.Join("..", "docs", "reference.md")
+	table := testkit.DocSection(t, reference, "## Flags")
 	seen := map[string]bool{}
 	for _, line := range strings.Split(table, "\n") {
 		if !strings.HasPrefix(line, "| `") {
@@ -100,14 +96,14 @@ func TestHelpAndFlagsTable(t *testing.T) {
 		}
 		flag := strings.SplitN(line, "`", 3)[1]
 		if seen[flag] {
-			t.Errorf("the README's flags table lists %s twice", flag)
+			t.Errorf("docs/reference.md's flag tables list %s twice", flag)
 		}
 		seen[flag] = true
 	}
 	if len(seen) < 20 {
-		t.Fatalf("found only %d rows in the README's flags table", len(seen))
+		t.Fatalf("found only %d rows in docs/reference.md's flag tables", len(seen))
 	}
-	_, kimiTable, _ := strings.Cut(string(raw), "## Coming from Kimi CLI\n")
+	kimiTable := testkit.DocSection(t, filepath.Join("..", "docs", "kimi-cli.md"), "## Command line")
 	kimiTable, _, _ = strings.Cut(kimiTable, "\n\nAs in Kimi CLI")
 	named := map[string]bool{}
 	for _, line := range strings.Split(table+"\n"+kimiTable, "\n") {
@@ -124,7 +120,7 @@ func TestHelpAndFlagsTable(t *testing.T) {
 	}
 	for _, f := range p.Model.Flags {
 		if !f.Hidden && f.Name != "help" && !named[f.Name] {
-			t.Errorf("--%s has no row in the README's flags table (or its table of Kimi CLI's names)", f.Name)
+			t.Errorf("--%s has no row in docs/reference.md's flag tables (or docs/kimi-cli.md's table of Kimi CLI's names)", f.Name)
 		}
 	}
 }

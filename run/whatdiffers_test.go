@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
-// whatDiffersHeldBy names, for each bullet of README's "What differs" (by its bold title),
+// whatDiffersHeldBy names, for each bullet of docs/kimi-cli.md's "What differs" (by its bold title),
 // the tests that hold what it says, as "package.TestName" (the package's directory from
 // the repository's root). A bullet whose claims only Kimi CLI's code can check (what Kimi
 // does) is held on kimi-run's side.
@@ -41,24 +42,12 @@ var whatDiffersHeldBy = map[string][]string{
 	"Gemini and Vertex AI providers.": {"model/gemini.TestGeminiURL", "model/gemini.TestGeminiThinkingConfig", "model/gemini.TestGeminiSendsTurnBack"},
 }
 
-// TestWhatDiffersIsHeld: every bullet of README's "What differs" names the tests that hold
+// TestWhatDiffersIsHeld: every bullet of docs/kimi-cli.md's "What differs" names the tests that hold
 // it, and those tests exist (issue 27 #4: every line of that section true, held by a test
 // where one can check it). A new bullet, or a renamed test, fails here until the table
 // above says what holds it.
 func TestWhatDiffersIsHeld(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
-	start := strings.Index(text, "### What differs\n")
-	if start < 0 {
-		t.Fatal(`README has no "### What differs" section`)
-	}
-	section := text[start:]
-	if end := strings.Index(section[1:], "\n## "); end > 0 {
-		section = section[:end+1]
-	}
+	section := testkit.DocSection(t, filepath.Join("..", "docs", "kimi-cli.md"), "## What differs")
 	bullet := regexp.MustCompile(`(?m)^- \*\*(.+?)\*\*`)
 	var titles []string
 	for _, m := range bullet.FindAllStringSubmatch(section, -1) {
@@ -71,7 +60,7 @@ func TestWhatDiffersIsHeld(t *testing.T) {
 	for _, title := range titles {
 		held, ok := whatDiffersHeldBy[title]
 		if !ok {
-			t.Errorf("README What differs bullet %q names no test that holds it (add it to whatDiffersHeldBy)", title)
+			t.Errorf("docs/kimi-cli.md What differs bullet %q names no test that holds it (add it to whatDiffersHeldBy)", title)
 			continue
 		}
 		for _, name := range held {
@@ -102,7 +91,7 @@ func testExists(t *testing.T, dir, fn string) bool {
 	return false
 }
 
-// TestNotAvailable holds README's "Not available": Kimi CLI's other modes and plan mode are
+// TestNotAvailable holds docs/kimi-cli.md's "Not available": Kimi CLI's other modes and plan mode are
 // unknown flags (exit 2, before any model call), and KIMI_MODEL_THINKING_KEEP is named in a
 // warning rather than ignored silently.
 func TestNotAvailable(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/tools/background"
 )
 
@@ -28,7 +30,7 @@ type kimiTools struct {
 // TestKimiToolParity holds kimi-run's default tools against Kimi CLI 1.49's, parameter by
 // parameter: the tools of Kimi's default agent are offered under the same names, and each
 // parameter has the same name, place, types (null included), requiredness, default, bounds
-// and enum. A difference fails unless README's "What differs" lists it under "Tool
+// and enum. A difference fails unless docs/kimi-cli.md's "What differs" lists it under "Tool
 // parameters." as `Tool.parameter`; a listed one that is no longer a difference fails too.
 func TestKimiToolParity(t *testing.T) {
 	data, err := os.ReadFile("testdata/kimi-1.49-tools.json")
@@ -67,14 +69,14 @@ func TestKimiToolParity(t *testing.T) {
 				key := kt.Name + "." + d.path
 				found[key] = true
 				if !listed[key] {
-					t.Errorf("%s: %s (not listed in README's What differs, Tool parameters)", key, d.what)
+					t.Errorf("%s: %s (not listed in docs/kimi-cli.md's What differs, Tool parameters)", key, d.what)
 				}
 			}
 		}
 	}
 	for key := range listed {
 		if !found[key] {
-			t.Errorf("README lists %s as a tool parameter difference, but the schemas agree", key)
+			t.Errorf("docs/kimi-cli.md lists %s as a tool parameter difference, but the schemas agree", key)
 		}
 	}
 }
@@ -229,17 +231,13 @@ func objectKeys(t *testing.T, raw json.RawMessage) []string {
 }
 
 // listedToolDifferences reads the `Tool.parameter` (or `Tool`) entries of the "Tool
-// parameters." bullet of README's "What differs": the one list of deliberate differences.
+// parameters." bullet of docs/kimi-cli.md's "What differs": the one list of deliberate differences.
 func listedToolDifferences(t *testing.T) map[string]bool {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(readme)
+	text := testkit.DocSection(t, filepath.Join("..", "docs", "kimi-cli.md"), "## What differs")
 	start := strings.Index(text, "- **Tool parameters.**")
 	if start < 0 {
-		t.Fatal(`README's What differs has no "Tool parameters." bullet`)
+		t.Fatal(`docs/kimi-cli.md's What differs has no "Tool parameters." bullet`)
 	}
 	bullet := text[start+2:]
 	if end := regexp.MustCompile(`\n(- |#)`).FindStringIndex(bullet); end != nil {

@@ -1,22 +1,19 @@
 package tools
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
-// TestREADMENamesEveryTool: the README's Tools bullet, the users' list of the built-ins,
+// TestREADMENamesEveryTool: docs/how-it-works.md's Tools bullet, the users' list of the built-ins,
 // names every tool of the table, so a new tool cannot be left out of it.
 func TestREADMENamesEveryTool(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, bullet, ok := strings.Cut(string(raw), "\n- **Tools** ")
+	_, bullet, ok := strings.Cut(testkit.DocSection(t, filepath.Join("..", "docs", "how-it-works.md"), "# How it works"), "\n- **Tools** ")
 	if !ok {
-		t.Fatal("the README has no **Tools** bullet")
+		t.Fatal("docs/how-it-works.md has no **Tools** bullet")
 	}
 	bullet, _, _ = strings.Cut(bullet, "\n- ")
 	words := strings.FieldsFunc(bullet, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') })
@@ -26,7 +23,7 @@ func TestREADMENamesEveryTool(t *testing.T) {
 			found = found || w == tool.Name()
 		}
 		if !found {
-			t.Errorf("the README's Tools bullet does not name %s", tool.Name())
+			t.Errorf("docs/how-it-works.md's Tools bullet does not name %s", tool.Name())
 		}
 	}
 }

@@ -33,7 +33,7 @@ type Limit struct {
 	RegularOnly bool
 }
 
-// The caps, one per kind of file; the README's "Bounded inputs" table lists them.
+// The caps, one per kind of file; docs/unattended.md's "Bounded inputs" table lists them.
 var (
 	// Prompt is --prompt-file and the files of --system-prompt and --append-system-prompt:
 	// as much as stdin may bring.

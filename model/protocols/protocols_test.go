@@ -10,16 +10,16 @@ import (
 	"github.com/kimi-run/kimi-run/model/protocols"
 )
 
-// README's table of provider types has a row for each type the table here speaks, and none
-// for a type it does not.
+// docs/providers.md's table of provider types has a row for each type the table here
+// speaks, and none for a type it does not.
 func TestREADMENamesEveryProviderType(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/providers.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, table, ok := strings.Cut(string(b), "\n| `type` | protocol |")
 	if !ok {
-		t.Fatal("README.md has no table of provider types (| `type` | protocol | …)")
+		t.Fatal("docs/providers.md has no table of provider types (| `type` | protocol | …)")
 	}
 	table, _, _ = strings.Cut(table, "\n\n")
 	var documented []string
@@ -31,7 +31,7 @@ func TestREADMENamesEveryProviderType(t *testing.T) {
 	}
 	slices.Sort(documented)
 	if want := protocols.Types(); !slices.Equal(documented, want) {
-		t.Errorf("README's provider types are %v, the protocols' %v", documented, want)
+		t.Errorf("docs/providers.md's provider types are %v, the protocols' %v", documented, want)
 	}
 }
 

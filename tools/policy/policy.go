@@ -62,6 +62,14 @@ func ParseRule(s string) (Rule, error) {
 		return Rule{}, fmt.Errorf("tool rule %q: want Shell(PATTERN)", s)
 	}
 	pat = strings.TrimSpace(strings.TrimSuffix(pat, ")"))
+	if name == "Bash" {
+		// Claude Code's rule for its command tool; its "cmd:*" is a prefix, as "cmd*" here.
+		shell := "Shell(" + strings.TrimSuffix(pat, ":*")
+		if strings.HasSuffix(pat, ":*") {
+			shell += "*"
+		}
+		return Rule{}, fmt.Errorf("tool rule %q: kimi-run's command tool is Shell: did you mean %q?", s, shell+")")
+	}
 	if name != "Shell" {
 		return Rule{}, fmt.Errorf("tool rule %q: only Shell takes a pattern (the command line)", s)
 	}

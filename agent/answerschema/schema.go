@@ -1,4 +1,6 @@
-package run
+// Package answerschema is --json-schema: the JSON Schema a run's final answer must match,
+// the instruction that shows it to the model, and the re-asks when an answer does not match.
+package answerschema
 
 import (
 	"bytes"
@@ -17,15 +19,14 @@ import (
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/infile"
-	"github.com/kimi-run/kimi-run/ralph"
 )
 
-// schemaReasks is how many times a final answer that does not match --json-schema is asked
-// for again before the run fails with exit 7.
-const schemaReasks = 2
+// Reasks is how many times a final answer that does not match --json-schema is asked for
+// again before the run fails (exit 7).
+const Reasks = 2
 
-// outputSchema is a resolved --json-schema and its text, which the model is shown.
-type outputSchema struct {
+// Schema is a resolved --json-schema and its text, which the model is shown.
+type Schema struct {
 	schema *jsonschema.Resolved
 	text   string
 }
@@ -40,10 +41,11 @@ var schemaVersions = map[string]bool{
 	"http://json-schema.org/draft-07/schema":       true,
 }
 
-// loadSchema reads --json-schema: inline JSON when the value starts like a JSON object (or
-// is true/false, which are schemas too), a file otherwise. A $ref may name other local files
-// (relative to the schema file), never a URL: a run does not fetch its schema.
-func loadSchema(ctx context.Context, spec string) (*outputSchema, error) {
+// Load reads --json-schema: inline JSON when the value starts like a JSON object (or is
+// true/false, which are schemas too), a file otherwise; nil when spec is blank. A $ref may
+// name other local files (relative to the schema file), never a URL: a run does not fetch
+// its schema. Every error is the user's (a usage error to the caller).
+func Load(ctx context.Context, spec string) (*Schema, error) {
 	if strings.TrimSpace(spec) == "" {
 		return nil, nil
 	}
@@ -51,34 +53,34 @@ func loadSchema(ctx context.Context, spec string) (*outputSchema, error) {
 	if t := strings.TrimSpace(spec); !strings.HasPrefix(t, "{") && t != "true" && t != "false" {
 		data, err := infile.Read(ctx, spec, infile.Schema)
 		if err != nil {
-			return nil, usagef("--json-schema: %w", err)
+			return nil, fmt.Errorf("--json-schema: %w", err)
 		}
 		abs, err := filepath.Abs(spec)
 		if err != nil {
-			return nil, usagef("--json-schema: %w", err)
+			return nil, fmt.Errorf("--json-schema: %w", err)
 		}
 		raw, base = data, (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 	}
 	name := schemaName(spec)
 	sch, err := parseSchema(raw)
 	if err != nil {
-		return nil, usagef("--json-schema %s is not a JSON Schema: %v", name, oneLineErr(err))
+		return nil, fmt.Errorf("--json-schema %s is not a JSON Schema: %v", name, clipLine(err.Error(), 200))
 	}
 	if err := checkSchemaValues(sch); err != nil {
-		return nil, usagef("--json-schema %s is not a valid JSON Schema: %v", name, err)
+		return nil, fmt.Errorf("--json-schema %s is not a valid JSON Schema: %v", name, err)
 	}
 	if !schemaVersions[sch.Schema] {
-		return nil, usagef("--json-schema %s: $schema %q is not supported; use draft 2020-12 or draft 7", name, sch.Schema)
+		return nil, fmt.Errorf("--json-schema %s: $schema %q is not supported; use draft 2020-12 or draft 7", name, sch.Schema)
 	}
 	resolved, err := sch.Resolve(&jsonschema.ResolveOptions{BaseURI: base, Loader: func(u *url.URL) (*jsonschema.Schema, error) { return fileLoader(ctx, u) }})
 	if err != nil {
-		return nil, usagef("--json-schema %s: %v", name, oneLineErr(err))
+		return nil, fmt.Errorf("--json-schema %s: %v", name, clipLine(err.Error(), 200))
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, raw); err != nil {
-		return nil, usagef("--json-schema %s is not JSON: %v", name, err)
+		return nil, fmt.Errorf("--json-schema %s is not JSON: %v", name, err)
 	}
-	return &outputSchema{schema: resolved, text: compact.String()}, nil
+	return &Schema{schema: resolved, text: compact.String()}, nil
 }
 
 func parseSchema(raw []byte) (*jsonschema.Schema, error) {
@@ -108,11 +110,11 @@ func schemaName(spec string) string {
 	return spec
 }
 
-// instruction is added to every prompt of the run, so the model knows the shape of its
+// instruction is added to every prompt of the run (by Prompted), so the model knows the shape of its
 // final answer from the start (a Ralph or flow run does not know which turn is its last,
 // and a fresh-context iteration forgets earlier prompts). The user prompt rather than the
 // system prompt carries it: a resumed session keeps its stored system prompt.
-func (s *outputSchema) instruction(flow bool) string {
+func (s *Schema) instruction(flow bool) string {
 	var b strings.Builder
 	b.WriteString("\n\n<output_format>\nThe caller parses your final answer as JSON. When the task is done, make your final answer a single JSON value that is valid against the JSON Schema below, and nothing else: no prose before or after it (a ```json code fence around it is fine).")
 	if flow {
@@ -124,9 +126,9 @@ func (s *outputSchema) instruction(flow bool) string {
 	return b.String()
 }
 
-// check validates an answer. It returns the answer as compact JSON when it is valid, and
+// Check validates an answer. It returns the answer as compact JSON when it is valid, and
 // otherwise the problem found.
-func (s *outputSchema) check(answer string) (json.RawMessage, []string) {
+func (s *Schema) Check(answer string) (json.RawMessage, []string) {
 	text := extractJSON(answer)
 	if text == "" {
 		return nil, []string{"the answer is empty; it must be a JSON value"}
@@ -140,7 +142,7 @@ func (s *outputSchema) check(answer string) (json.RawMessage, []string) {
 		return nil, []string{"the answer is not JSON: more follows the first JSON value"}
 	}
 	if err := s.schema.Validate(inst); err != nil {
-		return nil, []string{strings.TrimPrefix(oneLineErr(err), "validating root: ")}
+		return nil, []string{strings.TrimPrefix(clipLine(err.Error(), 200), "validating root: ")}
 	}
 	var out bytes.Buffer
 	if err := json.Compact(&out, []byte(text)); err != nil {
@@ -168,15 +170,15 @@ func extractJSON(answer string) string {
 	return t
 }
 
-// SchemaError is a final answer that still does not match --json-schema after the re-asks.
-type SchemaError struct {
+// Error is a final answer that still does not match --json-schema after the re-asks.
+type Error struct {
 	Problems []string
 	Answer   string
 }
 
-func (e *SchemaError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("the final answer does not match --json-schema after %d re-asks: %s. Last answer: %s",
-		schemaReasks, strings.Join(e.Problems, "; "), clipLine(e.Answer, 500))
+		Reasks, strings.Join(e.Problems, "; "), clipLine(e.Answer, 500))
 }
 
 // clipLine flattens s to one line of at most n bytes.
@@ -191,49 +193,66 @@ func clipLine(s string, n int) string {
 	return s
 }
 
-// schemaTurner adds the output-format instruction to the prompt of every turn it runs.
-type schemaTurner struct {
-	ralph.Turner
+// Turner runs one turn; the agent does, and so does anything that wraps it.
+type Turner interface {
+	Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error)
+}
+
+// Prompted adds the output-format instruction to the prompt of every turn it runs. flow
+// says that the turns are a Ralph loop's or a flow's, whose answers may end in a <choice>.
+func (s *Schema) Prompted(t Turner, flow bool) Turner {
+	return prompted{Turner: t, note: s.instruction(flow)}
+}
+
+type prompted struct {
+	Turner
 	note string
 }
 
-// Turn implements ralph.Turner.
-func (s schemaTurner) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
-	spec.Prompt += s.note
-	return s.Turner.Turn(ctx, spec)
+func (p prompted) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
+	spec.Prompt += p.note
+	return p.Turner.Turn(ctx, spec)
 }
 
-// settle checks the final answer of a run that otherwise succeeded, and asks again with the
-// validator's findings at most schemaReasks times. A re-ask is an ordinary turn in the same
-// session (it counts toward the steps and the budget). warn reports each re-ask.
-func (s *outputSchema) settle(ctx context.Context, t ralph.Turner, out outcome, warn func(string)) (outcome, error) {
-	answer := out.finalText
+// Settled is the final answer once Settle is done with it.
+type Settled struct {
+	// Value is the answer as compact JSON; nil unless it matched.
+	Value json.RawMessage
+	// FinalText is the last answer, cleaned.
+	FinalText string
+	// Stop is the stop reason of a re-ask that ended before it completed; empty otherwise.
+	Stop event.StopReason
+}
+
+// Settle checks answer, the final answer of a run that otherwise succeeded, and asks t again
+// with the validator's findings at most Reasks times; an answer still wrong then is an
+// *Error. A re-ask is an ordinary turn in the same session (it counts toward the steps and
+// the budget). clean strips what the driver adds to answers (a flow's <choice>); warn
+// reports each re-ask.
+func (s *Schema) Settle(ctx context.Context, t Turner, answer string, clean func(string) string, warn func(string)) (Settled, error) {
+	out := Settled{FinalText: answer}
 	for attempt := 0; ; attempt++ {
-		value, problems := s.check(answer)
+		value, problems := s.Check(out.FinalText)
 		if problems == nil {
-			out.structured = value
+			out.Value = value
 			return out, nil
 		}
-		if attempt == schemaReasks {
-			return out, &SchemaError{Problems: problems, Answer: answer}
+		if attempt == Reasks {
+			return out, &Error{Problems: problems, Answer: out.FinalText}
 		}
 		warn(fmt.Sprintf("the final answer does not match --json-schema (%s); asking again (%d/%d)",
-			clipLine(strings.Join(problems, "; "), 200), attempt+1, schemaReasks))
+			clipLine(strings.Join(problems, "; "), 200), attempt+1, Reasks))
 		turn, err := t.Turn(ctx, event.TurnSpec{Prompt: reaskPrompt(problems)})
 		if turn.FinalText != "" || err == nil {
-			out.finalText = ralph.StripChoice(turn.FinalText)
+			out.FinalText = clean(turn.FinalText)
 		}
 		if err != nil {
 			return out, err
 		}
 		if turn.StopReason != event.StopCompleted {
-			out.stop = turn.StopReason
-			if out.flow {
-				out.flowResult.Outcome, out.flowResult.StopReason = ralph.OutcomeTurnStopped, turn.StopReason
-			}
+			out.Stop = turn.StopReason
 			return out, nil
 		}
-		answer = out.finalText
 	}
 }
 
@@ -245,16 +264,4 @@ func reaskPrompt(problems []string) string {
 	}
 	b.WriteString("\nReply with only the corrected JSON value, valid against the schema given earlier: no prose before or after it.")
 	return b.String()
-}
-
-// schemaDue reports whether the run reached a final answer that the schema should judge:
-// it ended without an error and without a limit.
-func schemaDue(out outcome, err error) bool {
-	if err != nil {
-		return false
-	}
-	if out.flow {
-		return out.flowResult.Outcome == ralph.OutcomeStop || out.flowResult.Outcome == ralph.OutcomeCompleted
-	}
-	return out.stop == event.StopCompleted
 }

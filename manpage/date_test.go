@@ -1,4 +1,4 @@
-package run
+package manpage
 
 import (
 	"runtime/debug"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func TestManDate(t *testing.T) {
+func TestDate(t *testing.T) {
 	now := func() time.Time { return time.Date(2030, 5, 6, 23, 0, 0, 0, time.FixedZone("x", -5*3600)) }
 	vcs := func() (*debug.BuildInfo, bool) {
 		return &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.time", Value: "2026-11-23T13:21:19Z"}}}, true
@@ -22,8 +22,8 @@ func TestManDate(t *testing.T) {
 		{"neither: today, in UTC", "dev", none, "2030-05-07"},
 		{"a release without a date", "1.2.3 (abc1234, unknown)", none, "2030-05-07"},
 	} {
-		if got := manDate(tt.version, tt.info, now); got != tt.want {
-			t.Errorf("%s: manDate(%q) = %q, want %q", tt.name, tt.version, got, tt.want)
+		if got := date(tt.version, tt.info, now); got != tt.want {
+			t.Errorf("%s: date(%q) = %q, want %q", tt.name, tt.version, got, tt.want)
 		}
 	}
 }

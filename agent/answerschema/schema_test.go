@@ -1,8 +1,7 @@
-package run
+package answerschema
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +17,7 @@ const personSchema = `{
 
 func TestSchemaCheck(t *testing.T) {
 	t.Parallel()
-	s, err := loadSchema(context.Background(), personSchema)
+	s, err := Load(context.Background(), personSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +41,7 @@ func TestSchemaCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, problems := s.check(tt.answer)
+			got, problems := s.Check(tt.answer)
 			if tt.want != "" {
 				if string(got) != tt.want || problems != nil {
 					t.Errorf("check = %s, %q; want %s", got, problems, tt.want)
@@ -82,15 +81,15 @@ func TestLoadSchema(t *testing.T) {
 		{spec: withRef, valid: `{"p":{"name":"x","age":1}}`, invalid: `{"p":{"name":"x"}}`},
 		{spec: "true", valid: `"anything"`},
 	} {
-		s, err := loadSchema(context.Background(), tt.spec)
+		s, err := Load(context.Background(), tt.spec)
 		if err != nil {
-			t.Fatalf("loadSchema(%.30q): %v", tt.spec, err)
+			t.Fatalf("Load(%.30q): %v", tt.spec, err)
 		}
-		if _, p := s.check(tt.valid); p != nil {
+		if _, p := s.Check(tt.valid); p != nil {
 			t.Errorf("%.30q rejects %s: %q", tt.spec, tt.valid, p)
 		}
 		if tt.invalid != "" {
-			if _, p := s.check(tt.invalid); p == nil {
+			if _, p := s.Check(tt.invalid); p == nil {
 				t.Errorf("%.30q accepts %s", tt.spec, tt.invalid)
 			}
 		}
@@ -101,10 +100,9 @@ func TestLoadSchema(t *testing.T) {
 		`{"$ref": "https://example.com/s.json"}`, // no network
 		filepath.Join(dir, "missing.json"),
 	} {
-		_, err := loadSchema(context.Background(), bad)
-		var ue *usageError
-		if !errors.As(err, &ue) {
-			t.Errorf("loadSchema(%q) = %v, want a usage error", bad, err)
+		_, err := Load(context.Background(), bad)
+		if err == nil { // run makes it a usage error: TestJSONSchemaUsageErrors
+			t.Errorf("Load(%q) = nil error, want one", bad)
 		}
 	}
 }

@@ -1,0 +1,42 @@
+package run_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHelpFitsAScreen: --help is one screen at 80 columns, with the flags a CI job needs
+// and the way to the rest; --help-all has everything --help leaves out (issue 38).
+func TestHelpFitsAScreen(t *testing.T) {
+	t.Parallel()
+	r := kimi(t, nil, invocation{args: []string{"--help"}})
+	if r.code != 0 {
+		t.Fatalf("--help: exit %d\n%s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimRight(r.stdout, "\n"), "\n")
+	if len(lines) > 60 {
+		t.Errorf("--help has %d lines, want at most 60", len(lines))
+	}
+	for _, l := range lines {
+		if len([]rune(l)) > 80 {
+			t.Errorf("wider than 80 columns: %q", l)
+		}
+	}
+	for _, want := range []string{"--prompt", "--output-format", "--timeout", "--sandbox", "--disallowed-tools", "--session", "--help-all"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("--help lacks %s:\n%s", want, r.stdout)
+		}
+	}
+	all := kimi(t, nil, invocation{args: []string{"--help-all"}})
+	if all.code != 0 {
+		t.Fatalf("--help-all: exit %d\n%s", all.code, all.stderr)
+	}
+	for _, want := range []string{"Kimi CLI compatibility", "--print ", "Environment", "KIMI_API_KEY", "75 transient", "--keep-background"} {
+		if strings.Contains(r.stdout, want) {
+			t.Errorf("--help has %q, which is --help-all's", want)
+		}
+		if !strings.Contains(all.stdout, want) {
+			t.Errorf("--help-all lacks %q", want)
+		}
+	}
+}
