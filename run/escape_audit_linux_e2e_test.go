@@ -44,7 +44,7 @@ func TestJobGroupKillTakesChildrenAlong(t *testing.T) {
 			}
 			// The job script: kimi-run as a child of the job's shell, in the job's group.
 			job := exec.Command("sh", append([]string{"-c", `"$KIMI" "$@"; echo "kimi-run ended: $?"`, "job"}, args...)...)
-			job.Env = append(crashEnv(t, srv), "KIMI="+binary)
+			job.Env = append(crashEnv(t, srv), "KIMI="+binary, "KIMI_RUN_NS=off") // the pids written are the machine's
 			job.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			if err := job.Start(); err != nil {
 				t.Fatal(err)

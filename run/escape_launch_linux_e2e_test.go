@@ -24,6 +24,12 @@ import (
 	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
+// armVisible runs a sandboxed run without the commands' namespaces (KIMI_RUN_NS=off), for
+// the tests of what holds without them (the arm and kimi-run in sight, Landlock's signal
+// scope) and for those that check the pids a command writes, which are the machine's only
+// outside a process namespace of the commands' own.
+var armVisible = map[string]string{"KIMI_RUN_NS": "off"}
+
 // outsideSleeper starts a process the run has nothing to do with, killed at cleanup.
 func outsideSleeper(t *testing.T) int {
 	t.Helper()
@@ -71,7 +77,9 @@ func TestEscapeSignals(t *testing.T) {
 		scripted.ToolCalls(scripted.CallID("server", "Shell", `{"command":"sleep 300 > /dev/null 2>&1 & echo $! > server.pid"}`)),
 		scripted.ToolCalls(scripted.CallID("signals", "Shell", fmt.Sprintf(`{"command":%q}`, signalAttempts(outside)))),
 		scripted.Text("done"))
-	r := kimi(t, srv, invocation{dir: dir, proc: true, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "60s", "-p", "x"}})
+	// Landlock's signal scope, the second wall: with the commands' process namespace they
+	// would not even see kimi-run or its launcher (TestEscapeNamespaces).
+	r := kimi(t, srv, invocation{dir: dir, proc: true, env: armVisible, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "60s", "-p", "x"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -236,7 +244,7 @@ func TestDaemonsEndWithTheRun(t *testing.T) {
 		keep bool
 	}{
 		{name: "plain"},
-		{name: "sandboxed", args: []string{"--sandbox", "workspace-write"}},
+		{name: "sandboxed", args: []string{"--sandbox", "workspace-write"}, env: armVisible},
 		{name: "no cgroup", env: map[string]string{"KIMI_RUN_CGROUP": "off"}},
 		{name: "keep-background", args: []string{"--keep-background"}, keep: true},
 	} {
@@ -280,7 +288,7 @@ func TestForkLoopIsBounded(t *testing.T) {
 	// dash gives up at the first fork that fails; each sleeper's pid goes to kids.
 	loop := `sh -c 'n=0; while [ $n -lt 1000 ]; do sleep 300 > /dev/null 2>&1 & echo $! >> kids; n=$((n+1)); done'; echo status $?; wc -l < kids`
 	srv := scripted.New(t, scripted.ToolCalls(scripted.CallID("loop", "Shell", fmt.Sprintf(`{"command":%q}`, loop))), scripted.Text("done"))
-	r := kimi(t, srv, invocation{dir: dir, env: map[string]string{"KIMI_RUN_TASK_LIMIT": "64"},
+	r := kimi(t, srv, invocation{dir: dir, env: map[string]string{"KIMI_RUN_TASK_LIMIT": "64", "KIMI_RUN_NS": "off"},
 		args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "-p", "x"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -313,7 +321,7 @@ func TestStoppedArmDoesNotHoldTheRun(t *testing.T) {
 		scripted.ToolCalls(scripted.CallID("stop", "Shell", fmt.Sprintf(`{"command":%q,"timeout":1}`, stop))),
 		scripted.ToolCalls(scripted.CallID("next", "Shell", `{"command":"echo next"}`)),
 		scripted.Text("done"))
-	r := kimi(t, srv, invocation{proc: true, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "50s", "-p", "x"}})
+	r := kimi(t, srv, invocation{proc: true, env: armVisible, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "50s", "-p", "x"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -410,7 +418,7 @@ func TestEscapeThroughTheArmsSocket(t *testing.T) {
 			scripted.ToolCalls(scripted.CallID("body", "Shell", fmt.Sprintf(`{"command":%q}`, command))),
 			scripted.ToolCalls(scripted.CallID("next", "Shell", `{"command":"until [ -s peak.txt ]; do sleep 0.05; done; cat peak.txt; echo next"}`)),
 			scripted.Text("done"))
-		r := kimi(t, srv, invocation{proc: true, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "50s", "-p", "x"}})
+		r := kimi(t, srv, invocation{proc: true, env: armVisible, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "50s", "-p", "x"}})
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
@@ -460,7 +468,7 @@ func forge(t *testing.T, script string, reaped bool) {
 			scripted.ToolCalls(scripted.CallID("forge", "Shell", fmt.Sprintf(`{"command":%q}`, command))),
 			scripted.ToolCalls(scripted.CallID("next", "Shell", `{"command":"sleep 5","timeout":1}`)),
 			scripted.Text("done"))
-		r := kimi(t, srv, invocation{proc: true, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "50s", "-p", "x"}})
+		r := kimi(t, srv, invocation{proc: true, env: armVisible, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--timeout", "50s", "-p", "x"}})
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}

@@ -159,8 +159,10 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	}
 	r.res.add(g.sandbox.close)
 	r.guard = g
-	if note := g.sandbox.proxyNote(); note != "" {
-		warn(note)
+	for _, note := range []string{g.sandbox.proxyNote(), g.sandbox.nsNote()} {
+		if note != "" {
+			warn(note)
+		}
 	}
 	g.sandbox.onRefusal(r.warn)
 	if in.ws, err = setupWorkspace(s, g.sandbox.promptNote(), warn); err != nil {
@@ -180,6 +182,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	in.childEnv = childEnviron(s.Env.Environ(), r.secrets, f.PassEnv)
 	r.launch.Environ = in.childEnv
 	g.sandbox.configure(r.launch)
+	r.launch.Warn = r.warn
 	if len(s.MCP.Servers) == 0 {
 		// Every tool is a built-in: a rule that names none of them is refused now, before
 		// a session directory is made for a run that cannot start.

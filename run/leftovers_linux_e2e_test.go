@@ -88,7 +88,7 @@ func TestSIGKILLTakesChildrenAlong(t *testing.T) {
 			if sandboxed {
 				args = append(args, "--sandbox", "workspace-write")
 			}
-			inv := invocation{dir: dir, srv: srv, args: args, signal: syscall.SIGKILL, signalOn: "tool_call", ready: func() bool {
+			inv := invocation{dir: dir, srv: srv, args: args, env: armVisible, signal: syscall.SIGKILL, signalOn: "tool_call", ready: func() bool {
 				_, ok1 := pidsIn(server, 1)
 				_, ok2 := pidsIn(serverChild, 1)
 				b, err := os.ReadFile(filepath.Join(dir, "shell.pid"))
@@ -135,7 +135,7 @@ func TestStoppedLauncherStillEndsTheRun(t *testing.T) {
 			var topStart uint64
 			// Once the command is done and the next reply streams, the launcher is stopped
 			// from outside; then kimi-run gets SIGTERM.
-			inv := invocation{dir: dir, srv: srv, args: args, signal: syscall.SIGTERM, signalAfter: 2, signalOn: "text", ready: func() bool {
+			inv := invocation{dir: dir, srv: srv, args: args, env: armVisible, signal: syscall.SIGTERM, signalAfter: 2, signalOn: "text", ready: func() bool {
 				if top, _ = launchersOf(dir); top == 0 {
 					return false
 				}

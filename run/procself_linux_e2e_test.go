@@ -46,7 +46,9 @@ func TestOwnProcessHidesTheKey(t *testing.T) {
 			if sandboxed {
 				args = append(args, "--sandbox", "workspace-write")
 			}
-			r := kimi(t, srv, invocation{proc: true, env: map[string]string{"MY_COPY": testKey}, args: args})
+			// Without the commands' process namespace, where kimi-run and its launchers are
+			// in sight (in it they are not: TestEscapeNamespaces).
+			r := kimi(t, srv, invocation{proc: true, env: map[string]string{"MY_COPY": testKey, "KIMI_RUN_NS": "off"}, args: args})
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}

@@ -84,6 +84,9 @@ func planSandbox(set *config.Settings) (*sandboxPlan, error) {
 	if s.taskLimit, err = taskLimit(set.Env.Getenv("KIMI_RUN_TASK_LIMIT")); err != nil {
 		return nil, err
 	}
+	// Namespaces for the commands where the machine allows them (the launcher warns of
+	// each it refuses); KIMI_RUN_NS=off asks for none.
+	s.policy.Namespaces = set.Env.Getenv("KIMI_RUN_NS") != "off"
 	if mode != sandbox.Off {
 		tmp, err := os.MkdirTemp("", "kimi-run-sandbox-")
 		if err != nil {
@@ -148,6 +151,15 @@ func (s *sandboxPlan) proxyNote() string {
 		return ""
 	}
 	return fmt.Sprintf("--allow-host: commands cannot be given a network namespace of their own here (%v), so any host listening on port %d, the proxy's, is reachable from them too; see docs/sandbox.md", s.gap, s.policy.ProxyPort)
+}
+
+// nsNote is the warning of a sandboxed run whose commands were asked to run without
+// namespaces of their own, or "".
+func (s *sandboxPlan) nsNote() string {
+	if !s.policy.Active() || s.policy.Namespaces {
+		return ""
+	}
+	return launch.NoNamespacesNote("KIMI_RUN_NS=off")
 }
 
 // allowed lists --allow-host's rules for the system prompt.
@@ -291,7 +303,7 @@ func (s *sandboxPlan) promptNote() string {
 	}
 	var parts []string
 	if s.policy.Mode != sandbox.Off {
-		parts = append(parts, fmt.Sprintf("Commands and file tools run in a sandbox (%s): they may read anything but write only below %s (the last is the temp dir, also in $TMPDIR); any other write fails with \"Permission denied\".",
+		parts = append(parts, fmt.Sprintf("Commands and file tools run in a sandbox (%s): they may read anything but write only below %s (the last is the temp dir, also in $TMPDIR); any other write fails with \"Permission denied\" or \"Read-only file system\".",
 			s.policy.Mode, strings.Join(s.policy.WritableRoots(), ", ")))
 	}
 	switch {

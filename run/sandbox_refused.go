@@ -20,7 +20,7 @@ const maxRefusedPaths = 5
 // refusedWrites wraps a tool that runs confined commands (Shell) so that a write the
 // sandbox refused is reported as a denial, where that can be known (issue 32 #3): the
 // command's output says a path was refused ("Permission denied", "Operation not
-// permitted"), the policy does not allow writing that path, and kimi-run itself, which is
+// permitted", "Read-only file system"), the policy does not allow writing that path, and kimi-run itself, which is
 // not confined, may write it, so the file's own permissions are not why. The command ran:
 // its result stays what it was, with a note for the model naming what the sandbox refused.
 type refusedWrites struct {
@@ -54,9 +54,10 @@ func (s *sandboxPlan) writableNote() string {
 }
 
 // refusalLine matches the words a refused open, create or remove is reported with, in C's
-// strerror (EACCES, EPERM) and Go's and Python's spellings.
+// strerror (EACCES, EPERM, and EROFS where the commands' mounts are read-only) and Go's and
+// Python's spellings.
 var refusalLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)permission denied|operation not permitted`)
+	return regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system`)
 })
 
 // quoted finds the quoted parts of a line: 'x', ‘x’, "x", `x'.

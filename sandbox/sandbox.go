@@ -61,6 +61,12 @@ type Policy struct {
 	// 127.0.0.1:ProxyPort there to the socket. No other host is reachable from it on any
 	// port, the proxy's included.
 	ProxySocket string `json:"proxy_socket,omitempty"`
+	// Namespaces asks for a user and mount namespace for the confined arm, and for its
+	// children a process namespace with a /proc of their own and, when the file system is
+	// restricted, every mount read-only but the writable roots (internal/launch). Each
+	// one the machine refuses is left out with a warning; Landlock and the seccomp filter
+	// confine the commands either way.
+	Namespaces bool `json:"ns,omitempty"`
 }
 
 // Proxy reports whether commands reach the network through the run's proxy only.
@@ -75,6 +81,9 @@ var noProxyEnv = []string{"NO_PROXY", "no_proxy"}
 func (p Policy) Active() bool {
 	return p.restrictsFiles() || p.NoNetwork
 }
+
+// RestrictsFiles reports whether the policy restricts writes to the file system.
+func (p Policy) RestrictsFiles() bool { return p.restrictsFiles() }
 
 func (p Policy) restrictsFiles() bool {
 	return p.Mode == ReadOnly || p.Mode == WorkspaceWrite

@@ -2,7 +2,8 @@
 # shellcost.sh: what a Shell call costs beyond starting its command directly (issue 26),
 # measured in interleaved rounds so that a change of load biases no case.
 #
-# Usage: scripts/shellcost.sh [ROUNDS]            (default 25; BIN=path times another build)
+# Usage: scripts/shellcost.sh [ROUNDS]            (default 25; BIN=path times another build;
+#        BASE_BIN=path also times a second build in the same rounds, and prints the difference)
 #
 # Each round runs, in an order reversed every other round: 20 steps of Think (a tool with
 # no time of its own, offered by scripts/bench-agent.yaml, which every run uses), 20 steps of Shell `true`, the same under --sandbox workspace-write
@@ -56,6 +57,12 @@ if "${RUN[@]}" --base-url "$ROOT/shell/1/v1" --sandbox workspace-write >/dev/nul
 fi
 CASES=(think shell bare)
 [ -n "$SANDBOX" ] && CASES+=(sandboxed)
+BASE_BIN="${BASE_BIN:-}"
+RUNB=("$BASE_BIN" "${RUN[@]:1}")
+if [ -n "$BASE_BIN" ]; then
+	CASES+=(base-shell)
+	[ -n "$SANDBOX" ] && CASES+=(base-sandboxed)
+fi
 
 # quartiles reads numbers, one a line, and prints "median ms (quartiles q1 to q3)".
 quartiles() {
@@ -78,10 +85,12 @@ for ((r = 0; r < ROUNDS + 2; r++)); do # the first two rounds warm up and are no
 		shell) T[shell]=$(ms "${RUN[@]}" --base-url "$ROOT/shell/20/v1") ;;
 		sandboxed) T[sandboxed]=$(ms "${RUN[@]}" --base-url "$ROOT/shell/20/v1" --sandbox workspace-write) ;;
 		bare) T[bare]=$(ms bare20) ;;
+		base-shell) T[bshell]=$(ms "${RUNB[@]}" --base-url "$ROOT/shell/20/v1") ;;
+		base-sandboxed) T[bsandboxed]=$(ms "${RUNB[@]}" --base-url "$ROOT/shell/20/v1" --sandbox workspace-write) ;;
 		esac
 	done
 	((r < 2)) && continue
-	echo "${T[think]} ${T[shell]} ${T[sandboxed]:-0} ${T[bare]}" >>"$WORK/rounds"
+	echo "${T[think]} ${T[shell]} ${T[sandboxed]:-0} ${T[bare]} ${T[bshell]:-0} ${T[bsandboxed]:-0}" >>"$WORK/rounds"
 done
 
 echo "kimi-run: $BIN; $(nproc) CPUs; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -94,4 +103,13 @@ echo
 if [ -n "$SANDBOX" ]; then
 	awk '{ print ($3 - $1) / 20 - $4 / 20 }' "$WORK/rounds" | quartiles | sed 's/^/sandboxed Shell call beyond a bare start: /'
 	echo
+fi
+if [ -n "$BASE_BIN" ]; then
+	echo "BASE_BIN: $BASE_BIN"
+	awk '{ print ($2 - $5) / 20 }' "$WORK/rounds" | quartiles | sed 's/^/Shell call, this build less BASE_BIN: /'
+	echo
+	if [ -n "$SANDBOX" ]; then
+		awk '{ print ($3 - $6) / 20 }' "$WORK/rounds" | quartiles | sed 's/^/sandboxed Shell call, this build less BASE_BIN: /'
+		echo
+	fi
 fi

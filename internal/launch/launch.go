@@ -108,6 +108,11 @@ type Launcher struct {
 	// TaskLimit bounds the tasks (processes and threads) the run's children may have
 	// together, where a cgroup with the pids controller can be had; 0 sets no limit.
 	TaskLimit int
+	// Warn hears, once each, of the parts of the sandbox this machine refused (a process
+	// namespace, read-only mounts: Policy.Namespaces); the commands run without them.
+	Warn func(string)
+
+	warned sync.Map
 
 	mu     sync.Mutex
 	closed bool
@@ -159,6 +164,16 @@ func (l *Launcher) Warm(confine bool) {
 	l.warmRemote(confine && l.Policy.Active())
 }
 
+// note passes a warning on to Warn, once.
+func (l *Launcher) note(msg string) {
+	if l.Warn == nil {
+		return
+	}
+	if _, seen := l.warned.LoadOrStore(msg, true); !seen {
+		l.Warn(msg)
+	}
+}
+
 func (l *Launcher) environ() []string {
 	if l == nil || l.Environ == nil {
 		return os.Environ()
@@ -177,6 +192,12 @@ func (l *Launcher) Close() {
 	l.closed = true
 	l.mu.Unlock()
 	l.closeRemote()
+}
+
+// NoNamespacesNote is the warning of a sandboxed run whose commands get no namespaces of
+// their own, and why.
+func NoNamespacesNote(why string) string {
+	return fmt.Sprintf("--sandbox: commands run without namespaces of their own here (%s): they see every process of the machine, and chmod, chown and utimes outside the writable dirs are not refused; see docs/sandbox.md", why)
 }
 
 // resolve turns a Spec's Path into the absolute file to execute, as exec.Command and

@@ -33,6 +33,8 @@ type link struct {
 	proc *os.Process
 	box  bool // the confined arm: its answers are checked
 	keep bool // the launcher of a --keep-background run (Launcher.Keep)
+	// note hears of the parts of the sandbox a confined arm could not have (opNote).
+	note func(string)
 
 	mu      sync.Mutex
 	nextID  uint64
@@ -43,8 +45,8 @@ type link struct {
 	gone    chan struct{}
 }
 
-func newLink(conn *net.UnixConn, proc *os.Process, box bool) *link {
-	k := &link{conn: conn, pid: proc.Pid, proc: proc, box: box, waiting: map[uint64]chan message{},
+func newLink(conn *net.UnixConn, proc *os.Process, box bool, note func(string)) *link {
+	k := &link{conn: conn, pid: proc.Pid, proc: proc, box: box, note: note, waiting: map[uint64]chan message{},
 		procs: map[int]*Proc{}, early: map[int]message{}, gone: make(chan struct{})}
 	go k.read()
 	wait := topAnswer
@@ -124,6 +126,10 @@ func (k *link) handle(m message) {
 			return
 		}
 		k.early[m.Pid] = m
+	case opNote:
+		if k.note != nil {
+			k.note(m.Note)
+		}
 	}
 }
 

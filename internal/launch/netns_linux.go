@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strconv"
 	"syscall"
 
@@ -39,7 +38,7 @@ func NetNSWorks(exe string) error {
 	}
 	defer null.Close()
 	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	isolated(sys)
+	nsAttr(sys, syscall.CLONE_NEWNET)
 	fd := null.Fd()
 	pid, err := syscall.ForkExec(exe, []string{exe, ServeArg, roleProbe, "netns"}, &syscall.ProcAttr{Dir: "/", Env: []string{}, Files: []uintptr{fd, fd, fd}, Sys: sys})
 	if err != nil {
@@ -59,25 +58,6 @@ func NetNSWorks(exe string) error {
 		return errors.New("a process in a network namespace of its own could not bring loopback up")
 	}
 	return nil
-}
-
-// isolated adds to sys the namespaces of an isolated confined arm.
-func isolated(sys *syscall.SysProcAttr) {
-	uid, gid := os.Getuid(), os.Getgid()
-	sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
-	if uid == 0 {
-		// Root maps every user, so root in the namespace still overrides the permissions
-		// of files it does not own (a checkout of another user in a CI container), as it
-		// did outside.
-		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
-		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
-		sys.GidMappingsEnableSetgroups = true
-		return
-	}
-	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-	// A user other than root keeps, through its exec, the one capability loopback needs.
-	sys.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
 }
 
 // probe is the probe role: loopback up, or a failure status.

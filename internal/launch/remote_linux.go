@@ -129,7 +129,7 @@ func (l *Launcher) startTop() (*link, error) {
 		_ = cmd.Process.Kill()
 		return nil, err
 	}
-	k := newLink(conn, cmd.Process, false)
+	k := newLink(conn, cmd.Process, false, nil)
 	k.keep = l.Keep
 	return k, nil
 }
@@ -214,6 +214,9 @@ func (l *Launcher) startBox(top *link, survive bool) (*link, error) {
 	if err == nil && a.Err != "" {
 		err = startError(l.Exe, a)
 	}
+	if err == nil && a.Note != "" {
+		l.note(a.Note)
+	}
 	if err != nil {
 		ours.Close()
 		return nil, fmt.Errorf("the sandbox's launcher: %w", err)
@@ -236,7 +239,7 @@ func (l *Launcher) startBox(top *link, survive bool) (*link, error) {
 		conn.Close()
 		return nil, fmt.Errorf("the sandbox's launcher: %w", err)
 	}
-	return newLink(conn, proc, true), nil
+	return newLink(conn, proc, true, l.note), nil
 }
 
 // closeRemote ends the launcher processes the orderly way.

@@ -3,6 +3,7 @@ package launch
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/signal"
@@ -24,8 +25,11 @@ func Serve(args []string) int {
 	if len(args) < 2 {
 		return 125
 	}
-	if args[0] == roleProbe {
+	switch args[0] {
+	case roleProbe:
 		return probe()
+	case roleInit:
+		return runInit()
 	}
 	// It holds nothing anyone may read through /proc or a debugger: not dumpable before it
 	// reads anything.
@@ -60,17 +64,34 @@ func Serve(args []string) int {
 		s.keep = len(args) > 2 && args[2] == "keep"
 		s.survive = len(args) > 2 && args[2] == "survive"
 		p, err := sandbox.ParsePolicy(args[1])
+		if err == nil && p.Namespaces {
+			// Started in a mount namespace of its own (startBox): the mounts, and the
+			// children's process namespace, while it may still mount.
+			s.ns, err = setUp(p, s.keep || s.survive)
+		}
 		if err == nil && p.ProxySocket != "" {
-			// Started in namespaces of its own (startBox): set up the relay to the proxy
+			// Started in a network namespace of its own: set up the relay to the proxy
 			// while it may still listen.
 			err = isolateArm(p)
 		}
 		if err == nil {
 			err = sandbox.Confine(p)
 		}
+		if err == nil && s.ns != nil {
+			s.ns.join()
+			err = s.ns.mountProc()
+		}
 		if err != nil {
 			s.send(message{Op: opFail, Err: "applying the sandbox: " + err.Error()})
 			return 126
+		}
+		if s.ns != nil {
+			for _, n := range s.ns.notes {
+				s.send(message{Op: opNote, Note: n})
+			}
+			// A command that is root in the user namespace must not undo the mounts (an
+			// unmount of /proc would show the machine's): no CAP_SYS_ADMIN for children.
+			_ = unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_ADMIN, 0, 0, 0)
 		}
 	default:
 		return 125
@@ -105,6 +126,7 @@ type server struct {
 	keep    bool    // --keep-background
 	survive bool    // a box whose children all outlive the run
 	cg      *cgroup // the run's cgroup (top), or nil
+	ns      *armNS  // a box's namespaces, or nil
 
 	sendMu sync.Mutex
 	// mu is held across each start and each reaped end, so an end is never reported
@@ -170,8 +192,8 @@ func (s *server) start(m message, files []*os.File) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := child{keep: m.Keep, survive: m.Survive || s.survive}
-	pid, err := s.fork(m.Path, m.Argv, m.Env, m.Dir, files, c.survive, false)
-	s.answer(m.ID, pid, err, c)
+	pid, err := s.fork(m.Path, m.Argv, m.Env, m.Dir, files, c.survive, 0)
+	s.answer(m.ID, pid, err, c, "")
 }
 
 // startBox starts a confined arm: kimi-run's image in box mode, with the socket that came
@@ -201,18 +223,35 @@ func (s *server) startBox(m message, files []*os.File) {
 	const self = "/proc/self/exe" // the image the launcher runs: kimi-run's
 	// A survivors' arm needs no parent-death signal either: it exits when kimi-run's end
 	// of its socket closes.
-	// Under --allow-host with a proxy socket, the arm starts in namespaces of its own.
+	// Under --allow-host with a proxy socket, the arm starts in a network namespace of its
+	// own; asked for, in a mount namespace of its own, or without one where the machine
+	// refuses it, which kimi-run hears of in the answer's note.
 	p, _ := sandbox.ParsePolicy(m.Policy)
-	pid, err := s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", []*os.File{null, null, null, files[0]}, m.Survive, p.ProxySocket != "")
+	var flags uintptr
+	if p.ProxySocket != "" {
+		flags |= syscall.CLONE_NEWNET
+	}
+	if p.Namespaces {
+		flags |= syscall.CLONE_NEWNS
+	}
+	fds := []*os.File{null, null, null, files[0]}
+	pid, err := s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", fds, m.Survive, flags)
+	note := ""
+	if err != nil && p.Namespaces {
+		note = NoNamespacesNote(fmt.Sprintf("a user and mount namespace: %v", err))
+		p.Namespaces = false
+		policy, _ := p.Encode()
+		pid, err = s.fork(self, []string{self, ServeArg, roleBox, policy, mode}, []string{}, "/", fds, m.Survive, flags&^syscall.CLONE_NEWNS)
+	}
 	// A kept run's arm ends its own children's groups; otherwise the launcher ends all
 	// but a survivors' arm's tree.
-	s.answer(m.ID, pid, err, child{keep: m.Keep, survive: m.Survive, arm: true})
+	s.answer(m.ID, pid, err, child{keep: m.Keep, survive: m.Survive, arm: true}, note)
 }
 
 // answer tells kimi-run how a start went and records the child.
-func (s *server) answer(id uint64, pid int, err error, c child) {
+func (s *server) answer(id uint64, pid int, err error, c child, note string) {
 	<-s.caught
-	a := message{Op: opStarted, ID: id, Pid: pid}
+	a := message{Op: opStarted, ID: id, Pid: pid, Note: note}
 	if err != nil {
 		a.Pid, a.Err = 0, err.Error()
 		var errno syscall.Errno
@@ -226,16 +265,30 @@ func (s *server) answer(id uint64, pid int, err error, c child) {
 }
 
 // fork starts a child leading a new session, killed when the launcher dies, in the run's
-// cgroup when there is one; a survivor neither. An isolated child starts in a user and a
-// network namespace of its own (see NetNSWorks).
-func (s *server) fork(path string, argv, env []string, dir string, files []*os.File, survive, isolate bool) (int, error) {
+// cgroup when there is one; a survivor neither. With ns (CLONE_NEWNET, CLONE_NEWNS) it
+// starts in a user namespace and those of its own (see nsAttr).
+func (s *server) fork(path string, argv, env []string, dir string, files []*os.File, survive bool, ns uintptr) (int, error) {
 	fds := make([]uintptr, len(files))
 	for i, f := range files {
 		fds[i] = f.Fd()
 	}
 	sys := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	if isolate {
-		isolated(sys)
+	if ns != 0 {
+		nsAttr(sys, ns)
+		if os.Getuid() != 0 {
+			// The child's uid_map is written by this process, which may open it only while
+			// the child, which shares its memory until exec, is dumpable: the launcher is,
+			// for the fork (it holds nothing a process of the user could not read itself).
+			_ = unix.Prctl(unix.PR_SET_DUMPABLE, 1, 0, 0, 0)
+			defer unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		}
+	}
+	if s.ns.inside() {
+		// A child in the arm's process namespace sees no parent (getppid is 0), which
+		// Go's fork takes for a parent already gone: it would kill itself. It needs no
+		// parent-death signal: the namespace ends with its init, which has one (but when
+		// the children may outlive the arm, see abandoned).
+		sys.Pdeathsig = 0
 	}
 	if survive {
 		sys.Pdeathsig = 0
@@ -303,8 +356,13 @@ func (s *server) abandoned() {
 	if s.keep {
 		s.mu.Lock()
 		for pid, c := range s.children {
-			if !c.keep && !c.survive {
+			switch {
+			case !c.keep && !c.survive:
 				_ = syscall.Kill(-pid, syscall.SIGKILL)
+			case c.keep && s.ns.inside():
+				// What its parent-death signal does elsewhere: the child ends, what it
+				// left in its group is kept.
+				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
 		s.mu.Unlock()

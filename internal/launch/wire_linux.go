@@ -43,6 +43,9 @@ type message struct {
 	Err   string `json:"err,omitempty"`
 	Errno int    `json:"errno,omitempty"`
 
+	// started (box), note: a part of the sandbox the machine refused, as a warning.
+	Note string `json:"note,omitempty"`
+
 	// Body: the message itself is in the last descriptor (a memfd), too large for a
 	// datagram.
 	Body bool `json:"body,omitempty"`
@@ -57,6 +60,7 @@ const (
 	opExit    = "exit"    // launcher → kimi-run: a child ended
 	opEnded   = "ended"   // launcher → kimi-run: the answer to end
 	opFail    = "fail"    // confined arm → kimi-run: it could not confine itself
+	opNote    = "note"    // confined arm → kimi-run: a part of the sandbox it could not have
 )
 
 // maxDatagram is the largest message sent inline; a larger one (a huge environment) goes
