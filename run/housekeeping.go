@@ -89,7 +89,7 @@ type kongExit struct{ code int }
 func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
 	return config.NewParser(cli, sio.env(),
 		kong.Name("kimi-run"),
-		kong.Description(description()),
+		kong.Bind(config.Describe(description)),
 		kong.Help(shortHelp),
 		kong.Vars{"version": "kimi-run " + version},
 		kong.Writers(sio.Stdout, sio.Stderr),

@@ -1,7 +1,7 @@
 package run
 
 import (
-	"strings"
+	"slices"
 
 	"github.com/kimi-run/kimi-run/config"
 )
@@ -25,8 +25,7 @@ var variables = []config.Variable{
 // Variables is every environment variable kimi-run reads: config's, the flags' and run's
 // own, in the order --help-all lists them.
 func Variables() []config.Variable {
-	all := append(append(append([]config.Variable{}, config.Variables...), config.FlagVariables()...), variables...)
-	return all
+	return slices.Concat(config.Variables, config.FlagVariables(), variables)
 }
 
 // description is what --help-all and the man page print above the flags: a paragraph, the
@@ -36,13 +35,5 @@ func description() string {
 		"Environment (flags win over it, and it over the config file):\n" +
 		config.EnvironmentHelp(Variables()) +
 		"A server on localhost needs no key. OpenTelemetry's other standard variables (OTEL_*):\n" +
-		"docs/telemetry.md.\n\n" + strings.TrimSpace(exitCodesHelp)
+		"docs/telemetry.md.\n\n" + exitCodesHelp
 }
-
-const exitCodesHelp = `Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit, loop guard or answer
-cut at the token limit, 4 Ralph/flow budget used up, 5 authentication refused, 6 token,
-cost or tool-call budget used up (--max-tokens-total, --max-cost-usd, --max-tool-calls),
-7 final answer never matched --json-schema, 8 the provider stopped the answer or refused
-the prompt (content_filter, Anthropic's refusal, Gemini's SAFETY, ...), 9 a tool call was
-refused under --fail-on-denial, 75 transient provider failure after retries or session in
-use (worth retrying later), 124 --timeout, 130/143 SIGINT/SIGTERM, 129/131 SIGHUP/SIGQUIT.`
