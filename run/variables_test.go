@@ -71,58 +71,55 @@ func variablesRead(t *testing.T, skip map[string]string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{range .IgnoredGoFiles}} {{.}}{{end}}", "..").Output()
+	// One file a line: the Go files of the main module's packages the binary is built of.
+	const format = `{{if and .Module .Module.Main}}{{range .GoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{range .IgnoredGoFiles}}{{$.Dir}}/{{.}}
+{{end}}{{end}}`
+	out, err := exec.Command("go", "list", "-deps", "-f", format, "..").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
 	read := map[string]string{} // name -> where
 	files := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 || (fields[0] != root && !strings.HasPrefix(fields[0], root+string(filepath.Separator))) {
-			continue // the standard library and other modules
+	for _, path := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		rel, _ := filepath.Rel(root, filepath.Clean(path))
+		if skip[rel] != "" {
+			continue
 		}
-		for _, file := range fields[1:] {
-			path := filepath.Join(fields[0], file)
-			rel, _ := filepath.Rel(root, path)
-			if skip[rel] != "" {
-				continue
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files++
+		note := func(lit ast.Expr) {
+			if b, ok := lit.(*ast.BasicLit); ok && b.Kind == token.STRING {
+				if s, err := strconv.Unquote(b.Value); err == nil && name.MatchString(s) {
+					read[s] = rel
+				}
 			}
-			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files++
-			note := func(lit ast.Expr) {
-				if b, ok := lit.(*ast.BasicLit); ok && b.Kind == token.STRING {
-					if s, err := strconv.Unquote(b.Value); err == nil && name.MatchString(s) {
-						read[s] = rel
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BasicLit:
+				if s, err := strconv.Unquote(n.Value); n.Kind == token.STRING && err == nil && shaped.MatchString(s) {
+					read[s] = rel
+				}
+			case *ast.CallExpr:
+				callee := ""
+				switch fn := n.Fun.(type) {
+				case *ast.Ident:
+					callee = fn.Name
+				case *ast.SelectorExpr:
+					callee = fn.Sel.Name
+				}
+				if getters[callee] {
+					for _, a := range n.Args {
+						note(a)
 					}
 				}
 			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.BasicLit:
-					if s, err := strconv.Unquote(n.Value); n.Kind == token.STRING && err == nil && shaped.MatchString(s) {
-						read[s] = rel
-					}
-				case *ast.CallExpr:
-					callee := ""
-					switch fn := n.Fun.(type) {
-					case *ast.Ident:
-						callee = fn.Name
-					case *ast.SelectorExpr:
-						callee = fn.Sel.Name
-					}
-					if getters[callee] {
-						for _, a := range n.Args {
-							note(a)
-						}
-					}
-				}
-				return true
-			})
-		}
+			return true
+		})
 	}
 	if files < 50 {
 		t.Fatalf("read only %d files of the binary's packages", files)
