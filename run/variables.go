@@ -34,6 +34,5 @@ func description() string {
 	return "Run a coding agent once, without a person present: every tool is approved automatically.\n\n" +
 		"Environment (flags win over it, and it over the config file):\n" +
 		config.EnvironmentHelp(Variables()) +
-		"A server on localhost needs no key. OpenTelemetry's other standard variables (OTEL_*):\n" +
-		"docs/telemetry.md.\n\n" + exitCodesHelp
+		"A server on localhost needs no key.\n\n" + exitCodesHelp
 }
