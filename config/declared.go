@@ -47,6 +47,7 @@ func newParser(target any, src *source, options ...kong.Option) (*kong.Kong, err
 		kong.WithHyphenPrefixedParameters(true),
 		kong.Resolvers(src),
 		kong.Help(FullHelp),
+		kong.Bind(Describe(nil)),
 	}, options...)
 	return kong.New(target, options...)
 }
@@ -58,12 +59,20 @@ func FullHelp(o kong.HelpOptions, kctx *kong.Context) error {
 	return kong.DefaultHelpPrinter(o, kctx)
 }
 
+// Describe makes the text --help-all prints above the flags (the environment, the exit
+// codes), when it prints it: a caller binds its own (kong.Bind) in place of kong.Description,
+// so that a run printing no help does not build it.
+type Describe func() string
+
 // HelpAllFlag is --help-all: it prints FullHelp and exits, whatever help printer the
 // parser has for --help.
 type HelpAllFlag bool
 
 // BeforeReset implements kong's hook: it runs before the flags are applied, as --help's.
-func (HelpAllFlag) BeforeReset(kctx *kong.Context) error {
+func (HelpAllFlag) BeforeReset(kctx *kong.Context, describe Describe) error {
+	if describe != nil {
+		kctx.Model.Help = describe()
+	}
 	if err := FullHelp(kong.HelpOptions{ValueFormatter: kong.DefaultHelpValueFormatter}, kctx); err != nil {
 		return err
 	}

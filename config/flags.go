@@ -67,7 +67,7 @@ type Flags struct {
 	FallbackModel      []string `name:"fallback-model" placeholder:"NAME" config:"fallback_models" help:"When a model call still fails transiently after the retries (overload, 5xx, network: exit 75), try it again on model NAME, which the rest of the run then uses; repeatable or comma-separated: tried in order. NAME is a [models] entry of the config (its own provider and protocol) or a model id on the run's endpoint."`
 
 	Quiet     bool             `short:"q" help:"No progress on stderr (errors still are)."`
-	Heartbeat time.Duration    `name:"heartbeat" placeholder:"DURATION" default:"15s" envvar:"KIMI_RUN_HEARTBEAT" help:"Report a tool call that is still running every DURATION (0: never): a tool_progress event in stream-json, a line on stderr in text mode, so a CI job that kills silent jobs sees the run alive."`
+	Heartbeat time.Duration    `name:"heartbeat" placeholder:"DURATION" default:"15s" envvar:"KIMI_RUN_HEARTBEAT" help:"Report a tool call that is still running, and the wait for background tasks after the answer, every DURATION (0: never): a tool_progress or task_wait event in stream-json, a line on stderr in text mode, so a CI job that kills silent jobs sees the run alive."`
 	LogLevel  string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns, usage and thinking notes; warn shows only warnings and errors; error only why a run failed."`
 	Version   kong.VersionFlag `short:"V" help:"Print the version and exit."`
 	HelpAll   HelpAllFlag      `name:"help-all" help:"Show every flag, with its environment variables, config keys and default, and the exit codes."`

@@ -78,8 +78,13 @@ func Write(w io.Writer, app *kong.Application, p Page) error {
 	return nil
 }
 
-// envLine is one "  NAME[, NAME]   meaning" line of the description.
-var envLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+(\S+(?:, \S+)*)\s{2,}(.*)$`) })
+// envLine is a row of the description's environment table: "  NAME[, NAME]   meaning",
+// or the names alone on a line when they are too long for their column; envMore is a
+// line that goes on with the row above it (indented more than a row).
+var (
+	envLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {1,3}(\S+(?:, \S+)*)(?:\s{2,}(.*))?$`) })
+	envMore = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {4,}(\S.*)$`) })
+)
 
 // writeEnvironment turns the description's aligned table into tagged paragraphs, which
 // fit any width; a line that is not a row (a closing remark) becomes a paragraph.
@@ -93,17 +98,31 @@ func writeEnvironment(b *strings.Builder, env string) {
 		}
 		lines = lines[1:]
 	}
+	var names, meaning []string // the row being read
+	flush := func() {
+		if names != nil {
+			b.WriteString(".TP\n" + strings.Join(names, ", ") + "\n" + text(strings.Join(meaning, " ")) + "\n")
+		}
+		names, meaning = nil, nil
+	}
 	for _, l := range lines {
+		if m := envMore().FindStringSubmatch(l); m != nil && names != nil {
+			meaning = append(meaning, m[1])
+			continue
+		}
+		flush()
 		if m := envLine().FindStringSubmatch(l); m != nil {
-			var names []string
 			for _, n := range strings.Split(m[1], ", ") {
 				names = append(names, `\fB`+roff(n)+`\fR`)
 			}
-			b.WriteString(".TP\n" + strings.Join(names, ", ") + "\n" + text(m[2]) + "\n")
+			if m[2] != "" {
+				meaning = append(meaning, m[2])
+			}
 		} else if strings.TrimSpace(l) != "" {
 			b.WriteString(".PP\n" + text(l) + "\n")
 		}
 	}
+	flush()
 }
 
 func groupTitle(f *kong.Flag) string {

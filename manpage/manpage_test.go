@@ -19,6 +19,9 @@ const description = `Run once.
 Environment (flags win over it):
   KIMI_API_KEY, KIMI_BASE_URL       key and endpoint (default https://api.moonshot.ai/v1), a long line that no terminal of 80 columns holds
   NO_COLOR                          no colour on stderr
+  OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_*
+                                    names too long for the column, the meaning
+                                    on the lines below
 A server on localhost needs no key.
 
 Exit codes: 0 done, 1 error.`
@@ -41,6 +44,7 @@ func TestWrite(t *testing.T) {
 		// The environment table as tagged paragraphs, which wrap at any width.
 		".TP\n\\fBKIMI_API_KEY\\fR, \\fBKIMI_BASE_URL\\fR\nkey and endpoint",
 		".TP\n\\fBNO_COLOR\\fR\nno colour on stderr\n",
+		".TP\n\\fBOTEL_EXPORTER_OTLP_ENDPOINT\\fR, \\fBOTEL_*\\fR\nnames too long for the column, the meaning on the lines below\n",
 		".PP\nA server on localhost needs no key.\n",
 		".SH EXIT STATUS\n0 done, 1 error.\n",
 		"\\fB\\-\\-output\\-format\\fR=\\fItext|json\\fR",

@@ -31,6 +31,16 @@ const (
 	ExitTerminated ExitCode = 143
 )
 
+// exitCodesHelp is what --help-all and the man page say of the codes (docs/exit-codes.md
+// says more); TestEveryExitCodeIsDocumented holds both to the codes above.
+const exitCodesHelp = `Exit codes: 0 done, 1 runtime error, 2 usage error, 3 step limit, loop guard or answer
+cut at the token limit, 4 Ralph/flow budget used up, 5 authentication refused, 6 token,
+cost or tool-call budget used up (--max-tokens-total, --max-cost-usd, --max-tool-calls),
+7 final answer never matched --json-schema, 8 the provider stopped the answer or refused
+the prompt (content_filter, Anthropic's refusal, Gemini's SAFETY, ...), 9 a tool call was
+refused under --fail-on-denial, 75 transient provider failure after retries or session in
+use (worth retrying later), 124 --timeout, 130/143 SIGINT/SIGTERM, 129/131 SIGHUP/SIGQUIT.`
+
 // errTimeout is the cause of a run stopped by --timeout.
 var errTimeout = errors.New("the wall-clock --timeout was reached")
 

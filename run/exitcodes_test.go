@@ -47,7 +47,8 @@ func exitCodes(t *testing.T) map[string]int {
 }
 
 // TestEveryExitCodeIsDocumented: each exit code is in every table and list a user reads
-// (issue 29 #5 found 8 missing from the action's summary and --help).
+// (issue 29 #5 found 8 missing from the action's summary and --help), and each row of
+// docs/exit-codes.md's table, read row by row, names only codes exit.go declares, each once.
 func TestEveryExitCodeIsDocumented(t *testing.T) {
 	t.Parallel()
 	help := kimi(t, nil, invocation{args: []string{"--help-all"}})
@@ -76,6 +77,24 @@ func TestEveryExitCodeIsDocumented(t *testing.T) {
 		}
 		if !word.MatchString(action) {
 			t.Errorf("%s (%d) is not in action.yml's exit-code output: %s", name, code, action)
+		}
+	}
+	declared := map[int]bool{}
+	for _, code := range exitCodes(t) {
+		declared[code] = true
+	}
+	rows := regexp.MustCompile(`(?m)^\| ([0-9][0-9 /]*) \|`).FindAllStringSubmatch(docs["docs/exit-codes.md"], -1)
+	seen := map[int]bool{}
+	for _, row := range rows {
+		for _, field := range strings.Split(row[1], "/") {
+			n, err := strconv.Atoi(strings.TrimSpace(field))
+			switch {
+			case err != nil || !declared[n]:
+				t.Errorf("docs/exit-codes.md has a row for %q, which exit.go does not declare", field)
+			case seen[n]:
+				t.Errorf("docs/exit-codes.md has two rows for %d", n)
+			}
+			seen[n] = true
 		}
 	}
 }

@@ -17,8 +17,10 @@ import (
 )
 
 // TestFlagsReference: the flag tables of docs/reference.md are what the flags' declarations
-// (config.Flags: help, default, envvar, config and sets tags) make of them, so the
-// reference cannot drift from the binary. After a change to a flag, run
+// (config.Flags: help, default, envvar, config and sets tags) make of them, and so are its
+// tables of environment variables (run.Variables: config.Variables, the flags' envvar
+// tags, run's own) and of config keys (config.ConfigKeys), so the reference cannot drift
+// from the binary. After a change to one of them, run
 // go test ./run -run TestFlagsReference -update and review the diff.
 func TestFlagsReference(t *testing.T) {
 	t.Parallel()
@@ -27,7 +29,8 @@ func TestFlagsReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := eventschema.Splice(string(md), map[string]string{"flags": flagsTables(t)})
+	got, err := eventschema.Splice(string(md), map[string]string{
+		"flags": flagsTables(t), "environment": environmentTable(t), "config-keys": configKeysTable(t)})
 	if err != nil {
 		t.Fatalf("docs/reference.md: %v", err)
 	}
@@ -38,7 +41,7 @@ func TestFlagsReference(t *testing.T) {
 		return
 	}
 	if got != string(md) {
-		t.Errorf("docs/reference.md's flag tables are not what the declarations make; run go test ./run -run TestFlagsReference -update and review the diff")
+		t.Errorf("docs/reference.md's generated tables are not what the declarations make; run go test ./run -run TestFlagsReference -update and review the diff")
 	}
 }
 
@@ -133,4 +136,55 @@ func refCode(s string) string {
 // refCell makes text safe inside a Markdown table cell.
 func refCell(s string) string {
 	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// environmentTable renders run.Variables, checking that each "as --flag" names a flag.
+func environmentTable(t *testing.T) string {
+	t.Helper()
+	flags := flagNames(t)
+	var b strings.Builder
+	b.WriteString("\n| variable | meaning |\n|---|---|\n")
+	for _, v := range run.Variables() {
+		checkAsFlag(t, v.Meaning, flags)
+		fmt.Fprintf(&b, "| `%s` | %s |\n", strings.Join(v.Names, "`, `"), refCell(v.Meaning))
+	}
+	return b.String() + "\n"
+}
+
+// configKeysTable renders config.ConfigKeys.
+func configKeysTable(t *testing.T) string {
+	t.Helper()
+	flags := flagNames(t)
+	var b strings.Builder
+	b.WriteString("\n| key | in kimi-run |\n|---|---|\n")
+	for _, k := range config.ConfigKeys() {
+		checkAsFlag(t, k.Meaning, flags)
+		fmt.Fprintf(&b, "| `%s` | %s |\n", k.Key, refCell(k.Meaning))
+	}
+	return b.String() + "\n"
+}
+
+// flagNames are the long names of the parser's flags.
+func flagNames(t *testing.T) map[string]bool {
+	t.Helper()
+	var cli run.CLI
+	p, err := config.NewParser(&cli, config.MapEnv{}, kong.Name("kimi-run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, f := range p.Model.Flags {
+		names[f.Name] = true
+	}
+	return names
+}
+
+// checkAsFlag fails the test when meaning says "as `--name`" of a flag that does not exist.
+func checkAsFlag(t *testing.T, meaning string, flags map[string]bool) {
+	t.Helper()
+	if rest, ok := strings.CutPrefix(meaning, "as `--"); ok {
+		if name, _, _ := strings.Cut(rest, "`"); !flags[name] {
+			t.Errorf("%q names no flag --%s", meaning, name)
+		}
+	}
 }

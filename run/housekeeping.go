@@ -89,7 +89,7 @@ type kongExit struct{ code int }
 func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
 	return config.NewParser(cli, sio.env(),
 		kong.Name("kimi-run"),
-		kong.Description(description),
+		kong.Bind(config.Describe(description)),
 		kong.Help(shortHelp),
 		kong.Vars{"version": "kimi-run " + version},
 		kong.Writers(sio.Stdout, sio.Stderr),
@@ -99,7 +99,7 @@ func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
 // writeManPage writes kimi-run(1) (package manpage) for this build.
 func writeManPage(w io.Writer, app *kong.Application, version string) error {
 	return manpage.Write(w, app, manpage.Page{
-		Description: description,
+		Description: description(),
 		Version:     version,
 		Date:        manpage.Date(version),
 		Commands:    []string{completion.Command + "\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR"},

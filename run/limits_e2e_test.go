@@ -1,10 +1,12 @@
 package run_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/run"
 )
 
 // TestZeroLimitsMeanWhatTheySay: --max-steps 0 is a usage error, not the default; and
@@ -68,7 +70,10 @@ func TestZeroLimitsMeanWhatTheySay(t *testing.T) {
 	}
 }
 
-// TestHelpNamesTheEnvironment: --help is where a newcomer looks for what to export.
+// TestHelpNamesTheEnvironment: --help is where a newcomer looks for what to export; --help-all
+// names every variable kimi-run declares (run.Variables, which
+// TestEveryVariableReadIsDeclared holds to what the code reads), and where OpenTelemetry's
+// standard ones are told.
 func TestHelpNamesTheEnvironment(t *testing.T) {
 	t.Parallel()
 	r := kimi(t, nil, invocation{args: []string{"--help-all"}})
@@ -79,6 +84,19 @@ func TestHelpNamesTheEnvironment(t *testing.T) {
 		"--max-retries", "0 tries once", "--session-wait", "--keep-background", "75 transient"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--help-all lacks %q", want)
+		}
+	}
+	env := r.stdout[strings.Index(r.stdout, "Environment"):strings.Index(r.stdout, "Exit codes:")]
+	for _, v := range run.Variables() {
+		for _, name := range v.Names {
+			if !regexp.MustCompile(`(^|[\s,])` + regexp.QuoteMeta(name) + `(,|\s|$)`).MatchString(env) {
+				t.Errorf("--help-all's environment lacks %s:\n%s", name, env)
+			}
+		}
+	}
+	for _, want := range []string{"OTEL_*", "docs/telemetry.md"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("--help-all's environment lacks %q:\n%s", want, env)
 		}
 	}
 }
