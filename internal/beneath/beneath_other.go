@@ -20,6 +20,14 @@ func open(root, rel string, create bool, perm fs.FileMode) (*os.File, error) {
 	return os.Open(path)
 }
 
+// openIn opens rel below root by path.
+func openIn(root *os.File, path, rel string, create bool, perm fs.FileMode) (*os.File, error) {
+	return open(root.Name(), rel, create, perm)
+}
+
+// RemoveAll removes the name in dir and what it holds.
+func RemoveAll(dir *os.File, name string) error { return os.RemoveAll(filepath.Join(dir.Name(), name)) }
+
 // OpenFile opens the file name in dir.
 func OpenFile(dir *os.File, name string, flag int, perm fs.FileMode) (*os.File, error) {
 	return os.OpenFile(filepath.Join(dir.Name(), name), flag, perm)
