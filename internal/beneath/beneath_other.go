@@ -35,3 +35,13 @@ func OpenFile(dir *os.File, name string, flag int, perm fs.FileMode) (*os.File, 
 
 // Remove removes the name in dir.
 func Remove(dir *os.File, name string) error { return os.Remove(filepath.Join(dir.Name(), name)) }
+
+// Link makes the hard link to in toDir to the file from in fromDir.
+func Link(fromDir *os.File, from string, toDir *os.File, to string) error {
+	return os.Link(filepath.Join(fromDir.Name(), from), filepath.Join(toDir.Name(), to))
+}
+
+// Mkdir makes the directory name in dir.
+func Mkdir(dir *os.File, name string, perm fs.FileMode) error {
+	return os.Mkdir(filepath.Join(dir.Name(), name), perm)
+}

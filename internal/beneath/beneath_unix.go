@@ -131,3 +131,20 @@ func RemoveAll(dir *os.File, name string) error {
 	}
 	return &fs.PathError{Op: "remove", Path: filepath.Join(dir.Name(), name), Err: err}
 }
+
+// Link makes the hard link to in toDir to the file from in fromDir (a link at from is
+// linked itself, not followed).
+func Link(fromDir *os.File, from string, toDir *os.File, to string) error {
+	if err := unix.Linkat(int(fromDir.Fd()), from, int(toDir.Fd()), to, 0); err != nil {
+		return &os.LinkError{Op: "link", Old: filepath.Join(fromDir.Name(), from), New: filepath.Join(toDir.Name(), to), Err: err}
+	}
+	return nil
+}
+
+// Mkdir makes the directory name in dir.
+func Mkdir(dir *os.File, name string, perm fs.FileMode) error {
+	if err := unix.Mkdirat(int(dir.Fd()), name, uint32(perm.Perm())); err != nil {
+		return &fs.PathError{Op: "mkdir", Path: filepath.Join(dir.Name(), name), Err: err}
+	}
+	return nil
+}

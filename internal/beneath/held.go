@@ -123,3 +123,19 @@ func RemoveAllPath(path string) error {
 	defer dir.Close()
 	return RemoveAll(dir, filepath.Base(path))
 }
+
+// LinkPath makes the hard link to (absolute) to the file from (absolute), each directory
+// opened by Dir and no link followed at either name.
+func LinkPath(from, to string) error {
+	fromDir, err := Dir(filepath.Dir(from), false, 0)
+	if err != nil {
+		return err
+	}
+	defer fromDir.Close()
+	toDir, err := Dir(filepath.Dir(to), false, 0)
+	if err != nil {
+		return err
+	}
+	defer toDir.Close()
+	return Link(fromDir, filepath.Base(from), toDir, filepath.Base(to))
+}
