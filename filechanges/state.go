@@ -56,21 +56,22 @@ type state struct {
 }
 
 // load reads the log a killed run left in dir when its first record names turn; any other
-// state there is removed. It returns the records after the first.
-func (s *state) load(turn string) []record {
+// state there is removed. It returns the records after the first; linked reports a state
+// removed because a link lay in it.
+func (s *state) load(turn string) (recs []record, linked bool) {
 	if s.dir == "" {
-		return nil
+		return nil, false
 	}
 	f, err := beneath.Open(filepath.Join(s.dir, logName), os.O_RDONLY, 0)
-	if err != nil || hasLink(s.dir) {
-		if f != nil {
-			f.Close()
-		}
+	if err == nil && hasLink(s.dir) {
+		f.Close()
+		err = beneath.ErrLink
+	}
+	if err != nil {
 		beneath.RemoveAllPath(s.dir)
-		return nil
+		return nil, errors.Is(err, beneath.ErrLink)
 	}
 	defer f.Close()
-	var recs []record
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -82,10 +83,10 @@ func (s *state) load(turn string) []record {
 	}
 	if len(recs) == 0 || recs[0].Turn != turn || turn == "" {
 		beneath.RemoveAllPath(s.dir)
-		return nil
+		return nil, false
 	}
 	s.open = recs[0]
-	return recs[1:]
+	return recs[1:], false
 }
 
 // mkdir makes the state's dir, a temp dir when it has none, and returns it.

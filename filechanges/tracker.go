@@ -120,7 +120,11 @@ func New(c Config) *Tracker {
 		sum := sha256.Sum256([]byte(c.Turn))
 		t.state.open.Turn = hex.EncodeToString(sum[:])
 	}
-	for _, rec := range t.state.load(t.state.open.Turn) {
+	recs, linked := t.state.load(t.state.open.Turn)
+	if linked && t.warn != nil {
+		t.warn(fmt.Sprintf("files_changed: the state a killed run left in %s holds a symbolic link, and is not taken up: what that run changed is not listed", t.state.dir))
+	}
+	for _, rec := range recs {
 		t.seq = max(t.seq, rec.Seq)
 		switch {
 		case rec.Snapped:
