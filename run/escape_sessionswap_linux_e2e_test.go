@@ -118,3 +118,59 @@ func TestEscapeFilesChangedStateLinkAfterAKill(t *testing.T) {
 		t.Errorf("the retry does not say why the killed run's changes are not listed\n%s", retry.stderr)
 	}
 }
+
+// TestEscapeSubagentsFolderLink: a sandboxed command puts a link to a directory outside
+// in the place of its session's subagents folder; the subagent started next keeps its
+// conversation nowhere outside.
+func TestEscapeSubagentsFolderLink(t *testing.T) {
+	t.Parallel()
+	needLandlock(t, 1)
+	work, outside := t.TempDir(), t.TempDir()
+	sessions := filepath.Join(work, ".sessions")
+	plant := "rm -rf .sessions/s1/subagents && ln -s " + outside + " .sessions/s1/subagents"
+	steps := []scripted.Part{
+		scripted.Call("Shell", callArgs(t, map[string]any{"command": plant})),
+		scripted.Call("Agent", `{"description":"look","prompt":"Look around.","subagent_type":"explore"}`),
+	}
+	srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+		if users := req.MessagesOf("user"); messageText(users[0]) == "Look around." {
+			return scripted.Text("seen")
+		}
+		if n := len(req.MessagesOf("tool")); n < len(steps) {
+			return scripted.ToolCalls(steps[n])
+		}
+		return scripted.Text("done")
+	})
+	r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-S", "s1", "--sandbox", "workspace-write", "-p", "go")})
+	t.Logf("exit %d\n%s", r.code, r.stderr)
+	if _, err := os.Readlink(filepath.Join(sessions, "s1", "subagents")); err != nil {
+		t.Fatalf("the link was not planted: %v", err)
+	}
+	if got := outsideNames(t, outside); len(got) > 0 {
+		t.Errorf("the run wrote outside: %v", got)
+	}
+}
+
+// TestEscapeCassetteLink: a link an earlier run's command planted at the --record path is
+// not written through: the run refuses it (exit 2) and the file it points to keeps its
+// content.
+func TestEscapeCassetteLink(t *testing.T) {
+	t.Parallel()
+	work, outside := t.TempDir(), t.TempDir()
+	victim := filepath.Join(outside, "victim.txt")
+	if err := os.WriteFile(victim, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cas := filepath.Join(work, "run.cassette.jsonl")
+	if err := os.Symlink(victim, cas); err != nil {
+		t.Fatal(err)
+	}
+	srv := scripted.New(t, scripted.Text("done"))
+	r := kimi(t, srv, invocation{dir: work, args: []string{"--no-session", "--record", cas, "-p", "go"}})
+	if r.code != 2 || !strings.Contains(r.stderr, "symbolic link") {
+		t.Errorf("a cassette path that is a link: exit %d, want 2 naming the link\n%s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+		t.Errorf("the link's target was written (%d bytes)", len(b))
+	}
+}
