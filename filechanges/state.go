@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"github.com/kimi-run/kimi-run/internal/beneath"
 )
@@ -127,7 +126,7 @@ func linkIn(d *os.File) bool {
 		case e.Type()&fs.ModeSymlink != 0:
 			return true
 		case e.IsDir():
-			sub, err := beneath.OpenFile(d, e.Name(), os.O_RDONLY|syscall.O_DIRECTORY, 0)
+			sub, err := beneath.OpenFile(d, e.Name(), os.O_RDONLY, 0)
 			if err != nil {
 				return true
 			}

@@ -45,3 +45,6 @@ func Link(fromDir *os.File, from string, toDir *os.File, to string) error {
 func Mkdir(dir *os.File, name string, perm fs.FileMode) error {
 	return os.Mkdir(filepath.Join(dir.Name(), name), perm)
 }
+
+// dup returns a new handle on the directory f.
+func dup(f *os.File) (*os.File, error) { return os.Open(f.Name()) }

@@ -148,3 +148,13 @@ func Mkdir(dir *os.File, name string, perm fs.FileMode) error {
 	}
 	return nil
 }
+
+// dup returns a new handle on the directory f.
+func dup(f *os.File) (*os.File, error) {
+	fd, err := unix.Dup(int(f.Fd()))
+	if err != nil {
+		return nil, err
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}

@@ -54,8 +54,9 @@ func drop(root string) {
 	}
 }
 
-// lookup returns the held root that dir (absolute, clean) is or lies below, the longest,
-// and dir relative to it; ok is false when there is none.
+// lookup returns a handle of its own (to be closed) on the held root that dir (absolute,
+// clean) is or lies below, the longest, and dir relative to it; ok is false when there is
+// none. The handle is taken under the lock, so that a release meanwhile cannot close it.
 func lookup(dir string) (root *os.File, rel string, ok bool) {
 	held.Lock()
 	defer held.Unlock()
@@ -69,7 +70,8 @@ func lookup(dir string) (root *os.File, rel string, ok bool) {
 		return nil, "", false
 	}
 	rel, _ = filepath.Rel(best, dir)
-	return held.roots[best].f, rel, true
+	root, err := dup(held.roots[best].f)
+	return root, rel, err == nil
 }
 
 // Dir opens the directory dir (absolute), making it and its missing parents with perm when
@@ -78,6 +80,7 @@ func lookup(dir string) (root *os.File, rel string, ok bool) {
 func Dir(dir string, create bool, perm fs.FileMode) (*os.File, error) {
 	dir = filepath.Clean(dir)
 	if root, rel, ok := lookup(dir); ok {
+		defer root.Close()
 		return openIn(root, dir, rel, create, perm)
 	}
 	if create {
