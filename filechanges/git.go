@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/launch"
 )
 
@@ -169,16 +170,17 @@ func absUnder(dir, p string) string {
 // cache spares reading the files that did not change since it was written), and writes
 // the tree of the work dirs as they are now.
 func (g git) start(ctx context.Context, r *repo, index string) error {
-	if err := os.MkdirAll(filepath.Join(r.Data, "objects"), 0o700); err != nil {
+	objects, err := beneath.Dir(filepath.Join(r.Data, "objects"), true, 0o700)
+	if err != nil {
 		return err
 	}
+	objects.Close()
 	if err := copyFile(index, filepath.Join(r.Data, "index")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	var err error
 	if r.Before, err = g.tree(ctx, r); err != nil && ctx.Err() == nil {
 		// An index git cannot read without the repository (a split index): start from none.
-		os.Remove(filepath.Join(r.Data, "index"))
+		beneath.RemovePath(filepath.Join(r.Data, "index"))
 		r.Before, err = g.tree(ctx, r)
 	}
 	return err
@@ -295,7 +297,7 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	out, err := beneath.Open(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}

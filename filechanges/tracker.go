@@ -120,11 +120,18 @@ func New(c Config) *Tracker {
 		sum := sha256.Sum256([]byte(c.Turn))
 		t.state.open.Turn = hex.EncodeToString(sum[:])
 	}
-	for _, rec := range t.state.load(t.state.open.Turn) {
+	recs, linked := t.state.load(t.state.open.Turn)
+	if linked && t.warn != nil {
+		t.warn(fmt.Sprintf("files_changed: the state a killed run left in %s holds a symbolic link, and is not taken up: what that run changed is not listed", t.state.dir))
+	}
+	for _, rec := range recs {
 		t.seq = max(t.seq, rec.Seq)
 		switch {
 		case rec.Snapped:
 			t.snapped, t.snapSeq, t.repos, t.unseen = true, rec.Seq, rec.Repos, rec.Unseen
+			for i, r := range t.repos {
+				r.Data = t.state.data(i) // the state's own place, not the one the log names
+			}
 		case rec.Path != "":
 			t.touched[rec.Path] = &original{seq: rec.Seq, existed: rec.Existed, content: rec.Content, big: rec.Big}
 		}
@@ -208,13 +215,16 @@ func (t *Tracker) snapshot(ctx context.Context) (repos []*repo, unseen []string)
 		return nil, unseen
 	}
 	dir, setupErr := t.state.mkdir()
+	if setupErr == nil && t.writable != nil && t.writable(dir) {
+		setupErr = fmt.Errorf("%s is writable to the run's commands", dir) // git writes there by path
+	}
 	if setupErr == nil {
 		t.exclude = append(t.exclude, realDir(dir)) // a temp dir may be in the work tree
 		setupErr = t.gitDir()
 	}
 	var ok []*repo
 	for i, r := range repos {
-		r.Data, r.Exclude = filepath.Join(dir, "git", fmt.Sprint(i)), t.exclude
+		r.Data, r.Exclude = t.state.data(i), t.exclude
 		err := setupErr
 		if err == nil {
 			err = t.git.start(ctx, r, index[r])

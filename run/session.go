@@ -61,6 +61,8 @@ type sessionPlan struct {
 	begun *pendingWrite
 	// scrub cleans what the session's files get of the run's secrets (nil: nothing).
 	scrub func(string) string
+	// release lets go of the sessions' root, held while the run writes below it.
+	release func()
 }
 
 // pendingWrite is a write (or sync) going on in the background.
@@ -97,11 +99,14 @@ func (p sessionPlan) close() {
 		p.session.Close()
 	}
 	p.lock.Unlock()
+	if p.release != nil {
+		p.release()
+	}
 }
 
 // openSession creates or resumes the run's session as the flags say, and locks it for this
 // run (see session.TakeLock; notice reports a wait for the lock).
-func openSession(ctx context.Context, s *config.Settings, scrub func(string) string, notice func(string)) (sessionPlan, error) {
+func openSession(ctx context.Context, s *config.Settings, scrub func(string) string, notice func(string)) (plan sessionPlan, err error) {
 	cli, workDir, id := &s.Flags, s.WorkDir, s.Session
 	var p sessionPlan
 	if cli.NoSession { // config.Resolve refused it with --session or --continue
@@ -149,11 +154,24 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 	path := filepath.Join(dir, session.ContextFile)
 	// No link below the root is followed: a session folder inside the work dir could have
 	// been replaced by one by a command of an earlier run.
+	// The root is held for the run: every write below it, whatever code makes it, starts
+	// from this handle and follows no link (beneath.Hold).
 	err = os.MkdirAll(root, 0o700)
-	var f *os.File
+	var release func()
 	if err == nil {
-		f, err = beneath.MkdirAll(root, p.id, 0o700)
+		release, err = beneath.Hold(root)
 	}
+	if err != nil {
+		return p.unsaved(explicit, root, err)
+	}
+	defer func() {
+		if plan.session == nil {
+			release()
+		} else {
+			plan.release = release
+		}
+	}()
+	f, err := beneath.MkdirAll(root, p.id, 0o700)
 	if err != nil {
 		return p.unsaved(explicit, root, err)
 	}
@@ -174,7 +192,7 @@ func openSession(ctx context.Context, s *config.Settings, scrub func(string) str
 	} else if cli.ForkSession != "" {
 		if err := p.fork(ctx, cli.ForkSession, dir, cli.SessionWait, notice); err != nil {
 			lock.Unlock()
-			os.RemoveAll(dir)
+			beneath.RemoveAllPath(dir)
 			return sessionPlan{}, err
 		}
 	}
@@ -271,7 +289,7 @@ func (p sessionPlan) recordLast() error {
 	}
 	last := filepath.Join(p.root, lastFile)
 	if err := atomicfile.Write(last, []byte(p.id+"\n"), 0o600); err != nil {
-		if rerr := os.Remove(last); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		if rerr := beneath.RemovePath(last); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			return fmt.Errorf("last-session could not be updated (%w) nor removed (%v): --continue would resume an older session", err, rerr)
 		}
 		return fmt.Errorf("last-session could not be updated (%w), so it was removed: --continue finds no session until a run records one", err)

@@ -1,8 +1,9 @@
 package run
 
 import (
-	"os"
 	"path/filepath"
+
+	"github.com/kimi-run/kimi-run/internal/beneath"
 )
 
 // dropIfNew removes the session this run created when the run stops on a usage error
@@ -16,8 +17,13 @@ func (p *sessionPlan) dropIfNew() bool {
 	if p.session == nil || p.restored != nil || p.lost != "" {
 		return false
 	}
+	release := p.release
+	p.release = nil
 	p.close()
-	os.RemoveAll(filepath.Join(p.root, p.id))
+	beneath.RemoveAllPath(filepath.Join(p.root, p.id))
+	if release != nil {
+		release()
+	}
 	*p = sessionPlan{}
 	return true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,12 +30,14 @@ const maxChildCalls = 20
 // replies) gets its own folder, <id>.2 and on.
 func (s *File) Child(callID string) (*File, error) {
 	base := filepath.Join(filepath.Dir(s.path), childDir, childName(callID))
-	if err := os.MkdirAll(filepath.Dir(base), 0o700); err != nil {
+	parent, err := beneath.Dir(filepath.Dir(base), true, 0o700)
+	if err != nil {
 		return nil, fmt.Errorf("create subagent session directory: %w", err)
 	}
+	defer parent.Close()
 	for n := 1; n <= 1000; n++ {
 		dir := childFolder(base, n)
-		err := os.Mkdir(dir, 0o700)
+		err := beneath.Mkdir(parent, filepath.Base(dir), 0o700)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
@@ -47,9 +47,11 @@ func copyFile(ctx context.Context, src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+	dir, err := beneath.Dir(filepath.Dir(dst), true, 0o700)
+	if err != nil {
 		return err
 	}
+	dir.Close()
 	out, err := atomicfile.Create(dst, 0o600)
 	if err != nil {
 		return err
@@ -81,10 +83,14 @@ func copyTree(ctx context.Context, src, dst string, link bool) error {
 		to := filepath.Join(dst, rel)
 		switch {
 		case d.IsDir():
-			return os.MkdirAll(to, 0o700)
+			dir, err := beneath.Dir(to, true, 0o700)
+			if err == nil {
+				dir.Close()
+			}
+			return err
 		case !d.Type().IsRegular():
 			return nil
-		case link && os.Link(path, to) == nil:
+		case link && beneath.LinkPath(path, to) == nil:
 			return nil
 		}
 		return copyFile(ctx, path, to)

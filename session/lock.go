@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
@@ -51,7 +52,7 @@ func TakeSharedLock(ctx context.Context, dir, id string, wait time.Duration, not
 func takeLock(ctx context.Context, dir, id string, wait time.Duration, notice func(string), shared bool) (*Lock, error) {
 	path := filepath.Join(dir, lockFile)
 	// Go opens files close-on-exec: commands the agent runs never inherit the lock.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := beneath.Open(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

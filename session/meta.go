@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
@@ -70,7 +71,7 @@ func WriteMeta(dir string, m Meta) error {
 	}
 	path := filepath.Join(dir, MetaFile)
 	if err := atomicfile.Write(path, append(b, '\n'), 0o600); err != nil {
-		os.Remove(path)
+		beneath.RemovePath(path)
 		return fmt.Errorf("record the session's outcome: %w", err)
 	}
 	return nil
@@ -209,7 +210,7 @@ func NewestUnfinished(root, skip string, since time.Time) (Info, bool) {
 
 // lockHeld reports whether a run holds the session in dir now.
 func lockHeld(dir string) bool {
-	f, err := os.OpenFile(filepath.Join(dir, lockFile), os.O_RDWR, 0)
+	f, err := beneath.Open(filepath.Join(dir, lockFile), os.O_RDWR, 0)
 	if err != nil {
 		return false
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 )
 
 // Revert rewinds the session to just before checkpoint id. The current file is kept as
@@ -52,12 +53,12 @@ func (s *File) Revert(id int) (*Restored, error) {
 	}
 	if err != nil {
 		// Keep the session usable on the old file.
-		if f, oerr := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0); oerr == nil {
+		if f, oerr := beneath.Open(s.path, os.O_WRONLY|os.O_APPEND, 0); oerr == nil {
 			s.f = f
 		}
 		return nil, err
 	}
-	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := beneath.Open(s.path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reopen session: %w", err)
 	}
@@ -114,7 +115,7 @@ func (s *File) writePrefix(id int) (*atomicfile.File, *scan, error) {
 func rotateAside(path string) (string, error) {
 	for n := 1; ; n++ {
 		name := fmt.Sprintf("%s.%d", path, n)
-		err := os.Link(path, name)
+		err := beneath.LinkPath(path, name)
 		if err == nil {
 			return name, nil
 		}
@@ -138,7 +139,7 @@ func copyExclusive(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	out, err := beneath.Open(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
@@ -151,7 +152,7 @@ func copyExclusive(src, dst string) error {
 	}
 	if err != nil {
 		// A half copy is no rotation; drop it so the name stays free.
-		os.Remove(dst)
+		beneath.RemovePath(dst)
 	}
 	return err
 }

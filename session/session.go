@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/model"
 )
@@ -92,11 +93,12 @@ func WithRedact(redact func(string) string) Option {
 // Create creates a new context file at path, making parent directories (0700) as
 // needed. The file is created 0600 and must not exist yet.
 func Create(path string, opts ...Option) (*File, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	dir, err := beneath.Dir(filepath.Dir(path), true, 0o700)
+	if err != nil {
 		return nil, fmt.Errorf("create session directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	f, err := beneath.OpenFile(dir, filepath.Base(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	dir.Close()
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
@@ -141,11 +143,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*File, *Restored, e
 		return nil, nil, err
 	}
 	if sc.tail > 0 && !sc.tailOK {
-		if err := os.Truncate(path, sc.cleanEnd); err != nil {
+		if err := truncate(path, sc.cleanEnd); err != nil {
 			return nil, nil, fmt.Errorf("cut torn session tail: %w", err)
 		}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := beneath.Open(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open session for append: %w", err)
 	}
@@ -327,4 +329,17 @@ func (s *File) Close() error {
 		return fmt.Errorf("close session: %w", err)
 	}
 	return nil
+}
+
+// truncate cuts the file at path to size, following no link (beneath.Open).
+func truncate(path string, size int64) error {
+	f, err := beneath.Open(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -24,6 +24,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/kimi-run/kimi-run/internal/beneath"
 )
 
 // Write replaces the file at path with data, with permissions perm (not reduced by the
@@ -66,9 +68,10 @@ type File struct {
 	done   bool
 }
 
-// Create starts a replacement of the file at path.
+// Create starts a replacement of the file at path. Its directory is opened by beneath.Dir:
+// below a root kimi-run holds (its sessions' folder) no link is followed.
 func Create(path string, perm fs.FileMode) (*File, error) {
-	dir, err := os.Open(filepath.Dir(path))
+	dir, err := beneath.Dir(filepath.Dir(path), false, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -27,15 +27,26 @@ func (e linkError) Error() string        { return ErrLink.Error() }
 func (e linkError) Is(target error) bool { return target == ErrLink }
 func (e linkError) Unwrap() error        { return e.errno }
 
-// OpenDir opens the directory rel (relative, slash- or OS-separated) below root.
+// OpenDir opens the directory rel (relative, slash- or OS-separated) below root. A root
+// that is or lies below a held root (Hold) is reached from the held handle, following no
+// link on the way.
 func OpenDir(root, rel string) (*os.File, error) {
-	return open(root, rel, false, 0)
+	return below(root, rel, false, 0)
 }
 
 // MkdirAll opens the directory rel below root as OpenDir does, first making each missing
 // directory on the way with permissions perm (before the umask).
 func MkdirAll(root, rel string, perm fs.FileMode) (*os.File, error) {
-	return open(root, rel, true, perm)
+	return below(root, rel, true, perm)
+}
+
+func below(root, rel string, create bool, perm fs.FileMode) (*os.File, error) {
+	root = filepath.Clean(root)
+	if h, hrel, ok := lookup(root); ok {
+		defer h.Close()
+		return openIn(h, filepath.Join(root, rel), filepath.Join(hrel, rel), create, perm)
+	}
+	return open(root, rel, create, perm)
 }
 
 // Split returns the root, of roots, that path lies below (the longest) and path relative to

@@ -20,6 +20,14 @@ func open(root, rel string, create bool, perm fs.FileMode) (*os.File, error) {
 	return os.Open(path)
 }
 
+// openIn opens rel below root by path.
+func openIn(root *os.File, path, rel string, create bool, perm fs.FileMode) (*os.File, error) {
+	return open(root.Name(), rel, create, perm)
+}
+
+// RemoveAll removes the name in dir and what it holds.
+func RemoveAll(dir *os.File, name string) error { return os.RemoveAll(filepath.Join(dir.Name(), name)) }
+
 // OpenFile opens the file name in dir.
 func OpenFile(dir *os.File, name string, flag int, perm fs.FileMode) (*os.File, error) {
 	return os.OpenFile(filepath.Join(dir.Name(), name), flag, perm)
@@ -27,3 +35,16 @@ func OpenFile(dir *os.File, name string, flag int, perm fs.FileMode) (*os.File, 
 
 // Remove removes the name in dir.
 func Remove(dir *os.File, name string) error { return os.Remove(filepath.Join(dir.Name(), name)) }
+
+// Link makes the hard link to in toDir to the file from in fromDir.
+func Link(fromDir *os.File, from string, toDir *os.File, to string) error {
+	return os.Link(filepath.Join(fromDir.Name(), from), filepath.Join(toDir.Name(), to))
+}
+
+// Mkdir makes the directory name in dir.
+func Mkdir(dir *os.File, name string, perm fs.FileMode) error {
+	return os.Mkdir(filepath.Join(dir.Name(), name), perm)
+}
+
+// dup returns a new handle on the directory f.
+func dup(f *os.File) (*os.File, error) { return os.Open(f.Name()) }

@@ -20,7 +20,21 @@ func open(root, rel string, create bool, perm fs.FileMode) (*os.File, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: root, Err: err}
 	}
-	path := filepath.Join(root, rel)
+	return openFD(rootFD, filepath.Join(root, rel), rel, create, perm)
+}
+
+// openIn opens rel below the open directory root as open does; path names the result.
+func openIn(root *os.File, path, rel string, create bool, perm fs.FileMode) (*os.File, error) {
+	rootFD, err := unix.Dup(int(root.Fd()))
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	unix.CloseOnExec(rootFD)
+	return openFD(rootFD, path, rel, create, perm)
+}
+
+// openFD opens rel below rootFD, which it closes.
+func openFD(rootFD int, path, rel string, create bool, perm fs.FileMode) (*os.File, error) {
 	parts := names(rel)
 	if slices.Contains(parts, "..") {
 		unix.Close(rootFD)
@@ -88,4 +102,59 @@ func Remove(dir *os.File, name string) error {
 		return &fs.PathError{Op: "remove", Path: filepath.Join(dir.Name(), name), Err: err}
 	}
 	return nil
+}
+
+// RemoveAll removes the name in dir and, when it is a directory, what it holds, following no
+// link (a link is removed). A missing name is no error.
+func RemoveAll(dir *os.File, name string) error {
+	err := unix.Unlinkat(int(dir.Fd()), name, 0)
+	if errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EPERM) {
+		var sub *os.File
+		if sub, err = OpenFile(dir, name, unix.O_RDONLY|unix.O_DIRECTORY, 0); err == nil {
+			names, _ := sub.Readdirnames(-1)
+			for _, n := range names {
+				if err == nil {
+					err = RemoveAll(sub, n)
+				}
+			}
+			sub.Close()
+			if err == nil {
+				err = unix.Unlinkat(int(dir.Fd()), name, unix.AT_REMOVEDIR)
+			}
+		}
+	}
+	if err == nil || errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	if _, ok := err.(*fs.PathError); ok {
+		return err
+	}
+	return &fs.PathError{Op: "remove", Path: filepath.Join(dir.Name(), name), Err: err}
+}
+
+// Link makes the hard link to in toDir to the file from in fromDir (a link at from is
+// linked itself, not followed).
+func Link(fromDir *os.File, from string, toDir *os.File, to string) error {
+	if err := unix.Linkat(int(fromDir.Fd()), from, int(toDir.Fd()), to, 0); err != nil {
+		return &os.LinkError{Op: "link", Old: filepath.Join(fromDir.Name(), from), New: filepath.Join(toDir.Name(), to), Err: err}
+	}
+	return nil
+}
+
+// Mkdir makes the directory name in dir.
+func Mkdir(dir *os.File, name string, perm fs.FileMode) error {
+	if err := unix.Mkdirat(int(dir.Fd()), name, uint32(perm.Perm())); err != nil {
+		return &fs.PathError{Op: "mkdir", Path: filepath.Join(dir.Name(), name), Err: err}
+	}
+	return nil
+}
+
+// dup returns a new handle on the directory f.
+func dup(f *os.File) (*os.File, error) {
+	fd, err := unix.Dup(int(f.Fd()))
+	if err != nil {
+		return nil, err
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), f.Name()), nil
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
@@ -40,7 +41,9 @@ func Create(path string, h Header, next http.RoundTripper, secrets []string) (*R
 		// A FIFO would hold the open until a reader came; a device would swallow the run.
 		return nil, &infile.NotRegularError{Path: path, Mode: fi.Mode()}
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o600)
+	// A link at the name is not followed (beneath.ErrLink): one a command planted in the
+	// work dir would have the cassette truncate and fill the file it points to.
+	f, err := beneath.Open(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -173,7 +173,7 @@ func (t *task) start(s Spec) error {
 		if t.out != nil {
 			t.out.Close()
 		}
-		os.RemoveAll(dir) // a task that never ran leaves no folder behind
+		beneath.RemoveAllPath(dir) // a task that never ran leaves no folder behind; no link followed
 		return fmt.Errorf("cannot start the command: %w", err)
 	}
 	t.m.mu.Lock()
