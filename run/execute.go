@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/kimi-run/kimi-run/agent"
@@ -13,6 +12,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/sandbox/runplan"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -157,15 +157,13 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	if err != nil {
 		return err
 	}
-	r.res.add(g.sandbox.close)
+	r.res.add(g.sandbox.Close)
 	r.guard = g
-	for _, note := range []string{g.sandbox.proxyNote(), g.sandbox.nsNote()} {
-		if note != "" {
-			warn(note)
-		}
+	for _, note := range g.sandbox.Notes() {
+		warn(note)
 	}
-	g.sandbox.onRefusal(r.warn)
-	if in.ws, err = setupWorkspace(s, g.sandbox.promptNote(), warn); err != nil {
+	g.sandbox.OnRefusal(r.warn)
+	if in.ws, err = setupWorkspace(s, g.sandbox.PromptNote(), warn); err != nil {
 		return err
 	}
 	if err := applySystemPrompt(ctx, f, in.ws.agent); err != nil {
@@ -181,7 +179,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	// credentials, and start confined when the sandbox is on (launch).
 	in.childEnv = childEnviron(s.Env.Environ(), r.secrets, f.PassEnv)
 	r.launch.Environ = in.childEnv
-	g.sandbox.configure(r.launch)
+	g.sandbox.Configure(r.launch)
 	r.launch.Warn = r.warn
 	if len(s.MCP.Servers) == 0 {
 		// Every tool is a built-in: a rule that names none of them is refused now, before
@@ -237,7 +235,7 @@ func (r *runState) begin(b *built) error {
 	for _, msg := range append(r.early, b.servers.warnings()...) {
 		r.warn(msg)
 	}
-	if w := rootWarning(s.Flags.Sandbox, os.Geteuid(), s.Env.Getenv, fileExists, os.ReadFile); w != "" {
+	if w := runplan.RootWarning(s.Flags.Sandbox, s.Env.Getenv); w != "" {
 		r.warn(w)
 	}
 	if sess.warning != "" {

@@ -6,15 +6,16 @@ import (
 	"strings"
 
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/sandbox/runplan"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/policy"
 )
 
 // guard holds the rules a run puts on its tools: --tools, --allowed-tools and
-// --disallowed-tools (and the sandbox's in-process checks, see run/sandbox.go).
+// --disallowed-tools (and the sandbox's in-process checks, sandbox/runplan).
 type guard struct {
 	rules   policy.Policy
-	sandbox *sandboxPlan
+	sandbox *runplan.Plan
 }
 
 // newGuard reads the tool-rule flags and the sandbox flags. Bad rules are usage errors.
@@ -136,5 +137,5 @@ func mcpNamePart(s string) string {
 // it, and each subagent kind's.
 func (g *guard) wrap(ts []tools.Tool) []tools.Tool {
 	// A refusal marks its result (tools.Result.Denied), which the agent reports.
-	return g.sandbox.guardTools(g.rules.Apply(ts, nil), nil)
+	return g.sandbox.Guard(g.rules.Apply(ts, nil), nil)
 }
