@@ -150,8 +150,8 @@ func (r *runState) login(ctx context.Context) error {
 // the agent's prompts, plans the run and checks that the prompt fits the model.
 func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	s, f, warn := r.s, &r.s.Flags, r.warnEarly
-	if err := createAddDirs(s.WorkDir, f.AddDir, warn); err != nil {
-		return err
+	if err := runplan.CreateAddDirs(s.WorkDir, f.AddDir, warn); err != nil {
+		return usagef("%w", err)
 	}
 	g, err := newGuard(s)
 	if err != nil {
@@ -163,7 +163,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 		warn(note)
 	}
 	g.sandbox.OnRefusal(r.warn)
-	if in.ws, err = setupWorkspace(s, g.sandbox.PromptNote(), warn); err != nil {
+	if in.ws, err = setupWorkspace(s, g.sandbox.AddDirs(), g.sandbox.PromptNote(), warn); err != nil {
 		return err
 	}
 	if err := applySystemPrompt(ctx, f, in.ws.agent); err != nil {

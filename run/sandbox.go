@@ -15,17 +15,13 @@ import (
 // that was asked for and cannot be had is a usage error (exit 2).
 func planSandbox(set *config.Settings) (*runplan.Plan, error) {
 	cli := &set.Flags
-	dirs, err := addDirs(set)
-	if err != nil {
-		return nil, err
-	}
 	rules, err := hostproxy.ParseRules(cli.AllowHost)
 	if err != nil {
 		return nil, usagef("%s: %v", cli.From("allow-host"), err)
 	}
 	p, err := runplan.New(runplan.Options{
 		Mode: sandbox.Mode(cli.Sandbox), NoNetwork: cli.SandboxNetwork == "off", Rules: rules, ProxyPort: cli.AllowHostPort,
-		WorkDir: set.WorkDir, AddDirs: dirs, Getenv: set.Env.Getenv,
+		WorkDir: set.WorkDir, AddDirs: cli.AddDir, Getenv: set.Env.Getenv,
 	})
 	if err != nil {
 		return nil, usagef("%w", err)

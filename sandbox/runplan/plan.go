@@ -31,7 +31,7 @@ type Options struct {
 	// Rules are --allow-host's, ProxyPort --allow-host-port.
 	Rules     []hostproxy.Rule
 	ProxyPort int
-	// WorkDir is the run's, absolute; AddDirs the --add-dir dirs outside it, absolute.
+	// WorkDir is the run's, absolute; AddDirs the --add-dir dirs as given.
 	WorkDir string
 	AddDirs []string
 	// Getenv reads KIMI_RUN_TASK_LIMIT, KIMI_RUN_NS and KIMI_RUN_NETNS.
@@ -42,6 +42,8 @@ type Options struct {
 type Plan struct {
 	policy  sandbox.Policy
 	workDir string
+	// addDirs are the --add-dir dirs outside the work dir (addDirs).
+	addDirs []string
 	// tempDir is the run's private temp dir, removed when the run ends.
 	tempDir string
 	// taskLimit bounds the tasks of the run's children under the sandbox
@@ -63,12 +65,16 @@ type Plan struct {
 // New checks the settings and this system. A sandbox that was asked for and cannot be had
 // is an error (the caller's usage error, exit 2): never a silently unconfined run.
 func New(o Options) (*Plan, error) {
-	s := &Plan{workDir: o.WorkDir}
+	dirs, err := addDirs(o.WorkDir, o.AddDirs)
+	if err != nil {
+		return nil, err
+	}
+	s := &Plan{workDir: o.WorkDir, addDirs: dirs}
 	mode := o.Mode
 	if mode == "" {
 		mode = sandbox.Off
 	}
-	s.policy = sandbox.Policy{Mode: mode, Writable: append([]string{o.WorkDir}, o.AddDirs...), NoNetwork: o.NoNetwork || len(o.Rules) > 0}
+	s.policy = sandbox.Policy{Mode: mode, Writable: append([]string{o.WorkDir}, dirs...), NoNetwork: o.NoNetwork || len(o.Rules) > 0}
 	if !s.policy.Active() {
 		return s, nil
 	}
@@ -89,7 +95,6 @@ func New(o Options) (*Plan, error) {
 	if _, err := os.Stat(sandbox.SelfExe); err != nil {
 		return nil, fmt.Errorf("--sandbox: cannot reach kimi-run's own executable to confine commands with: %w", err)
 	}
-	var err error
 	if s.taskLimit, err = taskLimit(o.Getenv("KIMI_RUN_TASK_LIMIT")); err != nil {
 		return nil, err
 	}
@@ -218,6 +223,9 @@ func (s *Plan) Close() {
 
 // Active reports whether the sandbox restricts anything.
 func (s *Plan) Active() bool { return s.policy.Active() }
+
+// AddDirs are the --add-dir dirs, absolute, once each, without those inside the work dir.
+func (s *Plan) AddDirs() []string { return s.addDirs }
 
 // TempDir is the run's private temp dir, "" when the file system is not restricted.
 func (s *Plan) TempDir() string { return s.tempDir }
