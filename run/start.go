@@ -38,7 +38,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	sio.Stdout, sio.Stderr = stdout, stderr
 	if s.Output.NDJSON() {
 		// stderr has only kimi-run's plain lines here, never colour: neutralize all of it.
-		sio.Stderr = neutralWriter{stderr}
+		sio.Stderr = output.NeutralWriter(stderr)
 	}
 	r := &runState{s: s, version: version, sio: sio, started: started, secrets: secrets,
 		tape: newTape(s), cred: credentials{apiKey: s.Endpoint.APIKey}, stop: stop,
@@ -83,9 +83,9 @@ func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 		noticeTo = sio.Stderr
 	} else {
 		// Text for a person: no terminal control from tool output or the model.
-		sink = terminalSafe{sink}
+		sink = output.TerminalSafe(sink)
 	}
-	sink = newStallWatch(sink, f.StallNotice, f.StreamIdleTimeout, noticeTo)
+	sink = output.NewStallWatch(sink, f.StallNotice, f.StreamIdleTimeout, noticeTo)
 	if r.tel != nil {
 		sink = telemetrySink{Sink: sink, t: r.tel}
 	}
