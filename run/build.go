@@ -17,6 +17,7 @@ import (
 	"github.com/kimi-run/kimi-run/model/protocols"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/plugin"
+	"github.com/kimi-run/kimi-run/tools/policy"
 )
 
 // built is what the build phase made: the agent, its hooks, the MCP servers and the
@@ -149,7 +150,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	}
 	ts = append(ts, hooks.Wrap(t.hooks, t.mcp)...)
 	// The tool rules and the sandbox go last, around every tool of the run.
-	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), mcpAliases(t.mcp)); t.err != nil {
+	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), policy.MCPAliases(t.mcp)); t.err != nil {
 		return nil
 	}
 	ts = r.changes.Wrap(scrubTools(g.wrap(ts), r.secrets))
