@@ -55,7 +55,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	}
 	// The stopper's last word, should it have to write the result: what the run knows.
 	render := func(v verdict) ([]byte, []byte) {
-		res := r.tally.totals()
+		res := r.tally.Totals()
 		res.DurationMS = time.Since(started).Milliseconds()
 		return renderResult(f, s.Output, secrets, v, res)
 	}
@@ -89,7 +89,7 @@ func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 	if r.tel != nil {
 		sink = telemetrySink{Sink: sink, t: r.tel}
 	}
-	r.tally = &tally{Sink: sink}
+	r.tally = &output.Tally{Sink: sink}
 	return r.tape.track(r.tally)
 }
 
