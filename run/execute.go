@@ -10,6 +10,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/headroom"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/sandbox/runplan"
@@ -72,7 +73,7 @@ type inputs struct {
 // then it opens the session.
 func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) {
 	s, f := r.s, &r.s.Flags
-	if err := checkHeadroom(); err != nil {
+	if err := headroom.Check(); err != nil {
 		return nil, err
 	}
 	// An answer file in the folder of the session this run names is checked once the
