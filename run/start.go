@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
@@ -29,7 +30,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	// Then from this process's own environment and command line (/proc/self/environ and
 	// cmdline), where a command could read them.
 	forms := secrets.Forms()
-	hideErr := sio.self.hide(forms, credentialVar)
+	hideErr := sio.self.Hide(forms, func(name string) bool { return slices.Contains(config.CredentialVars, name) })
 	if len(forms) == 0 {
 		hideErr = nil // nothing was there to hide
 	}
