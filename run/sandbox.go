@@ -1,14 +1,10 @@
 package run
 
 import (
-	"fmt"
-	"slices"
-
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/hostproxy"
 	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/sandbox/runplan"
-	"github.com/kimi-run/kimi-run/tools/mcp"
 )
 
 // planSandbox reads the sandbox flags into the run's sandbox (sandbox/runplan). A sandbox
@@ -29,38 +25,9 @@ func planSandbox(set *config.Settings) (*runplan.Plan, error) {
 	return p, nil
 }
 
-// confineServers decides which stdio MCP servers run confined: under a sandbox, every one,
-// like a Shell command, but those the user's config file names in [sandbox]
-// trusted_mcp_servers. A trust is believed only when neither that file nor the mcp.json
-// that defines the server lies in the work dir or an --add-dir, where a confined command
-// (of this run, or of an earlier one) may have written it; a trust not believed is a
-// warning. No guess is made from the server's command, arguments or environment.
+// confineServers is the MCP configuration m with each stdio server confined as the sandbox
+// decides (runplan.Plan.ConfineServers).
 func confineServers(p *runplan.Plan, m config.MCP, warn func(string)) config.MCP {
-	if !p.Active() {
-		return m
-	}
-	servers := make([]mcp.Server, len(m.Servers))
-	for i, srv := range m.Servers {
-		if srv.Transport == mcp.Stdio {
-			srv.Confine = !trusted(p, srv.Name, m, warn)
-		}
-		servers[i] = srv
-	}
-	m.Servers = servers
+	m.Servers = p.ConfineServers(m.Servers, runplan.Trust{Names: m.Trusted, NamedIn: m.TrustedIn, DefinedIn: m.In}, warn)
 	return m
-}
-
-// trusted reports whether the server name may run unconfined, warning when its trust
-// comes from a file a confined command may have written.
-func trusted(p *runplan.Plan, name string, m config.MCP, warn func(string)) bool {
-	if !slices.Contains(m.Trusted, name) {
-		return false
-	}
-	for _, f := range []string{m.TrustedIn, m.In[name]} {
-		if f != "" && p.UnderWorkDirs(f) {
-			warn(fmt.Sprintf("MCP server %q runs confined although trusted: %s lies in the work dir or an --add-dir, which the run's commands may write; name the server in sandbox.trusted_mcp_servers, and define it, in files outside them (~/.kimi/config.toml and ~/.kimi/mcp.json, say)", name, f))
-			return false
-		}
-	}
-	return true
 }

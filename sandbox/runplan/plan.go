@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -257,18 +256,6 @@ func (s *Plan) Ripgrep(path string) string {
 		dirs = append(dirs, s.tempDir)
 	}
 	return tools.LookRipgrep(path, dirs...)
-}
-
-// UnderWorkDirs reports whether path (its links resolved) lies beneath the work dir or an
-// --add-dir, whatever this run's mode lets commands write there. A path that cannot be
-// resolved counts as beneath.
-func (s *Plan) UnderWorkDirs(path string) bool {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return true
-	}
-	var outside *sandbox.DeniedError
-	return !errors.As(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: s.policy.Writable}.CanWrite(abs), &outside)
 }
 
 // PromptNote tells the model what the sandbox allows, in place of the system prompt's note
