@@ -14,7 +14,7 @@ import (
 // for commands, as their facts ask: a write outside the writable roots, and the network
 // while it is cut; deny hears of each refusal. Commands are confined by the kernel itself
 // (the launcher); what Shell's were refused is reported from their output (refusedWrites).
-// MCP servers are confined as the run decides (docs/sandbox.md); reading is allowed
+// MCP servers are confined as ConfineServers decides (docs/sandbox.md); reading is allowed
 // everywhere in every mode.
 func (s *Plan) Guard(ts []tools.Tool, deny func(policy.Denial)) []tools.Tool {
 	if !s.policy.Active() {
