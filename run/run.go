@@ -15,13 +15,14 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/procself"
 )
 
 // IO is the process's standard streams and environment.
 type IO struct {
-	Stdin  Stdin
+	Stdin  infile.Stdin
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
