@@ -82,6 +82,10 @@ func TestPackageMapHolds(t *testing.T) {
 				why = "skills are files and prompts: they know flows (ralph), not the loop or the model"
 			case dir == "filechanges" && under(imp, "agent", "model", "session", "skills", "config", "output", "ralph", "hooks", "telemetry", "sandbox"):
 				why = "files_changed watches the tools and runs git through the launcher: it knows no loop, no store, no settings"
+			case dir == "sandbox" && imp != "internal/beneath":
+				why = "sandbox is the kernel's rules alone (a leaf): what a run asks of it is planned in sandbox/runplan"
+			case dir == "sandbox/runplan" && under(imp, "agent", "model", "session", "skills", "config", "output", "ralph", "hooks", "telemetry"):
+				why = "the run's sandbox plan knows the tools, the launcher and the proxy: no loop, no store, no settings"
 			case under(dir, "completion", "manpage"):
 				why = "the completion scripts and the man page are written from the kong model alone"
 			case !under(dir, "internal", "scripts") && under(imp, "model/internal/modeltest", "internal/scripted", "internal/testkit", "internal/mcptest", "internal/otlptest", "internal/eventschema", "internal/escapetest"):

@@ -17,6 +17,7 @@ import (
 	"github.com/kimi-run/kimi-run/model/protocols"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/plugin"
+	"github.com/kimi-run/kimi-run/tools/policy"
 )
 
 // built is what the build phase made: the agent, its hooks, the MCP servers and the
@@ -45,7 +46,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		}
 		r.tasks.Kill()
 	})
-	servers := startMCP(ctx, r.guard.sandbox.confineServers(s.MCP, r.warn), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
+	servers := startMCP(ctx, confineServers(r.guard.sandbox, s.MCP, r.warn), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
 	r.res.add(servers.close)
 	if err := servers.failure(); err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	}
 	ts = append(ts, hooks.Wrap(t.hooks, t.mcp)...)
 	// The tool rules and the sandbox go last, around every tool of the run.
-	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), mcpAliases(t.mcp)); t.err != nil {
+	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), policy.MCPAliases(t.mcp)); t.err != nil {
 		return nil
 	}
 	ts = r.changes.Wrap(scrubTools(g.wrap(ts), r.secrets))
@@ -181,13 +182,13 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		SubagentTypes: ws.agent.subagentTypes(),
 		ShellGroups:   r.groups,
 		Tasks:         r.tasks,
-		Ripgrep:       g.sandbox.ripgrep(r.s.Env.Getenv("PATH")),
+		Ripgrep:       g.sandbox.Ripgrep(r.s.Env.Getenv("PATH")),
 		Launcher:      r.launch,
-		WriteDirs:     g.sandbox.writeDirs(),
+		WriteDirs:     g.sandbox.WriteDirs(),
 		Media:         mediaSupport(r.s.Endpoint),
 		Search:        r.service(r.s.Services.Search),
 		Fetch:         r.service(r.s.Services.Fetch),
-		Proxy:         g.sandbox.proxyURL(),
+		Proxy:         g.sandbox.ProxyURL(),
 		Changes:       r.session.changes(),
 		Settings:      r.s.Flags.Settings,
 		Plan:          tools.NewPlanMode(r.planFile()),
@@ -302,7 +303,7 @@ func (r *runState) headers(e config.Endpoint) map[string]string {
 // --sandbox (the one place outside the work dir it lets the tools write), else beside the
 // session's conversation, or in the temporary directory when the session is not saved.
 func (r *runState) planFile() string {
-	if dir := r.guard.sandbox.tempDir; dir != "" {
+	if dir := r.guard.sandbox.TempDir(); dir != "" {
 		return filepath.Join(dir, "plan.md")
 	}
 	if f := r.session.session; f != nil {

@@ -21,13 +21,13 @@ func (r *runState) trackChanges(in *inputs, resume bool) *filechanges.Tracker {
 	s := r.s
 	c := filechanges.Config{
 		WorkDir: s.WorkDir, AddDirs: in.ws.addDirs,
-		Exclude:  []string{r.session.root, r.answerFile, s.Flags.Record, r.guard.sandbox.tempDir},
+		Exclude:  []string{r.session.root, r.answerFile, s.Flags.Record, r.guard.sandbox.TempDir()},
 		Launcher: r.launch, NoGit: s.Flags.FilesChanged == "tools",
-		GitSettings: r.guard.sandbox.policy.Active(), Warn: r.warn,
+		GitSettings: r.guard.sandbox.Active(), Warn: r.warn,
 		Secret: func(s string) bool { return r.secrets.String(s) != s },
 	}
-	if r.guard.sandbox.writeDirs() != nil { // the files are confined
-		c.Writable = func(p string) bool { return r.guard.sandbox.canWrite(p) == nil }
+	if r.guard.sandbox.WriteDirs() != nil { // the files are confined
+		c.Writable = func(p string) bool { return r.guard.sandbox.CanWrite(p) == nil }
 	}
 	if r.sio.Self {
 		// The process's own descriptors 1 and 2: a `> events.ndjson` in the checkout.

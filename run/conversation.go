@@ -7,6 +7,7 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/skills"
 )
@@ -25,7 +26,7 @@ type conversation struct {
 // openConversation reads the optional first prompt and starts reading stdin's messages. It
 // never reads a terminal: there a first prompt is answered alone, and without one the run is
 // a usage error.
-func openConversation(ctx context.Context, s *config.Settings, stdin Stdin, warn func(string)) (*conversation, error) {
+func openConversation(ctx context.Context, s *config.Settings, stdin infile.Stdin, warn func(string)) (*conversation, error) {
 	c := &conversation{}
 	if s.Prompt != "" || s.PromptGiven || len(s.Flags.Words) > 0 || s.Flags.PromptFile != "" {
 		// stdin holds the messages, never context for the prompt.
@@ -35,10 +36,10 @@ func openConversation(ctx context.Context, s *config.Settings, stdin Stdin, warn
 		}
 		c.first = p
 	}
-	switch stdinKind(stdin) {
-	case stdinPipe, stdinFile:
+	switch infile.KindOf(stdin) {
+	case infile.StdinPipe, infile.StdinFile:
 		ch := make(chan ralph.Message)
-		go ralph.ReadMessages(ctx, stdin, maxStdin, ch)
+		go ralph.ReadMessages(ctx, stdin, infile.StdinMax, ch)
 		c.lines = ch
 	default:
 		if c.first == "" {

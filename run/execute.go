@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/headroom"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/ralph"
+	"github.com/kimi-run/kimi-run/sandbox/runplan"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -72,7 +73,7 @@ type inputs struct {
 // then it opens the session.
 func (r *runState) open(ctx context.Context, resolveErr error) (*inputs, error) {
 	s, f := r.s, &r.s.Flags
-	if err := checkHeadroom(); err != nil {
+	if err := headroom.Check(); err != nil {
 		return nil, err
 	}
 	// An answer file in the folder of the session this run names is checked once the
@@ -150,22 +151,20 @@ func (r *runState) login(ctx context.Context) error {
 // the agent's prompts, plans the run and checks that the prompt fits the model.
 func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	s, f, warn := r.s, &r.s.Flags, r.warnEarly
-	if err := createAddDirs(s.WorkDir, f.AddDir, warn); err != nil {
-		return err
+	if err := runplan.CreateAddDirs(s.WorkDir, f.AddDir, warn); err != nil {
+		return usagef("%w", err)
 	}
 	g, err := newGuard(s)
 	if err != nil {
 		return err
 	}
-	r.res.add(g.sandbox.close)
+	r.res.add(g.sandbox.Close)
 	r.guard = g
-	for _, note := range []string{g.sandbox.proxyNote(), g.sandbox.nsNote()} {
-		if note != "" {
-			warn(note)
-		}
+	for _, note := range g.sandbox.Notes() {
+		warn(note)
 	}
-	g.sandbox.onRefusal(r.warn)
-	if in.ws, err = setupWorkspace(s, g.sandbox.promptNote(), warn); err != nil {
+	g.sandbox.OnRefusal(r.warn)
+	if in.ws, err = setupWorkspace(s, g.sandbox.AddDirs(), g.sandbox.PromptNote(), warn); err != nil {
 		return err
 	}
 	if err := applySystemPrompt(ctx, f, in.ws.agent); err != nil {
@@ -181,7 +180,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	// credentials, and start confined when the sandbox is on (launch).
 	in.childEnv = childEnviron(s.Env.Environ(), r.secrets, f.PassEnv)
 	r.launch.Environ = in.childEnv
-	g.sandbox.configure(r.launch)
+	g.sandbox.Configure(r.launch)
 	r.launch.Warn = r.warn
 	if len(s.MCP.Servers) == 0 {
 		// Every tool is a built-in: a rule that names none of them is refused now, before
@@ -237,7 +236,7 @@ func (r *runState) begin(b *built) error {
 	for _, msg := range append(r.early, b.servers.warnings()...) {
 		r.warn(msg)
 	}
-	if w := rootWarning(s.Flags.Sandbox, os.Geteuid(), s.Env.Getenv, fileExists, os.ReadFile); w != "" {
+	if w := runplan.RootWarning(s.Flags.Sandbox, s.Env.Getenv); w != "" {
 		r.warn(w)
 	}
 	if sess.warning != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/mcp"
 )
@@ -57,7 +58,7 @@ func startMCP(ctx context.Context, plan config.MCP, r *runState, stderr io.Write
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprintf(stderr, "[mcp %s] %s\n", neutralize(server), neutralize(line))
+			fmt.Fprintf(stderr, "[mcp %s] %s\n", output.Neutralize(server), output.Neutralize(line))
 		}
 	}
 	m.set = mcp.NewSet(opts)

@@ -6,30 +6,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
-
-	"github.com/mattn/go-isatty"
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
-// Stdin is the process's standard input as run sees it: readable, and stat-able so a
-// terminal is never read.
-type Stdin interface {
-	io.Reader
-	Stat() (os.FileInfo, error)
-}
-
-// maxStdin bounds what is read from stdin; more is refused rather than silently cut.
-const maxStdin = 8 << 20
-
 // readPrompt assembles the task from -p, prompt words, --prompt-file and stdin, as the
 // docs/usage.md's "Prompt input" says. With optional set (a --flow run, whose nodes are the prompts) no prompt is
 // needed and "" may come back. warn reports what was ignored.
-func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional bool, warn func(string)) (string, error) {
+func readPrompt(ctx context.Context, s *config.Settings, stdin infile.Stdin, optional bool, warn func(string)) (string, error) {
 	if s.Flags.NoStdin {
 		stdin = nil
 	}
@@ -37,11 +24,11 @@ func readPrompt(ctx context.Context, s *config.Settings, stdin Stdin, optional b
 	if err != nil {
 		return "", err
 	}
-	switch kind := stdinKind(stdin); {
+	switch kind := infile.KindOf(stdin); {
 	case fromStdin:
 		prompt, err = promptFromStdin(ctx, stdin, kind)
-	case kind == stdinPipe || kind == stdinFile:
-		prompt, err = withPipedContext(ctx, s, stdin, kind == stdinPipe, prompt, optional, warn)
+	case kind == infile.StdinPipe || kind == infile.StdinFile:
+		prompt, err = withPipedContext(ctx, s, stdin, kind == infile.StdinPipe, prompt, optional, warn)
 	}
 	if err != nil {
 		return "", err
@@ -86,8 +73,8 @@ func instruction(ctx context.Context, s *config.Settings) (prompt string, fromSt
 }
 
 // promptFromStdin reads the prompt "-": all of stdin, which must not be a terminal.
-func promptFromStdin(ctx context.Context, stdin Stdin, kind stdinType) (string, error) {
-	if kind == stdinTerminal {
+func promptFromStdin(ctx context.Context, stdin infile.Stdin, kind infile.StdinKind) (string, error) {
+	if kind == infile.StdinTerminal {
 		return "", usagef("prompt - reads stdin, but stdin is a terminal")
 	}
 	text, err := readStdin(ctx, stdin, 0, 0, nil)
@@ -106,7 +93,7 @@ func promptFromStdin(ctx context.Context, stdin Stdin, kind stdinType) (string, 
 // that never sends a byte (a CI runner's inherited stdin that stays open) is given up on
 // after --stdin-timeout. A slow producer in front (`go test ./... | kimi-run -p ...`) only
 // has to start writing by then.
-func withPipedContext(ctx context.Context, s *config.Settings, stdin Stdin, pipe bool, prompt string, optional bool, warn func(string)) (string, error) {
+func withPipedContext(ctx context.Context, s *config.Settings, stdin infile.Stdin, pipe bool, prompt string, optional bool, warn func(string)) (string, error) {
 	grace := time.Duration(0)
 	if (prompt != "" || optional) && pipe {
 		grace = s.StdinTimeout
@@ -125,7 +112,7 @@ func withPipedContext(ctx context.Context, s *config.Settings, stdin Stdin, pipe
 	}
 	text, err := readStdin(ctx, stdin, grace, every, notice)
 	switch {
-	case errors.Is(err, errStdinSilent):
+	case errors.Is(err, infile.ErrStdinSilent):
 		warn(fmt.Sprintf("stdin sent nothing for %s; ignoring it", grace))
 	case err != nil:
 		return "", err
@@ -141,112 +128,6 @@ func withPipedContext(ctx context.Context, s *config.Settings, stdin Stdin, pipe
 		return prompt + "\n\n<stdin>\n" + strings.TrimRight(text, "\n") + "\n</stdin>", nil
 	}
 	return prompt, nil
-}
-
-type stdinType int
-
-const (
-	stdinNone stdinType = iota // a socket, a closed descriptor
-	stdinTerminal
-	stdinPipe
-	stdinFile
-	stdinDevice // a character device that is not a terminal: /dev/null
-)
-
-func stdinKind(stdin Stdin) stdinType {
-	if stdin == nil {
-		return stdinNone
-	}
-	fi, err := stdin.Stat()
-	if err != nil {
-		return stdinNone
-	}
-	m := fi.Mode()
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return stdinPipe
-	case m.IsRegular():
-		return stdinFile
-	case m&os.ModeCharDevice != 0 && m&os.ModeDevice != 0:
-		// /dev/null is a character device too. Neither is read implicitly; only `-p -`
-		// reads a device, and only one that is not a terminal.
-		if f, ok := stdin.(interface{ Fd() uintptr }); ok && !isatty.IsTerminal(f.Fd()) && !isatty.IsCygwinTerminal(f.Fd()) {
-			return stdinDevice
-		}
-		return stdinTerminal
-	}
-	return stdinNone
-}
-
-var errStdinSilent = errors.New("stdin silent")
-
-// readStdin reads stdin to EOF, at most maxStdin bytes. With grace > 0 it gives up when the
-// first byte does not arrive in time. It calls notice (if not nil) once when the first byte
-// has not come after noticeAfter. It never outlives ctx.
-func readStdin(ctx context.Context, r io.Reader, grace, noticeAfter time.Duration, notice func()) (string, error) {
-	type chunk struct {
-		b   []byte
-		err error
-	}
-	first := make(chan struct{})
-	done := make(chan chunk, 1)
-	go func() {
-		var buf []byte
-		tmp := make([]byte, 64<<10)
-		signalled := false
-		for {
-			n, err := r.Read(tmp)
-			if n > 0 && !signalled {
-				close(first)
-				signalled = true
-			}
-			buf = append(buf, tmp[:n]...)
-			if len(buf) > maxStdin {
-				done <- chunk{err: usagef("stdin is larger than %d MiB; pass a smaller input or a file path in the prompt", maxStdin>>20)}
-				return
-			}
-			if err == io.EOF {
-				if !signalled {
-					close(first)
-				}
-				done <- chunk{b: buf}
-				return
-			}
-			if err != nil {
-				if !signalled {
-					close(first)
-				}
-				done <- chunk{err: fmt.Errorf("read stdin: %w", err)}
-				return
-			}
-		}
-	}()
-	var timeout, noticed <-chan time.Time
-	if grace > 0 {
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		timeout = t.C
-	}
-	if notice != nil && noticeAfter > 0 {
-		n := time.NewTimer(noticeAfter)
-		defer n.Stop()
-		noticed = n.C
-	}
-	for {
-		select {
-		case c := <-done:
-			return string(c.b), c.err
-		case <-first:
-			first, timeout, noticed = nil, nil, nil
-		case <-noticed:
-			notice()
-			noticed = nil
-		case <-timeout:
-			return "", errStdinSilent
-		case <-ctx.Done():
-			return "", context.Cause(ctx)
-		}
-	}
 }
 
 // readFileCapped reads a prompt's file (--prompt-file, a TEXT|FILE flag) within
@@ -265,4 +146,13 @@ func readFileCapped(ctx context.Context, path string) (string, error) {
 		return "", usagef("prompt file %s: %v", path, err)
 	}
 	return string(b), nil
+}
+
+// readStdin is infile.ReadStdin, with a stdin too large for a prompt a usage error.
+func readStdin(ctx context.Context, r io.Reader, grace, noticeAfter time.Duration, notice func()) (string, error) {
+	text, err := infile.ReadStdin(ctx, r, grace, noticeAfter, notice)
+	if tl := (*infile.TooLargeError)(nil); errors.As(err, &tl) {
+		return "", usagef("%v; pass a smaller input or a file path in the prompt", err)
+	}
+	return text, err
 }

@@ -71,7 +71,7 @@ func (r *runState) rewind(ctx context.Context) error {
 			return usagef("--rewind-files: session %s keeps no before-images of its files here", p.id)
 		}
 		var err error
-		rw.files, err = p.journal.RewindFiles(ctx, id, r.guard.sandbox.canWrite)
+		rw.files, err = p.journal.RewindFiles(ctx, id, r.guard.sandbox.CanWrite)
 		if err != nil {
 			if ctx.Err() != nil {
 				return context.Cause(ctx)

@@ -15,12 +15,14 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/kimi-run/kimi-run/config"
+	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/procself"
 )
 
 // IO is the process's standard streams and environment.
 type IO struct {
-	Stdin  Stdin
+	Stdin  infile.Stdin
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
@@ -38,11 +40,11 @@ type IO struct {
 	// never ends the process itself (a run inside tests).
 	Exit func(int)
 	// Self says that the run is this process (main): its credentials are then hidden
-	// from the process's own /proc entries (run/procself.go). Tests that call Main in
+	// from the process's own /proc entries (internal/procself). Tests that call Main in
 	// their own process leave it unset.
 	Self bool
 
-	self *selfProc // the handle Self brings, until start hides the secrets
+	self *procself.Self // the handle Self brings, until start hides the secrets
 }
 
 // env is the environment as the run reads it: the one way configuration and children's
@@ -59,18 +61,16 @@ func Main(args []string, sio IO, version string) ExitCode {
 		// run and starts with no environment: none of it stays readable. kimi-run's own
 		// binary never gets here: internal/launch/early serves before its initialisers.
 		if sio.Self {
-			p, _ := hardenSelf(nil)
-			_ = p.hide(nil, anyVar)
+			p, _ := procself.Harden(nil)
+			_ = p.Hide(nil, procself.AnyVar)
 		}
 		return ExitCode(launch.Serve(args[1:]))
 	}
 	if sio.Self {
 		// Before anything reads the environment: the strings it hands out must not point
 		// into the block that start overwrites.
-		sio.self, args = hardenSelf(args)
-		if sio.self != nil && sio.self.mem != nil {
-			defer sio.self.mem.Close() // done by start, unless the run ends before it
-		}
+		sio.self, args = procself.Harden(args)
+		defer sio.self.Close() // done by start, unless the run ends before it
 	}
 	if sio.Getenv == nil {
 		sio.Getenv = os.Getenv

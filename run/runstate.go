@@ -40,7 +40,7 @@ type runState struct {
 	// stop holds the run to its deadline and writes the result once (see stopper).
 	stop *stopper
 	// tally counts what the events say the run did, for a result the stopper writes.
-	tally *tally
+	tally *output.Tally
 	// cred is the key (or the login's token) the run sends, scrubbed from messages;
 	// loginErr a login that could not be refreshed, reported once the stream has opened.
 	cred     credentials
@@ -109,7 +109,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	err = r.endpointMistake(err)
 	v := judge(out, err, context.Cause(ctx))
 	// What the events said: the calls by tool and the refused calls, subagents' included.
-	told := r.tally.totals()
+	told := r.tally.Totals()
 	v = r.failOnDenial(v, told.Denials)
 	res := event.Result{
 		Status:          "success",

@@ -269,3 +269,28 @@ func TestSandboxTempDirIsRemoved(t *testing.T) {
 		}
 	}
 }
+
+// A sandbox setting that cannot be used is a usage error named on stderr, before any model
+// call: a bad --allow-host rule, a bad task limit under the sandbox.
+func TestSandboxSettingsUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, want string
+		args       []string
+		env        map[string]string
+		landlock   int
+	}{
+		{name: "allow-host URL", args: []string{"--allow-host", "https://example.com"}, want: "--allow-host: \"https://example.com\": want HOST or HOST:PORT"},
+		{name: "task limit", args: []string{"--sandbox", "workspace-write"}, env: map[string]string{"KIMI_RUN_TASK_LIMIT": "many"}, landlock: 1, want: `KIMI_RUN_TASK_LIMIT="many": want a number of tasks`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			needLandlock(t, tt.landlock)
+			r := kimi(t, nil, invocation{args: append([]string{"--output-format", "stream-json", "-p", "x"}, tt.args...), env: tt.env})
+			if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", r.code, r.stderr, tt.want)
+			}
+		})
+	}
+}

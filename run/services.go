@@ -31,7 +31,7 @@ func (r *runState) service(s *config.Service) *tools.Service {
 	// The transport's own timeouts bound the connection and the headers; the tools bound
 	// the whole call.
 	base := model.NewTransport(time.Minute)
-	if proxy := r.guard.sandbox.proxyURL(); proxy != nil {
+	if proxy := r.guard.sandbox.ProxyURL(); proxy != nil {
 		// --allow-host: the service's host must be allowed, as every host the run reaches
 		// for the model's tools (FetchURL asks no service then, see tools.NewFetchURL).
 		base.Proxy = http.ProxyURL(proxy)

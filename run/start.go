@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
@@ -29,7 +30,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	// Then from this process's own environment and command line (/proc/self/environ and
 	// cmdline), where a command could read them.
 	forms := secrets.Forms()
-	hideErr := sio.self.hide(forms, credentialVar)
+	hideErr := sio.self.Hide(forms, func(name string) bool { return slices.Contains(config.CredentialVars, name) })
 	if len(forms) == 0 {
 		hideErr = nil // nothing was there to hide
 	}
@@ -38,7 +39,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	sio.Stdout, sio.Stderr = stdout, stderr
 	if s.Output.NDJSON() {
 		// stderr has only kimi-run's plain lines here, never colour: neutralize all of it.
-		sio.Stderr = neutralWriter{stderr}
+		sio.Stderr = output.NeutralWriter(stderr)
 	}
 	r := &runState{s: s, version: version, sio: sio, started: started, secrets: secrets,
 		tape: newTape(s), cred: credentials{apiKey: s.Endpoint.APIKey}, stop: stop,
@@ -55,7 +56,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	}
 	// The stopper's last word, should it have to write the result: what the run knows.
 	render := func(v verdict) ([]byte, []byte) {
-		res := r.tally.totals()
+		res := r.tally.Totals()
 		res.DurationMS = time.Since(started).Milliseconds()
 		return renderResult(f, s.Output, secrets, v, res)
 	}
@@ -83,13 +84,13 @@ func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 		noticeTo = sio.Stderr
 	} else {
 		// Text for a person: no terminal control from tool output or the model.
-		sink = terminalSafe{sink}
+		sink = output.TerminalSafe(sink)
 	}
-	sink = newStallWatch(sink, f.StallNotice, f.StreamIdleTimeout, noticeTo)
+	sink = output.NewStallWatch(sink, f.StallNotice, f.StreamIdleTimeout, noticeTo)
 	if r.tel != nil {
 		sink = telemetrySink{Sink: sink, t: r.tel}
 	}
-	r.tally = &tally{Sink: sink}
+	r.tally = &output.Tally{Sink: sink}
 	return r.tape.track(r.tally)
 }
 

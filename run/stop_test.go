@@ -3,7 +3,6 @@ package run
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -12,8 +11,6 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
-	"github.com/kimi-run/kimi-run/event"
-	"github.com/kimi-run/kimi-run/output"
 )
 
 // syncBuffer is a stream the stopper and the run write from different goroutines.
@@ -152,25 +149,5 @@ func TestStopperTextMode(t *testing.T) {
 	<-exits
 	if out.String() != "" || !strings.Contains(errOut.String(), "exit_code=124") {
 		t.Fatalf("stdout %q, stderr %q", out.String(), errOut.String())
-	}
-}
-
-// The tally counts what the events say, subagents' included.
-func TestTally(t *testing.T) {
-	t.Parallel()
-	ty := &tally{Sink: output.NewJSON(io.Discard)}
-	for _, e := range []event.Event{
-		{Data: event.Init{SessionID: "s1"}},
-		{Data: event.StepBegin{Step: 1}},
-		{Data: event.ToolCall{ID: "a"}},
-		{Data: event.Usage{InputTokens: 10, OutputTokens: 2}},
-		{Parent: "a", Data: event.StepBegin{Step: 1}},
-		{Parent: "a", Data: event.Usage{InputTokens: 5, OutputTokens: 1}},
-	} {
-		ty.Emit(e)
-	}
-	got := ty.totals()
-	if got.SessionID != "s1" || got.Steps != 2 || got.ToolCalls != 1 || got.Usage.InputTokens != 15 || got.Usage.OutputTokens != 3 {
-		t.Fatalf("%+v", got)
 	}
 }

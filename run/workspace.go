@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/kimi-run/kimi-run/agent"
@@ -13,29 +11,6 @@ import (
 	"github.com/kimi-run/kimi-run/skills"
 	"github.com/kimi-run/kimi-run/tools"
 )
-
-// addDirs checks --add-dir: each must be a directory. They come back absolute, once each,
-// without those inside the work dir, which the agent may use anyway (as Kimi CLI does).
-func addDirs(s *config.Settings) ([]string, error) {
-	workDir := s.WorkDir
-	var out []string
-	for _, d := range s.Flags.AddDir {
-		abs, err := filepath.Abs(d)
-		if err != nil {
-			return nil, usagef("--add-dir %s: %v", d, err)
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, usagef("--add-dir %s is not a directory", d)
-		}
-		if rel, err := filepath.Rel(workDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
-		}
-		if !slices.Contains(out, abs) {
-			out = append(out, abs)
-		}
-	}
-	return out, nil
-}
 
 // findSkills discovers the skills of the run: --skills-dir (which must exist) or the
 // project's and the user's, then extra_skill_dirs from the config file.
@@ -83,13 +58,9 @@ type workspace struct {
 	agent   *agentSetup
 }
 
-// setupWorkspace checks --add-dir, --skills-dir and the agent flags, finds the skills and
+// setupWorkspace checks --skills-dir and the agent flags, finds the skills and
 // renders the prompts (sandbox says what --sandbox allows); warn reports what the user asked for that is left out.
-func setupWorkspace(s *config.Settings, sandbox string, warn func(string)) (*workspace, error) {
-	dirs, err := addDirs(s)
-	if err != nil {
-		return nil, err
-	}
+func setupWorkspace(s *config.Settings, dirs []string, sandbox string, warn func(string)) (*workspace, error) {
 	found, err := findSkills(s)
 	if err != nil {
 		return nil, err

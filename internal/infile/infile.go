@@ -1,8 +1,9 @@
 // Package infile is the one way kimi-run reads a file that comes from outside the run: a
 // flag's file, the config and MCP files, agent files and their templates, skills, flows,
-// AGENTS.md, sessions, cassettes, schemas, images, a stored login, and the files the tools
-// read. Every read is bounded in size (a cap that fits what the file is; more is refused,
-// never cut) and in time (the caller's context ends it, whatever the file is).
+// AGENTS.md, sessions, cassettes, schemas, images, a stored login, the files the tools read,
+// and stdin (ReadStdin). Every read is bounded in size (a cap that fits what the file is;
+// more is refused, never cut) and in time (the caller's context ends it, whatever the file
+// is).
 //
 // A regular file is read as it is, its size checked before the first byte. What is not a
 // regular file either is refused at once (a Limit with RegularOnly: what kimi-run finds by

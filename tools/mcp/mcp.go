@@ -37,8 +37,8 @@ type Server struct {
 	Args    []string
 	Env     []string
 	Dir     string
-	// Confine runs a stdio server under the run's sandbox (run/ decides which: see
-	// docs/sandbox.md).
+	// Confine runs a stdio server under the run's sandbox (sandbox/runplan decides
+	// which: see docs/sandbox.md).
 	Confine bool
 	// URL and Headers reach an HTTP or SSE server.
 	URL     string

@@ -62,8 +62,8 @@ func startProcess(s Server, onLine func(server, line string), l *launch.Launcher
 	child = []*os.File{inR, outW, errW}
 	// A group of its own (launch): the group can be signalled as a whole, a terminal's
 	// Ctrl-C does not reach the server before kimi-run has decided how to stop it, and
-	// nothing in it can open /dev/tty to prompt. Confined under the sandbox when run/
-	// decided so (Server.Confine).
+	// nothing in it can open /dev/tty to prompt. Confined under the sandbox when
+	// sandbox/runplan decided so (Server.Confine).
 	proc, err := l.Start(launch.Spec{Path: s.Command, Args: append([]string{s.Command}, s.Args...), Env: s.Env, Dir: s.Dir,
 		Stdin: inR, Stdout: outW, Stderr: errW, Confine: s.Confine})
 	closeAll(child)

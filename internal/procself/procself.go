@@ -1,21 +1,10 @@
-package run
-
-import (
-	"bytes"
-	"os"
-	"slices"
-	"strings"
-	"syscall"
-
-	"github.com/kimi-run/kimi-run/config"
-)
-
-// kimi-run's own process holds its credentials where another process may read them: the
-// environment block the kernel shows as /proc/PID/environ (KIMI_API_KEY), the argument
-// block of /proc/PID/cmdline (an api_key in --config), and its memory. A command the run
+// Package procself hides kimi-run's credentials from its own /proc entries. The process
+// holds them where another process may read them: the environment block the kernel shows
+// as /proc/PID/environ (KIMI_API_KEY), the argument block of /proc/PID/cmdline (an api_key
+// in --config), and its memory. A command the run
 // starts reads them as `tr '\0' '\n' </proc/$PPID/environ`, with or without the sandbox:
 // Landlock refuses ptrace and /proc/PID/mem of a process outside the sandbox, not
-// environ (issue 26 #1). So when run.Main is the process itself (IO.Self):
+// environ. So when run.Main is the process itself (run.IO.Self):
 //
 //   - the process is made non-dumpable (PR_SET_DUMPABLE 0) at once: a process of the same
 //     user can no longer attach to it or read its memory or environ (root still can);
@@ -27,11 +16,19 @@ import (
 //
 // What remains is said in docs/sandbox.md: the window before start, and the environment of
 // kimi-run's ancestors (the shell that exported the key), which only they can clear.
+package procself
 
-// selfProc is the handle on kimi-run's own process; nil where there is nothing to do.
-type selfProc struct {
+import (
+	"bytes"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// Self is the handle on kimi-run's own process; nil where there is nothing to do.
+type Self struct {
 	mem *os.File // /proc/self/mem, read-write; nil when it could not be opened
-	err error    // why it could not, for hide to report
+	err error    // why it could not, for Hide to report
 }
 
 // rehome copies the Go environment and args off the process's original blocks: the
@@ -85,8 +82,12 @@ func maskBlock(block []byte, forms [][]byte, vars func(name string) bool) bool {
 	return changed
 }
 
-// credentialVar picks the variables kimi-run reads a key from.
-func credentialVar(name string) bool { return slices.Contains(config.CredentialVars, name) }
+// AnyVar picks every variable: the launcher needs none of its environment.
+func AnyVar(string) bool { return true }
 
-// anyVar picks every variable: the launcher needs none of its environment.
-func anyVar(string) bool { return true }
+// Close lets go of /proc/self/mem, where Hide has not.
+func (p *Self) Close() {
+	if p != nil && p.mem != nil {
+		p.mem.Close()
+	}
+}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package run
+package runplan
 
 import (
 	"os"
@@ -24,7 +24,7 @@ func TestRefusedPaths(t *testing.T) {
 		}
 	}
 	o := func(name string) string { return filepath.Join(outside, name) }
-	plan := &sandboxPlan{workDir: work, policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}}}
+	plan := &Plan{workDir: work, policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}}}
 	tests := []struct {
 		name, output string
 		want         []string

@@ -1,4 +1,4 @@
-package run
+package headroom
 
 import (
 	"os"
@@ -10,10 +10,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// checkHeadroom finds out whether the run can start the threads and processes it needs:
+// Check finds out whether the run can start the threads and processes it needs:
 // within every pids cgroup above it (pids.max less pids.current), and, for a user other
 // than root, within RLIMIT_NPROC less the user's tasks.
-func checkHeadroom() error {
+func Check() error {
 	if err := cgroupHeadroom(); err != nil {
 		return err
 	}
@@ -22,7 +22,7 @@ func checkHeadroom() error {
 		return nil
 	}
 	if left := int(lim.Cur) - userTasks(os.Getuid()); left < minTasks {
-		return &headroomError{what: "ulimit -u (RLIMIT_NPROC)", left: max(left, 0), max: int(lim.Cur)}
+		return &Error{what: "ulimit -u (RLIMIT_NPROC)", left: max(left, 0), max: int(lim.Cur)}
 	}
 	return nil
 }
@@ -51,7 +51,7 @@ func cgroupHeadroom() error {
 				limit, lerr := readInt(filepath.Join(dir, "pids.max"))
 				current, cerr := readInt(filepath.Join(dir, "pids.current"))
 				if lerr == nil && cerr == nil && limit-current < minTasks {
-					return &headroomError{what: "the pids cgroup " + dir, left: max(limit-current, 0), max: limit}
+					return &Error{what: "the pids cgroup " + dir, left: max(limit-current, 0), max: limit}
 				}
 			}
 		}

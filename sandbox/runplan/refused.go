@@ -1,4 +1,4 @@
-package run
+package runplan
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -18,14 +17,14 @@ import (
 const maxRefusedPaths = 5
 
 // refusedWrites wraps a tool that runs confined commands (Shell) so that a write the
-// sandbox refused is reported as a denial, where that can be known (issue 32 #3): the
-// command's output says a path was refused ("Permission denied", "Operation not
-// permitted", "Read-only file system"), the policy does not allow writing that path, and kimi-run itself, which is
-// not confined, may write it, so the file's own permissions are not why. The command ran:
+// sandbox refused is reported as a denial, where that can be known: the command's output
+// says a path was refused ("Permission denied", "Operation not permitted", "Read-only file
+// system"), the policy does not allow writing that path, and kimi-run itself, which is not
+// confined, may write it, so the file's own permissions are not why. The command ran:
 // its result stays what it was, with a note for the model naming what the sandbox refused.
 type refusedWrites struct {
 	tools.Tool
-	plan *sandboxPlan
+	plan *Plan
 }
 
 // Run implements tools.Tool.
@@ -45,7 +44,7 @@ func (w refusedWrites) Run(ctx context.Context, args json.RawMessage) (tools.Res
 }
 
 // writableNote says where the sandbox lets commands write.
-func (s *sandboxPlan) writableNote() string {
+func (s *Plan) writableNote() string {
 	roots := s.policy.WritableRoots()
 	if len(roots) == 0 {
 		return "nothing is writable"
@@ -65,7 +64,7 @@ var quoted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("'
 
 // refusedPaths returns the paths the output says were refused that the sandbox refused,
 // at most maxRefusedPaths, in the order they appear.
-func (s *sandboxPlan) refusedPaths(output string) []string {
+func (s *Plan) refusedPaths(output string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, line := range strings.Split(output, "\n") {
@@ -121,7 +120,7 @@ func pathCandidates(line string) []string {
 
 // sandboxRefuses reports whether the policy keeps commands from writing abs while kimi-run,
 // unconfined, could: then the sandbox, and not the file's permissions, refused the write.
-func (s *sandboxPlan) sandboxRefuses(abs string) bool {
+func (s *Plan) sandboxRefuses(abs string) bool {
 	if s.policy.CanWrite(abs) == nil {
 		return false
 	}
@@ -137,10 +136,4 @@ func (s *sandboxPlan) sandboxRefuses(abs string) bool {
 		}
 		p = parent
 	}
-}
-
-// refusesCommandWrites reports whether the plan confines where commands write, which is
-// when their refused writes can be known.
-func (s *sandboxPlan) refusesCommandWrites() bool {
-	return s.policy.Mode == sandbox.ReadOnly || s.policy.Mode == sandbox.WorkspaceWrite
 }

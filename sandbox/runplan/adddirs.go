@@ -1,4 +1,4 @@
-package run
+package runplan
 
 import (
 	"errors"
@@ -6,12 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/kimi-run/kimi-run/internal/beneath"
 )
 
-// createAddDirs makes the --add-dir directories that do not exist yet, with a warning
+// CreateAddDirs makes the --add-dir directories that do not exist yet, with a warning
 // naming each (a typo shows). A build cache such as ~/.cache/go-build is missing on a fresh
 // runner until the first build, and the README's CI invocation names one: refusing it would
 // fail the job the first time only, and ignoring it would leave the sandbox without it.
@@ -19,15 +20,15 @@ import (
 //
 // A directory is made without following a symbolic link that a command of an earlier run
 // could have planted: `--add-dir $WORK/link/new`, with link pointing outside, would make
-// a directory outside (issue 26 #6). A link on the way that lies in the work dir or in
+// a directory outside. A link on the way that lies in the work dir or in
 // another --add-dir is refused; the missing part is made one directory at a time, each
 // opened without following links (beneath.MkdirAll from /: base is a real path).
-func createAddDirs(workDir string, dirs []string, warn func(string)) error {
+func CreateAddDirs(workDir string, dirs []string, warn func(string)) error {
 	planted := plantable(workDir, dirs)
 	for _, d := range dirs {
 		abs, err := filepath.Abs(d)
 		if err != nil {
-			return usagef("--add-dir %s: %v", d, err)
+			return fmt.Errorf("--add-dir %s: %v", d, err)
 		}
 		if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -40,7 +41,7 @@ func createAddDirs(workDir string, dirs []string, warn func(string)) error {
 			}
 		}
 		if err != nil {
-			return usagef("--add-dir %s does not exist and was not created: %w", d, err)
+			return fmt.Errorf("--add-dir %s does not exist and was not created: %w", d, err)
 		}
 		warn("--add-dir " + d + " did not exist: created it")
 	}
@@ -102,4 +103,23 @@ func existingPart(path string, planted []string) (string, []string, error) {
 func inside(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// addDirs checks --add-dir: each must be a directory. They come back absolute, once each,
+// without those inside the work dir, which the agent may use anyway (as Kimi CLI does).
+func addDirs(workDir string, given []string) ([]string, error) {
+	var out []string
+	for _, d := range given {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("--add-dir %s: %v", d, err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("--add-dir %s is not a directory", d)
+		}
+		if !inside(abs, workDir) && !slices.Contains(out, abs) {
+			out = append(out, abs)
+		}
+	}
+	return out, nil
 }

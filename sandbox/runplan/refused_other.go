@@ -1,6 +1,6 @@
 //go:build !unix
 
-package run
+package runplan
 
 // writableBy is never asked where there is no sandbox.
 func writableBy(string) bool { return false }

@@ -1,4 +1,4 @@
-package run
+package procself
 
 import (
 	"bytes"
@@ -11,22 +11,22 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// hardenSelf makes kimi-run's own process non-dumpable, after opening /proc/self/mem for
-// hideSecrets (which a non-dumpable process of another user than root cannot open), and
+// Harden makes kimi-run's own process non-dumpable, after opening /proc/self/mem for
+// Hide (which a non-dumpable process of another user than root cannot open), and
 // returns args copied off the argument block. A process without /proc gets a nil handle.
-func hardenSelf(args []string) (*selfProc, []string) {
+func Harden(args []string) (*Self, []string) {
 	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	args = rehome(args)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, args // no /proc: nobody reads the blocks there either
 	}
-	return &selfProc{mem: mem, err: err}, args
+	return &Self{mem: mem, err: err}, args
 }
 
-// hide overwrites each form of a secret, and the values of the variables vars picks, in
+// Hide overwrites each form of a secret, and the values of the variables vars picks, in
 // the process's original argument and environment blocks, then lets go of /proc/self/mem.
-func (p *selfProc) hide(forms [][]byte, vars func(string) bool) error {
+func (p *Self) Hide(forms [][]byte, vars func(string) bool) error {
 	if p == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package run
+package procself
 
 import (
 	"strings"
@@ -14,9 +14,9 @@ func TestMaskBlock(t *testing.T) {
 		vars  func(string) bool
 		want  string
 	}{
-		{"credential variables and secrets anywhere", env, []string{"sk-secret-123"}, credentialVar,
+		{"credential variables and secrets anywhere", env, []string{"sk-secret-123"}, keyVar,
 			"PATH=/bin\x00KIMI_API_KEY=*****\x00COPY=x-*************-y\x00OPENAI_API_KEY=\x00HOME=/h\x00"},
-		{"every variable", env, nil, anyVar,
+		{"every variable", env, nil, AnyVar,
 			"PATH=****\x00KIMI_API_KEY=*****\x00COPY=*****************\x00OPENAI_API_KEY=\x00HOME=**\x00"},
 		{"arguments: secrets only, each occurrence", "kimi-run\x00--config\x00{\"api_key\":\"sk-a\\\"b-9999\"} sk-a\"b-9999\x00", []string{`sk-a"b-9999`, `sk-a\"b-9999`}, nil,
 			"kimi-run\x00--config\x00{\"api_key\":\"************\"} ***********\x00"},
@@ -48,6 +48,9 @@ func BenchmarkHideSelfCopies(b *testing.B) {
 	forms := [][]byte{[]byte("sk-bench-key-0123456789"), []byte("sk-config-key-9876543210")}
 	for b.Loop() {
 		rehome(nil)
-		maskBlock(block, forms, credentialVar)
+		maskBlock(block, forms, keyVar)
 	}
 }
+
+// keyVar picks the variables a run reads keys from, as run's credential check does.
+func keyVar(name string) bool { return name == "KIMI_API_KEY" || name == "OPENAI_API_KEY" }

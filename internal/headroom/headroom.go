@@ -1,4 +1,7 @@
-package run
+// Package headroom checks at a run's start that the machine leaves it the threads and
+// processes it needs, so that a machine short of them ends the run with a transient error
+// instead of a crash.
+package headroom
 
 import "fmt"
 
@@ -8,15 +11,16 @@ import "fmt"
 // at the start instead.
 const minTasks = 32
 
-// headroomError ends a run that started where too few threads or processes are left (a
+// Error ends a run that started where too few threads or processes are left (a
 // pids cgroup near its pids.max, a user near `ulimit -u`): a busy machine, worth a retry
 // later (exit 75).
-type headroomError struct {
+type Error struct {
 	what      string
 	left, max int
 }
 
-func (e *headroomError) Error() string {
+// Error implements error.
+func (e *Error) Error() string {
 	return fmt.Sprintf("too few threads or processes left to run: %s allows %d, and only %d are free (kimi-run needs %d); try again when the machine is less busy, or raise the limit",
 		e.what, e.max, e.left, minTasks)
 }

@@ -1,4 +1,4 @@
-package run
+package output
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/event"
-	"github.com/kimi-run/kimi-run/output"
 )
 
 // stallWatch passes events to a sink and notices when a model call has sent nothing for a
@@ -17,7 +16,7 @@ import (
 // wait) until its usage event (or compaction_end, turn_end); any event of the run counts as
 // a sign of life. Running tools are not a stall.
 type stallWatch struct {
-	inner  output.Sink
+	inner  Sink
 	after  time.Duration // silence before the notice
 	idle   time.Duration // --stream-idle-timeout, for the notice's words
 	stderr io.Writer     // where the notice also goes in stream-json mode; nil in text mode
@@ -31,8 +30,8 @@ type stallWatch struct {
 	stopped  bool
 }
 
-// newStallWatch wraps inner; after <= 0 turns the notice off.
-func newStallWatch(inner output.Sink, after, idle time.Duration, stderr io.Writer) output.Sink {
+// NewStallWatch wraps inner; after <= 0 turns the notice off.
+func NewStallWatch(inner Sink, after, idle time.Duration, stderr io.Writer) Sink {
 	if after <= 0 {
 		return inner
 	}

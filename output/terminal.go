@@ -1,4 +1,4 @@
-package run
+package output
 
 import (
 	"encoding/json"
@@ -9,14 +9,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/kimi-run/kimi-run/event"
-	"github.com/kimi-run/kimi-run/output"
 )
 
-// neutralize makes s safe to print on a terminal: control characters other than newline
+// Neutralize makes s safe to print on a terminal: control characters other than newline
 // and tab (ESC, BEL, a lone carriage return, DEL, the C1 range) are written out as visible
 // text, so tool output, the model's words or an MCP server's stderr cannot move the
 // cursor, retitle the window, rewrite earlier lines or hide text (issue 17 #7).
-func neutralize(s string) string {
+func Neutralize(s string) string {
 	if !needsNeutralizing(s) {
 		return s
 	}
@@ -58,8 +57,12 @@ func needsNeutralizing(s string) bool {
 // terminalSafe is a sink decorator for the sinks that write text for people (text
 // progress, Kimi's messages on stderr): it neutralizes every string of every event. The
 // NDJSON sink needs none of it, as JSON escapes control characters.
-type terminalSafe struct{ output.Sink }
+type terminalSafe struct{ Sink }
 
+// TerminalSafe wraps inner so that every string of every event reaches it neutralized.
+func TerminalSafe(inner Sink) Sink { return terminalSafe{inner} }
+
+// Emit implements Sink.
 func (t terminalSafe) Emit(e event.Event) {
 	if e.Data == nil {
 		t.Sink.Emit(e)
@@ -88,7 +91,7 @@ func cleanValue(v reflect.Value) reflect.Value {
 	switch v.Kind() {
 	case reflect.String:
 		c := reflect.New(v.Type()).Elem()
-		c.SetString(neutralize(v.String()))
+		c.SetString(Neutralize(v.String()))
 		return c
 	case reflect.Pointer:
 		if v.IsNil() {
@@ -159,14 +162,17 @@ func cleanJSON(raw json.RawMessage) json.RawMessage {
 	return out
 }
 
-// neutralWriter neutralizes what is written through it; each Write is a whole line or more.
+// NeutralWriter returns a writer that neutralizes what is written through it; each Write
+// is a whole line or more.
+func NeutralWriter(w io.Writer) io.Writer { return neutralWriter{w} }
+
 type neutralWriter struct{ w io.Writer }
 
 func (n neutralWriter) Write(p []byte) (int, error) {
 	if !needsNeutralizing(string(p)) {
 		return n.w.Write(p)
 	}
-	if _, err := io.WriteString(n.w, neutralize(string(p))); err != nil {
+	if _, err := io.WriteString(n.w, Neutralize(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -1,4 +1,4 @@
-package run
+package runplan
 
 import (
 	"io/fs"

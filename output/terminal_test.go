@@ -1,4 +1,4 @@
-package run
+package output
 
 import (
 	"encoding/json"
@@ -21,8 +21,8 @@ func TestNeutralize(t *testing.T) {
 		{"héllo ✓", "héllo ✓"},
 	}
 	for _, tt := range tests {
-		if got := neutralize(tt.in); got != tt.want {
-			t.Errorf("neutralize(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := Neutralize(tt.in); got != tt.want {
+			t.Errorf("Neutralize(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package run
+package runplan
 
 import "golang.org/x/sys/unix"
 

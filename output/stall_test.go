@@ -1,4 +1,4 @@
-package run
+package output
 
 import (
 	"strings"
@@ -40,7 +40,7 @@ func TestStallWatchNoticesASilentModelCall(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		rec := &testkit.Recorder{}
-		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
+		w := NewStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
 		emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
 		wakeAfter(30*time.Second - time.Nanosecond)
 		if n := notices(rec); len(n) != 0 {
@@ -107,7 +107,7 @@ func TestStallWatchQuietCases(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				rec := &testkit.Recorder{}
-				tt.run(newStallWatch(rec, 30*time.Second, 2*time.Minute, nil))
+				tt.run(NewStallWatch(rec, 30*time.Second, 2*time.Minute, nil))
 				if n := notices(rec); len(n) != 0 {
 					t.Errorf("notices %q, want none", n)
 				}
@@ -120,7 +120,7 @@ func TestStallWatchAfterABackoff(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		rec := &testkit.Recorder{}
-		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
+		w := NewStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
 		emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
 		emitData(w, "", event.Retry{Step: 1, Attempt: 1, DelayMS: 60_000})
 		// The silence counts from the end of the wait: notice 60 s + 30 s after the retry.
@@ -139,7 +139,7 @@ func TestStallWatchSubagentCalls(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		rec := &testkit.Recorder{}
-		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
+		w := NewStallWatch(rec, 30*time.Second, 2*time.Minute, nil)
 		// The run's model call asked for a subagent, whose own model call now hangs.
 		emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
 		emitData(w, "", event.Usage{Step: 1})
@@ -162,7 +162,7 @@ func TestStallWatchEndsWithTheResult(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := &testkit.Recorder{}
 		var stderr strings.Builder
-		w := newStallWatch(rec, 30*time.Second, 2*time.Minute, &stderr)
+		w := NewStallWatch(rec, 30*time.Second, 2*time.Minute, &stderr)
 		emitData(w, "", event.StepBegin{Turn: 1, Step: 1})
 		wakeAfter(45 * time.Second)
 		// In stream-json mode the notice also goes to stderr, for a human reading the log.
@@ -181,7 +181,7 @@ func TestStallWatchEndsWithTheResult(t *testing.T) {
 func TestStallWatchOff(t *testing.T) {
 	t.Parallel()
 	rec := &testkit.Recorder{}
-	if w := newStallWatch(rec, 0, time.Minute, nil); w != rec {
+	if w := NewStallWatch(rec, 0, time.Minute, nil); w != rec {
 		t.Errorf("--stall-notice 0 still wraps the sink")
 	}
 }

@@ -1,4 +1,4 @@
-package run
+package runplan
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func everyBuiltin(env tools.Env) []tools.Tool {
 func TestSandboxHoldsEveryBuiltinWriter(t *testing.T) {
 	t.Parallel()
 	work, outside := t.TempDir(), t.TempDir()
-	s := &sandboxPlan{workDir: work, policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}}}
+	s := &Plan{workDir: work, policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}}}
 	// A launcher with the policy and no launcher process: a confined start fails.
 	env := tools.Env{WorkDir: work, Launcher: &launch.Launcher{Policy: s.policy}}
 	writers := 0
@@ -58,7 +58,7 @@ func TestSandboxHoldsEveryBuiltinWriter(t *testing.T) {
 		t.Run(tool.Name(), func(t *testing.T) {
 			target := filepath.Join(outside, tool.Name()+".txt")
 			var denials []policy.Denial
-			guarded := s.guardTools([]tools.Tool{tool}, func(d policy.Denial) { denials = append(denials, d) })[0]
+			guarded := s.Guard([]tools.Tool{tool}, func(d policy.Denial) { denials = append(denials, d) })[0]
 			var args json.RawMessage
 			switch f.Where {
 			case tools.InProcess:
@@ -122,14 +122,14 @@ func TestSandboxChecksFollowFacts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &sandboxPlan{workDir: work, policy: sandbox.Policy{Mode: tt.mode, Writable: []string{work}, NoNetwork: tt.noNet}}
+			s := &Plan{workDir: work, policy: sandbox.Policy{Mode: tt.mode, Writable: []string{work}, NoNetwork: tt.noNet}}
 			ran := false
 			tool := tools.New(tt.tool, "test", tt.facts, func(context.Context, in) (tools.Result, error) {
 				ran = true
 				return tools.Text("ran"), nil
 			})
 			denied := 0
-			res, err := s.guardTools([]tools.Tool{tool}, func(policy.Denial) { denied++ })[0].Run(context.Background(), args)
+			res, err := s.Guard([]tools.Tool{tool}, func(policy.Denial) { denied++ })[0].Run(context.Background(), args)
 			if err != nil {
 				t.Fatal(err)
 			}
