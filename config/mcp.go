@@ -38,7 +38,7 @@ type MCP struct {
 	Strict bool
 	// Trusted names the servers the user's config file ([sandbox] trusted_mcp_servers)
 	// lets run unconfined under the sandbox; TrustedIn is that file ("" for --config's
-	// text). The run decides whether the file may be believed (run/launch.go).
+	// text). The run decides whether the file may be believed (sandbox/runplan).
 	Trusted   []string
 	TrustedIn string
 	// In is the mcp.json file each server's entry comes from, by name ("" for
