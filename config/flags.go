@@ -83,57 +83,11 @@ type Flags struct {
 	StdinNotice time.Duration `name:"stdin-notice" default:"3s" hidden:""`
 	StallNotice time.Duration `name:"stall-notice" default:"30s" hidden:""`
 
-	// MCP servers (issue 11): Kimi CLI's mcp.json, over stdio and streamable HTTP. Grouped in --help.
-	MCPConfigFile     []string      `group:"MCP servers" name:"mcp-config-file" sep:"none" placeholder:"FILE" help:"Start the MCP servers of FILE, a Kimi CLI mcp.json; repeatable. Default: ~/.kimi/mcp.json when it exists."`
-	MCPConfig         []string      `group:"MCP servers" name:"mcp-config" sep:"none" placeholder:"JSON" help:"Start the MCP servers of this JSON text, in the same shape; repeatable, added to the files."`
-	NoMCP             bool          `group:"MCP servers" name:"no-mcp" help:"Start no MCP server at all, whatever the config files and flags say."`
-	MCPStrict         bool          `group:"MCP servers" name:"mcp-strict" help:"Exit 2 before any model call if an MCP server fails to start (default: warn and go on without it)."`
-	MCPStartupTimeout time.Duration `group:"MCP servers" name:"mcp-startup-timeout" default:"30s" help:"Time each MCP server gets to start and list its tools; servers start in parallel."`
-	MCPCallTimeout    time.Duration `group:"MCP servers" name:"mcp-call-timeout" placeholder:"DURATION" config:"mcp.client.tool_call_timeout_ms" help:"Time one MCP tool call may take (default 60s)."`
-
-	// Guardrails for unattended runs (issue 12): budgets, structured output, tool rules, sandbox.
-	MaxTokensTotal   int      `group:"Guardrails for unattended runs" name:"max-tokens-total" placeholder:"N" help:"Most input+output tokens the whole run may use, subagents and compaction included; running out exits 6."`
-	MaxCostUSD       float64  `group:"Guardrails for unattended runs" name:"max-cost-usd" placeholder:"USD" help:"Most US dollars the whole run may cost, from the model's prices; running out exits 6."`
-	MaxToolCalls     int      `group:"Guardrails for unattended runs" name:"max-tool-calls" placeholder:"N" config:"loop_control.max_tool_calls" help:"Most tool calls the whole run may make, subagents' included (0: no limit); past it the run ends with exit 6."`
-	PriceInput       *float64 `group:"Guardrails for unattended runs" name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
-	PriceCachedInput *float64 `group:"Guardrails for unattended runs" name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
-	PriceCacheWrite  *float64 `group:"Guardrails for unattended runs" name:"price-cache-write" placeholder:"USD" help:"Price per million tokens written to the prompt cache (default: price_cache_write, else 1.25 times the input price)."`
-	PriceOutput      *float64 `group:"Guardrails for unattended runs" name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
-	JSONSchema       string   `group:"Guardrails for unattended runs" name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this schema (a file or inline JSON): asked again twice, then exit 7. Also --output-schema."`
-	Tools            []string `group:"Guardrails for unattended runs" name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`
-	AllowedTools     []string `group:"Guardrails for unattended runs" name:"allowed-tools" sep:"none" placeholder:"RULES" help:"Run only tool calls matching these rules: Name, or Shell(GLOB) on the command line; tools no rule names are not offered."`
-	DisallowedTools  []string `group:"Guardrails for unattended runs" name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
-	Sandbox          string   `group:"Guardrails for unattended runs" name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Landlock: read-only (writes only to the temp dir) or workspace-write (also the work dirs)."`
-	SandboxNetwork   string   `group:"Guardrails for unattended runs" name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
-	AllowHost        []string `group:"Guardrails for unattended runs" name:"allow-host" placeholder:"HOST[:PORT]" config:"sandbox.allow_hosts" help:"Let commands (through a proxy kimi-run runs) and FetchURL reach only these hosts; repeatable. HOST alone: ports 80 and 443; *.example.com: subdomains."`
-	AllowHostPort    int      `name:"allow-host-port" hidden:""`
-	FailOnDenial     bool     `group:"Guardrails for unattended runs" name:"fail-on-denial" envvar:"KIMI_RUN_FAIL_ON_DENIAL" help:"Exit 9 instead of 0 when a tool call was refused (rules, sandbox, secret files, a hook); result.denials lists them."`
-
-	// CI: record and replay of model traffic, the answer file, the event schema (issue 13).
-	Record            string  `group:"Record, replay and CI" name:"record" placeholder:"FILE" help:"Write every model exchange to the cassette FILE (JSONL), with keys and secrets scrubbed."`
-	Replay            string  `group:"Record, replay and CI" name:"replay" placeholder:"FILE" help:"Answer every model call from the cassette FILE instead of the network (no key needed); tools still run."`
-	ReplayMode        string  `group:"Record, replay and CI" name:"replay-mode" enum:"strict,exact,lenient" default:"strict" help:"strict: a request unlike the recording (tool output aside), or a cassette not used up, exits 1. exact: tool output compared too. lenient: answer in order."`
-	ReplaySpeed       float64 `group:"Record, replay and CI" name:"replay-speed" default:"1" placeholder:"X" help:"Play the recorded timing (chunks, pauses, retry waits) X times faster; 0 waits for nothing."`
-	OutputLastMessage string  `group:"Record, replay and CI" name:"output-last-message" short:"o" placeholder:"FILE" help:"Also write the final answer to FILE, whatever the output format; on failure too (the last text, or empty)."`
-	FilesChanged      string  `group:"Record, replay and CI" name:"files-changed" enum:"git,tools" default:"git" envvar:"KIMI_RUN_FILES_CHANGED" help:"How result.files_changed sees what commands change: git (git status at the first command and at the end) or tools (the file tools' writes only)."`
-	PrintSchema       bool    `group:"Record, replay and CI" name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
-
-	// Kimi CLI compatibility: Kimi CLI's print-mode names, so its users' scripts run
-	// unchanged (sets:"flag" names the flag one sets; config/kimi.go has the rest).
-	// Grouped in --help.
-	Print              bool    `group:"Kimi CLI compatibility" help:"Kimi CLI's print mode, which kimi-run always runs in; with --output-format stream-json, stdout carries Kimi CLI's message lines."`
-	Yolo               bool    `group:"Kimi CLI compatibility" short:"y" aliases:"yes,auto-approve" help:"Accepted, as --yes and --auto-approve: every tool call is always approved."`
-	AFK                bool    `group:"Kimi CLI compatibility" name:"afk" help:"Accepted: kimi-run never waits for a person."`
-	Command            *string `group:"Kimi CLI compatibility" short:"c" placeholder:"TEXT" help:"The task, as -p."`
-	FinalMessageOnly   bool    `group:"Kimi CLI compatibility" name:"final-message-only" help:"Only the final assistant message: with --print --output-format stream-json, one assistant line per answer."`
-	MaxStepsPerTurn    int     `group:"Kimi CLI compatibility" name:"max-steps-per-turn" placeholder:"N" sets:"max-steps" help:"As --max-steps."`
-	MaxRetriesPerStep  int     `group:"Kimi CLI compatibility" name:"max-retries-per-step" placeholder:"N" help:"Attempts per model call, the first included, as Kimi CLI counts them (beats loop_control.max_retries_per_step)."`
-	MaxRalphIterations *int    `group:"Kimi CLI compatibility" name:"max-ralph-iterations" placeholder:"N" sets:"ralph" help:"As --ralph (-1: no limit, 0: off); beats loop_control.max_ralph_iterations."`
-	Resume             string  `group:"Kimi CLI compatibility" short:"r" placeholder:"ID" sets:"session" help:"As --session."`
-	Config             string  `group:"Kimi CLI compatibility" name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
-	Verbose            bool    `group:"Kimi CLI compatibility" help:"Accepted and ignored, as in Kimi CLI."`
-	Debug              bool    `group:"Kimi CLI compatibility" help:"As --log-level debug."`
-	InputFormat        string  `group:"Kimi CLI compatibility" name:"input-format" enum:"text,stream-json" default:"text" help:"text, or stream-json: read Kimi CLI user messages from stdin, one per line, and answer each in one conversation."`
+	// The groups of --help: kong gives the fields of each embedded struct its group.
+	MCPFlags       `group:"MCP servers"`
+	GuardrailFlags `group:"Guardrails for unattended runs"`
+	RecordFlags    `group:"Record, replay and CI"`
+	KimiFlags      `group:"Kimi CLI compatibility"`
 
 	// Release artefacts (issue 19 #3): the man page, generated from this model for the
 	// release archives. Shell completions are `kimi-run completion SHELL` (run/completion.go).
@@ -153,4 +107,66 @@ type Flags struct {
 	// src is the declared settings' resolver (NewParser): the config file it loaded, where
 	// each value came from, the values that did not parse.
 	src *source `kong:"-"`
+}
+
+// MCPFlags are the flags of MCP servers (issue 11): Kimi CLI's mcp.json, over stdio and
+// streamable HTTP.
+type MCPFlags struct {
+	MCPConfigFile     []string      `name:"mcp-config-file" sep:"none" placeholder:"FILE" help:"Start the MCP servers of FILE, a Kimi CLI mcp.json; repeatable. Default: ~/.kimi/mcp.json when it exists."`
+	MCPConfig         []string      `name:"mcp-config" sep:"none" placeholder:"JSON" help:"Start the MCP servers of this JSON text, in the same shape; repeatable, added to the files."`
+	NoMCP             bool          `name:"no-mcp" help:"Start no MCP server at all, whatever the config files and flags say."`
+	MCPStrict         bool          `name:"mcp-strict" help:"Exit 2 before any model call if an MCP server fails to start (default: warn and go on without it)."`
+	MCPStartupTimeout time.Duration `name:"mcp-startup-timeout" default:"30s" help:"Time each MCP server gets to start and list its tools; servers start in parallel."`
+	MCPCallTimeout    time.Duration `name:"mcp-call-timeout" placeholder:"DURATION" config:"mcp.client.tool_call_timeout_ms" help:"Time one MCP tool call may take (default 60s)."`
+}
+
+// GuardrailFlags are the guardrails for unattended runs (issue 12): budgets, structured
+// output, tool rules, sandbox.
+type GuardrailFlags struct {
+	MaxTokensTotal   int      `name:"max-tokens-total" placeholder:"N" help:"Most input+output tokens the whole run may use, subagents and compaction included; running out exits 6."`
+	MaxCostUSD       float64  `name:"max-cost-usd" placeholder:"USD" help:"Most US dollars the whole run may cost, from the model's prices; running out exits 6."`
+	MaxToolCalls     int      `name:"max-tool-calls" placeholder:"N" config:"loop_control.max_tool_calls" help:"Most tool calls the whole run may make, subagents' included (0: no limit); past it the run ends with exit 6."`
+	PriceInput       *float64 `name:"price-input" placeholder:"USD" help:"Price per million input tokens (default: price_input of the model's config.toml entry)."`
+	PriceCachedInput *float64 `name:"price-cached-input" placeholder:"USD" help:"Price per million cached input tokens (default: price_cached_input, else the input price)."`
+	PriceCacheWrite  *float64 `name:"price-cache-write" placeholder:"USD" help:"Price per million tokens written to the prompt cache (default: price_cache_write, else 1.25 times the input price)."`
+	PriceOutput      *float64 `name:"price-output" placeholder:"USD" help:"Price per million output tokens (default: price_output of the model's config.toml entry)."`
+	JSONSchema       string   `name:"json-schema" aliases:"output-schema" placeholder:"SCHEMA" help:"The final answer must be JSON valid against this schema (a file or inline JSON): asked again twice, then exit 7. Also --output-schema."`
+	Tools            []string `name:"tools" sep:"none" placeholder:"LIST" help:"Offer exactly these tools (comma-separated names)."`
+	AllowedTools     []string `name:"allowed-tools" sep:"none" placeholder:"RULES" help:"Run only tool calls matching these rules: Name, or Shell(GLOB) on the command line; tools no rule names are not offered."`
+	DisallowedTools  []string `name:"disallowed-tools" sep:"none" placeholder:"RULES" help:"Refuse tool calls matching these rules (same syntax; a bare Name removes the tool). Deny beats allow."`
+	Sandbox          string   `name:"sandbox" enum:"off,read-only,workspace-write" default:"off" help:"Confine Shell commands and file tools with Landlock: read-only (writes only to the temp dir) or workspace-write (also the work dirs)."`
+	SandboxNetwork   string   `name:"sandbox-network" enum:"on,off" default:"on" help:"off: Shell commands may not open or accept TCP connections, and FetchURL is refused (Landlock)."`
+	AllowHost        []string `name:"allow-host" placeholder:"HOST[:PORT]" config:"sandbox.allow_hosts" help:"Let commands (through a proxy kimi-run runs) and FetchURL reach only these hosts; repeatable. HOST alone: ports 80 and 443; *.example.com: subdomains."`
+	AllowHostPort    int      `name:"allow-host-port" hidden:""`
+	FailOnDenial     bool     `name:"fail-on-denial" envvar:"KIMI_RUN_FAIL_ON_DENIAL" help:"Exit 9 instead of 0 when a tool call was refused (rules, sandbox, secret files, a hook); result.denials lists them."`
+}
+
+// RecordFlags are for CI (issue 13): record and replay of model traffic, the answer file,
+// the event schema.
+type RecordFlags struct {
+	Record            string  `name:"record" placeholder:"FILE" help:"Write every model exchange to the cassette FILE (JSONL), with keys and secrets scrubbed."`
+	Replay            string  `name:"replay" placeholder:"FILE" help:"Answer every model call from the cassette FILE instead of the network (no key needed); tools still run."`
+	ReplayMode        string  `name:"replay-mode" enum:"strict,exact,lenient" default:"strict" help:"strict: a request unlike the recording (tool output aside), or a cassette not used up, exits 1. exact: tool output compared too. lenient: answer in order."`
+	ReplaySpeed       float64 `name:"replay-speed" default:"1" placeholder:"X" help:"Play the recorded timing (chunks, pauses, retry waits) X times faster; 0 waits for nothing."`
+	OutputLastMessage string  `name:"output-last-message" short:"o" placeholder:"FILE" help:"Also write the final answer to FILE, whatever the output format; on failure too (the last text, or empty)."`
+	FilesChanged      string  `name:"files-changed" enum:"git,tools" default:"git" envvar:"KIMI_RUN_FILES_CHANGED" help:"How result.files_changed sees what commands change: git (git status at the first command and at the end) or tools (the file tools' writes only)."`
+	PrintSchema       bool    `name:"print-schema" help:"Print the JSON Schema of the stream-json events (docs/events.schema.json) and exit."`
+}
+
+// KimiFlags are Kimi CLI's print-mode names, so its users' scripts run unchanged
+// (sets:"flag" names the flag one sets; config/kimi.go has the rest).
+type KimiFlags struct {
+	Print              bool    `help:"Kimi CLI's print mode, which kimi-run always runs in; with --output-format stream-json, stdout carries Kimi CLI's message lines."`
+	Yolo               bool    `short:"y" aliases:"yes,auto-approve" help:"Accepted, as --yes and --auto-approve: every tool call is always approved."`
+	AFK                bool    `name:"afk" help:"Accepted: kimi-run never waits for a person."`
+	Command            *string `short:"c" placeholder:"TEXT" help:"The task, as -p."`
+	FinalMessageOnly   bool    `name:"final-message-only" help:"Only the final assistant message: with --print --output-format stream-json, one assistant line per answer."`
+	MaxStepsPerTurn    int     `name:"max-steps-per-turn" placeholder:"N" sets:"max-steps" help:"As --max-steps."`
+	MaxRetriesPerStep  int     `name:"max-retries-per-step" placeholder:"N" help:"Attempts per model call, the first included, as Kimi CLI counts them (beats loop_control.max_retries_per_step)."`
+	MaxRalphIterations *int    `name:"max-ralph-iterations" placeholder:"N" sets:"ralph" help:"As --ralph (-1: no limit, 0: off); beats loop_control.max_ralph_iterations."`
+	Resume             string  `short:"r" placeholder:"ID" sets:"session" help:"As --session."`
+	Config             string  `name:"config" placeholder:"TEXT" help:"The whole config as inline JSON or TOML (JSON tried first), in place of the config file."`
+	Verbose            bool    `help:"Accepted and ignored, as in Kimi CLI."`
+	Debug              bool    `help:"As --log-level debug."`
+	InputFormat        string  `name:"input-format" enum:"text,stream-json" default:"text" help:"text, or stream-json: read Kimi CLI user messages from stdin, one per line, and answer each in one conversation."`
 }
