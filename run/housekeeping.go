@@ -85,15 +85,20 @@ func housekeeping(args []string, cli *CLI, sio IO, version string) (code ExitCod
 // kongExit carries kong's exit request (after --help or --version) out of Parse.
 type kongExit struct{ code int }
 
-// newParser builds the parser of the command line into cli.
+// newParser builds the parser of the command line into cli. The description is set on the
+// built model rather than given to kong.New, which would run it through its variable
+// interpolation (a regexp over its 1.7 KB) at every start; it has no variables.
 func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
-	return config.NewParser(cli, sio.env(),
+	k, err := config.NewParser(cli, sio.env(),
 		kong.Name("kimi-run"),
-		kong.Description(description),
 		kong.Help(shortHelp),
 		kong.Vars{"version": "kimi-run " + version},
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }))
+	if err == nil {
+		k.Model.Help = description
+	}
+	return k, err
 }
 
 // writeManPage writes kimi-run(1) (package manpage) for this build.
