@@ -3,8 +3,6 @@ package config
 import (
 	"time"
 
-	"github.com/alecthomas/kong"
-
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -26,7 +24,7 @@ type Flags struct {
 	Model             string        `short:"m" placeholder:"NAME" help:"Model name (env KIMI_MODEL_NAME, OPENAI_MODEL)."`
 	BaseURL           string        `name:"base-url" placeholder:"URL" help:"OpenAI-compatible endpoint (env KIMI_BASE_URL with KIMI_API_KEY, OPENAI_BASE_URL with OPENAI_API_KEY; default https://api.moonshot.ai/v1)."`
 	Thinking          *bool         `negatable:"" help:"Ask a Kimi thinking model to think (--thinking) or not (--no-thinking). Unset sends nothing."`
-	MaxSteps          int           `name:"max-steps" placeholder:"N" default:"${default_max_steps}" config:"loop_control.max_steps_per_turn,loop_control.max_steps_per_run" help:"Most model calls in one turn, at least 1 (default ${default}); reaching it exits 3."`
+	MaxSteps          int           `name:"max-steps" placeholder:"N" default:"1000" config:"loop_control.max_steps_per_turn,loop_control.max_steps_per_run" help:"Most model calls in one turn, at least 1 (default ${default}); reaching it exits 3."`
 	MaxRetries        *int          `name:"max-retries" placeholder:"N" help:"Retries of a model call that fails transiently (429, 5xx, network); 0 tries once. Default 2, i.e. 3 attempts, or loop_control.max_retries_per_step less one."`
 	ConfigFile        string        `name:"config-file" placeholder:"FILE" help:"Kimi CLI config file, TOML or JSON (default ~/.kimi/config.toml when it exists)."`
 	MaxContextSize    int           `name:"max-context-size" placeholder:"TOKENS" envvar:"KIMI_MODEL_MAX_CONTEXT_SIZE" help:"The model's context window (default: its max_context_size in config.toml): compact before it fills, and cap replies to what fits."`
@@ -69,7 +67,7 @@ type Flags struct {
 	Quiet     bool             `short:"q" help:"No progress on stderr (errors still are)."`
 	Heartbeat time.Duration    `name:"heartbeat" placeholder:"DURATION" default:"15s" envvar:"KIMI_RUN_HEARTBEAT" help:"Report a tool call that is still running every DURATION (0: never): a tool_progress event in stream-json, a line on stderr in text mode, so a CI job that kills silent jobs sees the run alive."`
 	LogLevel  string           `name:"log-level" enum:"debug,info,warn,error" default:"info" help:"Detail of stderr in text mode: debug adds turns and usage; warn only warnings and errors; error only why a run failed."`
-	Version   kong.VersionFlag `short:"V" help:"Print the version and exit."`
+	Version   PrintVersionFlag `short:"V" help:"Print the version and exit."`
 	HelpAll   HelpAllFlag      `name:"help-all" help:"Show every flag, with its environment variables, config keys and default, and the exit codes."`
 
 	// Shared sessions and background processes (issue 9).

@@ -92,7 +92,7 @@ func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
 	k, err := config.NewParser(cli, sio.env(),
 		kong.Name("kimi-run"),
 		kong.Help(shortHelp),
-		kong.Vars{"version": "kimi-run " + version},
+		kong.Bind(config.Version("kimi-run "+version)),
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }))
 	if err == nil {
