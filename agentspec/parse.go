@@ -137,7 +137,9 @@ func (r *raw) field(l loc, k string, v any) (set bool, err error) {
 }
 
 // builtinDocs keeps the built-in files decoded, once per process: every subagent of the
-// default agent extends it again. The documents are only read, never changed.
+// default agent extends it again. The documents are only read, never changed. A run decodes
+// them at start, so they write long texts as quoted strings: go-yaml scans a block scalar
+// (|) slowly: longer than all the rest of the files together (TestBuiltinFilesQuoteTexts).
 var builtinDocs sync.Map // path -> map[string]any
 
 // readDoc reads and decodes the YAML file l.

@@ -2,6 +2,7 @@ package agentspec
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -215,5 +216,25 @@ func TestAgentFileErrors(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(dir, "nope.yaml")); err == nil {
 		t.Error("a missing agent file loaded")
+	}
+}
+
+// TestBuiltinFilesQuoteTexts holds the built-in agent files to quoted strings: every run
+// decodes them, and go-yaml scans a block scalar (| or >) slowly.
+func TestBuiltinFilesQuoteTexts(t *testing.T) {
+	files, err := fs.Glob(builtinFS, "builtin/*/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatal(files, err)
+	}
+	for _, name := range files {
+		data, err := builtinFS.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if v := strings.TrimSpace(line); !strings.HasPrefix(v, "#") && strings.ContainsAny(v[strings.LastIndex(v, ":")+1:], "|>") {
+				t.Errorf("%s:%d: a block scalar; write the text as a quoted string: %s", name, i+1, v)
+			}
+		}
 	}
 }

@@ -42,7 +42,6 @@ func NewParser(f *Flags, env Env, options ...kong.Option) (*kong.Kong, error) {
 // The caller's options come last, so that its own help printer wins.
 func newParser(target any, src *source, options ...kong.Option) (*kong.Kong, error) {
 	options = append([]kong.Option{
-		kong.Vars{"default_max_steps": strconv.Itoa(DefaultMaxSteps)},
 		// --ralph -1 means "no limit"; without this kong reads -1 as a short flag.
 		kong.WithHyphenPrefixedParameters(true),
 		kong.Resolvers(src),
@@ -82,6 +81,21 @@ func (HelpAllFlag) BeforeReset(kctx *kong.Context, describe Describe) error {
 
 // IgnoreDefault tells kong the flag has no default to apply.
 func (HelpAllFlag) IgnoreDefault() {}
+
+// PrintVersionFlag is -V, --version among other flags (alone, the run answers before it
+// builds the parser). The text it prints is bound to the parser (kong.Bind(Version(...)))
+// rather than a kong variable, which kong would interpolate into every flag at each start.
+type PrintVersionFlag bool
+
+// Version is the text PrintVersionFlag prints.
+type Version string
+
+// BeforeReset implements kong's hook: it prints the version and exits 0.
+func (PrintVersionFlag) BeforeReset(app *kong.Kong, v Version) error {
+	fmt.Fprintln(app.Stdout, string(v))
+	app.Exit(0)
+	return nil
+}
 
 // source is the kong resolver of the declared settings. It lives as long as one parse and
 // the Resolve that follows it, which reads the config file it loaded and where each value

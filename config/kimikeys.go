@@ -45,6 +45,9 @@ var checkedTables = []string{"", "loop_control", "background", "notifications", 
 // kimiKeyWarnings are the warnings for fc's keys that do nothing here: Kimi's keys kimi-run
 // does not act on, and keys nobody knows.
 func kimiKeyWarnings(fc *fileConfig) []string {
+	if len(fc.tree()) == 0 { // no file: nothing to check, and the known keys are not gathered
+		return nil
+	}
 	known := knownKeys()
 	var out []string
 	for _, table := range checkedTables {

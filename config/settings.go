@@ -26,8 +26,9 @@ const (
 	DefaultKimiBaseURL   = "https://api.moonshot.ai/v1"
 	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
 	// DefaultMaxSteps and DefaultAttempts are Kimi CLI's loop control: model calls per
-	// turn, and tries of one model call, the first included. Written here only: the agent
-	// takes both from the settings, and --help quotes them (TestLoopDefaults).
+	// turn, and tries of one model call, the first included. The agent takes both from the
+	// settings; --max-steps declares the first as its default and --max-retries' help
+	// quotes the second, which TestLoopDefaults holds to these.
 	DefaultMaxSteps = 1000
 	DefaultAttempts = 3
 	// DefaultMaxContext is the window assumed when none is configured: compaction still

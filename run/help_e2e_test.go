@@ -40,3 +40,15 @@ func TestHelpFitsAScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionAmongOtherFlags: -V with other flags (the parser's flag, not the lone
+// --version the run answers first) prints the version and exits 0, running nothing.
+func TestVersionAmongOtherFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-q", "-V"}, {"--version", "-p", "hi"}} {
+		r := kimi(t, nil, invocation{args: args})
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "kimi-run ") || strings.Count(r.stdout, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}

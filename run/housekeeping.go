@@ -85,13 +85,15 @@ func housekeeping(args []string, cli *CLI, sio IO, version string) (code ExitCod
 // kongExit carries kong's exit request (after --help or --version) out of Parse.
 type kongExit struct{ code int }
 
-// newParser builds the parser of the command line into cli.
+// newParser builds the parser of the command line into cli. It gives kong no variables and
+// no description: kong runs each through its interpolation regexp for every flag at every
+// start; the version is bound to -V, the description built when --help-all prints it.
 func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
 	return config.NewParser(cli, sio.env(),
 		kong.Name("kimi-run"),
 		kong.Bind(config.Describe(description)),
 		kong.Help(shortHelp),
-		kong.Vars{"version": "kimi-run " + version},
+		kong.Bind(config.Version("kimi-run "+version)),
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }))
 }

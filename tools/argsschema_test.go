@@ -113,9 +113,7 @@ func writeSchemas(ts []Tool) (string, error) {
 			return "", err
 		}
 		b.WriteString("# " + schemaKey(t.Name(), f.argsType()) + "\n")
-		if err := json.Indent(&b, raw, "", "  "); err != nil {
-			return "", fmt.Errorf("%s: %w", t.Name(), err)
-		}
+		b.Write(raw)
 		b.WriteString("\n")
 	}
 	return b.String(), nil

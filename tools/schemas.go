@@ -1,10 +1,8 @@
 package tools
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -12,9 +10,10 @@ import (
 
 // The built-in tools' argument schemas are known when the binary is built, so they are
 // written then rather than inferred by reflection and marshalled again on every start
-// (issue 31): schemas.txt holds each one as New would make it, limits filled, {shell_run}
-// left for the machine's shell. TestBuiltinSchemasGolden writes it from the tools' types
-// and fails when it is stale; a new tool in builtinTable is picked up with no edit here.
+// (issue 31): schemas.txt holds each one as New would make it, compact as json.Marshal
+// writes it, limits filled, {shell_run} left for the machine's shell. TestBuiltinSchemasGolden
+// writes it from the tools' types and fails when it is stale; a new tool in builtinTable is
+// picked up with no edit here.
 //
 //go:generate go test -run TestBuiltinSchemasGolden -update
 //go:embed schemas.txt
@@ -24,35 +23,21 @@ var schemasText string
 // that another tool of the same name (a test's, a plugin's) never gets a built-in's schema.
 func schemaKey(name string, in reflect.Type) string { return name + " " + in.String() }
 
-// schemaIndex maps each key of schemas.txt to its schema, compact as json.Marshal writes
-// it. A run builds the built-in tools more than once (the agents' tool sets, its own set),
-// so they are compacted once, together.
+// schemaIndex maps each key of schemas.txt to its schema.
 var schemaIndex = sync.OnceValue(func() map[string]string { return parseSchemas(schemasText) })
 
-// parseSchemas reads schemas.txt: "# KEY" lines, each followed by its schema.
+// parseSchemas reads schemas.txt: each "# KEY" line followed by its schema, on one line.
 func parseSchemas(text string) map[string]string {
 	m := map[string]string{}
 	var key string
-	var schema, compact bytes.Buffer
-	flush := func() {
-		if key != "" {
-			compact.Reset()
-			if err := json.Compact(&compact, schema.Bytes()); err != nil {
-				panic(fmt.Sprintf("tools: schemas.txt, %s: %v", key, err))
-			}
-			m[key] = compact.String()
-		}
-		schema.Reset()
-	}
 	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
 		if k, ok := strings.CutPrefix(line, "# "); ok { // a JSON line never starts so
-			flush()
-			key = strings.TrimSuffix(k, "\n")
-			continue
+			key = k
+		} else if key != "" {
+			m[key], key = line, ""
 		}
-		schema.WriteString(line)
 	}
-	flush()
 	return m
 }
 
