@@ -85,8 +85,11 @@ func planSandbox(set *config.Settings) (*sandboxPlan, error) {
 		return nil, err
 	}
 	// Namespaces for the commands where the machine allows them (the launcher warns of
-	// each it refuses); KIMI_RUN_NS=off asks for none.
-	s.policy.Namespaces = set.Env.Getenv("KIMI_RUN_NS") != "off"
+	// each part it refuses, or KIMI_RUN_NS leaves out); KIMI_RUN_NS=off asks for none.
+	if s.policy.Namespaces, s.policy.NSOmit, err = launch.ParseNS(set.Env.Getenv("KIMI_RUN_NS")); err != nil {
+		return nil, usagef("KIMI_RUN_NS: %w", err)
+	}
+	s.policy.Home = set.Env.Getenv("HOME")
 	if mode != sandbox.Off {
 		tmp, err := os.MkdirTemp("", "kimi-run-sandbox-")
 		if err != nil {
