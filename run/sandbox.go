@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -308,6 +310,9 @@ func (s *sandboxPlan) promptNote() string {
 	if s.policy.Mode != sandbox.Off {
 		parts = append(parts, fmt.Sprintf("Commands and file tools run in a sandbox (%s): they may read anything but write only below %s (the last is the temp dir, also in $TMPDIR); any other write fails with \"Permission denied\" or \"Read-only file system\".",
 			s.policy.Mode, strings.Join(s.policy.WritableRoots(), ", ")))
+		if s.policy.Namespaces && !slices.Contains(s.policy.NSOmit, launch.NSTmp) && !slices.Contains(s.policy.NSOmit, launch.NSUser) {
+			parts = append(parts, fmt.Sprintf("Commands may have a %s of their own, in which only these dirs and HOME are in sight.", filepath.Dir(s.tempDir)))
+		}
 	}
 	switch {
 	case s.policy.Proxy():
