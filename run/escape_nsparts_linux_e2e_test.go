@@ -172,3 +172,13 @@ func TestEscapeOwnTmp(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespacePartsUnknown: KIMI_RUN_NS naming no part is a usage error that lists them.
+func TestNamespacePartsUnknown(t *testing.T) {
+	t.Parallel()
+	needLandlock(t, 1)
+	r := kimi(t, nil, invocation{env: map[string]string{"KIMI_RUN_NS": "pid,proc"}, args: []string{"--sandbox", "workspace-write", "-p", "x"}})
+	if r.code != 2 || !strings.Contains(r.stderr, `KIMI_RUN_NS: "proc" is no part`) || !strings.Contains(r.stderr, "userns, pid, readonly, tmp") {
+		t.Errorf("exit %d, stderr %q; want 2 and the parts", r.code, r.stderr)
+	}
+}
