@@ -182,3 +182,30 @@ func TestNamespacePartsUnknown(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and the parts", r.code, r.stderr)
 	}
 }
+
+// TestOwnTmpNotOverTheWorkDir: where the work dir is the shared temp dir itself, the run
+// gets no /tmp of its own (it would hide the work dir): one warning says why, and the
+// work dir stays in sight and writable.
+func TestOwnTmpNotOverTheWorkDir(t *testing.T) {
+	t.Parallel()
+	needLandlock(t, 1)
+	work := os.TempDir()
+	name := fmt.Sprintf("own-tmp-%d", os.Getpid())
+	t.Cleanup(func() { os.Remove(filepath.Join(work, name)) })
+	srv := scripted.New(t,
+		scripted.ToolCalls(scripted.CallID("w", "Shell", fmt.Sprintf(`{"command":"echo w > %s && cat %[1]s"}`, name))),
+		scripted.Text("done"))
+	// (--files-changed tools: no walk of a dir other tests write in.)
+	r := kimi(t, srv, invocation{dir: work, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--files-changed", "tools", "-p", "x"}})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	evs := events(t, r.stdout)
+	warned := nsWarnings(evs)
+	if len(warned) != 1 || !strings.Contains(warned[0], "/tmp of their own") || !strings.Contains(warned[0], "holds the shared temp dir") {
+		t.Errorf("warnings: %q, want one: no /tmp of their own, and why", warned)
+	}
+	if out, _ := results(evs)["w"]["output"].(string); !strings.Contains(out, "succeeded") || !exists(filepath.Join(work, name)) {
+		t.Errorf("the work dir was not writable: %s", out)
+	}
+}
