@@ -65,6 +65,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	os.Chmod(tmp, 0o777|os.ModeSticky) // as /tmp: a test runs kimi-run as another user
 	os.Setenv("TMPDIR", tmp)
 	binary = filepath.Join(dir, "kimi-run")
 	if runtime.GOOS == "windows" {
