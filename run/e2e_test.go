@@ -56,6 +56,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// The tests' temp dirs, and the runs', share a temp dir of their own: where a sandboxed
+	// run's commands get a /tmp of their own, that one is covered, while the binaries built
+	// here stay in sight (tests run them as commands and MCP servers).
+	// (A short name: a proxy's socket path in it must fit in 108 bytes.)
+	tmp, err := os.MkdirTemp("", "kr")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Chmod(tmp, 0o777|os.ModeSticky) // as /tmp: a test runs kimi-run as another user
+	os.Setenv("TMPDIR", tmp)
 	binary = filepath.Join(dir, "kimi-run")
 	if runtime.GOOS == "windows" {
 		binary += ".exe"
@@ -74,6 +85,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	os.RemoveAll(tmp)
 	os.Exit(code)
 }
 
@@ -145,6 +157,7 @@ func kimi(t *testing.T, srv *scripted.Server, inv invocation) result {
 	env := map[string]string{
 		"PATH":            os.Getenv("PATH"),
 		"HOME":            t.TempDir(),
+		"TMPDIR":          os.TempDir(),
 		"KIMI_API_KEY":    testKey,
 		"KIMI_MODEL_NAME": "test-model",
 		// Tests may run as root on a bare VM; the warning for that has its own test.

@@ -171,7 +171,8 @@ func TestEscapeMCPServerEnviron(t *testing.T) {
 				needLandlock(t, 1)
 			}
 			server := stdioServer(t, "svc")
-			server["cwd"] = t.TempDir() // outside the work dir: under the sandbox it runs unconfined
+			home := t.TempDir()
+			server["cwd"] = home // outside the work dir, in HOME, which stays in sight
 			server["env"] = map[string]string{"SERVICE_TOKEN": token}
 			cfg := mcpConfigFile(t, map[string]any{"svc": server})
 			srv := scripted.New(t,
@@ -183,7 +184,7 @@ func TestEscapeMCPServerEnviron(t *testing.T) {
 			if sandboxed {
 				args = append(args, "--sandbox", "workspace-write")
 			}
-			r := kimi(t, srv, invocation{proc: true, args: args})
+			r := kimi(t, srv, invocation{proc: true, env: map[string]string{"HOME": home}, args: args})
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 			}

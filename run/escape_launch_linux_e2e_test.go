@@ -120,7 +120,10 @@ func TestEscapeMCPServerLoadsFromTheWorkDir(t *testing.T) {
 	t.Parallel()
 	needLandlock(t, 1)
 	root := t.TempDir()
-	work, outside, home, cfgDir := filepath.Join(root, "work"), filepath.Join(root, "outside"), filepath.Join(root, "home"), filepath.Join(root, "cfg")
+	// outside and cfg in HOME, which confined servers still read where they get a /tmp
+	// of their own.
+	home := filepath.Join(root, "home")
+	work, outside, cfgDir := filepath.Join(root, "work"), filepath.Join(home, "outside"), filepath.Join(home, "cfg")
 	for _, d := range []string{work, outside, filepath.Join(home, ".kimi"), cfgDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

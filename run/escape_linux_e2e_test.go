@@ -216,7 +216,8 @@ command = "sh .kimi/hooks/post.sh"
 		scripted.ToolCalls(writes...),
 		scripted.Text("done"),
 	)
-	r := kimi(t, srv, invocation{dir: work, bin: self, args: append(cfg, "--output-format", "stream-json", "--sandbox", "workspace-write", "-p", "escape")})
+	// root is HOME: outside stays in the commands' sight where they get a /tmp of their own.
+	r := kimi(t, srv, invocation{dir: work, bin: self, env: map[string]string{"HOME": root}, args: append(cfg, "--output-format", "stream-json", "--sandbox", "workspace-write", "-p", "escape")})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -44,7 +44,7 @@ func nsAttempts(outside, inside string, sleeper int) string {
 func nsWarnings(evs []map[string]any) []string {
 	var out []string
 	for _, e := range testkit.OfType(evs, "warning") {
-		if msg, _ := e["message"].(string); strings.Contains(msg, "namespace") || strings.Contains(msg, "read-only") {
+		if msg, _ := e["message"].(string); strings.Contains(msg, "namespace") || strings.Contains(msg, "read-only") || strings.Contains(msg, "/tmp of their own") {
 			out = append(out, msg)
 		}
 	}
@@ -86,7 +86,9 @@ func TestEscapeNamespaces(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			env := map[string]string{}
+			// root is HOME, so outside stays in sight of the commands (with a /tmp of their
+			// own, the rest of the shared temp dir is not).
+			env := map[string]string{"HOME": root}
 			if off {
 				env["KIMI_RUN_NS"] = "off"
 			}

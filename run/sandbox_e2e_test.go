@@ -70,7 +70,9 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 		scripted.Text("The subagent could not write there."),
 		scripted.Text("Some writes were refused."),
 	)
-	r := kimi(t, srv, invocation{dir: work, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--add-dir", added, "-p", "write files"}})
+	// root is HOME, which commands still read where they get a /tmp of their own (the rest
+	// of the shared temp dir, root's parent, is out of their sight then).
+	r := kimi(t, srv, invocation{dir: work, env: map[string]string{"HOME": root}, args: []string{"--output-format", "stream-json", "--sandbox", "workspace-write", "--add-dir", added, "-p", "write files"}})
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

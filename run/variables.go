@@ -16,7 +16,7 @@ var variables = []config.Variable{
 	{Names: []string{"TRACEPARENT", "TRACESTATE"}, Meaning: "with OpenTelemetry on, the parent of the run's span (W3C trace context)"},
 	{Names: []string{"KIMI_RUN_NO_ROOT_WARNING"}, Meaning: "`1` silences the warning for a run as root outside a container without the sandbox"},
 	{Names: []string{"KIMI_RUN_CGROUP"}, Meaning: "`off` keeps kimi-run from making a cgroup for the run's processes (Linux; [sandbox.md](sandbox.md))"},
-	{Names: []string{"KIMI_RUN_NS"}, Meaning: "`off` runs sandboxed commands without namespaces of their own (their own `/proc`, read-only mounts outside the writable dirs; Linux; [sandbox.md](sandbox.md))"},
+	{Names: []string{"KIMI_RUN_NS"}, Meaning: "`off` runs sandboxed commands without namespaces of their own (their own `/proc`, read-only mounts outside the writable dirs, a `/tmp` of their own; Linux; [sandbox.md](sandbox.md)); a comma-separated list of `userns`, `pid`, `readonly`, `tmp` leaves those parts out, each with a `warning`"},
 	{Names: []string{"KIMI_RUN_NETNS"}, Meaning: "`off`: under `--allow-host`, no network namespace of its own for commands; they may reach any address on the proxy's port ([sandbox.md](sandbox.md))"},
 	{Names: []string{"KIMI_RUN_TASK_LIMIT"}, Meaning: "the most tasks (processes and threads) a sandboxed run's processes may have together, where a pids controller can be had; default 8192, `0` for no limit"},
 	{Names: []string{stacksEnv}, Meaning: "`1`: SIGQUIT also writes every goroutine's stack to stderr"},

@@ -63,10 +63,16 @@ type Policy struct {
 	ProxySocket string `json:"proxy_socket,omitempty"`
 	// Namespaces asks for a user and mount namespace for the confined arm, and for its
 	// children a process namespace with a /proc of their own and, when the file system is
-	// restricted, every mount read-only but the writable roots (internal/launch). Each
-	// one the machine refuses is left out with a warning; Landlock and the seccomp filter
-	// confine the commands either way.
+	// restricted, every mount read-only but the writable roots and a /tmp of their own
+	// (internal/launch). Each one the machine refuses is left out with a warning; Landlock
+	// and the seccomp filter confine the commands either way.
 	Namespaces bool `json:"ns,omitempty"`
+	// NSOmit are the parts of Namespaces the run leaves out (KIMI_RUN_NS lists them): each
+	// is treated as the machine's refusal of it, warned of and done without.
+	NSOmit []string `json:"ns_omit,omitempty"`
+	// Home is the user's home directory, which stays readable where the commands get a
+	// /tmp of their own and it lies in the shared temp dir.
+	Home string `json:"home,omitempty"`
 }
 
 // Proxy reports whether commands reach the network through the run's proxy only.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -59,12 +59,16 @@ func nsAttr(sys *syscall.SysProcAttr, flags uintptr) {
 	}
 }
 
-func pidNote(err error) string {
-	return fmt.Sprintf("--sandbox: commands cannot have a process namespace and a /proc of their own here (%v): they see every process of the machine; see docs/sandbox.md", err)
+// omitted is the refusal of a part the run leaves out, or nil.
+func omitted(p sandbox.Policy, part string) error {
+	if slices.Contains(p.NSOmit, part) {
+		return errors.New("left out by KIMI_RUN_NS")
+	}
+	return nil
 }
 
-func readOnlyNote(err error) string {
-	return fmt.Sprintf("--sandbox: the file system cannot be made read-only for commands here (%v): chmod, chown and utimes outside the writable dirs are not refused; see docs/sandbox.md", err)
+func pidNote(err error) string {
+	return fmt.Sprintf("--sandbox: commands cannot have a process namespace and a /proc of their own here (%v): they see every process of the machine; see docs/sandbox.md", err)
 }
 
 // armNS is what a confined arm set up of its namespaces.
@@ -75,8 +79,8 @@ type armNS struct {
 	notes []string // what was refused, as warnings
 }
 
-// setUp makes the mounts read-only (when p restricts the file system) and starts the init
-// of the children's process namespace; outlive says the children may outlive the arm.
+// setUp starts the init of the children's process namespace and, when p restricts the file
+// system, lays out the mounts (see mounts); outlive says the children may outlive the arm.
 // Called in a fresh mount namespace, before the arm confines itself.
 func setUp(p sandbox.Policy, outlive bool) (*armNS, error) {
 	ns := &armNS{pidfd: -1, nsfd: -1}
@@ -84,58 +88,19 @@ func setUp(p sandbox.Policy, outlive bool) (*armNS, error) {
 	// less privileged copy, whose shared mounts are slaves), nor the machine's reach here.
 	_ = unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, "")
 	// The init starts first: its start overlaps the arm's mounts and confinement.
-	if err := ns.startInit(outlive); err != nil {
+	err := omitted(p, NSPID)
+	if err == nil {
+		err = ns.startInit(outlive)
+	}
+	if err != nil {
 		ns.notes = append(ns.notes, pidNote(err))
 	}
 	if p.RestrictsFiles() {
-		if err := readOnly(p.WritableRoots()); err != nil {
-			var partial *partialError
-			if errors.As(err, &partial) {
-				return nil, err // read-only, and a writable root not put back: no sandbox
-			}
-			ns.notes = append(ns.notes, readOnlyNote(err))
+		if err := ns.mounts(p); err != nil {
+			return nil, err
 		}
 	}
 	return ns, nil
-}
-
-// partialError is a read-only file system whose writable roots could not all be put back.
-type partialError struct{ err error }
-
-func (e *partialError) Error() string { return e.err.Error() }
-func (e *partialError) Unwrap() error { return e.err }
-
-// readOnly makes every mount of the namespace read-only but the writable roots: it clones
-// their mounts first, while they are writable, then sets every mount read-only and puts the
-// clones back on top.
-func readOnly(roots []string) error {
-	var trees []int
-	defer func() {
-		for _, fd := range trees {
-			unix.Close(fd)
-		}
-	}()
-	var at []string
-	for _, root := range roots {
-		real, err := filepath.EvalSymlinks(root)
-		if err != nil {
-			return fmt.Errorf("resolve %s: %w", root, err)
-		}
-		fd, err := unix.OpenTree(unix.AT_FDCWD, real, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
-		if err != nil {
-			return fmt.Errorf("clone the mounts of %s: %w", real, err)
-		}
-		trees, at = append(trees, fd), append(at, real)
-	}
-	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
-		return fmt.Errorf("make the mounts read-only: %w", err)
-	}
-	for i, fd := range trees {
-		if err := unix.MoveMount(fd, "", unix.AT_FDCWD, at[i], unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return &partialError{fmt.Errorf("put back the writable %s: %w", at[i], err)}
-		}
-	}
-	return nil
 }
 
 // startInit starts the first process of a new process namespace, which mounts its /proc.

@@ -235,11 +235,14 @@ func (s *server) startBox(m message, files []*os.File) {
 		flags |= syscall.CLONE_NEWNS
 	}
 	fds := []*os.File{null, null, null, files[0]}
-	pid, err := s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", fds, m.Survive, flags)
+	pid, err := 0, omitted(p, NSUser)
+	if err == nil {
+		pid, err = s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", fds, m.Survive, flags)
+	}
 	note := ""
 	if err != nil && p.Namespaces {
 		note = NoNamespacesNote(fmt.Sprintf("a user and mount namespace: %v", err))
-		p.Namespaces = false
+		p.Namespaces, p.NSOmit = false, nil
 		policy, _ := p.Encode()
 		pid, err = s.fork(self, []string{self, ServeArg, roleBox, policy, mode}, []string{}, "/", fds, m.Survive, flags&^syscall.CLONE_NEWNS)
 	}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +35,7 @@ type Options struct {
 	// WorkDir is the run's, absolute; AddDirs the --add-dir dirs as given.
 	WorkDir string
 	AddDirs []string
-	// Getenv reads KIMI_RUN_TASK_LIMIT, KIMI_RUN_NS and KIMI_RUN_NETNS.
+	// Getenv reads KIMI_RUN_TASK_LIMIT, KIMI_RUN_NS, KIMI_RUN_NETNS and HOME.
 	Getenv func(string) string
 }
 
@@ -98,8 +100,11 @@ func New(o Options) (*Plan, error) {
 		return nil, err
 	}
 	// Namespaces for the commands where the machine allows them (the launcher warns of
-	// each it refuses); KIMI_RUN_NS=off asks for none.
-	s.policy.Namespaces = o.Getenv("KIMI_RUN_NS") != "off"
+	// each part it refuses, or KIMI_RUN_NS leaves out); KIMI_RUN_NS=off asks for none.
+	if s.policy.Namespaces, s.policy.NSOmit, err = launch.ParseNS(o.Getenv("KIMI_RUN_NS")); err != nil {
+		return nil, fmt.Errorf("KIMI_RUN_NS: %w", err)
+	}
+	s.policy.Home = o.Getenv("HOME")
 	if mode != sandbox.Off {
 		tmp, err := os.MkdirTemp("", "kimi-run-sandbox-")
 		if err != nil {
@@ -268,6 +273,9 @@ func (s *Plan) PromptNote() string {
 	if s.policy.Mode != sandbox.Off {
 		parts = append(parts, fmt.Sprintf("Commands and file tools run in a sandbox (%s): they may read anything but write only below %s (the last is the temp dir, also in $TMPDIR); any other write fails with \"Permission denied\" or \"Read-only file system\".",
 			s.policy.Mode, strings.Join(s.policy.WritableRoots(), ", ")))
+		if s.policy.Namespaces && !slices.Contains(s.policy.NSOmit, launch.NSTmp) && !slices.Contains(s.policy.NSOmit, launch.NSUser) {
+			parts = append(parts, fmt.Sprintf("Commands may have a %s of their own, in which only these dirs and HOME are in sight.", filepath.Dir(s.tempDir)))
+		}
 	}
 	switch {
 	case s.policy.Proxy():
