@@ -68,7 +68,7 @@ func TestRequestBodiesUnchanged(t *testing.T) {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
+				if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -46,8 +46,7 @@ func sessionFilesHolding(t *testing.T, dir string, needles ...string) []string {
 func TestTaskOutputLogIsScrubbed(t *testing.T) {
 	t.Parallel()
 	sessions := t.TempDir()
-	var srv *scripted.Server
-	srv = scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+	srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
 		if len(req.MessagesOf("tool")) == 0 {
 			return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
 				"command": `cat "$HOME/.kimi/config.toml"`, "run_in_background": true, "description": "read the config"})))

@@ -8,6 +8,3 @@ type usageError = config.UsageError
 
 // usagef formats a usage error; %w wraps its cause.
 func usagef(format string, a ...any) error { return config.Usagef(format, a...) }
-
-// oneLineErr is an error's message on one line, shortened (config.OneLine).
-func oneLineErr(err error) string { return config.OneLine(err) }
