@@ -13,10 +13,10 @@ import (
 // is wanted becomes that integer, "true"/"false" (and pydantic's other spellings, 1 and 0
 // included) where a boolean is wanted becomes the boolean, and a null where the schema
 // offers no null means "not given" and is dropped. Anything else is left for the decoder,
-// whose error the model reads. args that are not a JSON object are returned as they are.
-func lenientArgs(schema, args json.RawMessage) json.RawMessage {
-	var s map[string]any
-	if json.Unmarshal(schema, &s) != nil {
+// whose error the model reads. args that are not a JSON object are returned as they are,
+// and so are all args when the schema s (decoded) is nil.
+func lenientArgs(s map[string]any, args json.RawMessage) json.RawMessage {
+	if s == nil {
 		return args
 	}
 	d := json.NewDecoder(bytes.NewReader(args))
