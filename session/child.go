@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kimi-run/kimi-run/internal/beneath"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/internal/beneath"
 
 	"github.com/kimi-run/kimi-run/model"
 )

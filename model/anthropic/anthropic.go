@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kimi-run/kimi-run/model"
 	"io"
 	"strings"
 	"sync/atomic"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // Client is a Model on the Anthropic Messages API (provider type "anthropic"): Claude

@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/kimi-run/kimi-run/model"
 	"reflect"
 	"testing"
+
+	"github.com/kimi-run/kimi-run/model"
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/tools"

@@ -2,8 +2,9 @@ package anthropic
 
 import (
 	"encoding/json"
-	"github.com/kimi-run/kimi-run/model"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // stored is the turn's blocks so far as they are stored and sent back (see

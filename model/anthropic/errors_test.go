@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kimi-run/kimi-run/model"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // Every stop_reason the API documents maps onto an outcome of the loop.

@@ -3,13 +3,14 @@ package anthropic
 import (
 	"encoding/json"
 	"errors"
-	"github.com/kimi-run/kimi-run/model"
-	"github.com/kimi-run/kimi-run/model/internal/modeltest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/internal/modeltest"
 )
 
 // FuzzAnthropicStream serves arbitrary bytes as a Messages API stream to the real client,

@@ -2,8 +2,9 @@ package anthropic
 
 import (
 	"encoding/json"
-	"github.com/kimi-run/kimi-run/model/cassette"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/model/cassette"
 )
 
 // ReadRequest reads a Messages API request body (a top-level system, and user and

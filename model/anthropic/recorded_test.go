@@ -3,12 +3,13 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"github.com/kimi-run/kimi-run/model"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kimi-run/kimi-run/model"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
 )

@@ -5,9 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/kimi-run/kimi-run/model"
 	"strconv"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // The Messages API's request body, as kimi-run sends it: one system block, the

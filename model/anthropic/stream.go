@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/kimi-run/kimi-run/model"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // anthropicEvent is one data line of a Messages API stream. The event's name is also in

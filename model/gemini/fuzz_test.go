@@ -1,10 +1,11 @@
 package gemini
 
 import (
-	"github.com/kimi-run/kimi-run/model"
-	"github.com/kimi-run/kimi-run/model/internal/modeltest"
 	"testing"
 	"time"
+
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/internal/modeltest"
 )
 
 // FuzzGemini serves arbitrary bytes as the body of a Gemini stream to the real client.

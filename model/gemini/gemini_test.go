@@ -3,10 +3,11 @@ package gemini_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/kimi-run/kimi-run/model/gemini"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kimi-run/kimi-run/model/gemini"
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/scripted"

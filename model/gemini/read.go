@@ -2,8 +2,9 @@ package gemini
 
 import (
 	"encoding/json"
-	"github.com/kimi-run/kimi-run/model/cassette"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/model/cassette"
 )
 
 // ReadRequest reads a Gemini request body (contents of user and model turns) as the

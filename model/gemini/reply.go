@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/kimi-run/kimi-run/model"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // ReasoningField is the ReasoningField of a reply from Gemini: its ReasoningDetails are

@@ -2,8 +2,9 @@ package gemini
 
 import (
 	"encoding/json"
-	"github.com/kimi-run/kimi-run/model"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // geminiSkipSignature stands in for the thought signature of a function call Gemini did

@@ -1,8 +1,10 @@
 package gemini
 
-import "github.com/kimi-run/kimi-run/model"
+import (
+	"testing"
 
-import "testing"
+	"github.com/kimi-run/kimi-run/model"
+)
 
 // The endpoint is built as Google's genai SDK builds it (Kimi CLI's google_genai provider
 // uses that SDK), from the provider's base_url, or Google's default when there is none.

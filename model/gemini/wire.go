@@ -1,8 +1,10 @@
 package gemini
 
-import "github.com/kimi-run/kimi-run/model"
+import (
+	"encoding/json"
 
-import "encoding/json"
+	"github.com/kimi-run/kimi-run/model"
+)
 
 // The wire shapes of Gemini's generateContent API (Google AI's generativelanguage and
 // Vertex AI's aiplatform speak the same JSON): a request of contents made of parts, and a

@@ -3,9 +3,10 @@ package responses
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/kimi-run/kimi-run/model"
 	"slices"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // responsesEvent is one streamed Responses API event. Only the fields kimi-run reads are

@@ -1,10 +1,11 @@
 package responses
 
 import (
-	"github.com/kimi-run/kimi-run/model"
-	"github.com/kimi-run/kimi-run/model/internal/modeltest"
 	"testing"
 	"time"
+
+	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/internal/modeltest"
 )
 
 // FuzzResponsesStream is FuzzStream for the Responses API client: whatever the body, Stream

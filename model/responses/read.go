@@ -2,8 +2,9 @@ package responses
 
 import (
 	"encoding/json"
-	"github.com/kimi-run/kimi-run/model/cassette"
 	"strings"
+
+	"github.com/kimi-run/kimi-run/model/cassette"
 )
 
 // ReadRequest reads a Responses API request body (input items) as the conversation a

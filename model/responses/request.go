@@ -3,6 +3,7 @@ package responses
 import (
 	"encoding/base64"
 	"encoding/json"
+
 	"github.com/kimi-run/kimi-run/model"
 )
 

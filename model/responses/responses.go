@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kimi-run/kimi-run/model"
 	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
+
+	"github.com/kimi-run/kimi-run/model"
 )
 
 // Client is a Model on OpenAI's Responses API (POST {base}/responses), provider type

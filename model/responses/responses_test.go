@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/kimi-run/kimi-run/model/responses"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kimi-run/kimi-run/model/responses"
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/scripted"
