@@ -16,6 +16,7 @@ import (
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/model/protocols"
 	"github.com/kimi-run/kimi-run/tools"
+	"github.com/kimi-run/kimi-run/tools/mcp"
 	"github.com/kimi-run/kimi-run/tools/plugin"
 	"github.com/kimi-run/kimi-run/tools/policy"
 )
@@ -25,7 +26,7 @@ import (
 type built struct {
 	agent   *agent.Agent
 	hooks   *hooks.Engine
-	servers *mcpRun
+	servers *mcp.Set
 	names   []string
 }
 
@@ -46,9 +47,8 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		}
 		r.tasks.Kill()
 	})
-	servers := startMCP(ctx, confineServers(r.guard.sandbox, s.MCP, r.warn), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
-	r.res.add(servers.close)
-	if err := servers.failure(); err != nil {
+	servers, err := r.startMCP(ctx)
+	if err != nil {
 		return nil, err
 	}
 	model, err := r.model()
@@ -118,7 +118,7 @@ type agentTools struct {
 	r       *runState
 	env     tools.Env
 	ws      *workspace
-	servers *mcpRun
+	servers *mcp.Set
 	hooks   *hooks.Engine
 	// all is every built-in tool, hooked; mcp the MCP tools, unhooked.
 	all, mcp []tools.Tool
@@ -142,7 +142,10 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	for _, w := range warnings {
 		r.warnEarly(w)
 	}
-	t.mcp = append(plugins, t.servers.toolset(append(slices.Clone(builtins), plugins...))...)
+	t.mcp = plugins
+	for _, m := range t.servers.Tools(toolNames(append(slices.Clone(builtins), plugins...))) {
+		t.mcp = append(t.mcp, m)
+	}
 	t.all = hooks.Wrap(t.hooks, builtins)
 	ts, more := t.ws.agent.rootTools(t.all)
 	for _, w := range more {

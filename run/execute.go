@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kimi-run/kimi-run/agent"
@@ -228,12 +229,12 @@ func (r *runState) begin(b *built) error {
 	r.emit(event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model, Provider: providerType(s.Endpoint),
 		BaseURLHost: hostOf(s.Endpoint.BaseURL), WorkDir: s.WorkDir, Tools: b.names, Version: r.version,
-		MCPServers: b.servers.initInfo(), ForkedFrom: sess.forkedFrom,
+		MCPServers: b.servers.Report(), ForkedFrom: sess.forkedFrom,
 	})
 	if sess.rewound != nil {
 		r.emit(sess.rewound.event())
 	}
-	for _, msg := range append(r.early, b.servers.warnings()...) {
+	for _, msg := range slices.Concat(r.early, s.MCP.Warnings, b.servers.Warnings()) {
 		r.warn(msg)
 	}
 	if w := runplan.RootWarning(s.Flags.Sandbox, s.Env.Getenv); w != "" {
