@@ -14,6 +14,7 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/model/protocols"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/mcp"
@@ -213,7 +214,12 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 	if f.RetryBaseDelay == 0 {
 		p.BaseDelay = -1
 	}
-	r.tape.adjust(&p, r.sio.Stderr, !r.s.Output.NDJSON() && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug"))
+	if r.tape.Replaying() {
+		p.Timer = cassette.Timer{Speed: f.ReplaySpeed}
+		if !r.s.Output.NDJSON() && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug") {
+			fmt.Fprintf(r.sio.Stderr, "kimi-run: replaying %s: the model's replies come from the cassette, the tools run for real\n", f.Replay)
+		}
+	}
 	return p
 }
 
@@ -221,10 +227,19 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 // fallback chain behind it. A fallback of the run's own provider shares its key and login;
 // one of another provider has its own key, and never sees the login's token.
 func (r *runState) model() (*model.Chain, error) {
-	s := r.s
-	tapeClient, err := r.tape.client(s, append(r.secrets.List(), r.cred.apiKey), r.version)
+	s, e := r.s, r.s.Endpoint
+	secrets := append(r.secrets.List(), r.cred.apiKey)
+	for _, v := range e.Headers {
+		secrets = append(secrets, v)
+	}
+	var read cassette.Reader // the recorded provider's protocol (config put it in the endpoint) reads a replay's bodies
+	if proto, ok := protocols.Lookup(e.Protocol); ok {
+		read = proto.Read
+	}
+	tapeClient, err := r.tape.Client(cassette.Header{KimiRun: r.version, Model: e.Model, BaseURL: config.RedactURL(e.BaseURL), WorkDir: s.WorkDir, Provider: e.Protocol},
+		model.NewTransport(s.Flags.StreamIdleTimeout), read, secrets, r.tally.Where)
 	if err != nil {
-		return nil, err
+		return nil, usagef("--record: %w", err)
 	}
 	loginClient := r.cred.loginClient(tapeClient, s.Flags.StreamIdleTimeout)
 	clientOf := func(e config.Endpoint, key string, client *http.Client) model.Config {
@@ -247,7 +262,6 @@ func (r *runState) model() (*model.Chain, error) {
 			ReasoningKey:       e.ReasoningKey,
 		}
 	}
-	e := s.Endpoint
 	ownCfg := clientOf(e, r.cred.apiKey, loginClient)
 	ownCfg.Predial = r.ahead
 	own, err := protocols.New(ownCfg)
@@ -321,7 +335,7 @@ func (r *runState) planFile() string {
 // kimi-run builds itself takes it; a recording, a replay or a login's client dials as
 // before.
 func (r *runState) predial(ctx context.Context) {
-	if r.tape.flags.Record != "" || r.tape.replaying() || r.cred.login != nil {
+	if r.tape.Record != "" || r.tape.Replaying() || r.cred.login != nil {
 		return
 	}
 	r.ahead = model.StartPredial(ctx, r.s.Endpoint.BaseURL)

@@ -280,7 +280,15 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 			return runPlan(ctx, r.s, in.plan, t, b.agent, r.sink, r.warn, r.waitForTasks)
 		})
 	}
-	return out, r.tape.finish(r, out, err)
+	if cerr := r.tape.Close(); cerr != nil {
+		r.emit(event.Warning{Message: fmt.Sprintf("the cassette %s is incomplete: %v", r.tape.Record, cerr)})
+	}
+	// A strict replay fails a run that left recorded calls unplayed, if the run would
+	// succeed: one that stopped early (a step limit, a transient failure) keeps its code.
+	if err == nil && judge(out, nil, nil).code == ExitOK {
+		err = r.tape.Unplayed()
+	}
+	return out, err
 }
 
 // providerType is the endpoint's provider type; an endpoint from the environment alone is

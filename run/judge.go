@@ -10,6 +10,7 @@ import (
 	"github.com/kimi-run/kimi-run/internal/headroom"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/session"
 )
@@ -73,12 +74,12 @@ func (r errorRule) verdict(err error) verdict {
 var causeRules = []errorRule{
 	{match: isA[*signalError], codeOf: signalExit, reason: "cancelled", kind: "cancelled", message: ownWords[*signalError]},
 	{match: is(errTimeout), code: ExitTimeout, reason: "timeout", kind: "timeout", message: func(error) string { return errTimeout.Error() }},
-	{match: isA[*replayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*replayError]},
+	{match: isA[*cassette.ReplayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*cassette.ReplayError]},
 }
 
 // errorRules judge the error a run ended with, in order: the first row that matches wins.
 var errorRules = []errorRule{
-	{match: isA[*replayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*replayError]},
+	{match: isA[*cassette.ReplayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*cassette.ReplayError]},
 	{match: isA[*usageError], code: ExitUsage, reason: "error", kind: "usage"},
 	{match: isA[*session.BusyError], code: ExitTransient, reason: "busy", kind: "busy", retryable: true},
 	{match: isA[*headroom.Error], code: ExitTransient, reason: "transient", kind: "resources", retryable: true},

@@ -12,6 +12,7 @@ import (
 	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/telemetry"
 	"github.com/kimi-run/kimi-run/tools"
@@ -33,7 +34,7 @@ type runState struct {
 	tel     *telemetry.Telemetry
 	// telWarnings are the telemetry's, reported with the configuration's.
 	telWarnings []string
-	tape        *tape
+	tape        *cassette.Tape
 	// early holds the warnings found before init in stream-json mode, where the stream
 	// must open with init (resolve's, telemetry's, the prompt's).
 	early []string

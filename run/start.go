@@ -11,6 +11,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/scrub"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
@@ -42,7 +43,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 		sio.Stderr = output.NeutralWriter(stderr)
 	}
 	r := &runState{s: s, version: version, sio: sio, started: started, secrets: secrets,
-		tape: newTape(s), cred: credentials{apiKey: s.Endpoint.APIKey}, stop: stop,
+		tape: &cassette.Tape{Record: f.Record, Replay: s.Replay, Mode: f.ReplayMode, Speed: f.ReplaySpeed}, cred: credentials{apiKey: s.Endpoint.APIKey}, stop: stop,
 		answerFile: f.OutputLastMessage, scrub: stdout.scrub}
 	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
 	// export (bounded) is the last thing the run does.
@@ -68,13 +69,13 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	r.launch = &launch.Launcher{Exe: sandbox.SelfExe, Keep: f.KeepBackground, NoCgroup: s.Env.Getenv("KIMI_RUN_CGROUP") == "off"}
 	r.res.add(r.launch.Close)
 
-	ctx = r.tape.bind(ctx)
-	r.res.add(r.tape.close)
+	ctx = r.tape.Bind(ctx)
+	r.res.add(func() { r.tape.Close() })
 	return r, ctx
 }
 
-// newSink builds the run's one sink chain, outermost first: the replay's step tracker
-// (a divergence names its step), the telemetry, the stall notice, the terminal filter
+// newSink builds the run's one sink chain, outermost first: the tally (a replay's
+// divergence names the step it counted last), the telemetry, the stall notice, the terminal filter
 // (text for a person only), the output format's sink.
 func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 	f, sio := &r.s.Flags, r.sio
@@ -91,7 +92,7 @@ func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 		sink = telemetrySink{Sink: sink, t: r.tel}
 	}
 	r.tally = &output.Tally{Sink: sink}
-	return r.tape.track(r.tally)
+	return r.tally
 }
 
 // formatSink is the sink of the output format f asks for, writing to stdout and stderr.
@@ -104,7 +105,7 @@ func formatSink(f *config.Flags, o config.Output, stdout, stderr io.Writer, colo
 		// Under --json-schema stdout carries only the JSON that matched it.
 		JSONOnly:   f.JSONSchema != "",
 		SessionDir: f.SessionDir,
-		WaitScale:  replayWaits(f),
+		WaitScale:  cassette.Waits(f.Replay != "", f.ReplaySpeed),
 	}
 	switch {
 	case f.KimiMessages():
