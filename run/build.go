@@ -85,7 +85,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 			return nil
 		},
 		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
-		Lifecycle:    hookLifecycle{e: eng},
+		Lifecycle:    eng,
 		MaxToolCalls: s.Flags.MaxToolCalls,
 		Heartbeat:    s.Flags.Heartbeat,
 		Inbox:        taskInbox(r.tasks, eng, r.secrets.String),
@@ -100,9 +100,9 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 
 // hookEngine is the engine of the user's hooks, set up for this run.
 func (r *runState) hookEngine(in *inputs) (*hooks.Engine, error) {
-	eng, err := newHookEngine(r.s.Hooks)
+	eng, err := hooks.New(r.s.Hooks) // config.Resolve checked them
 	if err != nil {
-		return nil, err
+		return nil, usagef("config file: %w", err)
 	}
 	eng.WorkDir, eng.SessionID, eng.Sink = r.s.WorkDir, r.sessionID, r.sink
 	eng.Scrub = r.secrets.Bytes

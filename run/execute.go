@@ -270,7 +270,7 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 	if r.session.restored != nil {
 		source = "resume"
 	}
-	rh.sessionStart(ctx, source)
+	rh.note = b.hooks.SessionStart(ctx, source)
 	var out outcome
 	var err error
 	if in.conv != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/model/cassette"
@@ -70,7 +71,7 @@ func TestJudge(t *testing.T) {
 		{name: "replay diverged", err: fmt.Errorf("step: %w", &cassette.ReplayError{Unused: 1, Total: 2}), code: ExitError, reason: "error", kind: "replay",
 			message: "replay: the run ended with 1 of the cassette's 2 model calls unplayed (--replay-mode lenient allows that)"},
 		{name: "replay as the cause", err: context.Canceled, cause: &cassette.ReplayError{Unused: 1, Total: 2}, code: ExitError, reason: "error", kind: "replay"},
-		{name: "hook blocked", err: &hookBlockedError{reason: "no"}, code: ExitError, reason: "error", kind: "hook"},
+		{name: "hook blocked", err: &hooks.BlockedError{Reason: "no"}, code: ExitError, reason: "error", kind: "hook"},
 		{name: "login expired", err: fmt.Errorf("login: %w", kimilogin.ErrExpired), code: ExitAuth, reason: "auth", kind: "auth"},
 		{name: "login not refreshed", err: fmt.Errorf("login: %w", kimilogin.ErrRefresh), code: ExitTransient, reason: "transient", kind: "transient", retryable: true},
 		{name: "quota", err: &agent.AttemptsError{Attempts: 1, Err: &model.ProviderError{StatusCode: 402, RetryAfter: -1}},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/internal/headroom"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model"
@@ -83,7 +84,7 @@ var errorRules = []errorRule{
 	{match: isA[*usageError], code: ExitUsage, reason: "error", kind: "usage"},
 	{match: isA[*session.BusyError], code: ExitTransient, reason: "busy", kind: "busy", retryable: true},
 	{match: isA[*headroom.Error], code: ExitTransient, reason: "transient", kind: "resources", retryable: true},
-	{match: isA[*hookBlockedError], code: ExitError, reason: "error", kind: "hook"},
+	{match: isA[*hooks.BlockedError], code: ExitError, reason: "error", kind: "hook"},
 	// Kimi CLI's exit 1 when its print mode stopped waiting for background tasks.
 	{match: isA[*tasksOverdueError], code: ExitError, reason: "background_timeout", kind: "background", message: ownWords[*tasksOverdueError]},
 	// A stored Kimi login the OAuth host refused to refresh is over until `kimi login`: an

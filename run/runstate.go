@@ -173,7 +173,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		}
 	}
 	if r.hooks != nil {
-		r.hooks.sessionEnd(ctx, v)
+		r.hooks.e.SessionEnd(ctx, v.reason, int(v.code))
 	}
 	res.SessionWarning = r.settleSession(v)
 	res.SessionRepairs = r.session.repairs
