@@ -75,7 +75,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 			CompletionCap: e.Generation.CompletionCap, Reserve: l.Reserve, TriggerRatio: l.TriggerRatio},
 		Retry:     r.retryPolicy(),
 		Session:   r.session.session,
-		DMail:     in.ws.agent.dmail,
+		DMail:     in.ws.agent.DMail,
 		Tools:     ts.root,
 		Subagents: ts.subagents,
 		SubagentModel: func(string) error {
@@ -84,7 +84,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 			}
 			return nil
 		},
-		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
+		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.Prompt },
 		Lifecycle:    eng,
 		MaxToolCalls: s.Flags.MaxToolCalls,
 		Heartbeat:    s.Flags.Heartbeat,
@@ -148,7 +148,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 		t.mcp = append(t.mcp, m)
 	}
 	t.all = hooks.Wrap(t.hooks, builtins)
-	ts, more := t.ws.agent.rootTools(t.all)
+	ts, more := t.ws.agent.RootTools(t.all)
 	for _, w := range more {
 		r.warnEarly(w)
 	}
@@ -165,9 +165,13 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 // subagents is agent.Config.Subagents.
 func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	r := t.r
-	kinds, warnings := t.ws.agent.subagentKinds(t.all)
+	picked, warnings := t.ws.agent.SubagentTools(t.all)
 	for _, w := range warnings {
 		r.warnEarly(w)
+	}
+	kinds := make(map[string]agent.SubagentKind, len(picked))
+	for name, ts := range picked {
+		kinds[name] = agent.SubagentKind{Tools: ts, SystemPrompt: t.ws.agent.SubPrompts[name]}
 	}
 	kinds = withMCP(kinds, t.mcp, t.hooks)
 	for name, k := range kinds {
@@ -183,7 +187,7 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 	return tools.Env{
 		WorkDir:       r.s.WorkDir,
 		AddDirs:       ws.addDirs,
-		SubagentTypes: ws.agent.subagentTypes(),
+		SubagentTypes: ws.agent.SubagentTypes(),
 		ShellGroups:   r.groups,
 		Tasks:         r.tasks,
 		Ripgrep:       g.sandbox.Ripgrep(r.s.Env.Getenv("PATH")),

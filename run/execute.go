@@ -190,7 +190,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 			return err
 		}
 	}
-	msg, err := checkPromptSize(in.plan, s.Endpoint, in.ws.agent.prompt)
+	msg, err := checkPromptSize(in.plan, s.Endpoint, in.ws.agent.Prompt)
 	if err != nil {
 		return err
 	}

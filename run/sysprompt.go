@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"github.com/kimi-run/kimi-run/agentspec"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -41,20 +42,20 @@ func textOrFile(ctx context.Context, flag, v string) (string, error) {
 // applySystemPrompt puts --system-prompt in place of the agent's system prompt (the
 // built-in one or an agent file's) and adds --append-system-prompt after it, as Claude
 // Code's flags do. The text is used as given, not as a template. Subagents keep theirs.
-func applySystemPrompt(ctx context.Context, cli *CLI, a *agentSetup) error {
+func applySystemPrompt(ctx context.Context, cli *CLI, a *agentspec.Setup) error {
 	if cli.Given("system-prompt") {
 		text, err := textOrFile(ctx, "--system-prompt", cli.SystemPrompt)
 		if err != nil {
 			return err
 		}
-		a.prompt = strings.TrimRight(text, "\n")
+		a.Prompt = strings.TrimRight(text, "\n")
 	}
 	if cli.Given("append-system-prompt") {
 		text, err := textOrFile(ctx, "--append-system-prompt", cli.AppendSystemPrompt)
 		if err != nil {
 			return err
 		}
-		a.prompt = strings.TrimRight(a.prompt, "\n") + "\n\n" + strings.TrimRight(text, "\n")
+		a.Prompt = strings.TrimRight(a.Prompt, "\n") + "\n\n" + strings.TrimRight(text, "\n")
 	}
 	return nil
 }
