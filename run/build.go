@@ -157,7 +157,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), policy.MCPAliases(t.mcp)); t.err != nil {
 		return nil
 	}
-	ts = r.changes.Wrap(scrubTools(g.wrap(ts), r.secrets))
+	ts = r.changes.Wrap(tools.Scrubbed(g.wrap(ts), r.secrets.String))
 	t.names = toolNames(ts)
 	return ts
 }
@@ -175,7 +175,7 @@ func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	}
 	kinds = withMCP(kinds, t.mcp, t.hooks)
 	for name, k := range kinds {
-		k.Tools = r.changes.Wrap(scrubTools(r.guard.wrap(k.Tools), r.secrets))
+		k.Tools = r.changes.Wrap(tools.Scrubbed(r.guard.wrap(k.Tools), r.secrets.String))
 		kinds[name] = k
 	}
 	return kinds

@@ -178,8 +178,10 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 		return err
 	}
 	// Commands, hooks, MCP servers and rg get the environment without kimi-run's
-	// credentials, and start confined when the sandbox is on (launch).
-	in.childEnv = childEnviron(s.Env.Environ(), r.secrets, f.PassEnv)
+	// credentials (a command that prints its environment would hand a key to the model),
+	// but for --pass-env's, and start confined when the sandbox is on (launch). An MCP
+	// server's own "env" entries are set on top of it.
+	in.childEnv = r.secrets.Environ(s.Env.Environ(), config.CredentialVars, f.PassEnv)
 	r.launch.Environ = in.childEnv
 	g.sandbox.Configure(r.launch)
 	r.launch.Warn = r.warn

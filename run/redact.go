@@ -16,10 +16,6 @@ type redactWriter struct {
 	secrets *scrub.Set
 }
 
-func newRedactWriter(w io.Writer, secrets *scrub.Set) *redactWriter {
-	return &redactWriter{w: w, secrets: secrets}
-}
-
 func (r *redactWriter) Write(p []byte) (int, error) {
 	clean := r.secrets.Bytes(p)
 	if _, err := r.w.Write(clean); err != nil {
@@ -27,6 +23,3 @@ func (r *redactWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-
-// scrub removes the registered secrets from s, as Write does.
-func (r *redactWriter) scrub(s string) string { return r.secrets.String(s) }

@@ -35,7 +35,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	if len(forms) == 0 {
 		hideErr = nil // nothing was there to hide
 	}
-	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
+	stdout, stderr := &redactWriter{w: sio.Stdout, secrets: secrets}, &redactWriter{w: sio.Stderr, secrets: secrets}
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
 	if s.Output.NDJSON() {
@@ -44,7 +44,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	}
 	r := &runState{s: s, version: version, sio: sio, started: started, secrets: secrets,
 		tape: &cassette.Tape{Record: f.Record, Replay: s.Replay, Mode: f.ReplayMode, Speed: f.ReplaySpeed}, cred: credentials{apiKey: s.Endpoint.APIKey}, stop: stop,
-		answerFile: f.OutputLastMessage, scrub: stdout.scrub}
+		answerFile: f.OutputLastMessage, scrub: secrets.String}
 	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
 	// export (bounded) is the last thing the run does.
 	r.tel, r.telWarnings = startTelemetry(s, version, secrets)

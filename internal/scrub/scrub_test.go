@@ -172,3 +172,35 @@ func TestWriterHoldsBackOnlyABeginning(t *testing.T) {
 		t.Fatalf("wrote %q", out.String())
 	}
 }
+
+// Environ drops the named variables and those holding an own secret whole, but for those
+// passed by name; a secret too short to be scrubbed is not matched.
+func TestEnviron(t *testing.T) {
+	var secrets Set
+	secrets.Add("sk-config-file-key-123") // a config.toml api_key the environment overrides
+	secrets.Add("short")                  // too short to be scrubbed or matched
+	environ := []string{
+		"PATH=/bin",
+		"KIMI_API_KEY=sk-env-key-0123456789",
+		"OPENAI_API_KEY=sk-other",
+		"MOONSHOT_TOKEN=sk-config-file-key-123",
+		"HEADER=Bearer sk-config-file-key-123",
+		"GREETING=short",
+		"EMPTY=",
+	}
+	vars := []string{"KIMI_API_KEY", "OPENAI_API_KEY"}
+	tests := []struct {
+		name string
+		pass []string
+		want string
+	}{
+		{name: "default", want: "PATH=/bin GREETING=short EMPTY="},
+		{name: "passed by name", pass: []string{"KIMI_API_KEY", "HEADER"},
+			want: "PATH=/bin KIMI_API_KEY=sk-env-key-0123456789 HEADER=Bearer sk-config-file-key-123 GREETING=short EMPTY="},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(secrets.Environ(environ, vars, tt.pass), " "); got != tt.want {
+			t.Errorf("%s: Environ = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
