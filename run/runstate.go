@@ -135,7 +135,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.StructuredOutput = out.structured
 	}
 	if r.changes != nil {
-		res.FilesChanged, res.FilesUnseen, res.GitSettingsChanged = r.changes.Collect(afterRun(ctx))
+		res.FilesChanged, res.FilesUnseen, res.GitSettingsChanged = r.changes.Collect(ctx)
 		r.warnGitSettings(res.GitSettingsChanged)
 	}
 	if out.flow {
