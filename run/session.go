@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,14 +12,9 @@ import (
 	"github.com/kimi-run/kimi-run/tools"
 )
 
-// sessionRoot is session.Root in the run's environment; no place for sessions is a usage
-// error.
+// sessionRoot is session.Root in the run's environment.
 func sessionRoot(sessionDir, workDir string, env config.Env) (string, error) {
-	root, err := session.Root(sessionDir, workDir, env.Getenv)
-	if errors.Is(err, session.ErrNoStateDir) {
-		return "", usagef("%w", err)
-	}
-	return root, err
+	return session.Root(sessionDir, workDir, env.Getenv)
 }
 
 // openSession opens the session the flags ask for (session.OpenRun), takes it back to a

@@ -105,26 +105,8 @@ func OpenRun(ctx context.Context, w Want) (run Run, err error) {
 		return p, err
 	}
 	p.Root = root
-	switch {
-	case w.Continue:
-		b, err := infile.Read(ctx, filepath.Join(root, lastFile), infile.SessionMeta)
-		if err != nil {
-			msg := fmt.Sprintf("no earlier session to continue for %s (in %s): --continue picks the last run that exited 0", w.WorkDir, root)
-			if u, ok := NewestUnfinished(root, "", time.Time{}); ok {
-				msg += fmt.Sprintf("; the newest unfinished session is %s (%s; started %s): to resume it, run kimi-run --session %s",
-					u.ID, u.Describe(), u.Started.Local().Format(time.DateTime), u.ID)
-			}
-			return p, usagef("%s", msg)
-		}
-		p.ID = strings.TrimSpace(string(b))
-		p.Notice, p.Skipped = continueNotes(root, p.ID)
-	case w.ID != "":
-		p.ID = w.ID
-	default:
-		p.ID = newID()
-	}
-	if !ValidID(p.ID) {
-		return p, usagef("invalid session id %q: use letters, digits, '.', '_' and '-'", p.ID)
+	if err := p.pick(ctx, w); err != nil {
+		return p, err
 	}
 	forkAgain := false
 	if w.Fork != "" {
@@ -184,6 +166,33 @@ func OpenRun(ctx context.Context, w Want) (run Run, err error) {
 	}
 	p.keepFiles(w)
 	return p, nil
+}
+
+// pick names the session w asks for: the one last-session names (--continue), --session's,
+// or a new one.
+func (p *Run) pick(ctx context.Context, w Want) error {
+	switch {
+	case w.Continue:
+		b, err := infile.Read(ctx, filepath.Join(p.Root, lastFile), infile.SessionMeta)
+		if err != nil {
+			msg := fmt.Sprintf("no earlier session to continue for %s (in %s): --continue picks the last run that exited 0", w.WorkDir, p.Root)
+			if u, ok := NewestUnfinished(p.Root, "", time.Time{}); ok {
+				msg += fmt.Sprintf("; the newest unfinished session is %s (%s; started %s): to resume it, run kimi-run --session %s",
+					u.ID, u.Describe(), u.Started.Local().Format(time.DateTime), u.ID)
+			}
+			return usagef("%s", msg)
+		}
+		p.ID = strings.TrimSpace(string(b))
+		p.Notice, p.Skipped = continueNotes(p.Root, p.ID)
+	case w.ID != "":
+		p.ID = w.ID
+	default:
+		p.ID = newID()
+	}
+	if !ValidID(p.ID) {
+		return usagef("invalid session id %q: use letters, digits, '.', '_' and '-'", p.ID)
+	}
+	return nil
 }
 
 // open resumes or creates the session's context file, the lock taken.
