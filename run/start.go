@@ -35,7 +35,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	if len(forms) == 0 {
 		hideErr = nil // nothing was there to hide
 	}
-	stdout, stderr := &redactWriter{w: sio.Stdout, secrets: secrets}, &redactWriter{w: sio.Stderr, secrets: secrets}
+	stdout, stderr := scrub.LineWriter{W: sio.Stdout, Set: secrets}, scrub.LineWriter{W: sio.Stderr, Set: secrets}
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
 	if s.Output.NDJSON() {

@@ -204,3 +204,17 @@ func TestEnviron(t *testing.T) {
 		}
 	}
 }
+
+// LineWriter passes each write on at once, scrubbed, and reports the length written.
+func TestLineWriter(t *testing.T) {
+	var s Set
+	s.Add(key)
+	var out bytes.Buffer
+	line := []byte("the key is " + key + "\n")
+	if n, err := (LineWriter{W: &out, Set: &s}).Write(line); n != len(line) || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if got := out.String(); strings.Contains(got, key) || !strings.HasPrefix(got, "the key is ") || !strings.HasSuffix(got, "\n") {
+		t.Errorf("written %q", got)
+	}
+}
