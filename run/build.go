@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -232,10 +233,7 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 // one of another provider has its own key, and never sees the login's token.
 func (r *runState) model() (*model.Chain, error) {
 	s, e := r.s, r.s.Endpoint
-	secrets := append(r.secrets.List(), r.cred.apiKey)
-	for _, v := range e.Headers {
-		secrets = append(secrets, v)
-	}
+	secrets := append(append(r.secrets.List(), r.cred.apiKey), slices.Collect(maps.Values(e.Headers))...)
 	var read cassette.Reader // the recorded provider's protocol (config put it in the endpoint) reads a replay's bodies
 	if proto, ok := protocols.Lookup(e.Protocol); ok {
 		read = proto.Read
