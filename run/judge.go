@@ -12,6 +12,7 @@ import (
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/session"
+	"github.com/kimi-run/kimi-run/tools/background"
 )
 
 // judge maps a turn's outcome and error to the exit code and terminal reason. cause is the
@@ -84,7 +85,7 @@ var errorRules = []errorRule{
 	{match: isA[*headroom.Error], code: ExitTransient, reason: "transient", kind: "resources", retryable: true},
 	{match: isA[*hookBlockedError], code: ExitError, reason: "error", kind: "hook"},
 	// Kimi CLI's exit 1 when its print mode stopped waiting for background tasks.
-	{match: isA[*tasksOverdueError], code: ExitError, reason: "background_timeout", kind: "background", message: ownWords[*tasksOverdueError]},
+	{match: isA[*background.OverdueError], code: ExitError, reason: "background_timeout", kind: "background", message: ownWords[*background.OverdueError]},
 	// A stored Kimi login the OAuth host refused to refresh is over until `kimi login`: an
 	// authentication failure, like a key the provider refuses. One that could not be
 	// refreshed for now is worth retrying later.
