@@ -173,7 +173,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	if in.plan, err = planRun(ctx, s, in.ws.skills, in.prompt); err != nil {
 		return err
 	}
-	if in.plan.images, err = loadImages(ctx, s); err != nil {
+	if in.plan.Images, err = loadImages(ctx, s); err != nil {
 		return err
 	}
 	// Commands, hooks, MCP servers and rg get the environment without kimi-run's
@@ -272,12 +272,16 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 	rh.sessionStart(ctx, source)
 	var out outcome
 	var err error
-	if in.conv != nil {
-		out, err = in.conv.run(ctx, r, in.plan, messageRunner{s: r.s, skills: in.ws.skills, agent: b.agent, sink: r.sink, hooks: rh, warn: r.warn})
-	} else {
-		out, err = rh.around(ctx, in.prompt, b.agent, func(t ralph.Turner) (outcome, error) {
-			return runPlan(ctx, r.s, in.plan, t, b.agent, r.sink, r.warn, r.waitForTasks)
+	answer := func(p plan, after func(context.Context, ralph.Turner, outcome, error) (outcome, error)) (outcome, error) {
+		return rh.around(ctx, p.Prompt, b.agent, func(t ralph.Turner) (outcome, error) {
+			return runPlan(ctx, p, t, b.agent, r.sink, r.warn, after)
 		})
+	}
+	if in.conv != nil {
+		planFor := func(ctx context.Context, text string) (plan, error) { return planRun(ctx, r.s, in.ws.skills, text) }
+		out, err = in.conv.run(ctx, r.sink, in.plan, planFor, func(p plan) (outcome, error) { return answer(p, nil) })
+	} else {
+		out, err = answer(in.plan, r.waitForTasks)
 	}
 	return out, r.tape.finish(r, out, err)
 }

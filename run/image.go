@@ -7,7 +7,6 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/infile"
-	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/tools"
 )
 
@@ -39,19 +38,6 @@ func loadImages(ctx context.Context, s *config.Settings) ([]event.Image, error) 
 		out = append(out, event.Image{MIME: mime, Data: data})
 	}
 	return out, nil
-}
-
-// imageTurner attaches the images to the first turn it runs: the prompt they came with.
-// Later turns (a Ralph iteration, a flow node, a schema re-ask) have them in the context.
-type imageTurner struct {
-	ralph.Turner
-	images []event.Image
-}
-
-// Turn implements ralph.Turner.
-func (t *imageTurner) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
-	spec.Images, t.images = t.images, nil
-	return t.Turner.Turn(ctx, spec)
 }
 
 // mediaSupport is what the model reads by its capabilities, as --image checks image_in:

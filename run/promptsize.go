@@ -9,7 +9,7 @@ import (
 // promptTokens estimates the tokens of the task's text the way the agent estimates context:
 // about four bytes a token.
 func promptTokens(p plan) int {
-	return (len(p.prompt) + len(p.request)) / 4
+	return (len(p.Prompt) + len(p.Request)) / 4
 }
 
 // checkPromptSize refuses a prompt that cannot fit the model's context window before any
