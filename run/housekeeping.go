@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -103,7 +102,7 @@ func sessions(ctx context.Context, cli *CLI, sio IO) ExitCode {
 	if err := cli.Conflict(); err != nil {
 		return fail(ExitUsage, err)
 	}
-	workDir, err := housekeepingWorkDir(cli)
+	workDir, err := cli.AbsWorkDir()
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
@@ -136,20 +135,4 @@ func sessions(ctx context.Context, cli *CLI, sio IO) ExitCode {
 		fmt.Fprintf(sio.Stderr, "kimi-run: session %s: %s\n", id, w)
 	}
 	return exitIf(session.WriteTranscript(sio.Stdout, info, restored, ndjson))
-}
-
-func housekeepingWorkDir(cli *CLI) (string, error) {
-	dir := cli.WorkDir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", usagef("cannot find the current directory: %v", err)
-		}
-		dir = wd
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", usagef("work dir %s: %v", dir, err)
-	}
-	return abs, nil
 }
