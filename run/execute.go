@@ -189,7 +189,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 			return err
 		}
 	}
-	msg, err := checkPromptSize(in.plan, s.Endpoint, in.ws.agent.prompt)
+	msg, err := s.Endpoint.CheckPromptSize(len(in.plan.Prompt)+len(in.plan.Request), in.ws.agent.prompt)
 	if err != nil {
 		return err
 	}

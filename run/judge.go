@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/agent/answerschema"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/headroom"
 	"github.com/kimi-run/kimi-run/kimilogin"
@@ -97,7 +98,7 @@ var errorRules = []errorRule{
 	{match: provider((*model.ProviderError).Quota), code: ExitAuth, reason: "quota", kind: "quota"},
 	{match: isA[*model.FinishError], code: ExitFiltered, reason: "filtered", kind: "filtered"},
 	{match: isA[*model.EndpointError], code: ExitError, reason: "error", kind: "config", message: ownWords[*model.EndpointError]},
-	{match: isA[*SchemaError], code: ExitSchema, reason: "schema", kind: "schema", message: ownWords[*SchemaError]},
+	{match: isA[*answerschema.Error], code: ExitSchema, reason: "schema", kind: "schema", message: ownWords[*answerschema.Error]},
 	// The budget's own words: the wrapping (flow node, model call) adds nothing.
 	{match: isA[*model.BudgetError], code: ExitSpend, reason: "budget", kind: "budget", message: ownWords[*model.BudgetError]},
 	{match: transientAfterRetries, code: ExitTransient, reason: "transient", kind: "transient", retryable: true},

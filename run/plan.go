@@ -51,9 +51,6 @@ func schemaDue(out outcome, err error) bool {
 	return out.stop == event.StopCompleted
 }
 
-// SchemaError is a final answer that still does not match --json-schema after the re-asks.
-type SchemaError = answerschema.Error
-
 func toolNames(ts []tools.Tool) []string {
 	names := make([]string, len(ts))
 	for i, t := range ts {
