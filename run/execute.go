@@ -167,7 +167,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	if in.ws, err = setupWorkspace(s, g.sandbox.AddDirs(), g.sandbox.PromptNote(), warn); err != nil {
 		return err
 	}
-	if err := applySystemPrompt(ctx, f, in.ws.agent); err != nil {
+	if in.ws.agent.prompt, err = f.ApplySystemPrompt(ctx, in.ws.agent.prompt); err != nil {
 		return err
 	}
 	if in.plan, err = planRun(ctx, s, in.ws.skills, in.prompt); err != nil {
@@ -246,7 +246,7 @@ func (r *runState) begin(b *built) error {
 		return r.loginErr
 	}
 	if sess.restored != nil {
-		if w := systemPromptKept(&s.Flags, sess.id); w != "" {
+		if w := s.Flags.SystemPromptKept(sess.id); w != "" {
 			r.warn(w)
 		}
 		b.agent.Restore(sess.restored)
