@@ -10,7 +10,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/infile"
+	"github.com/kimi-run/kimi-run/tools"
 )
 
 // Instruction is the prompt the command line gives (-p or -c, prompt words, or
@@ -122,4 +124,34 @@ func (f *Flags) SystemPromptKept(id string) string {
 		return ""
 	}
 	return "session " + id + " is resumed with the system prompt it started with; --system-prompt and --append-system-prompt apply to new sessions"
+}
+
+// LoadImages reads the --image files before any model call. A model without the image_in
+// capability is refused rather than sent pictures it would reject or ignore.
+func (s *Settings) LoadImages(ctx context.Context) ([]event.Image, error) {
+	cli := &s.Flags
+	if len(cli.Image) == 0 {
+		return nil, nil
+	}
+	if !s.Endpoint.Reads("image_in") {
+		return nil, Usagef("--image: the model %s does not have the image_in capability; give its config entry capabilities = [\"image_in\"] or set KIMI_MODEL_CAPABILITIES=image_in if it reads images", s.Endpoint.Model)
+	}
+	var out []event.Image
+	for _, path := range cli.Image {
+		data, err := infile.Read(ctx, path, infile.Image)
+		var tl *infile.TooLargeError
+		switch {
+		case errors.As(err, &tl):
+			return nil, Usagef("--image %s is larger than %s", path, infile.Size(tl.Max))
+		case err != nil:
+			return nil, Usagef("--image: %w", err)
+		}
+		// The type comes from the content, never the name, as for ReadMediaFile.
+		mime, isImage, _ := tools.SniffMedia(data)
+		if !isImage {
+			return nil, Usagef("--image %s is %s, not a PNG, JPEG, GIF or WebP image", path, mime)
+		}
+		out = append(out, event.Image{MIME: mime, Data: data})
+	}
+	return out, nil
 }

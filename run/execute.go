@@ -173,7 +173,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	if in.plan, err = planRun(ctx, s, in.ws.skills, in.prompt); err != nil {
 		return err
 	}
-	if in.plan.Images, err = loadImages(ctx, s); err != nil {
+	if in.plan.Images, err = s.LoadImages(ctx); err != nil {
 		return err
 	}
 	// Commands, hooks, MCP servers and rg get the environment without kimi-run's
