@@ -2,13 +2,16 @@ package background
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 )
 
 // maxEventChunk is the most one task_output event carries of a line that does not end.
@@ -102,16 +105,17 @@ func runeCut(p []byte, n int) int {
 }
 
 // readEnd reads at most n bytes from the end of the file at path; size is the file's size.
-// A cut at the start drops an incomplete UTF-8 sequence.
-func readEnd(path string, n int) (text []byte, size int64) {
-	f, err := os.Open(path)
+// A cut at the start drops an incomplete UTF-8 sequence. A link at the path, or below the
+// session dir, is not followed: a command may have planted it.
+func readEnd(path string, n int) (text []byte, size int64, err error) {
+	f, err := beneath.Open(path, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, 0
+		return nil, 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, 0
+		return nil, 0, err
 	}
 	size = fi.Size()
 	from := max(size-int64(n), 0)
@@ -123,12 +127,12 @@ func readEnd(path string, n int) (text []byte, size int64) {
 			buf = buf[1:]
 		}
 	}
-	return buf, size
+	return buf, size, nil
 }
 
 // readTail is the last lines of the file at path, at most lines lines and chars characters.
 func readTail(path string, lines, chars int) string {
-	b, _ := readEnd(path, chars*utf8.UTFMax)
+	b, _, _ := readEnd(path, chars*utf8.UTFMax)
 	s := strings.ToValidUTF8(string(b), "\uFFFD")
 	s = strings.TrimRight(s, "\n")
 	if s == "" {
@@ -160,7 +164,10 @@ func (m *Manager) Preview(t Task) Preview {
 	if n <= 0 {
 		n = DefaultPreviewBytes
 	}
-	b, size := readEnd(t.OutputPath, n)
+	b, size, err := readEnd(t.OutputPath, n)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Preview{Text: "(its output file cannot be read: " + err.Error() + ")"}
+	}
 	text := strings.TrimRight(strings.ToValidUTF8(string(b), "\uFFFD"), "\n")
 	return Preview{Text: m.scrub(text), Size: size, Truncated: int64(len(b)) < size}
 }

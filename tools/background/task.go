@@ -122,7 +122,7 @@ func (t *task) view() Task {
 		// The file grows while it runs.
 		if t.out != nil {
 			v.OutputBytes, v.DroppedBytes = t.out.Size()
-		} else if fi, err := os.Stat(t.outPath); err == nil {
+		} else if fi, err := os.Lstat(t.outPath); err == nil {
 			v.OutputBytes = fi.Size()
 		}
 	}
@@ -238,7 +238,7 @@ func (t *task) watch() {
 		t.out.Close()
 		t.lines.flush()
 		written, dropped = t.out.Size()
-	} else if fi, err := os.Stat(t.outPath); err == nil {
+	} else if fi, err := os.Lstat(t.outPath); err == nil {
 		written = fi.Size()
 	}
 	t.finish(state, req, timedOut, written, dropped)
