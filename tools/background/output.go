@@ -12,23 +12,32 @@ import (
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/beneath"
+	"github.com/kimi-run/kimi-run/internal/scrub"
 )
 
 // maxEventChunk is the most one task_output event carries of a line that does not end.
 const maxEventChunk = 4 << 10
 
 // lineEvents turns a task's output, as it is kept in its file, into task_output events of
-// whole lines, scrubbed (a secret is not cut in two at a line's end), until the task's
-// events have carried EventOutputLimit bytes. Output that comes before the task_started
-// event waits for it.
+// whole lines, until the task's events have carried EventOutputLimit bytes. The output is
+// scrubbed as a stream before it is cut into events (scrub.Writer): a secret, or a form of
+// one, that the pipe's reads or an event's end would cut in two is held back until it is
+// whole. Output that comes before the task_started event waits for it.
 type lineEvents struct {
 	t *task
 
 	mu    sync.Mutex
+	clean *scrub.Writer // writes to buf (Write)
 	buf   []byte
 	sent  int
 	open  bool // task_started has been written
 	ended bool // the limit was reached, and said
+}
+
+func newLineEvents(t *task) *lineEvents {
+	l := &lineEvents{t: t}
+	l.clean = scrub.NewWriter(l, t.m.Secrets)
+	return l
 }
 
 // write takes output as the file keeps it (launch's copy goroutine).
@@ -38,8 +47,14 @@ func (l *lineEvents) write(p []byte) {
 	if l.ended {
 		return
 	}
-	l.buf = append(l.buf, p...)
+	l.clean.Write(p)
 	l.send(false)
+}
+
+// Write takes the scrubbed output from clean; callers hold l.mu.
+func (l *lineEvents) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	return len(p), nil
 }
 
 // begin lets the events flow, once task_started is written.
@@ -55,6 +70,7 @@ func (l *lineEvents) flush() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.open = true
+	l.clean.Close()
 	l.send(true)
 }
 
@@ -78,7 +94,7 @@ func (l *lineEvents) send(final bool) {
 		}
 		if n > 0 {
 			l.sent += n
-			l.t.m.emit(event.TaskOutput{TaskID: l.t.id, Text: l.t.m.scrub(string(l.buf[:n]))})
+			l.t.m.emit(event.TaskOutput{TaskID: l.t.id, Text: string(l.buf[:n])})
 			l.buf = l.buf[n:]
 		}
 		if l.sent >= EventOutputLimit-utf8.UTFMax && len(l.buf) > 0 {

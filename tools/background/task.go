@@ -152,7 +152,7 @@ func (t *task) start(s Spec) error {
 		}
 		spec.Stdout, spec.Stderr = file, file
 	} else {
-		t.lines = &lineEvents{t: t}
+		t.lines = newLineEvents(t)
 		if file, err = beneath.OpenFile(dirFile, "output.log", outFlags, 0o600); err == nil {
 			t.out, err = launch.OutputTee(file, OutputLimit, t.m.scrubbing, t.lines.write)
 			file = nil // the output owns it
