@@ -19,6 +19,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/internal/hostproxy"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/launch/launcher"
 	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
 )
@@ -156,7 +157,7 @@ func (s *Plan) startProxy(rules []hostproxy.Rule, port int, noNetNS bool) error 
 	s.policy.ProxyPort = p.Port()
 	s.gap = errors.New("KIMI_RUN_NETNS=off")
 	if !noNetNS {
-		s.gap = launch.NetNSWorks(sandbox.SelfExe)
+		s.gap = launcher.NetNSWorks(sandbox.SelfExe)
 	}
 	if s.isolated = s.gap == nil; s.isolated {
 		s.policy.ProxySocket = p.Socket()

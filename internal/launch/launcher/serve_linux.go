@@ -1,4 +1,4 @@
-package launch
+package launcher
 
 import (
 	"encoding/json"
@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
 
@@ -205,7 +206,7 @@ func (s *server) startBox(m message, files []*os.File) {
 		s.send(message{Op: opStarted, ID: m.ID, Err: "a box needs its socket"})
 		return
 	}
-	null, err := devNull()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		s.send(message{Op: opStarted, ID: m.ID, Err: err.Error()})
 		return
@@ -235,13 +236,13 @@ func (s *server) startBox(m message, files []*os.File) {
 		flags |= syscall.CLONE_NEWNS
 	}
 	fds := []*os.File{null, null, null, files[0]}
-	pid, err := 0, omitted(p, NSUser)
+	pid, err := 0, omitted(p, launch.NSUser)
 	if err == nil {
 		pid, err = s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", fds, m.Survive, flags)
 	}
 	note := ""
 	if err != nil && p.Namespaces {
-		note = NoNamespacesNote(fmt.Sprintf("a user and mount namespace: %v", err))
+		note = launch.NoNamespacesNote(fmt.Sprintf("a user and mount namespace: %v", err))
 		p.Namespaces, p.NSOmit = false, nil
 		policy, _ := p.Encode()
 		pid, err = s.fork(self, []string{self, ServeArg, roleBox, policy, mode}, []string{}, "/", fds, m.Survive, flags&^syscall.CLONE_NEWNS)

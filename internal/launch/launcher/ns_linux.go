@@ -1,4 +1,4 @@
-package launch
+package launcher
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
 
@@ -88,7 +89,7 @@ func setUp(p sandbox.Policy, outlive bool) (*armNS, error) {
 	// less privileged copy, whose shared mounts are slaves), nor the machine's reach here.
 	_ = unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, "")
 	// The init starts first: its start overlaps the arm's mounts and confinement.
-	err := omitted(p, NSPID)
+	err := omitted(p, launch.NSPID)
 	if err == nil {
 		err = ns.startInit(outlive)
 	}
@@ -112,7 +113,7 @@ func (ns *armNS) startInit(outlive bool) error {
 	_ = syscall.SetNonblock(fds[0], true) // so that its reads may have a deadline
 	ours, theirs := os.NewFile(uintptr(fds[0]), "init"), os.NewFile(uintptr(fds[1]), "init")
 	defer theirs.Close()
-	null, err := devNull()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		ours.Close()
 		return err

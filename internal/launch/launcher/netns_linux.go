@@ -1,10 +1,11 @@
-package launch
+package launcher
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"syscall"
 
@@ -32,7 +33,7 @@ const roleProbe = "probe"
 // isolated on this machine. Unprivileged user namespaces may be off (a sysctl, an LSM's
 // policy), or give no capability over the network namespace they own.
 func NetNSWorks(exe string) error {
-	null, err := devNull()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}
