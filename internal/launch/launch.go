@@ -268,11 +268,6 @@ func Ended(code int, desc string, user, system time.Duration) State {
 	return State{code: code, desc: desc, User: user, System: system}
 }
 
-// stateOf turns os's view of an ended process into a State.
-func stateOf(ps *os.ProcessState) State {
-	return State{code: ps.ExitCode(), desc: ps.String(), User: ps.UserTime(), System: ps.SystemTime()}
-}
-
 // Lost is the State of a child whose launcher went away before reporting its end; the
 // parent-death signal killed it.
 var Lost = State{code: -1, desc: "signal: killed (its launcher ended)"}
@@ -394,15 +389,6 @@ func Stop(grace, killWait time.Duration, ps ...*Proc) int {
 	return len(live)
 }
 
-// devNull opens /dev/null for the descriptors a Spec leaves nil.
-func devNull() (*os.File, error) {
-	f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
-	}
-	return f, nil
-}
-
 // stdio returns s's three descriptors with /dev/null for the missing ones, and a function
 // that closes what it opened.
 func stdio(s Spec) ([]*os.File, func(), error) {
@@ -414,7 +400,7 @@ func stdio(s Spec) ([]*os.File, func(), error) {
 		}
 		if null == nil {
 			var err error
-			if null, err = devNull(); err != nil {
+			if null, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -446,7 +432,7 @@ func (inProcess) Start(confine bool, path string, argv, env []string, files []*o
 			p.Finish(Lost)
 			return
 		}
-		p.Finish(stateOf(ps))
+		p.Finish(Ended(ps.ExitCode(), ps.String(), ps.UserTime(), ps.SystemTime()))
 	}()
 	return p, nil
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/kimi-run/kimi-run/sandbox"
 )
 
-// This test binary acts as kimi-run's launcher (and its confined arm) when a launch.Launcher
+// This test binary acts as kimi-run's launcher (and its confined arm) when a Launcher
 // starts it.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == ServeArg {
@@ -59,8 +59,8 @@ func run(t *testing.T, l *launch.Launcher, s launch.Spec, script string) (launch
 	return p.Wait(), string(out), p
 }
 
-// A child started through the launcher is the command itself: its $$ is the launch.Proc's pid,
-// with its own $0, arguments, directory, the launcher's environment with the launch.Spec's on
+// A child started through the launcher is the command itself: its $$ is the Proc's pid,
+// with its own $0, arguments, directory, the launcher's environment with the Spec's on
 // top, no socket of the launcher's, its own session; and its parent is the launcher,
 // a process with an empty environment that is not kimi-run.
 func TestStartThroughTheLauncher(t *testing.T) {
@@ -389,7 +389,11 @@ func TestConfinedChildren(t *testing.T) {
 // it left have closed it.
 func TestOutputFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "task.out")
-	o, err := launch.OutputFile(path, 1000)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := launch.OutputTee(f, 1000, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,12 +450,12 @@ func TestSurvivorsOutliveTheRun(t *testing.T) {
 				if testkit.ProcessGone(tp.Pid) || testkit.ProcessGone(taskChild) {
 					t.Error("the task, or what it started, ended with the run")
 				}
-				// Its launcher gone, its launch.Proc must not say it ended while it runs (the
+				// Its launcher gone, its Proc must not say it ended while it runs (the
 				// task's watcher would then stop it: seen on CI as a task kept alive that
 				// a SIGTERM from its own run ended), and must say so once it has.
 				waitLinksGone(t, l)
 				if tp.Exited() {
-					t.Fatalf("the survivor's launch.Proc ended (%s) while it runs", tp.Wait())
+					t.Fatalf("the survivor's Proc ended (%s) while it runs", tp.Wait())
 				}
 				tp.Signal(true)
 				syscall.Kill(taskChild, syscall.SIGKILL)
@@ -463,7 +467,7 @@ func TestSurvivorsOutliveTheRun(t *testing.T) {
 						t.Errorf("ended as %q", st)
 					}
 				case <-time.After(30 * time.Second):
-					t.Error("the survivor's launch.Proc never ended after its group did")
+					t.Error("the survivor's Proc never ended after its group did")
 				}
 			})
 		}

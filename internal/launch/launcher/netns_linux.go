@@ -14,17 +14,6 @@ import (
 	"github.com/kimi-run/kimi-run/sandbox"
 )
 
-// The confined arm's network namespace (issue 32 #8). Under --allow-host, Landlock lets
-// commands connect to one TCP port only, the run's proxy's, but on any address: another
-// host listening on that port would be reachable. So where the machine allows it, the
-// confined arm starts in a user namespace and a network namespace of its own, where the
-// only interface is loopback: there it listens on 127.0.0.1 at the proxy's port and relays
-// each connection to the proxy's Unix socket (a path, which crosses network namespaces).
-// Nothing else can be reached from it on any port. The user namespace maps the run's user
-// to itself (every user, for root), so files and processes look as they did; it is made
-// only to own the network namespace, and the arm drops the capability it needed for
-// loopback before it starts any child.
-
 // roleProbe is the launcher mode that only tries the namespaces (NetNSWorks).
 const roleProbe = "probe"
 
