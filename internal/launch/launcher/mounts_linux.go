@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
 
@@ -45,7 +44,7 @@ func (e *partialError) Unwrap() error { return e.err }
 // mounts lays out the namespace's mounts for policy p. A part that is refused is left out
 // and noted; one that cannot be undone fails the arm (a partialError).
 func (ns *armNS) mounts(p sandbox.Policy) error {
-	roErr, tmpErr := omitted(p, launch.NSReadOnly), omitted(p, launch.NSTmp)
+	roErr, tmpErr := omitted(p, NSReadOnly), omitted(p, NSTmp)
 	var shared string
 	var keep []string
 	if tmpErr == nil {

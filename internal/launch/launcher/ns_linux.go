@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
 
@@ -76,7 +75,7 @@ func setUp(p sandbox.Policy, outlive bool) (*armNS, error) {
 	// less privileged copy, whose shared mounts are slaves), nor the machine's reach here.
 	_ = unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, "")
 	// The init starts first: its start overlaps the arm's mounts and confinement.
-	err := omitted(p, launch.NSPID)
+	err := omitted(p, NSPID)
 	if err == nil {
 		err = ns.startInit(outlive)
 	}

@@ -15,7 +15,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
 
@@ -236,13 +235,13 @@ func (s *server) startBox(m message, files []*os.File) {
 		flags |= syscall.CLONE_NEWNS
 	}
 	fds := []*os.File{null, null, null, files[0]}
-	pid, err := 0, omitted(p, launch.NSUser)
+	pid, err := 0, omitted(p, NSUser)
 	if err == nil {
 		pid, err = s.fork(self, []string{self, ServeArg, roleBox, m.Policy, mode}, []string{}, "/", fds, m.Survive, flags)
 	}
 	note := ""
 	if err != nil && p.Namespaces {
-		note = launch.NoNamespacesNote(fmt.Sprintf("a user and mount namespace: %v", err))
+		note = NoNamespacesNote(fmt.Sprintf("a user and mount namespace: %v", err))
 		p.Namespaces, p.NSOmit = false, nil
 		policy, _ := p.Encode()
 		pid, err = s.fork(self, []string{self, ServeArg, roleBox, policy, mode}, []string{}, "/", fds, m.Survive, flags&^syscall.CLONE_NEWNS)
