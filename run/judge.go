@@ -80,6 +80,7 @@ var causeRules = []errorRule{
 var errorRules = []errorRule{
 	{match: isA[*replayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*replayError]},
 	{match: isA[*usageError], code: ExitUsage, reason: "error", kind: "usage"},
+	{match: isA[*session.UsageError], code: ExitUsage, reason: "error", kind: "usage"},
 	{match: isA[*session.BusyError], code: ExitTransient, reason: "busy", kind: "busy", retryable: true},
 	{match: isA[*headroom.Error], code: ExitTransient, reason: "transient", kind: "resources", retryable: true},
 	{match: isA[*hookBlockedError], code: ExitError, reason: "error", kind: "hook"},

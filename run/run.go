@@ -6,8 +6,6 @@
 package run
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"net/url"
 	"os"
@@ -87,13 +85,4 @@ func colorOK(stderr io.Writer, env config.Env) bool {
 	}
 	f, ok := stderr.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
-}
-
-// newID returns a random session id.
-func newID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "session"
-	}
-	return hex.EncodeToString(b[:])
 }

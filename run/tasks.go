@@ -15,8 +15,8 @@ import (
 // the run's launcher like every Shell command.
 func (r *runState) newTasks() *background.Manager {
 	dir := ""
-	if r.session.session != nil {
-		dir = filepath.Join(filepath.Dir(r.session.session.Path()), "tasks")
+	if r.session.File != nil {
+		dir = filepath.Join(filepath.Dir(r.session.File.Path()), "tasks")
 	}
 	return &background.Manager{Launcher: r.launch, Dir: dir, WorkDir: r.s.WorkDir, Config: r.s.Background,
 		Emit: r.emit, Secrets: r.secrets}
