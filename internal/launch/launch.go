@@ -241,7 +241,8 @@ type Proc struct {
 	// Pid is the child's process id, which is also its group's.
 	Pid int
 
-	// Survive: started to outlive the run (Spec.Survive), so without a parent-death signal.
+	// Survive: started to outlive the run (Spec.Survive), so without a parent-death signal
+	// (its Starter sets it).
 	Survive bool
 
 	// bound: the child had started by then (StartedBy). Once its group has ended, the
