@@ -688,3 +688,13 @@ func TestKeyNeverLeaks(t *testing.T) {
 		})
 	}
 }
+
+// callArgs is a tool call's arguments as JSON.
+func callArgs(t *testing.T, v map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
