@@ -165,6 +165,10 @@ func (f *File) CommitVisible() (sync func() error, err error) {
 	}
 	f.done = true
 	return func() error {
+		// The two syncs go on together: until both have ended a crash may leave the name
+		// empty whatever their order, and the disk commits them at once.
+		dirSynced := make(chan struct{})
+		go func() { syncDir(f.dir); close(dirSynced) }()
 		var err error
 		if f.f != nil {
 			err = f.f.Sync()
@@ -172,7 +176,7 @@ func (f *File) CommitVisible() (sync func() error, err error) {
 				err = cerr
 			}
 		}
-		syncDir(f.dir)
+		<-dirSynced
 		f.closeDir()
 		return err
 	}, nil
