@@ -58,7 +58,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	r.models = model
 	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
 	// flows start their loop again on the restored conversation.
-	resume := in.conv == nil && in.plan.flow == nil && in.plan.ralph == 0
+	resume := in.conv == nil && !in.plan.Looped()
 	r.changes = r.trackChanges(in, resume)
 	ts := &agentTools{r: r, env: r.toolEnv(in), ws: in.ws, servers: servers, hooks: eng}
 	e, l := s.Endpoint, s.Loop

@@ -167,13 +167,13 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	if in.ws, err = setupWorkspace(s, g.sandbox.AddDirs(), g.sandbox.PromptNote(), warn); err != nil {
 		return err
 	}
-	if err := applySystemPrompt(ctx, f, in.ws.agent); err != nil {
+	if in.ws.agent.prompt, err = f.ApplySystemPrompt(ctx, in.ws.agent.prompt); err != nil {
 		return err
 	}
 	if in.plan, err = planRun(ctx, s, in.ws.skills, in.prompt); err != nil {
 		return err
 	}
-	if in.plan.images, err = loadImages(ctx, s); err != nil {
+	if in.plan.Images, err = s.LoadImages(ctx); err != nil {
 		return err
 	}
 	// Commands, hooks, MCP servers and rg get the environment without kimi-run's
@@ -189,7 +189,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 			return err
 		}
 	}
-	msg, err := checkPromptSize(in.plan, s.Endpoint, in.ws.agent.prompt)
+	msg, err := s.Endpoint.CheckPromptSize(len(in.plan.Prompt)+len(in.plan.Request), in.ws.agent.prompt)
 	if err != nil {
 		return err
 	}
@@ -227,7 +227,7 @@ func (r *runState) begin(b *built) error {
 		return r.loginErr
 	}
 	if sess.Restored != nil {
-		if w := systemPromptKept(&s.Flags, sess.ID); w != "" {
+		if w := s.Flags.SystemPromptKept(sess.ID); w != "" {
 			r.warn(w)
 		}
 		b.agent.Restore(sess.Restored)
@@ -253,12 +253,16 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 	rh.sessionStart(ctx, source)
 	var out outcome
 	var err error
-	if in.conv != nil {
-		out, err = in.conv.run(ctx, r, in.plan, messageRunner{s: r.s, skills: in.ws.skills, agent: b.agent, sink: r.sink, hooks: rh, warn: r.warn})
-	} else {
-		out, err = rh.around(ctx, in.prompt, b.agent, func(t ralph.Turner) (outcome, error) {
-			return runPlan(ctx, r.s, in.plan, t, b.agent, r.sink, r.warn, r.waitForTasks)
+	answer := func(p plan, after func(context.Context, ralph.Turner, outcome, error) (outcome, error)) (outcome, error) {
+		return rh.around(ctx, p.Prompt, b.agent, func(t ralph.Turner) (outcome, error) {
+			return runPlan(ctx, p, t, b.agent, r.sink, r.warn, after)
 		})
+	}
+	if in.conv != nil {
+		planFor := func(ctx context.Context, text string) (plan, error) { return planRun(ctx, r.s, in.ws.skills, text) }
+		out, err = in.conv.run(ctx, r.sink, in.plan, planFor, func(p plan) (outcome, error) { return answer(p, nil) })
+	} else {
+		out, err = answer(in.plan, r.waitForTasks)
 	}
 	return out, r.tape.finish(r, out, err)
 }

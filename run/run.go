@@ -14,7 +14,6 @@ import (
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/infile"
-	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/procself"
 )
 
@@ -53,17 +52,6 @@ func (sio IO) env() config.Env {
 
 // Main runs kimi-run with args (without the program name) and returns the exit code.
 func Main(args []string, sio IO, version string) ExitCode {
-	if len(args) > 0 && args[0] == launch.ServeArg {
-		// The run's launcher process, or its confined arm (see internal/launch): it starts
-		// the run's children and ends what they leave when the run ends. It may outlive the
-		// run and starts with no environment: none of it stays readable. kimi-run's own
-		// binary never gets here: internal/launch/early serves before its initialisers.
-		if sio.Self {
-			p, _ := procself.Harden(nil)
-			_ = p.Hide(nil, procself.AnyVar)
-		}
-		return ExitCode(launch.Serve(args[1:]))
-	}
 	if sio.Self {
 		// Before anything reads the environment: the strings it hands out must not point
 		// into the block that start overwrites.

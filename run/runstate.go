@@ -105,8 +105,11 @@ func (r *runState) emit(p event.Payload) {
 
 // finish emits the result event (always the last one) and returns the exit code.
 func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
-	r.endBackground()
-	tasks := r.endTasks()
+	if !r.s.Flags.KeepBackground {
+		// A stopping run must end within two seconds of SIGINT or SIGTERM.
+		r.groups.End(time.Second, r.warn)
+	}
+	tasks := r.tasks.End()
 	err = r.endpointMistake(err)
 	v := judge(out, err, context.Cause(ctx))
 	// What the events said: the calls by tool and the refused calls, subagents' included.

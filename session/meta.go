@@ -164,7 +164,7 @@ func (s Info) Describe() string {
 func Load(dir string) (info Info, ok bool) {
 	m, err := ReadMeta(dir)
 	if err != nil {
-		fi, serr := os.Stat(filepath.Join(dir, ContextFile))
+		fi, serr := os.Lstat(filepath.Join(dir, ContextFile))
 		if serr != nil {
 			return info, false
 		}

@@ -129,7 +129,7 @@ func (s *File) Revert(id int) (*Restored, error) {
 // writePrefix copies every record before checkpoint id into a replacement of the session
 // file (atomicfile), to be committed by the caller.
 func (s *File) writePrefix(id int) (*atomicfile.File, *scan, error) {
-	src, err := os.Open(s.path)
+	src, err := beneath.Open(s.path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read session: %w", err)
 	}
@@ -185,7 +185,7 @@ func rotateAside(path string) (string, error) {
 
 // copyExclusive copies src to a new file dst, failing if dst exists.
 func copyExclusive(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := beneath.Open(src, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
