@@ -13,7 +13,9 @@
 // rename leaves one behind.
 //
 // CommitVisible is the one exception, asked for by name: the rename comes before the syncs,
-// which the caller runs later (see its comment).
+// which the caller runs later (see its comment). Sync, then CommitVisible, keeps the
+// guarantee and leaves only the directory's sync for later: a caller replacing several
+// files syncs them all, then renames them, so that their fsyncs overlap.
 //
 // Files that grow record by record (the session's context file, a cassette) are logs, not
 // replaced files: they append whole lines and are not written through this package.
