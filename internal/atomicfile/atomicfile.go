@@ -167,19 +167,20 @@ func (f *File) CommitVisible() (sync func() error, err error) {
 	}
 	f.done = true
 	return func() error {
+		defer f.closeDir()
+		if f.f == nil {
+			syncDir(f.dir) // after Sync
+			return nil
+		}
 		// The two syncs go on together: until both have ended a crash may leave the name
 		// empty whatever their order, and the disk commits them at once.
 		dirSynced := make(chan struct{})
 		go func() { syncDir(f.dir); close(dirSynced) }()
-		var err error
-		if f.f != nil {
-			err = f.f.Sync()
-			if cerr := f.f.Close(); err == nil {
-				err = cerr
-			}
+		err := f.f.Sync()
+		if cerr := f.f.Close(); err == nil {
+			err = cerr
 		}
 		<-dirSynced
-		f.closeDir()
 		return err
 	}, nil
 }
