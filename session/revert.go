@@ -117,7 +117,7 @@ func (s *File) Revert(id int) (*Restored, error) {
 	s.next = len(sc.restored.Checkpoints)
 	s.fresh = false
 	// The new file was synced before it took the old one's place.
-	s.written, s.durable, s.dirPending = 0, 0, false
+	s.written, s.durable, s.syncDir = 0, 0, nil
 	sc.restored.Rotated = rotated
 	if s.journal != nil {
 		// Best effort: a journal that cannot note it reports that itself (Journal.Err).

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
@@ -104,6 +105,14 @@ func (p *Run) Begin(prompt, workDir string, now time.Time) error {
 	done, serr := make(chan struct{}), error(nil)
 	go func() { defer close(done); serr = sync() }()
 	p.begun = func() error { <-done; return serr }
+	// Its sync of the session's folder comes after the context file was made there, so it
+	// makes that file's name durable too: the file's first sync waits for it instead of
+	// syncing the folder again.
+	p.File.mu.Lock()
+	if p.File.syncDir != nil {
+		p.File.syncDir = func() { <-done }
+	}
+	p.File.mu.Unlock()
 	return nil
 }
 
@@ -112,64 +121,117 @@ func (p *Run) Begin(prompt, workDir string, now time.Time) error {
 // first failure to write the session; warn reports each problem as it is found. It returns
 // the result's session_warning: why the session on disk lacks part of the run, or why
 // --continue will not find it; "" when all is well.
+//
+// Its writes overlap, so that their fsyncs share the disk's journal commits instead of
+// queueing: the new last-session and meta file are written and synced beside the context
+// file's sync and the start's, renamed into place once those have ended (last-session
+// first), and their folders synced together. The meta file is written with the warning
+// known at the start; a sync that adds one has it written again.
 func (p *Run) Settle(code int, reason string, saveErr func() error, warn func(string)) string {
 	if p.File == nil {
 		return p.Warning // no session could be kept at all
 	}
-	var problems []string
-	if err := p.waitBegun(); err != nil {
-		// The start's record could not be synced: the end's write below replaces it.
-		warn(err.Error())
-	}
-	var err error
+	var err, lastErr, metaErr error
 	if saveErr != nil {
 		err = saveErr() // already reported by a warning when it happened
 	}
+	var last, meta *atomicfile.File
+	if code == 0 {
+		last, lastErr = createFile(filepath.Join(p.Root, lastFile), []byte(p.ID+"\n"))
+	}
+	dir, now, staged := filepath.Dir(p.File.Path()), time.Now(), p.warning(err, nil)
+	if !p.started.IsZero() {
+		meta, metaErr = createMeta(dir, p.ended(code, reason, staged, now))
+	}
+	var wg sync.WaitGroup
+	if last != nil {
+		wg.Go(func() { lastErr = last.Sync() })
+	}
+	if meta != nil {
+		wg.Go(func() { metaErr = meta.Sync() })
+	}
+	var syncErr error
 	if err == nil {
-		if err = p.File.Sync(); err != nil {
-			warn(err.Error())
+		wg.Go(func() { syncErr = p.File.Sync() })
+	}
+	beginErr := p.waitBegun()
+	wg.Wait()
+	if beginErr != nil {
+		// The start's record could not be synced: the end's write below replaces it.
+		warn(beginErr.Error())
+	}
+	if syncErr != nil {
+		warn(syncErr.Error())
+		err = syncErr
+	}
+	var dirSyncs []func() error
+	commit := func(f *atomicfile.File, err error) error {
+		if err == nil {
+			var syncDir func() error
+			if syncDir, err = f.CommitVisible(); err == nil {
+				dirSyncs = append(dirSyncs, syncDir)
+			}
+		}
+		return err
+	}
+	var lastProblem error
+	if code == 0 {
+		if lastProblem = p.lastFailed(commit(last, lastErr)); lastProblem != nil {
+			warn(lastProblem.Error())
 		}
 	}
+	warning := p.warning(err, lastProblem)
+	if !p.started.IsZero() {
+		if warning != staged || commit(meta, metaErr) != nil {
+			if meta != nil {
+				meta.Discard()
+			}
+			if err := WriteMeta(dir, p.ended(code, reason, warning, now)); err != nil {
+				warn(err.Error() + " (--list-sessions shows it as unknown)")
+			}
+		}
+	}
+	for _, syncDir := range dirSyncs {
+		wg.Go(func() { syncDir() }) // after Sync, only the folder's, which reports nothing
+	}
+	wg.Wait()
+	return warning
+}
+
+// warning is the result's session_warning for a context file that could not be saved whole
+// (err) and a last-session that could not be updated (last).
+func (p *Run) warning(err, last error) string {
+	var problems []string
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("the session was not saved whole: it ends at the last record written, and resuming it goes on from there (%v)", err))
 	}
-	if code == 0 {
-		if err := p.recordLast(); err != nil {
-			warn(err.Error())
-			problems = append(problems, err.Error())
-		}
+	if last != nil {
+		problems = append(problems, last.Error())
 	}
 	warning := strings.Join(problems, "; ")
 	if p.scrub != nil {
 		warning = p.scrub(warning)
 	}
-	if err := p.end(code, reason, warning, time.Now()); err != nil {
-		warn(err.Error() + " (--list-sessions shows it as unknown)")
-	}
 	return warning
 }
 
-// recordLast remembers the session for --continue; only runs that exit 0 call it, so a
-// failed night is not what the next one continues by accident. When it cannot (a full
-// disk), it removes last-session rather than leave it naming an older session.
-func (p *Run) recordLast() error {
-	last := filepath.Join(p.Root, lastFile)
-	if err := atomicfile.Write(last, []byte(p.ID+"\n"), 0o600); err != nil {
-		if rerr := beneath.RemovePath(last); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			return fmt.Errorf("last-session could not be updated (%w) nor removed (%v): --continue would resume an older session", err, rerr)
-		}
-		return fmt.Errorf("last-session could not be updated (%w), so it was removed: --continue finds no session until a run records one", err)
-	}
-	return nil
-}
-
-// end records how the run ended.
-func (p *Run) end(code int, reason, warning string, now time.Time) error {
-	if p.started.IsZero() {
+// lastFailed says what a failure to point last-session at the session (err; nil: none) left
+// behind: last-session is removed rather than left naming an older session, so that
+// --continue does not resume that one by accident. Only runs that exit 0 update it, so a
+// failed night is not what the next one continues.
+func (p *Run) lastFailed(err error) error {
+	if err == nil {
 		return nil
 	}
-	_ = p.waitBegun() // the start's record first; Settle reported its failure
+	if rerr := beneath.RemovePath(filepath.Join(p.Root, lastFile)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		return fmt.Errorf("last-session could not be updated (%w) nor removed (%v): --continue would resume an older session", err, rerr)
+	}
+	return fmt.Errorf("last-session could not be updated (%w), so it was removed: --continue finds no session until a run records one", err)
+}
+
+// ended is the meta file's record of the run's end.
+func (p *Run) ended(code int, reason, warning string, now time.Time) Meta {
 	m := p.meta
 	m.Ended, m.Outcome, m.ExitCode, m.SessionWarning = &now, reason, &code, warning
-	return WriteMeta(filepath.Dir(p.File.Path()), m)
+	return m
 }
