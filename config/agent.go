@@ -8,7 +8,7 @@ import (
 )
 
 // resolveAgent loads the agent of the run: --agent, --agent-file, or the built-in default.
-// Its prompts are rendered when the run knows the workspace (run/agentfile.go).
+// Its prompts are rendered when the run knows the workspace (agentspec.Spec.Setup).
 func (s *Settings) resolveAgent() error {
 	f := &s.Flags
 	var err error

@@ -10,7 +10,7 @@ import (
 )
 
 // A provider written by Kimi CLI's `kimi login` has no api_key but an oauth reference; its
-// token is stored under the share dir (kimilogin). run/login.go uses it when the run starts.
+// token is stored under the share dir (kimilogin); the run uses it when it starts.
 
 // loginSource is the stored login prov names, or nil when it names none. Kimi CLI reads
 // the file for both storages ("keyring" logins are migrated to the file by Kimi itself).

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/launch"
@@ -267,10 +268,20 @@ func (t *Tracker) watches(path string) bool {
 	return false
 }
 
+// collectGrace bounds Collect's comparison at the end of a run that was stopped.
+const collectGrace = 3 * time.Second
+
 // Collect lists what changed, sorted by path; the work dirs where commands ran whose
 // changes could not be seen; and, when the tracker watches them, the repositories' git
-// settings the run changed. It removes the tracker's state.
+// settings the run changed. It removes the tracker's state. When ctx has ended (the run was
+// stopped: a signal, --timeout) it gets a few seconds of its own: the run must end
+// promptly, and the list is worth them.
 func (t *Tracker) Collect(ctx context.Context) (list []event.FileChange, unseen, gitSettings []string) {
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), collectGrace)
+		defer cancel()
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	defer t.state.remove()

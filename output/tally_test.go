@@ -26,3 +26,25 @@ func TestTally(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+// Where names the step that runs last, a subagent's and the compaction included, for a
+// replay's divergence.
+func TestTallyWhere(t *testing.T) {
+	t.Parallel()
+	ty := &Tally{Sink: NewJSON(io.Discard)}
+	for _, step := range []struct {
+		e    event.Event
+		want string
+	}{
+		{event.Event{Data: event.Init{SessionID: "s1"}}, ""},
+		{event.Event{Data: event.StepBegin{Turn: 1, Step: 2}}, "step 2 of turn 1"},
+		{event.Event{Data: event.ToolCall{ID: "a"}}, "step 2 of turn 1"},
+		{event.Event{Parent: "a", Data: event.StepBegin{Turn: 1, Step: 1}}, "step 1 of turn 1 of the subagent of tool call a"},
+		{event.Event{Data: event.CompactionBegin{}}, "the compaction"},
+	} {
+		ty.Emit(step.e)
+		if got := ty.Where(); got != step.want {
+			t.Errorf("after %T: Where = %q, want %q", step.e.Data, got, step.want)
+		}
+	}
+}

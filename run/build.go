@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,8 +15,10 @@ import (
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/model/protocols"
 	"github.com/kimi-run/kimi-run/tools"
+	"github.com/kimi-run/kimi-run/tools/mcp"
 	"github.com/kimi-run/kimi-run/tools/plugin"
 	"github.com/kimi-run/kimi-run/tools/policy"
 )
@@ -25,7 +28,7 @@ import (
 type built struct {
 	agent   *agent.Agent
 	hooks   *hooks.Engine
-	servers *mcpRun
+	servers *mcp.Set
 	names   []string
 }
 
@@ -46,9 +49,8 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 		}
 		r.tasks.Kill()
 	})
-	servers := startMCP(ctx, confineServers(r.guard.sandbox, s.MCP, r.warn), r, r.sio.Stderr, s.Output.Quiet, r.version, s.WorkDir, &r.stop.mcpKill)
-	r.res.add(servers.close)
-	if err := servers.failure(); err != nil {
+	servers, err := r.startMCP(ctx)
+	if err != nil {
 		return nil, err
 	}
 	model, err := r.model()
@@ -74,7 +76,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 			CompletionCap: e.Generation.CompletionCap, Reserve: l.Reserve, TriggerRatio: l.TriggerRatio},
 		Retry:     r.retryPolicy(),
 		Session:   r.session.File,
-		DMail:     in.ws.agent.dmail,
+		DMail:     in.ws.agent.DMail,
 		Tools:     ts.root,
 		Subagents: ts.subagents,
 		SubagentModel: func(string) error {
@@ -83,8 +85,8 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 			}
 			return nil
 		},
-		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.prompt },
-		Lifecycle:    hookLifecycle{e: eng},
+		SystemPrompt: func([]tools.Tool) string { return in.ws.agent.Prompt },
+		Lifecycle:    eng,
 		MaxToolCalls: s.Flags.MaxToolCalls,
 		Heartbeat:    s.Flags.Heartbeat,
 		Inbox:        taskInbox(r.tasks, eng, r.secrets.String),
@@ -99,9 +101,9 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 
 // hookEngine is the engine of the user's hooks, set up for this run.
 func (r *runState) hookEngine(in *inputs) (*hooks.Engine, error) {
-	eng, err := newHookEngine(r.s.Hooks)
+	eng, err := hooks.New(r.s.Hooks) // config.Resolve checked them
 	if err != nil {
-		return nil, err
+		return nil, usagef("config file: %w", err)
 	}
 	eng.WorkDir, eng.SessionID, eng.Sink = r.s.WorkDir, r.sessionID, r.sink
 	eng.Scrub = r.secrets.Bytes
@@ -118,7 +120,7 @@ type agentTools struct {
 	r       *runState
 	env     tools.Env
 	ws      *workspace
-	servers *mcpRun
+	servers *mcp.Set
 	hooks   *hooks.Engine
 	// all is every built-in tool, hooked; mcp the MCP tools, unhooked.
 	all, mcp []tools.Tool
@@ -142,9 +144,12 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	for _, w := range warnings {
 		r.warnEarly(w)
 	}
-	t.mcp = append(plugins, t.servers.toolset(append(slices.Clone(builtins), plugins...))...)
+	t.mcp = plugins
+	for _, m := range t.servers.Tools(toolNames(append(slices.Clone(builtins), plugins...))) {
+		t.mcp = append(t.mcp, m)
+	}
 	t.all = hooks.Wrap(t.hooks, builtins)
-	ts, more := t.ws.agent.rootTools(t.all)
+	ts, more := t.ws.agent.RootTools(t.all)
 	for _, w := range more {
 		r.warnEarly(w)
 	}
@@ -153,7 +158,7 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 	if t.err = g.check(append(toolNames(builtins), toolNames(t.mcp)...), policy.MCPAliases(t.mcp)); t.err != nil {
 		return nil
 	}
-	ts = r.changes.Wrap(scrubTools(g.wrap(ts), r.secrets))
+	ts = r.changes.Wrap(tools.Scrubbed(g.wrap(ts), r.secrets.String))
 	t.names = toolNames(ts)
 	return ts
 }
@@ -161,13 +166,17 @@ func (t *agentTools) root(d agent.Delegates) []tools.Tool {
 // subagents is agent.Config.Subagents.
 func (t *agentTools) subagents([]tools.Tool) map[string]agent.SubagentKind {
 	r := t.r
-	kinds, warnings := t.ws.agent.subagentKinds(t.all)
+	picked, warnings := t.ws.agent.SubagentTools(t.all)
 	for _, w := range warnings {
 		r.warnEarly(w)
 	}
+	kinds := make(map[string]agent.SubagentKind, len(picked))
+	for name, ts := range picked {
+		kinds[name] = agent.SubagentKind{Tools: ts, SystemPrompt: t.ws.agent.SubPrompts[name]}
+	}
 	kinds = withMCP(kinds, t.mcp, t.hooks)
 	for name, k := range kinds {
-		k.Tools = r.changes.Wrap(scrubTools(r.guard.wrap(k.Tools), r.secrets))
+		k.Tools = r.changes.Wrap(tools.Scrubbed(r.guard.wrap(k.Tools), r.secrets.String))
 		kinds[name] = k
 	}
 	return kinds
@@ -179,7 +188,7 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 	return tools.Env{
 		WorkDir:       r.s.WorkDir,
 		AddDirs:       ws.addDirs,
-		SubagentTypes: ws.agent.subagentTypes(),
+		SubagentTypes: ws.agent.SubagentTypes(),
 		ShellGroups:   r.groups,
 		Tasks:         r.tasks,
 		Ripgrep:       g.sandbox.Ripgrep(r.s.Env.Getenv("PATH")),
@@ -210,7 +219,12 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 	if f.RetryBaseDelay == 0 {
 		p.BaseDelay = -1
 	}
-	r.tape.adjust(&p, r.sio.Stderr, !r.s.Output.NDJSON() && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug"))
+	if r.tape.Replaying() {
+		p.Timer = cassette.Timer{Speed: f.ReplaySpeed}
+		if !r.s.Output.NDJSON() && !f.Quiet && (r.s.Output.LogLevel == "info" || r.s.Output.LogLevel == "debug") {
+			fmt.Fprintf(r.sio.Stderr, "kimi-run: replaying %s: the model's replies come from the cassette, the tools run for real\n", f.Replay)
+		}
+	}
 	return p
 }
 
@@ -218,10 +232,16 @@ func (r *runState) retryPolicy() agent.RetryPolicy {
 // fallback chain behind it. A fallback of the run's own provider shares its key and login;
 // one of another provider has its own key, and never sees the login's token.
 func (r *runState) model() (*model.Chain, error) {
-	s := r.s
-	tapeClient, err := r.tape.client(s, append(r.secrets.List(), r.cred.apiKey), r.version)
+	s, e := r.s, r.s.Endpoint
+	secrets := append(append(r.secrets.List(), r.cred.apiKey), slices.Collect(maps.Values(e.Headers))...)
+	var read cassette.Reader // the recorded provider's protocol (config put it in the endpoint) reads a replay's bodies
+	if proto, ok := protocols.Lookup(e.Protocol); ok {
+		read = proto.Read
+	}
+	tapeClient, err := r.tape.Client(cassette.Header{KimiRun: r.version, Model: e.Model, BaseURL: config.RedactURL(e.BaseURL), WorkDir: s.WorkDir, Provider: e.Protocol},
+		model.NewTransport(s.Flags.StreamIdleTimeout), read, secrets, r.tally.Where)
 	if err != nil {
-		return nil, err
+		return nil, usagef("--record: %w", err)
 	}
 	loginClient := r.cred.loginClient(tapeClient, s.Flags.StreamIdleTimeout)
 	clientOf := func(e config.Endpoint, key string, client *http.Client) model.Config {
@@ -244,7 +264,6 @@ func (r *runState) model() (*model.Chain, error) {
 			ReasoningKey:       e.ReasoningKey,
 		}
 	}
-	e := s.Endpoint
 	ownCfg := clientOf(e, r.cred.apiKey, loginClient)
 	ownCfg.Predial = r.ahead
 	own, err := protocols.New(ownCfg)
@@ -318,7 +337,7 @@ func (r *runState) planFile() string {
 // kimi-run builds itself takes it; a recording, a replay or a login's client dials as
 // before.
 func (r *runState) predial(ctx context.Context) {
-	if r.tape.flags.Record != "" || r.tape.replaying() || r.cred.login != nil {
+	if r.tape.Record != "" || r.tape.Replaying() || r.cred.login != nil {
 		return
 	}
 	r.ahead = model.StartPredial(ctx, r.s.Endpoint.BaseURL)

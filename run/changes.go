@@ -1,12 +1,10 @@
 package run
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/kimi-run/kimi-run/filechanges"
 )
@@ -54,19 +52,4 @@ func (r *runState) warnGitSettings(paths []string) {
 	if r.s.Output.NDJSON() {
 		fmt.Fprintf(r.sio.Stderr, "kimi-run: warning: %s\n", msg)
 	}
-}
-
-// collectGrace bounds the comparison of the files at the end of a run that was stopped (a
-// signal, --timeout): the run must end promptly, and the list is worth a few seconds.
-const collectGrace = 3 * time.Second
-
-// afterRun is the context for the work that finishes a run: the run's own while it lasts
-// (--timeout still holds), else a short one of its own.
-func afterRun(ctx context.Context) context.Context {
-	if ctx.Err() == nil {
-		return ctx
-	}
-	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), collectGrace)
-	context.AfterFunc(c, cancel)
-	return c
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kimi-run/kimi-run/agent"
@@ -167,7 +168,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	if in.ws, err = setupWorkspace(s, g.sandbox.AddDirs(), g.sandbox.PromptNote(), warn); err != nil {
 		return err
 	}
-	if in.ws.agent.prompt, err = f.ApplySystemPrompt(ctx, in.ws.agent.prompt); err != nil {
+	if in.ws.agent.Prompt, err = f.ApplySystemPrompt(ctx, in.ws.agent.Prompt); err != nil {
 		return err
 	}
 	if in.plan, err = planRun(ctx, s, in.ws.skills, in.prompt); err != nil {
@@ -177,8 +178,10 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 		return err
 	}
 	// Commands, hooks, MCP servers and rg get the environment without kimi-run's
-	// credentials, and start confined when the sandbox is on (launch).
-	in.childEnv = childEnviron(s.Env.Environ(), r.secrets, f.PassEnv)
+	// credentials (a command that prints its environment would hand a key to the model),
+	// but for --pass-env's, and start confined when the sandbox is on (launch). An MCP
+	// server's own "env" entries are set on top of it.
+	in.childEnv = r.secrets.Environ(s.Env.Environ(), config.CredentialVars, f.PassEnv)
 	r.launch.Environ = in.childEnv
 	g.sandbox.Configure(r.launch)
 	r.launch.Warn = r.warn
@@ -189,7 +192,7 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 			return err
 		}
 	}
-	msg, err := s.Endpoint.CheckPromptSize(len(in.plan.Prompt)+len(in.plan.Request), in.ws.agent.prompt)
+	msg, err := s.Endpoint.CheckPromptSize(len(in.plan.Prompt)+len(in.plan.Request), in.ws.agent.Prompt)
 	if err != nil {
 		return err
 	}
@@ -209,12 +212,12 @@ func (r *runState) begin(b *built) error {
 	r.emit(event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model, Provider: providerType(s.Endpoint),
 		BaseURLHost: hostOf(s.Endpoint.BaseURL), WorkDir: s.WorkDir, Tools: b.names, Version: r.version,
-		MCPServers: b.servers.initInfo(), ForkedFrom: sess.ForkedFrom,
+		MCPServers: b.servers.Report(), ForkedFrom: sess.ForkedFrom,
 	})
 	if sess.Rewound != nil {
 		r.emit(rewindEvent(sess.Rewound))
 	}
-	for _, msg := range append(r.early, b.servers.warnings()...) {
+	for _, msg := range slices.Concat(r.early, s.MCP.Warnings, b.servers.Warnings()) {
 		r.warn(msg)
 	}
 	if w := runplan.RootWarning(s.Flags.Sandbox, s.Env.Getenv); w != "" {
@@ -250,7 +253,7 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 	if r.session.Restored != nil {
 		source = "resume"
 	}
-	rh.sessionStart(ctx, source)
+	rh.note = b.hooks.SessionStart(ctx, source)
 	var out outcome
 	var err error
 	answer := func(p plan, after func(context.Context, ralph.Turner, outcome, error) (outcome, error)) (outcome, error) {
@@ -264,7 +267,15 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 	} else {
 		out, err = answer(in.plan, r.waitForTasks)
 	}
-	return out, r.tape.finish(r, out, err)
+	if cerr := r.tape.Close(); cerr != nil {
+		r.emit(event.Warning{Message: fmt.Sprintf("the cassette %s is incomplete: %v", r.tape.Record, cerr)})
+	}
+	// A strict replay fails a run that left recorded calls unplayed, if the run would
+	// succeed: one that stopped early (a step limit, a transient failure) keeps its code.
+	if err == nil && judge(out, nil, nil).code == ExitOK {
+		err = r.tape.Unplayed()
+	}
+	return out, err
 }
 
 // providerType is the endpoint's provider type; an endpoint from the environment alone is

@@ -11,8 +11,10 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/agent/answerschema"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/skills"
@@ -67,10 +69,10 @@ func TestJudge(t *testing.T) {
 		{name: "timeout after success is still a timeout", out: outcome{stop: event.StopCompleted}, cause: errTimeout,
 			code: ExitTimeout, reason: "timeout", kind: "timeout"},
 		// One row per rule of the table (issue 28 #5).
-		{name: "replay diverged", err: fmt.Errorf("step: %w", &replayError{unused: 1, total: 2}), code: ExitError, reason: "error", kind: "replay",
+		{name: "replay diverged", err: fmt.Errorf("step: %w", &cassette.ReplayError{Unused: 1, Total: 2}), code: ExitError, reason: "error", kind: "replay",
 			message: "replay: the run ended with 1 of the cassette's 2 model calls unplayed (--replay-mode lenient allows that)"},
-		{name: "replay as the cause", err: context.Canceled, cause: &replayError{unused: 1, total: 2}, code: ExitError, reason: "error", kind: "replay"},
-		{name: "hook blocked", err: &hookBlockedError{reason: "no"}, code: ExitError, reason: "error", kind: "hook"},
+		{name: "replay as the cause", err: context.Canceled, cause: &cassette.ReplayError{Unused: 1, Total: 2}, code: ExitError, reason: "error", kind: "replay"},
+		{name: "hook blocked", err: &hooks.BlockedError{Reason: "no"}, code: ExitError, reason: "error", kind: "hook"},
 		{name: "login expired", err: fmt.Errorf("login: %w", kimilogin.ErrExpired), code: ExitAuth, reason: "auth", kind: "auth"},
 		{name: "login not refreshed", err: fmt.Errorf("login: %w", kimilogin.ErrRefresh), code: ExitTransient, reason: "transient", kind: "transient", retryable: true},
 		{name: "quota", err: &agent.AttemptsError{Attempts: 1, Err: &model.ProviderError{StatusCode: 402, RetryAfter: -1}},

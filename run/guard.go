@@ -1,8 +1,6 @@
 package run
 
 import (
-	"strings"
-
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/sandbox/runplan"
 	"github.com/kimi-run/kimi-run/tools"
@@ -18,31 +16,16 @@ type guard struct {
 
 // newGuard reads the tool-rule flags and the sandbox flags. Bad rules are usage errors.
 func newGuard(s *config.Settings) (*guard, error) {
-	cli := &s.Flags
-	g := &guard{rules: policy.Policy{Source: "--allowed-tools/--disallowed-tools"}}
-	var err error
-	if g.rules.Allow, err = policy.ParseRules(cli.AllowedTools); err != nil {
-		return nil, usagef("--allowed-tools: %w", err)
+	f := &s.Flags
+	rules, err := policy.FromFlags(f.AllowedTools, f.DisallowedTools, f.Tools)
+	if err != nil {
+		return nil, usagef("%w", err)
 	}
-	if g.rules.Deny, err = policy.ParseRules(cli.DisallowedTools); err != nil {
-		return nil, usagef("--disallowed-tools: %w", err)
-	}
-	if cli.Tools != nil {
-		// Given, even empty: --tools "" offers no tools at all.
-		g.rules.Only = []string{}
-		for _, v := range cli.Tools {
-			g.rules.Only = append(g.rules.Only, policy.SplitList(v)...)
-		}
-		for _, n := range g.rules.Only {
-			if strings.ContainsAny(n, "()") {
-				return nil, usagef("--tools takes tool names; put Shell(PATTERN) rules in --allowed-tools")
-			}
-		}
-	}
-	if g.sandbox, err = planSandbox(s); err != nil {
+	sandbox, err := planSandbox(s)
+	if err != nil {
 		return nil, err
 	}
-	return g, nil
+	return &guard{rules: rules, sandbox: sandbox}, nil
 }
 
 // check refuses rules that match no tool of the run (policy.Policy.CheckNames): a usage

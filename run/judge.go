@@ -8,9 +8,11 @@ import (
 	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/agent/answerschema"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/hooks"
 	"github.com/kimi-run/kimi-run/internal/headroom"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/tools/background"
@@ -75,17 +77,17 @@ func (r errorRule) verdict(err error) verdict {
 var causeRules = []errorRule{
 	{match: isA[*signalError], codeOf: signalExit, reason: "cancelled", kind: "cancelled", message: ownWords[*signalError]},
 	{match: is(errTimeout), code: ExitTimeout, reason: "timeout", kind: "timeout", message: func(error) string { return errTimeout.Error() }},
-	{match: isA[*replayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*replayError]},
+	{match: isA[*cassette.ReplayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*cassette.ReplayError]},
 }
 
 // errorRules judge the error a run ended with, in order: the first row that matches wins.
 var errorRules = []errorRule{
-	{match: isA[*replayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*replayError]},
+	{match: isA[*cassette.ReplayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*cassette.ReplayError]},
 	{match: isA[*usageError], code: ExitUsage, reason: "error", kind: "usage"},
 	{match: isA[*session.UsageError], code: ExitUsage, reason: "error", kind: "usage"},
 	{match: isA[*session.BusyError], code: ExitTransient, reason: "busy", kind: "busy", retryable: true},
 	{match: isA[*headroom.Error], code: ExitTransient, reason: "transient", kind: "resources", retryable: true},
-	{match: isA[*hookBlockedError], code: ExitError, reason: "error", kind: "hook"},
+	{match: isA[*hooks.BlockedError], code: ExitError, reason: "error", kind: "hook"},
 	// Kimi CLI's exit 1 when its print mode stopped waiting for background tasks.
 	{match: isA[*background.OverdueError], code: ExitError, reason: "background_timeout", kind: "background", message: ownWords[*background.OverdueError]},
 	// A stored Kimi login the OAuth host refused to refresh is over until `kimi login`: an

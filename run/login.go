@@ -3,12 +3,14 @@ package run
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"time"
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/tools"
 )
 
 // credentials are the run's key and stored login as the run uses them: the settings' own,
@@ -42,8 +44,8 @@ func useLogin(ctx context.Context, e config.Endpoint, warn func(string)) (creden
 }
 
 // loginClient returns client (nil: the model's default, with idle as its header timeout)
-// with every request carrying the login's current token, so a run that outlives the token
-// refreshes it; client unchanged without a login.
+// with every request carrying the login's current token (kimilogin.Transport); client
+// unchanged without a login.
 func (c credentials) loginClient(client *http.Client, idle time.Duration) *http.Client {
 	if c.login == nil {
 		return client
@@ -52,43 +54,30 @@ func (c credentials) loginClient(client *http.Client, idle time.Duration) *http.
 		client = &http.Client{Transport: model.NewTransport(idle)}
 	}
 	cl := *client
-	cl.Transport = &loginTransport{base: client.Transport, src: c.login}
+	cl.Transport = &kimilogin.Transport{Base: client.Transport, Login: c.login}
 	return &cl
 }
 
-// loginTransport sets the Authorization header from the login.
-type loginTransport struct {
-	base http.RoundTripper
-	src  *kimilogin.Source
-}
-
-// RoundTrip sends req with the login's token. A 401 is answered as Kimi CLI answers it: the
-// login is refreshed at once and the request sent again, once; a login the OAuth host
-// refuses then ends the run as an authentication failure.
-func (t *loginTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
+// service is a configured Moonshot web service as the tools use it: signed in with its
+// login's token (refreshed as the model's is, and once at once after a 401) or else its
+// key, with kimi-run's User-Agent and the login's device headers under its custom headers.
+// nil for a service the config does not have.
+func (r *runState) service(s *config.Service) *tools.Service {
+	if s == nil {
+		return nil
 	}
-	for try := 0; ; try++ {
-		tok, err := t.src.AccessToken(req.Context())
-		if err != nil {
-			if req.Body != nil {
-				req.Body.Close()
-			}
-			return nil, err
-		}
-		out := req.Clone(req.Context())
-		out.Header.Set("Authorization", "Bearer "+tok)
-		if try > 0 {
-			if out.Body, err = req.GetBody(); err != nil {
-				return nil, err
-			}
-		}
-		resp, err := base.RoundTrip(out)
-		if err != nil || resp.StatusCode != http.StatusUnauthorized || try > 0 || req.GetBody == nil || !t.src.Rejected(tok) {
-			return resp, err
-		}
-		resp.Body.Close()
+	headers := map[string]string{"User-Agent": "kimi-run/" + r.version}
+	if s.Login != nil {
+		maps.Copy(headers, s.Login.Headers)
 	}
+	maps.Copy(headers, s.Headers)
+	// The transport's own timeouts bound the connection and the headers; the tools bound
+	// the whole call.
+	base := model.NewTransport(time.Minute)
+	if proxy := r.guard.sandbox.ProxyURL(); proxy != nil {
+		// --allow-host: the service's host must be allowed, as every host the run reaches
+		// for the model's tools (FetchURL asks no service then, see tools.NewFetchURL).
+		base.Proxy = http.ProxyURL(proxy)
+	}
+	return &tools.Service{URL: s.URL, Headers: headers, Client: &http.Client{Transport: &kimilogin.Transport{Base: base, Login: s.Login, Key: s.APIKey}}}
 }

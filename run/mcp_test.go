@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/scrub"
 )
 
@@ -22,7 +23,7 @@ func TestExitHookRunsBeforeTheExit(t *testing.T) {
 
 func TestServerEnvironDropsTheKeys(t *testing.T) {
 	t.Parallel()
-	got := childEnviron([]string{"PATH=/bin", "KIMI_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "KIMI_MODEL_NAME=m"}, &scrub.Set{}, nil)
+	got := (&scrub.Set{}).Environ([]string{"PATH=/bin", "KIMI_API_KEY=sk-1", "OPENAI_API_KEY=sk-2", "KIMI_MODEL_NAME=m"}, config.CredentialVars, nil)
 	if strings.Join(got, " ") != "PATH=/bin KIMI_MODEL_NAME=m" {
 		t.Errorf("environment = %q", got)
 	}

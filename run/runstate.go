@@ -12,6 +12,7 @@ import (
 	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/model"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/telemetry"
@@ -34,7 +35,7 @@ type runState struct {
 	tel     *telemetry.Telemetry
 	// telWarnings are the telemetry's, reported with the configuration's.
 	telWarnings []string
-	tape        *tape
+	tape        *cassette.Tape
 	// early holds the warnings found before init in stream-json mode, where the stream
 	// must open with init (resolve's, telemetry's, the prompt's).
 	early []string
@@ -138,7 +139,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		res.StructuredOutput = out.structured
 	}
 	if r.changes != nil {
-		res.FilesChanged, res.FilesUnseen, res.GitSettingsChanged = r.changes.Collect(afterRun(ctx))
+		res.FilesChanged, res.FilesUnseen, res.GitSettingsChanged = r.changes.Collect(ctx)
 		r.warnGitSettings(res.GitSettingsChanged)
 	}
 	if out.flow {
@@ -176,7 +177,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 		}
 	}
 	if r.hooks != nil {
-		r.hooks.sessionEnd(ctx, v)
+		r.hooks.e.SessionEnd(ctx, v.reason, int(v.code))
 	}
 	res.SessionWarning = r.session.Settle(int(v.code), v.reason, r.saveErr, r.warn)
 	res.SessionRepairs = r.session.Repairs

@@ -12,6 +12,7 @@ import (
 	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/launch/launcher"
 	"github.com/kimi-run/kimi-run/internal/scrub"
+	"github.com/kimi-run/kimi-run/model/cassette"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
@@ -35,7 +36,7 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	if len(forms) == 0 {
 		hideErr = nil // nothing was there to hide
 	}
-	stdout, stderr := newRedactWriter(sio.Stdout, secrets), newRedactWriter(sio.Stderr, secrets)
+	stdout, stderr := scrub.LineWriter{W: sio.Stdout, Set: secrets}, scrub.LineWriter{W: sio.Stderr, Set: secrets}
 	rawStderr := sio.Stderr
 	sio.Stdout, sio.Stderr = stdout, stderr
 	if s.Output.NDJSON() {
@@ -43,8 +44,8 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 		sio.Stderr = output.NeutralWriter(stderr)
 	}
 	r := &runState{s: s, version: version, sio: sio, started: started, secrets: secrets,
-		tape: newTape(s), cred: credentials{apiKey: s.Endpoint.APIKey}, stop: stop,
-		answerFile: f.OutputLastMessage, scrub: stdout.scrub}
+		tape: &cassette.Tape{Record: f.Record, Replay: s.Replay, Mode: f.ReplayMode, Speed: f.ReplaySpeed}, cred: credentials{apiKey: s.Endpoint.APIKey}, stop: stop,
+		answerFile: f.OutputLastMessage, scrub: secrets.String}
 	// OpenTelemetry, when an OTLP endpoint is set: it watches every event, and its last
 	// export (bounded) is the last thing the run does.
 	r.tel, r.telWarnings = startTelemetry(s, version, secrets)
@@ -70,13 +71,13 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	r.launch.Process = launcher.New(sandbox.SelfExe, r.launch)
 	r.res.add(r.launch.Close)
 
-	ctx = r.tape.bind(ctx)
-	r.res.add(r.tape.close)
+	ctx = r.tape.Bind(ctx)
+	r.res.add(func() { r.tape.Close() })
 	return r, ctx
 }
 
-// newSink builds the run's one sink chain, outermost first: the replay's step tracker
-// (a divergence names its step), the telemetry, the stall notice, the terminal filter
+// newSink builds the run's one sink chain, outermost first: the tally (a replay's
+// divergence names the step it counted last), the telemetry, the stall notice, the terminal filter
 // (text for a person only), the output format's sink.
 func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 	f, sio := &r.s.Flags, r.sio
@@ -93,7 +94,7 @@ func (r *runState) newSink(rawStderr io.Writer) output.Sink {
 		sink = telemetrySink{Sink: sink, t: r.tel}
 	}
 	r.tally = &output.Tally{Sink: sink}
-	return r.tape.track(r.tally)
+	return r.tally
 }
 
 // formatSink is the sink of the output format f asks for, writing to stdout and stderr.
@@ -106,7 +107,7 @@ func formatSink(f *config.Flags, o config.Output, stdout, stderr io.Writer, colo
 		// Under --json-schema stdout carries only the JSON that matched it.
 		JSONOnly:   f.JSONSchema != "",
 		SessionDir: f.SessionDir,
-		WaitScale:  replayWaits(f),
+		WaitScale:  cassette.Waits(f.Replay != "", f.ReplaySpeed),
 	}
 	switch {
 	case f.KimiMessages():

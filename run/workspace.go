@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/agentspec"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/skills"
 	"github.com/kimi-run/kimi-run/tools"
@@ -55,7 +56,7 @@ func promptVars(workDir string, dirs []string, found *skills.Set, sandbox string
 type workspace struct {
 	addDirs []string
 	skills  *skills.Set
-	agent   *agentSetup
+	agent   *agentspec.Setup
 }
 
 // setupWorkspace checks --skills-dir and the agent flags, finds the skills and
@@ -68,11 +69,13 @@ func setupWorkspace(s *config.Settings, dirs []string, sandbox string, warn func
 	for _, w := range found.Warnings {
 		warn(w)
 	}
-	a, err := loadAgent(s.Agent, s.Flags.DMail, promptVars(s.WorkDir, dirs, found, sandbox, s.Flags.Bare))
+	// The agent's prompts (config.Resolve loaded it): one that does not render is a usage
+	// error before any model call.
+	a, err := s.Agent.Setup(s.Flags.DMail, promptVars(s.WorkDir, dirs, found, sandbox, s.Flags.Bare))
 	if err != nil {
-		return nil, err
+		return nil, usagef("%w", err)
 	}
-	for _, w := range a.spec.Warnings {
+	for _, w := range a.Spec.Warnings {
 		warn(w)
 	}
 	return &workspace{addDirs: dirs, skills: found, agent: a}, nil

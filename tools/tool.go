@@ -212,3 +212,25 @@ func (t *funcTool[In]) Run(ctx context.Context, args json.RawMessage) (Result, e
 	}
 	return t.fn(ctx, in)
 }
+
+// Scrubbed wraps ts so that clean rewrites every call's output before the model reads it:
+// the run's credentials go, which a command can still read from a file although it never
+// gets them in its environment (cat ~/.kimi/config.toml).
+func Scrubbed(ts []Tool, clean func(string) string) []Tool {
+	out := make([]Tool, len(ts))
+	for i, t := range ts {
+		out[i] = scrubbed{Tool: t, clean: clean}
+	}
+	return out
+}
+
+type scrubbed struct {
+	Tool
+	clean func(string) string
+}
+
+func (s scrubbed) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	res, err := s.Tool.Run(ctx, args)
+	res.Output = s.clean(res.Output)
+	return res, err
+}

@@ -72,16 +72,20 @@ func (s *Set) register(secret string, own bool) {
 	s.m.build(s.forms)
 }
 
-// HasOwn reports whether v contains a credential of kimi-run's own, as it is.
-func (s *Set) HasOwn(v string) bool {
+// Environ is environ without the variables named in vars and those whose value holds a
+// credential of kimi-run's own as it is (a config.toml api_key exported under another
+// name, a login token); a variable named in pass is kept all the same.
+func (s *Set) Environ(environ, vars, pass []string) []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for _, o := range s.own {
-		if strings.Contains(v, o) {
-			return true
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if slices.Contains(pass, k) || !slices.Contains(vars, k) && !slices.ContainsFunc(s.own, func(o string) bool { return strings.Contains(v, o) }) {
+			out = append(out, kv)
 		}
 	}
-	return false
+	return out
 }
 
 // Forms returns every form of every registered secret.

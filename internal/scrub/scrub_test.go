@@ -173,6 +173,52 @@ func TestWriterHoldsBackOnlyABeginning(t *testing.T) {
 	}
 }
 
+// Environ drops the named variables and those holding an own secret whole, but for those
+// passed by name; a secret too short to be scrubbed is not matched.
+func TestEnviron(t *testing.T) {
+	var secrets Set
+	secrets.Add("sk-config-file-key-123") // a config.toml api_key the environment overrides
+	secrets.Add("short")                  // too short to be scrubbed or matched
+	environ := []string{
+		"PATH=/bin",
+		"KIMI_API_KEY=sk-env-key-0123456789",
+		"OPENAI_API_KEY=sk-other",
+		"MOONSHOT_TOKEN=sk-config-file-key-123",
+		"HEADER=Bearer sk-config-file-key-123",
+		"GREETING=short",
+		"EMPTY=",
+	}
+	vars := []string{"KIMI_API_KEY", "OPENAI_API_KEY"}
+	tests := []struct {
+		name string
+		pass []string
+		want string
+	}{
+		{name: "default", want: "PATH=/bin GREETING=short EMPTY="},
+		{name: "passed by name", pass: []string{"KIMI_API_KEY", "HEADER"},
+			want: "PATH=/bin KIMI_API_KEY=sk-env-key-0123456789 HEADER=Bearer sk-config-file-key-123 GREETING=short EMPTY="},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(secrets.Environ(environ, vars, tt.pass), " "); got != tt.want {
+			t.Errorf("%s: Environ = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// LineWriter passes each write on at once, scrubbed, and reports the length written.
+func TestLineWriter(t *testing.T) {
+	var s Set
+	s.Add(key)
+	var out bytes.Buffer
+	line := []byte("the key is " + key + "\n")
+	if n, err := (LineWriter{W: &out, Set: &s}).Write(line); n != len(line) || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if got := out.String(); strings.Contains(got, key) || !strings.HasPrefix(got, "the key is ") || !strings.HasSuffix(got, "\n") {
+		t.Errorf("written %q", got)
+	}
+}
+
 // TestWriterScrubsWrappedBase64AcrossWrites: a key's base64 wrapped into lines, its lines
 // cut anywhere by the writes, does not come out.
 func TestWriterScrubsWrappedBase64AcrossWrites(t *testing.T) {

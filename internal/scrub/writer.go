@@ -38,3 +38,21 @@ func (w *Writer) Close() error {
 	w.held = nil
 	return err
 }
+
+// LineWriter scrubs each write whole and passes it on at once: for a stream whose every
+// write holds whole lines (the run's stdout and stderr), so that a secret never straddles
+// two writes. The run removes its keys there, at the last point before the process's
+// streams, whatever way they came (an error body quoted from the HTTP layer, a command
+// that printed a config file).
+type LineWriter struct {
+	W   io.Writer
+	Set *Set
+}
+
+// Write scrubs and writes p.
+func (w LineWriter) Write(p []byte) (int, error) {
+	if _, err := w.W.Write(w.Set.Bytes(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -67,6 +67,7 @@ func (s *Set) Tools(builtin []string) []*Tool {
 			facts:  factsOf(def.Annotations),
 		}
 	}
+	s.named = out
 	return out
 }
 

@@ -21,6 +21,11 @@ type Set struct {
 	mu     sync.Mutex
 	procs  []*process // every process started, for Kill
 	killed bool       // Kill was called: exits are expected, and a late start is killed too
+	// named are the tools Tools named last; closing silences the servers' stderr;
+	// interrupted says ctx ended during Start.
+	named       []*Tool
+	closing     atomic.Bool
+	interrupted bool
 }
 
 // Status is how one server's start went.
@@ -38,8 +43,22 @@ type Status struct {
 }
 
 // NewSet returns a Set with no servers yet; Start starts them. The two steps let a caller
-// Kill the Set while Start runs.
-func NewSet(opts Options) *Set { return &Set{opts: opts} }
+// Kill the Set while Start runs. The servers' stderr lines reach opts.Stderr one at a time,
+// until Close begins.
+func NewSet(opts Options) *Set {
+	s := &Set{opts: opts}
+	if stderr := opts.Stderr; stderr != nil {
+		var mu sync.Mutex
+		s.opts.Stderr = func(server, line string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !s.closing.Load() {
+				stderr(server, line)
+			}
+		}
+	}
+	return s
+}
 
 // Start connects to every server in parallel and lists their tools; call it once. It
 // returns when each has started, failed or run out of its start-up time, so it takes about
@@ -57,6 +76,7 @@ func (s *Set) Start(ctx context.Context, servers []Server) {
 		}()
 	}
 	wg.Wait()
+	s.interrupted = ctx.Err() != nil
 }
 
 // Statuses reports each server, in the order given to Start.
@@ -72,6 +92,7 @@ func (s *Set) Statuses() []Status {
 // Close stops every server, in parallel, and returns when all are gone (about a second at
 // most). Crashes are no longer reported once Close has begun.
 func (s *Set) Close() {
+	s.closing.Store(true)
 	var wg sync.WaitGroup
 	for _, c := range s.conns {
 		wg.Add(1)

@@ -82,49 +82,6 @@ func ParseRule(s string) (Rule, error) {
 	return Rule{Tool: name, Pattern: pat, HasPattern: true}, nil
 }
 
-// ParseRules reads rules from flag values. Each value may hold several rules separated by
-// commas or spaces; a comma or space inside Shell(...) belongs to the pattern.
-func ParseRules(values []string) ([]Rule, error) {
-	var out []Rule
-	for _, v := range values {
-		for _, item := range SplitList(v) {
-			r, err := ParseRule(item)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-// SplitList splits a list of names or rules on commas and white space outside parentheses.
-func SplitList(s string) []string {
-	var out []string
-	var cur strings.Builder
-	depth := 0
-	flush := func() {
-		if t := strings.TrimSpace(cur.String()); t != "" {
-			out = append(out, t)
-		}
-		cur.Reset()
-	}
-	for _, r := range s {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')' && depth > 0:
-			depth--
-		case depth == 0 && (r == ',' || r == ' ' || r == '\t' || r == '\n'):
-			flush()
-			continue
-		}
-		cur.WriteRune(r)
-	}
-	flush()
-	return out
-}
-
 // nameMatches reports whether a rule's tool name (perhaps a glob) names tool.
 func nameMatches(ruleName, tool string) bool {
 	rn, tn := tools.CanonicalName(ruleName), tools.CanonicalName(tool)

@@ -32,6 +32,26 @@ func TestParseRules(t *testing.T) {
 	}
 }
 
+// FromFlags reads the three flags into one policy: --tools given empty offers nothing, not
+// given it offers everything; a rule in --tools is refused.
+func TestFromFlags(t *testing.T) {
+	p, err := policy.FromFlags([]string{"Shell(git *)"}, []string{"WriteFile"}, []string{"Shell,ReadFile", "Grep"})
+	if err != nil || len(p.Allow) != 1 || len(p.Deny) != 1 || strings.Join(p.Only, " ") != "Shell ReadFile Grep" {
+		t.Errorf("FromFlags = %+v, %v", p, err)
+	}
+	if p, _ := policy.FromFlags(nil, nil, []string{""}); p.Only == nil || len(p.Only) != 0 {
+		t.Errorf("--tools \"\": Only = %#v, want empty", p.Only)
+	}
+	if p, _ := policy.FromFlags(nil, nil, nil); p.Only != nil {
+		t.Errorf("no --tools: Only = %#v, want nil", p.Only)
+	}
+	for _, flags := range [][3][]string{{{"Shell("}}, {nil, {"Bash(ls)"}}, {nil, nil, {"Shell(ls)"}}} {
+		if _, err := policy.FromFlags(flags[0], flags[1], flags[2]); err == nil {
+			t.Errorf("FromFlags(%q) succeeded", flags)
+		}
+	}
+}
+
 func TestSegments(t *testing.T) {
 	tests := []struct {
 		cmd  string
