@@ -1,13 +1,18 @@
 package filechanges
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 )
 
 // maxTracked is the largest file whose lines files_changed counts; a larger one is listed
@@ -18,25 +23,66 @@ const maxTracked = 8 << 20
 const binaryProbe = 8000
 
 // readTracked reads a file for comparison: whether it exists, and its content unless it is
-// not a regular file or larger than maxTracked (big).
-func readTracked(path string) (exists bool, content []byte, big bool) {
-	fi, err := os.Lstat(path)
-	if err != nil {
+// not a regular file or larger than maxTracked (big). The file is opened below the root of
+// roots it lies in, following no link (openNoLink), and what counts is what the open file
+// is; a path that leads through a link holds no file, as git sees it. The Lstat before
+// keeps a link, a FIFO or a device from being opened at all (a device's open can act).
+func readTracked(path string, roots []string) (exists bool, content []byte, big bool) {
+	if fi, err := os.Lstat(path); err != nil {
 		return false, nil, false
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxTracked {
+	} else if !fi.Mode().IsRegular() || fi.Size() > maxTracked {
 		return true, nil, true
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	f, fi, err := openNoLink(path, roots)
+	switch {
+	case errors.Is(err, beneath.ErrLink) || errors.Is(err, fs.ErrNotExist):
+		return false, nil, false
+	case err != nil:
 		return true, nil, true
 	}
 	defer f.Close()
+	if !fi.Mode().IsRegular() || fi.Size() > maxTracked {
+		return true, nil, true
+	}
 	content, err = io.ReadAll(io.LimitReader(f, maxTracked+1))
 	if err != nil || len(content) > maxTracked {
 		return true, nil, true
 	}
 	return true, content, false
+}
+
+// openNoLink opens the file at path for reading below the longest of roots it lies below
+// (beneath.Split: its own directory when none), following no link on the way or at its
+// name, and without waiting on a FIFO; fi is what the open file is. Every file of the work
+// tree kimi-run reads itself (not through git) is opened here: a command can plant a link.
+func openNoLink(path string, roots []string) (f *os.File, fi fs.FileInfo, err error) {
+	root, rel := beneath.Split(path, roots)
+	dir, err := beneath.OpenDir(root, filepath.Dir(rel))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dir.Close()
+	if f, err = beneath.OpenFile(dir, filepath.Base(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
+		return nil, nil, err
+	}
+	if fi, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// readSmall reads at most max bytes of the regular file at path, opened by openNoLink.
+func readSmall(path string, roots []string, max int64) ([]byte, error) {
+	f, fi, err := openNoLink(path, roots)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, max))
 }
 
 // fileChange is git's view of one file as the result lists it.
@@ -52,8 +98,8 @@ func fileChange(d gitChange) event.FileChange {
 }
 
 // compareOriginal compares what a file tool's target held before with what it holds now.
-func compareOriginal(path string, o *original) (event.FileChange, bool) {
-	exists, content, big := readTracked(path)
+func compareOriginal(path string, roots []string, o *original) (event.FileChange, bool) {
+	exists, content, big := readTracked(path, roots)
 	var fc event.FileChange
 	switch {
 	case !o.existed && !exists:
