@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
@@ -148,13 +149,19 @@ func (s Info) Describe() string {
 	return s.State
 }
 
-// Load describes the session in dir; ok is false when dir holds none.
-func Load(dir string) (info Info, ok bool) {
+// Load describes the session in dir. A dir that holds none fails with fs.ErrNotExist; a
+// link on the way below a held root (beneath.Hold) with beneath.ErrLink.
+func Load(dir string) (info Info, err error) {
 	m, err := ReadMeta(dir)
 	if err != nil {
-		fi, serr := os.Lstat(filepath.Join(dir, ContextFile))
-		if serr != nil {
-			return info, false
+		f, err := beneath.Open(filepath.Join(dir, ContextFile), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return info, err
+		}
+		fi, err := f.Stat()
+		f.Close()
+		if err != nil {
+			return info, err
 		}
 		m = Meta{ID: filepath.Base(dir), Created: fi.ModTime(), Started: fi.ModTime(), Outcome: OutcomeUnknown}
 	}
@@ -163,7 +170,7 @@ func Load(dir string) (info Info, ok bool) {
 	if m.Outcome == OutcomeRunning && !lockHeld(dir) {
 		info.State = OutcomeKilled
 	}
-	return info, true
+	return info, nil
 }
 
 // List describes every session under root, newest run first.
@@ -180,7 +187,7 @@ func List(root string) ([]Info, error) {
 		if !e.IsDir() || !ValidID(e.Name()) {
 			continue
 		}
-		if info, ok := Load(filepath.Join(root, e.Name())); ok {
+		if info, err := Load(filepath.Join(root, e.Name())); err == nil {
 			out = append(out, info)
 		}
 	}

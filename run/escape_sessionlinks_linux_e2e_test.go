@@ -1,0 +1,65 @@
+//go:build linux
+
+package run_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kimi-run/kimi-run/internal/scripted"
+)
+
+// linkedSession makes the sessions of work in sessions, the folder of session s1 replaced by
+// a link to another session's folder outside (holding marker in its conversation), as a
+// command of an earlier run could replace it when the sessions are kept in the work dir;
+// s2 is a session of its own. It returns the folder outside.
+func linkedSession(t *testing.T, srv *scripted.Server, work, sessions, marker string) string {
+	t.Helper()
+	for _, run := range [][]string{{"-S", "other", "-p", marker}, {"-S", "s2", "-p", "hello"}, {"-S", "s1", "-p", "hello"}} {
+		if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, run...)}); r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", run, r.code, r.stderr)
+		}
+	}
+	outside := filepath.Join(t.TempDir(), "other")
+	if err := os.Rename(filepath.Join(sessions, "other"), outside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(sessions, "s1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(sessions, "s1")); err != nil {
+		t.Fatal(err)
+	}
+	return outside
+}
+
+// TestEscapeSessionFolderLinkIsNotFollowed: session s1's folder is a link to a folder
+// outside. Neither --show-session, nor --continue (s1 is the last session), nor a fork from
+// it or into it opens anything there; each stops naming the link.
+func TestEscapeSessionFolderLinkIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	work, sessions := t.TempDir(), t.TempDir()
+	const marker = "MARKER-SESSION-OUTSIDE"
+	srv := scripted.NewFunc(t, func(scripted.Request) scripted.Response { return scripted.Text("done") })
+	outside := linkedSession(t, srv, work, sessions, marker)
+	for _, args := range [][]string{
+		{"--show-session", "s1"},
+		{"--continue", "-p", "again"},
+		{"-S", "s3", "--fork-session", "s1", "-p", "again"},
+		{"-S", "s1", "--fork-session", "s2", "-p", "again"},
+	} {
+		opened := watchOpens(t, outside)
+		r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, args...)})
+		if seen := opened(); len(seen) > 0 {
+			t.Errorf("%v opened what the link s1 leads to: %v", args, seen)
+		}
+		if r.code == 0 || !strings.Contains(r.stderr, "symbolic link") {
+			t.Errorf("%v, s1 a link: exit %d, want a failure naming the link\n%s", args, r.code, r.stderr)
+		}
+		if strings.Contains(r.stdout, marker) {
+			t.Errorf("%v printed the conversation outside:\n%s", args, r.stdout)
+		}
+	}
+}
