@@ -63,3 +63,49 @@ func TestEscapeSessionFolderLinkIsNotFollowed(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapeTaskRecordLinkIsSaid: a background task's record in the session's folder is
+// replaced by a link to a copy outside. The next run of the session does not read it, and
+// says so once in a warning.
+func TestEscapeTaskRecordLinkIsSaid(t *testing.T) {
+	t.Parallel()
+	work, sessions, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+		msgs := req.Messages()
+		if last := msgs[len(msgs)-1]; last["role"] == "user" && messageText(last) == "start" {
+			return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
+				"command": "echo task output", "run_in_background": true, "description": "t"})))
+		}
+		return scripted.Text("done")
+	})
+	if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-S", "s1", "-p", "start")}); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	records, _ := filepath.Glob(filepath.Join(sessions, "s1", "tasks", "*", "task.json"))
+	if len(records) != 1 {
+		t.Fatalf("task records: %v", records)
+	}
+	if err := os.Rename(records[0], filepath.Join(outside, "task.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "task.json"), records[0]); err != nil {
+		t.Fatal(err)
+	}
+	opened := watchOpens(t, outside)
+	r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-S", "s1", "--output-format", "stream-json", "-p", "again")})
+	if seen := opened(); len(seen) > 0 {
+		t.Errorf("the run opened what the record's link leads to: %v", seen)
+	}
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	said := 0
+	for _, w := range warnings(events(t, r.stdout)) {
+		if strings.Contains(w, "symbolic link") && strings.Contains(w, "task record") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("%d warnings say the task record is a link, want 1:\n%s", said, r.stdout)
+	}
+}
