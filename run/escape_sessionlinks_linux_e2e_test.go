@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kimi-run/kimi-run/internal/scripted"
+	"github.com/kimi-run/kimi-run/internal/testkit"
 )
 
 // linkedSession makes the sessions of work in sessions, the folder of session s1 replaced by
@@ -64,17 +66,18 @@ func TestEscapeSessionFolderLinkIsNotFollowed(t *testing.T) {
 	}
 }
 
-// TestEscapeTaskRecordLinkIsSaid: a background task's record in the session's folder is
-// replaced by a link to a copy outside. The next run of the session does not read it, and
-// says so once in a warning.
-func TestEscapeTaskRecordLinkIsSaid(t *testing.T) {
-	t.Parallel()
-	work, sessions, outside := t.TempDir(), t.TempDir(), t.TempDir()
-	srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+// sessionTask runs session s1 of work in sessions with one background task, and returns
+// the task's folder; a later run's prompt "read" calls TaskOutput for it.
+func sessionTask(t *testing.T, work, sessions string) (srv *scripted.Server, taskDir string) {
+	t.Helper()
+	srv = scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
 		msgs := req.Messages()
-		if last := msgs[len(msgs)-1]; last["role"] == "user" && messageText(last) == "start" {
+		switch last := msgs[len(msgs)-1]; {
+		case last["role"] == "user" && messageText(last) == "start":
 			return scripted.ToolCalls(scripted.Call("Shell", callArgs(t, map[string]any{
 				"command": "echo task output", "run_in_background": true, "description": "t"})))
+		case last["role"] == "user" && messageText(last) == "read":
+			return scripted.ToolCalls(scripted.Call("TaskOutput", callArgs(t, map[string]any{"task_id": filepath.Base(taskDir)})))
 		}
 		return scripted.Text("done")
 	})
@@ -85,10 +88,21 @@ func TestEscapeTaskRecordLinkIsSaid(t *testing.T) {
 	if len(records) != 1 {
 		t.Fatalf("task records: %v", records)
 	}
-	if err := os.Rename(records[0], filepath.Join(outside, "task.json")); err != nil {
+	return srv, filepath.Dir(records[0])
+}
+
+// TestEscapeTaskRecordLinkIsSaid: a background task's record in the session's folder is
+// replaced by a link to a copy outside. The next run of the session does not read it, and
+// says so once in a warning.
+func TestEscapeTaskRecordLinkIsSaid(t *testing.T) {
+	t.Parallel()
+	work, sessions, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	srv, taskDir := sessionTask(t, work, sessions)
+	record := filepath.Join(taskDir, "task.json")
+	if err := os.Rename(record, filepath.Join(outside, "task.json")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(outside, "task.json"), records[0]); err != nil {
+	if err := os.Symlink(filepath.Join(outside, "task.json"), record); err != nil {
 		t.Fatal(err)
 	}
 	opened := watchOpens(t, outside)
@@ -107,5 +121,28 @@ func TestEscapeTaskRecordLinkIsSaid(t *testing.T) {
 	}
 	if said != 1 {
 		t.Errorf("%d warnings say the task record is a link, want 1:\n%s", said, r.stdout)
+	}
+}
+
+// TestEscapeTaskOutputFIFOBlocksNothing: a background task's output.log in the session's
+// folder is replaced by a FIFO nobody writes to. TaskOutput in the next run of the session
+// does not wait for a writer: it shows no output, and the run ends.
+func TestEscapeTaskOutputFIFOBlocksNothing(t *testing.T) {
+	t.Parallel()
+	work, sessions := t.TempDir(), t.TempDir()
+	srv, taskDir := sessionTask(t, work, sessions)
+	out := filepath.Join(taskDir, "output.log")
+	if err := os.Remove(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-S", "s1", "--output-format", "stream-json", "-p", "read")})
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if n := len(testkit.OfType(events(t, r.stdout), "tool_result")); n != 1 {
+		t.Errorf("%d tool results, want TaskOutput's", n)
 	}
 }
