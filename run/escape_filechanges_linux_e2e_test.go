@@ -162,3 +162,26 @@ func TestEscapeFilesChangedReadsNoLink(t *testing.T) {
 		t.Errorf("files_changed = %q", got)
 	}
 }
+
+// TestEscapeChangesStateFIFOBlocksNothing: the log of files_changed's state in the
+// session's folder is a FIFO nobody writes to (a command of an earlier run can write there
+// when the sessions are kept in the work dir). The next run of the session does not wait
+// for a writer: it takes nothing up, and ends.
+func TestEscapeChangesStateFIFOBlocksNothing(t *testing.T) {
+	t.Parallel()
+	work, sessions := t.TempDir(), t.TempDir()
+	srv := scripted.New(t, scripted.Text("one"), scripted.Text("two"))
+	if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-S", "s1", "-p", "x")}); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	state := filepath.Join(sessions, "s1", "changes")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(state, "log.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, "-S", "s1", "-p", "x")}); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+}
