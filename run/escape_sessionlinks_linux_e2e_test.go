@@ -146,3 +146,30 @@ func TestEscapeTaskOutputFIFOBlocksNothing(t *testing.T) {
 		t.Errorf("%d tool results, want TaskOutput's", n)
 	}
 }
+
+// TestEscapeSessionDirFIFOBlocksNothing: the session dir, kept in the work dir, is replaced
+// by a FIFO nobody writes to. No run waits on it: --continue and --session fail as for a
+// session dir that is a file, --list-sessions fails, and a run without a session flag goes
+// on without one.
+func TestEscapeSessionDirFIFOBlocksNothing(t *testing.T) {
+	t.Parallel()
+	work := t.TempDir()
+	sessions := filepath.Join(work, ".sessions")
+	if err := syscall.Mkfifo(sessions, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := scripted.NewFunc(t, func(scripted.Request) scripted.Response { return scripted.Text("done") })
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--continue", "-p", "x"}, 2},
+		{[]string{"--list-sessions"}, 1},
+		{[]string{"-S", "s1", "-p", "x"}, 2},
+		{[]string{"-p", "x"}, 0},
+	} {
+		if r := kimi(t, srv, invocation{dir: work, args: sessionArgs(sessions, c.args...)}); r.code != c.code {
+			t.Errorf("%v: exit %d, want %d\n%s", c.args, r.code, c.code, r.stderr)
+		}
+	}
+}

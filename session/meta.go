@@ -175,10 +175,15 @@ func Load(dir string) (info Info, err error) {
 
 // List describes every session under root, newest run first.
 func List(root string) ([]Info, error) {
-	entries, err := os.ReadDir(root)
+	d, err := beneath.Dir(root, false, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}
