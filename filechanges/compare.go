@@ -23,25 +23,18 @@ const maxTracked = 8 << 20
 const binaryProbe = 8000
 
 // readTracked reads a file for comparison: whether it exists, and its content unless it is
-// not a regular file or larger than maxTracked (big). The file is opened below the root of
-// roots it lies in, following no link (openNoLink), and what counts is what the open file
-// is; a path that leads through a link holds no file, as git sees it. The Lstat before
-// keeps a link, a FIFO or a device from being opened at all (a device's open can act).
+// not a regular file or larger than maxTracked (big). A path that leads through a link
+// holds no file, as git sees it (openNoLink).
 func readTracked(path string, roots []string) (exists bool, content []byte, big bool) {
-	if fi, err := os.Lstat(path); err != nil {
-		return false, nil, false
-	} else if !fi.Mode().IsRegular() || fi.Size() > maxTracked {
-		return true, nil, true
-	}
 	f, fi, err := openNoLink(path, roots)
 	switch {
-	case errors.Is(err, beneath.ErrLink) || errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, beneath.ErrLink) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return false, nil, false
-	case err != nil:
+	case err != nil || f == nil:
 		return true, nil, true
 	}
 	defer f.Close()
-	if !fi.Mode().IsRegular() || fi.Size() > maxTracked {
+	if fi.Size() > maxTracked {
 		return true, nil, true
 	}
 	content, err = io.ReadAll(io.LimitReader(f, maxTracked+1))
@@ -51,11 +44,17 @@ func readTracked(path string, roots []string) (exists bool, content []byte, big 
 	return true, content, false
 }
 
-// openNoLink opens the file at path for reading below the longest of roots it lies below
-// (beneath.Split: its own directory when none), following no link on the way or at its
-// name, and without waiting on a FIFO; fi is what the open file is. Every file of the work
-// tree kimi-run reads itself (not through git) is opened here: a command can plant a link.
+// openNoLink opens the regular file at path for reading below the longest of roots it lies
+// below (beneath.Split: its own directory when none), following no link on the way or at
+// its name: a command can plant one. What is no regular file is not read (f is nil, fi says
+// what it is): an Lstat first keeps a device from being opened at all (its open can act),
+// and the open file's own Fstat is what counts (a FIFO swapped in meanwhile is opened
+// without waiting). Every file of the work tree kimi-run reads itself, not through git, is
+// opened here.
 func openNoLink(path string, roots []string) (f *os.File, fi fs.FileInfo, err error) {
+	if fi, err = os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil, fi, err
+	}
 	root, rel := beneath.Split(path, roots)
 	dir, err := beneath.OpenDir(root, filepath.Dir(rel))
 	if err != nil {
@@ -65,23 +64,23 @@ func openNoLink(path string, roots []string) (f *os.File, fi fs.FileInfo, err er
 	if f, err = beneath.OpenFile(dir, filepath.Base(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
 		return nil, nil, err
 	}
-	if fi, err = f.Stat(); err != nil {
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, err
+		return nil, fi, err
 	}
 	return f, fi, nil
 }
 
 // readSmall reads at most max bytes of the regular file at path, opened by openNoLink.
 func readSmall(path string, roots []string, max int64) ([]byte, error) {
-	f, fi, err := openNoLink(path, roots)
+	f, _, err := openNoLink(path, roots)
+	if err == nil && f == nil {
+		err = fmt.Errorf("%s is not a regular file", path)
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
 	return io.ReadAll(io.LimitReader(f, max))
 }
 

@@ -298,17 +298,14 @@ func (g *git) remove() {
 // or anything else but a regular file is not copied, and git starts from no index, as it
 // does when there is none.
 func copyIndex(src, top, dst string) error {
-	in, fi, err := openNoLink(src, []string{top})
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, beneath.ErrLink) {
+	in, _, err := openNoLink(src, []string{top})
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, beneath.ErrLink) || err == nil && in == nil {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	if !fi.Mode().IsRegular() {
-		return nil
-	}
 	out, err := beneath.Open(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
