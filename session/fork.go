@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
@@ -25,14 +24,12 @@ func checkFork(root, src, id string) (again bool, err error) {
 		return false, usagef("invalid session id %q for --fork-session: use letters, digits, '.', '_' and '-'", src)
 	}
 	// The root is held when it exists: a link below it is refused as the copy would refuse it.
-	f, err := beneath.Open(filepath.Join(root, src, ContextFile), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	switch {
+	switch _, err := contextInfo(filepath.Join(root, src)); {
 	case errors.Is(err, beneath.ErrLink):
 		return false, usagef("--fork-session %s: %w", src, err)
 	case err != nil:
 		return false, usagef("--fork-session %s: there is no such session in %s (kimi-run --list-sessions lists them)", src, root)
 	}
-	f.Close()
 	if fi, err := os.Lstat(filepath.Join(root, id)); errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return false, nil // a link is refused where the session's folder is made, as any
 	}

@@ -154,12 +154,7 @@ func (s Info) Describe() string {
 func Load(dir string) (info Info, err error) {
 	m, err := ReadMeta(dir)
 	if err != nil {
-		f, err := beneath.Open(filepath.Join(dir, ContextFile), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return info, err
-		}
-		fi, err := f.Stat()
-		f.Close()
+		fi, err := contextInfo(dir)
 		if err != nil {
 			return info, err
 		}
@@ -171,6 +166,17 @@ func Load(dir string) (info Info, err error) {
 		info.State = OutcomeKilled
 	}
 	return info, nil
+}
+
+// contextInfo is what the context file in dir is, opened as beneath.Open does (no link
+// followed below a held root, nor at its name) and without waiting on a FIFO.
+func contextInfo(dir string) (fs.FileInfo, error) {
+	f, err := beneath.Open(filepath.Join(dir, ContextFile), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
 }
 
 // List describes every session under root, newest run first.
