@@ -1,13 +1,18 @@
 package filechanges
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 )
 
 // maxTracked is the largest file whose lines files_changed counts; a larger one is listed
@@ -18,25 +23,65 @@ const maxTracked = 8 << 20
 const binaryProbe = 8000
 
 // readTracked reads a file for comparison: whether it exists, and its content unless it is
-// not a regular file or larger than maxTracked (big).
-func readTracked(path string) (exists bool, content []byte, big bool) {
-	fi, err := os.Lstat(path)
-	if err != nil {
+// not a regular file or larger than maxTracked (big). A path that leads through a link
+// holds no file, as git sees it (openNoLink).
+func readTracked(path string, roots []string) (exists bool, content []byte, big bool) {
+	f, fi, err := openNoLink(path, roots)
+	switch {
+	case errors.Is(err, beneath.ErrLink) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return false, nil, false
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxTracked {
-		return true, nil, true
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	case err != nil || f == nil:
 		return true, nil, true
 	}
 	defer f.Close()
+	if fi.Size() > maxTracked {
+		return true, nil, true
+	}
 	content, err = io.ReadAll(io.LimitReader(f, maxTracked+1))
 	if err != nil || len(content) > maxTracked {
 		return true, nil, true
 	}
 	return true, content, false
+}
+
+// openNoLink opens the regular file at path for reading below the longest of roots it lies
+// below (beneath.Split: its own directory when none), following no link on the way or at
+// its name: a command can plant one. What is no regular file is not read (f is nil, fi says
+// what it is): an Lstat first keeps a device from being opened at all (its open can act),
+// and the open file's own Fstat is what counts (a FIFO swapped in meanwhile is opened
+// without waiting). Every file of the work tree kimi-run reads itself, not through git, is
+// opened here.
+func openNoLink(path string, roots []string) (f *os.File, fi fs.FileInfo, err error) {
+	if fi, err = os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil, fi, err
+	}
+	root, rel := beneath.Split(path, roots)
+	dir, err := beneath.OpenDir(root, filepath.Dir(rel))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dir.Close()
+	if f, err = beneath.OpenFile(dir, filepath.Base(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
+		return nil, nil, err
+	}
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fi, err
+	}
+	return f, fi, nil
+}
+
+// readSmall reads at most max bytes of the regular file at path, opened by openNoLink.
+func readSmall(path string, roots []string, max int64) ([]byte, error) {
+	f, _, err := openNoLink(path, roots)
+	if err == nil && f == nil {
+		err = fmt.Errorf("%s is not a regular file", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
 }
 
 // fileChange is git's view of one file as the result lists it.
@@ -52,8 +97,8 @@ func fileChange(d gitChange) event.FileChange {
 }
 
 // compareOriginal compares what a file tool's target held before with what it holds now.
-func compareOriginal(path string, o *original) (event.FileChange, bool) {
-	exists, content, big := readTracked(path)
+func compareOriginal(path string, roots []string, o *original) (event.FileChange, bool) {
+	exists, content, big := readTracked(path, roots)
 	var fc event.FileChange
 	switch {
 	case !o.existed && !exists:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -129,14 +130,16 @@ func (g *git) gitDir(writable func(string) bool) error {
 }
 
 // findRepo finds the repository whose work tree holds dir, by looking for .git in dir and
-// its parents (no git is run): top is the work tree's top, gitDir its git dir.
+// its parents (no git is run): top is the work tree's top, gitDir its git dir. The files
+// it reads (a .git file, commondir) are small and regular, read by readSmall: a link, a
+// FIFO or a device a command put in their place leads nowhere and blocks nothing.
 func findRepo(dir string) (top, gitDir, objects string, ok bool) {
 	for top = dir; ; top = filepath.Dir(top) {
 		dot := filepath.Join(top, ".git")
 		if fi, err := os.Stat(dot); err == nil {
 			gitDir = dot
 			if !fi.IsDir() { // a linked work tree or a submodule: "gitdir: PATH"
-				b, err := os.ReadFile(dot)
+				b, err := readSmall(dot, []string{top}, 4<<10)
 				p, found := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
 				if err != nil || !found {
 					return "", "", "", false
@@ -144,7 +147,7 @@ func findRepo(dir string) (top, gitDir, objects string, ok bool) {
 				gitDir = absUnder(top, p)
 			}
 			common := gitDir
-			if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			if b, err := readSmall(filepath.Join(gitDir, "commondir"), []string{top}, 4<<10); err == nil {
 				common = absUnder(gitDir, strings.TrimSpace(string(b)))
 			}
 			objects = filepath.Join(common, "objects")
@@ -175,7 +178,7 @@ func (g git) start(ctx context.Context, r *repo, index string) error {
 		return err
 	}
 	objects.Close()
-	if err := copyFile(index, filepath.Join(r.Data, "index")); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := copyIndex(index, r.Top, filepath.Join(r.Data, "index")); err != nil {
 		return err
 	}
 	if r.Before, err = g.tree(ctx, r); err != nil && ctx.Err() == nil {
@@ -290,9 +293,15 @@ func (g *git) remove() {
 	}
 }
 
-// copyFile copies src to dst.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+// copyIndex copies the repository's index src to dst. src is opened by openNoLink below
+// top: a link on the way or at its name (to a file outside, planted by a command), a FIFO
+// or anything else but a regular file is not copied, and git starts from no index, as it
+// does when there is none.
+func copyIndex(src, top, dst string) error {
+	in, _, err := openNoLink(src, []string{top})
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, beneath.ErrLink) || err == nil && in == nil {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 )
@@ -20,7 +19,7 @@ var gitSettings = []string{"config", "hooks", "info"}
 func settings(dirs []string) map[string]string {
 	out := map[string]string{}
 	for _, d := range dirs {
-		_, _, objects, ok := findRepo(d)
+		top, _, objects, ok := findRepo(d)
 		if !ok {
 			continue
 		}
@@ -31,9 +30,11 @@ func settings(dirs []string) map[string]string {
 				}
 				sum := "link"
 				if e.Type().IsRegular() {
-					b, _ := os.ReadFile(p)
-					h := sha256.Sum256(b)
-					sum = hex.EncodeToString(h[:])
+					// Read as the tracker reads a file: no link followed, no FIFO waited on.
+					if b, err := readSmall(p, []string{top}, 64<<20); err == nil {
+						h := sha256.Sum256(b)
+						sum = hex.EncodeToString(h[:])
+					}
 				}
 				out[p] = sum
 				return nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/kimi-run/kimi-run/internal/beneath"
 )
@@ -19,7 +20,7 @@ import (
 // removes it. The log is not synced: it outlives the process, not the machine.
 //
 // Every file of the state is opened, made and removed through beneath (no link followed
-// below the root kimi-run holds, nor at the name). git writes the index and objects by
+// below the root kimi-run holds, nor at the name), and read without waiting on a FIFO. git writes the index and objects by
 // path, so a state that holds a link anywhere (one planted between a kill and the resume)
 // is not taken up but removed, and the git data's place is the state's own, never the one
 // the log names. What could still plant a link while git writes is a command running
@@ -61,7 +62,7 @@ func (s *state) load(turn string) (recs []record, linked bool) {
 	if s.dir == "" {
 		return nil, false
 	}
-	f, err := beneath.Open(filepath.Join(s.dir, logName), os.O_RDONLY, 0)
+	f, err := beneath.Open(filepath.Join(s.dir, logName), os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO reads empty
 	if err == nil && hasLink(s.dir) {
 		f.Close()
 		err = beneath.ErrLink
@@ -126,7 +127,7 @@ func linkIn(d *os.File) bool {
 		case e.Type()&fs.ModeSymlink != 0:
 			return true
 		case e.IsDir():
-			sub, err := beneath.OpenFile(d, e.Name(), os.O_RDONLY, 0)
+			sub, err := beneath.OpenFile(d, e.Name(), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 			if err != nil {
 				return true
 			}

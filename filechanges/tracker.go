@@ -151,7 +151,7 @@ func (t *Tracker) remember(path string) {
 	t.begin()
 	t.seq++
 	o := &original{seq: t.seq}
-	o.existed, o.content, o.big = readTracked(path)
+	o.existed, o.content, o.big = readTracked(path, t.dirs)
 	t.touched[path] = o
 	rec := record{Seq: o.seq, Path: path, Existed: o.existed, Big: o.big, Content: o.content}
 	if t.secret != nil && t.secret(string(o.content)) {
@@ -310,7 +310,7 @@ func (t *Tracker) Collect(ctx context.Context) (list []event.FileChange, unseen,
 		if _, ok := found[p]; ok && t.snapped && o.seq > t.snapSeq {
 			continue // git saw the file as it was before the run: its count is whole
 		}
-		if fc, changed := compareOriginal(p, o); changed {
+		if fc, changed := compareOriginal(p, t.dirs, o); changed {
 			found[p] = fc
 		} else {
 			delete(found, p) // back as it was

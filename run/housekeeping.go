@@ -2,8 +2,10 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/docs"
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/session"
 )
@@ -110,6 +113,9 @@ func sessions(ctx context.Context, cli *CLI, sio IO) ExitCode {
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
+	if release, err := beneath.Hold(root); err == nil {
+		defer release() // no link below the root is followed, as in a run
+	}
 	ndjson := cli.OutputFormat == "stream-json"
 	if cli.ListSessions {
 		all, err := session.List(root)
@@ -123,9 +129,11 @@ func sessions(ctx context.Context, cli *CLI, sio IO) ExitCode {
 		return fail(ExitUsage, usagef("invalid session id %q: use letters, digits, '.', '_' and '-'", id))
 	}
 	dir := filepath.Join(root, id)
-	info, ok := session.Load(dir)
-	if !ok {
+	info, err := session.Load(dir)
+	if errors.Is(err, fs.ErrNotExist) {
 		return fail(ExitUsage, usagef("no session %s for %s (in %s); --list-sessions lists them", id, workDir, root))
+	} else if err != nil {
+		return fail(ExitError, fmt.Errorf("read session %s: %w", id, err))
 	}
 	restored, err := session.Read(ctx, filepath.Join(dir, session.ContextFile))
 	if err != nil {

@@ -23,11 +23,15 @@ func checkFork(root, src, id string) (again bool, err error) {
 	if !ValidID(src) {
 		return false, usagef("invalid session id %q for --fork-session: use letters, digits, '.', '_' and '-'", src)
 	}
-	if _, err := os.Stat(filepath.Join(root, src, ContextFile)); err != nil {
+	// The root is held when it exists: a link below it is refused as the copy would refuse it.
+	switch _, err := contextInfo(filepath.Join(root, src)); {
+	case errors.Is(err, beneath.ErrLink):
+		return false, usagef("--fork-session %s: %w", src, err)
+	case err != nil:
 		return false, usagef("--fork-session %s: there is no such session in %s (kimi-run --list-sessions lists them)", src, root)
 	}
-	if _, err := os.Lstat(filepath.Join(root, id)); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+	if fi, err := os.Lstat(filepath.Join(root, id)); errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return false, nil // a link is refused where the session's folder is made, as any
 	}
 	if m, err := ReadMeta(filepath.Join(root, id)); err == nil && m.ForkedFrom == src {
 		return true, nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
@@ -160,13 +161,14 @@ func (s Info) Describe() string {
 	return s.State
 }
 
-// Load describes the session in dir; ok is false when dir holds none.
-func Load(dir string) (info Info, ok bool) {
+// Load describes the session in dir. A dir that holds none fails with fs.ErrNotExist; a
+// link on the way below a held root (beneath.Hold) with beneath.ErrLink.
+func Load(dir string) (info Info, err error) {
 	m, err := ReadMeta(dir)
 	if err != nil {
-		fi, serr := os.Lstat(filepath.Join(dir, ContextFile))
-		if serr != nil {
-			return info, false
+		fi, err := contextInfo(dir)
+		if err != nil {
+			return info, err
 		}
 		m = Meta{ID: filepath.Base(dir), Created: fi.ModTime(), Started: fi.ModTime(), Outcome: OutcomeUnknown}
 	}
@@ -175,15 +177,31 @@ func Load(dir string) (info Info, ok bool) {
 	if m.Outcome == OutcomeRunning && !lockHeld(dir) {
 		info.State = OutcomeKilled
 	}
-	return info, true
+	return info, nil
+}
+
+// contextInfo is what the context file in dir is, opened as beneath.Open does (no link
+// followed below a held root, nor at its name) and without waiting on a FIFO.
+func contextInfo(dir string) (fs.FileInfo, error) {
+	f, err := beneath.Open(filepath.Join(dir, ContextFile), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
 }
 
 // List describes every session under root, newest run first.
 func List(root string) ([]Info, error) {
-	entries, err := os.ReadDir(root)
+	d, err := beneath.Dir(root, false, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +210,7 @@ func List(root string) ([]Info, error) {
 		if !e.IsDir() || !ValidID(e.Name()) {
 			continue
 		}
-		if info, ok := Load(filepath.Join(root, e.Name())); ok {
+		if info, err := Load(filepath.Join(root, e.Name())); err == nil {
 			out = append(out, info)
 		}
 	}

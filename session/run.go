@@ -105,6 +105,21 @@ func OpenRun(ctx context.Context, w Want) (run Run, err error) {
 		return p, err
 	}
 	p.Root = root
+	// No link below the root is followed: a session folder inside the work dir could have
+	// been replaced by one by a command of an earlier run. The root is held for the run
+	// from the first read below it (--continue's, the fork's check) when it exists, else
+	// from when it is made: every read and write below it, whatever code makes it, starts
+	// from this handle and follows no link (beneath.Hold).
+	release, _ := beneath.Hold(root)
+	defer func() {
+		switch {
+		case release == nil:
+		case run.File == nil:
+			release()
+		default:
+			run.release = release
+		}
+	}()
 	if err := p.pick(ctx, w); err != nil {
 		return p, err
 	}
@@ -116,25 +131,14 @@ func OpenRun(ctx context.Context, w Want) (run Run, err error) {
 	}
 	explicit := w.ID != "" || w.Continue || w.Fork != ""
 	dir := filepath.Join(root, p.ID)
-	// No link below the root is followed: a session folder inside the work dir could have
-	// been replaced by one by a command of an earlier run.
-	// The root is held for the run: every write below it, whatever code makes it, starts
-	// from this handle and follows no link (beneath.Hold).
-	err = os.MkdirAll(root, 0o700)
-	var release func()
-	if err == nil {
-		release, err = beneath.Hold(root)
-	}
-	if err != nil {
-		return p.unsaved(explicit, err)
-	}
-	defer func() {
-		if run.File == nil {
-			release()
-		} else {
-			run.release = release
+	if release == nil {
+		if err = os.MkdirAll(root, 0o700); err == nil {
+			release, err = beneath.Hold(root)
 		}
-	}()
+		if err != nil {
+			return p.unsaved(explicit, err)
+		}
+	}
 	f, err := beneath.MkdirAll(root, p.ID, 0o700)
 	if err != nil {
 		return p.unsaved(explicit, err)
@@ -199,7 +203,7 @@ func (p *Run) pick(ctx context.Context, w Want) error {
 func (p Run) open(ctx context.Context, w Want, path string, explicit bool) (Run, error) {
 	opt := WithRedact(w.Scrub)
 	p.scrub = w.Scrub
-	if _, err := os.Stat(path); err == nil {
+	if _, err := os.Lstat(path); err == nil {
 		p.File, p.Restored, err = Open(ctx, path, opt)
 		if err != nil && ctx.Err() != nil {
 			return p, context.Cause(ctx) // a signal or --timeout during a long restore
@@ -295,7 +299,7 @@ func (p Run) unsaved(explicit bool, err error) (Run, error) {
 func continueNotes(root, id string) (notice, skipped string) {
 	var since time.Time
 	notice = "continuing session " + id + ", the last run of this work dir that exited 0"
-	if cur, ok := Load(filepath.Join(root, id)); ok && cur.State != OutcomeUnknown {
+	if cur, err := Load(filepath.Join(root, id)); err == nil && cur.State != OutcomeUnknown {
 		since = cur.Started
 		notice += fmt.Sprintf(" (started %s)", cur.Started.Local().Format(time.DateTime))
 	}

@@ -6,7 +6,8 @@
 // is resolved by one openat2 with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS; elsewhere on
 // Unix by one O_NOFOLLOW open per component. Every file operation of kimi-run's own below
 // a root it knows (the sandbox's writable dirs for the file tools, the work dir for a
-// rewind, the parent of a missing --add-dir) goes through here.
+// rewind and for what files_changed reads of the work tree, the parent of a missing
+// --add-dir, the session dir) goes through here.
 package beneath
 
 import (

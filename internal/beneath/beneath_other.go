@@ -46,5 +46,8 @@ func Mkdir(dir *os.File, name string, perm fs.FileMode) error {
 	return os.Mkdir(filepath.Join(dir.Name(), name), perm)
 }
 
+// openPath opens the directory at path.
+func openPath(path string) (*os.File, error) { return os.Open(path) }
+
 // dup returns a new handle on the directory f.
 func dup(f *os.File) (*os.File, error) { return os.Open(f.Name()) }

@@ -40,6 +40,9 @@ func openFD(rootFD int, path, rel string, create bool, perm fs.FileMode) (*os.Fi
 		unix.Close(rootFD)
 		return nil, &fs.PathError{Op: "open", Path: path, Err: linkError{unix.EXDEV}}
 	}
+	if len(parts) == 0 {
+		parts = []string{"."} // the root itself, in a handle of its own (a dup shares its offset)
+	}
 	fd, err := openat2Dir(rootFD, strings.Join(parts, "/"))
 	if err != nil && (errors.Is(err, unix.ENOSYS) || create && errors.Is(err, unix.ENOENT)) {
 		fd, err = walk(rootFD, parts, create, perm)
@@ -147,6 +150,12 @@ func Mkdir(dir *os.File, name string, perm fs.FileMode) error {
 		return &fs.PathError{Op: "mkdir", Path: filepath.Join(dir.Name(), name), Err: err}
 	}
 	return nil
+}
+
+// openPath opens the directory at path as os.Open does, but for a FIFO in its place: that
+// is opened without waiting for a writer (and is no directory to read).
+func openPath(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 }
 
 // dup returns a new handle on the directory f.

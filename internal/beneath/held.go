@@ -32,7 +32,7 @@ func Hold(root string) (release func(), err error) {
 		h.n++
 		return func() { drop(root) }, nil
 	}
-	f, err := os.Open(root)
+	f, err := openPath(root)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func lookup(dir string) (root *os.File, rel string, ok bool) {
 
 // Dir opens the directory dir (absolute), making it and its missing parents with perm when
 // create is set. Below a held root no link is followed from that root on (ErrLink);
-// elsewhere dir is opened by its path, as os.Open does.
+// elsewhere dir is opened by its path, as os.Open does (but a FIFO there is not waited on).
 func Dir(dir string, create bool, perm fs.FileMode) (*os.File, error) {
 	dir = filepath.Clean(dir)
 	if root, rel, ok := lookup(dir); ok {
@@ -88,7 +88,7 @@ func Dir(dir string, create bool, perm fs.FileMode) (*os.File, error) {
 			return nil, err
 		}
 	}
-	return os.Open(dir)
+	return openPath(dir)
 }
 
 // Open opens the file at path (absolute) as OpenFile does in its directory, opened by Dir:

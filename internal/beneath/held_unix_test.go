@@ -86,3 +86,25 @@ func TestRemoveAllRemovesATree(t *testing.T) {
 		t.Errorf("the link's target lost its file: %v", err)
 	}
 }
+
+// The held root itself, opened by Dir, is a handle of its own: reading it twice lists it
+// twice (a handle sharing the held one's offset would list nothing the second time).
+func TestHeldRootReadsWhole(t *testing.T) {
+	work, _ := tree(t)
+	release, err := Hold(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for i := range 2 {
+		d, err := Dir(work, false, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := d.Readdirnames(-1)
+		d.Close()
+		if err != nil || len(names) == 0 {
+			t.Errorf("reading %d: %v, %v", i+1, names, err)
+		}
+	}
+}

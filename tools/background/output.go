@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/kimi-run/kimi-run/event"
@@ -122,9 +123,9 @@ func runeCut(p []byte, n int) int {
 
 // readEnd reads at most n bytes from the end of the file at path; size is the file's size.
 // A cut at the start drops an incomplete UTF-8 sequence. A link at the path, or below the
-// session dir, is not followed: a command may have planted it.
+// session dir, is not followed, nor a FIFO waited on: a command may have planted either.
 func readEnd(path string, n int) (text []byte, size int64, err error) {
-	f, err := beneath.Open(path, os.O_RDONLY, 0)
+	f, err := beneath.Open(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -3,6 +3,7 @@ package background
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
@@ -68,8 +70,12 @@ func (m *Manager) Restore() {
 	}
 	names, _ := filepath.Glob(filepath.Join(m.Dir, "*", recordName))
 	var recs []record
+	linked := 0
 	for _, name := range names {
 		data, err := infile.Read(context.Background(), name, infile.SessionMeta)
+		if errors.Is(err, beneath.ErrLink) {
+			linked++
+		}
 		if err != nil {
 			continue
 		}
@@ -78,6 +84,9 @@ func (m *Manager) Restore() {
 			continue
 		}
 		recs = append(recs, r)
+	}
+	if linked > 0 {
+		m.warn(fmt.Sprintf("%d background task record(s) in %s lie behind a symbolic link: not read, those tasks are not listed", linked, m.Dir))
 	}
 	sort.SliceStable(recs, func(i, j int) bool { return recs[i].StartedAt.Before(recs[j].StartedAt) })
 	for _, r := range recs {
