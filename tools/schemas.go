@@ -54,10 +54,3 @@ func tableSchema(name string, in reflect.Type) (json.RawMessage, bool) {
 	}
 	return json.RawMessage(text), true
 }
-
-// derivedTool is a tool made by New: its schema can be inferred from its arguments'
-// type, limits filled and the shell left as {shell_run}.
-type derivedTool interface {
-	argsType() reflect.Type
-	deriveSchema() (raw json.RawMessage, required []string, err error)
-}
