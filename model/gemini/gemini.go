@@ -56,7 +56,7 @@ func geminiURL(cfg model.Config) string {
 		version = "v1beta1"
 	}
 	if base == "" {
-		base = defaultGeminiBase(cfg)
+		base = DefaultBaseURL(cfg)
 	}
 	if i := strings.LastIndex(base, "/"); i >= 0 && apiVersion(base[i+1:]) {
 		version = ""
@@ -78,12 +78,9 @@ func geminiURL(cfg model.Config) string {
 	return base + "/" + name + ":streamGenerateContent?alt=sse"
 }
 
-// DefaultBaseURL is the endpoint of a Gemini protocol when the config names none.
-func DefaultBaseURL(cfg model.Config) string { return defaultGeminiBase(cfg) }
-
-// defaultGeminiBase is the endpoint when the config names none: Google AI's, or Vertex
-// AI's global or regional one.
-func defaultGeminiBase(cfg model.Config) string {
+// DefaultBaseURL is the endpoint when the config names none: Google AI's, or Vertex AI's
+// global or regional one.
+func DefaultBaseURL(cfg model.Config) string {
 	if cfg.Protocol != "vertexai" {
 		return GeminiBaseURL
 	}
