@@ -30,10 +30,7 @@ import (
 // AnthropicPath is the Messages API's path under the server's URL.
 const AnthropicPath = "/v1/messages"
 
-// anthropicPath reports whether a request path is the Messages API's.
-func anthropicPath(p string) bool { return p == AnthropicPath }
-
-var anthropicDialect = dialect{path: AnthropicPath, match: anthropicPath, translator: func() translator { return &anthropicTranslator{} },
+var anthropicDialect = dialect{path: AnthropicPath, match: func(p string) bool { return p == AnthropicPath }, translator: func() translator { return &anthropicTranslator{} },
 	messages: func(body map[string]any) ([]map[string]any, bool) { return anthropicMessages(body), true }}
 
 // ThinkingSignature is the signature the Anthropic dialect gives a thinking block of text.

@@ -124,8 +124,6 @@ func dialectOf(p string) *dialect {
 	return nil
 }
 
-func modelPath(p string) bool { return p == chatPath || dialectOf(p) != nil }
-
 // modelPaths names the paths the server answers.
 func modelPaths() string {
 	paths := []string{chatPath}
@@ -254,7 +252,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		code, req.Problem = http.StatusBadRequest, fmt.Sprintf("reading body: %v", err)
 	case r.Method != http.MethodPost:
 		code, req.Problem = http.StatusMethodNotAllowed, "method "+r.Method+", want POST"
-	case !modelPath(path):
+	case path != chatPath && dialectOf(path) == nil:
 		code, req.Problem = http.StatusNotFound, "path "+path+", want one of "+modelPaths()
 	case req.Body == nil:
 		code, req.Problem = http.StatusBadRequest, "body is not a JSON object"
