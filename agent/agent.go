@@ -47,8 +47,6 @@ type Agent struct {
 	MaxSteps int
 	// Retry is the policy for failed model calls.
 	Retry RetryPolicy
-	// Now is the clock for events (default time.Now).
-	Now func() time.Time
 	// Parent marks events of a subagent with the Agent call that runs it.
 	Parent string
 	// Compaction keeps the conversation within the context window.
@@ -136,19 +134,12 @@ func (a *Agent) init() {
 	}
 }
 
-func (a *Agent) now() time.Time {
-	if a.Now != nil {
-		return a.Now()
-	}
-	return time.Now()
-}
-
 func (a *Agent) emit(p event.Payload) {
 	s := a.Sink
 	if s == nil {
 		return
 	}
-	s.Emit(event.Event{Time: a.now(), Parent: a.Parent, Data: p})
+	s.Emit(event.Event{Time: time.Now(), Parent: a.Parent, Data: p})
 }
 
 func (a *Agent) tool(name string) tools.Tool {
