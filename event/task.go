@@ -1,7 +1,7 @@
 package event
 
-// The event types of background tasks (issue 27): Shell commands started with
-// `run_in_background`, which run while the agent works.
+// The event types of background tasks: Shell commands started with `run_in_background`,
+// which run while the agent works.
 const (
 	TypeTaskStarted Type = "task_started"
 	TypeTaskOutput  Type = "task_output"

@@ -17,7 +17,7 @@ const (
 
 // UsageInChoice puts the usage inside the finishing choice and sends no usage chunk after
 // it, with cached tokens as a top-level usage.cached_tokens: how Moonshot's API streams
-// kimi-k2.5 (issue 16; the moonpalace recording in testdata/providers).
+// kimi-k2.5 (the moonpalace recording in testdata/providers).
 func UsageInChoice() Part {
 	return func(b *replyBuilder) {
 		b.usageWhere = usageInChoice
