@@ -100,15 +100,9 @@ type dialect struct {
 	// each response); nil plays it as scripted.
 	translator func() translator
 	// stream, when set, translates the steps as they are written instead (and floods).
-	stream func(w io.Writer) streamWriter
+	stream func(w io.Writer) *responsesWriter
 	// messages reads a request's conversation; ok is false when the body has none.
 	messages func(body map[string]any) (msgs []map[string]any, ok bool)
-}
-
-// streamWriter is a dialect's writer of a played stream.
-type streamWriter interface {
-	io.Writer
-	flood(per int64) error
 }
 
 // dialects are the protocols the server speaks besides chat completions.
@@ -322,7 +316,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 	// body is where the steps write: the response writer, or for another protocol the
 	// translation of the chat-completions stream into its events.
 	var body io.Writer = w
-	var translating streamWriter
+	var translating *responsesWriter
 	if d := dialectOf(strings.TrimPrefix(r.URL.Path, s.prefix)); d != nil && d.stream != nil && resp.streamed() {
 		translating = d.stream(w)
 		body = translating
