@@ -30,7 +30,7 @@ import (
 // AnthropicPath is the Messages API's path under the server's URL.
 const AnthropicPath = "/v1/messages"
 
-var anthropicDialect = dialect{path: AnthropicPath, match: func(p string) bool { return p == AnthropicPath }, translator: func() translator { return &anthropicTranslator{} },
+var anthropicDialect = dialect{path: AnthropicPath, match: func(p string) bool { return p == AnthropicPath }, render: func(r Response) Response { return r.translated(&anthropicTranslator{}) },
 	messages: func(body map[string]any) ([]map[string]any, bool) { return anthropicMessages(body), true }}
 
 // ThinkingSignature is the signature the Anthropic dialect gives a thinking block of text.

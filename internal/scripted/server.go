@@ -96,9 +96,8 @@ type dialect struct {
 	// path says the paths it answers, for the error that names them; match tells them.
 	path  string
 	match func(p string) bool
-	// translator translates a response's steps into the protocol's stream (a fresh one for
-	// each response); nil plays it as scripted.
-	translator func() translator
+	// render returns a response as the protocol streams it; nil plays it as scripted.
+	render func(Response) Response
 	// stream, when set, translates the steps as they are written instead (and floods).
 	stream func(w io.Writer) *responsesWriter
 	// messages reads a request's conversation; ok is false when the body has none.
@@ -284,8 +283,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.t.Errorf("scripted: request %d (%s %s, User-Agent %q): %s", n+1, r.Method, path, r.UserAgent(), req.Problem)
 		resp = Status(code, ErrorBody("scripted_error", "scripted: "+req.Problem))
 	}
-	if d := dialectOf(path); d != nil && d.translator != nil {
-		resp = resp.translated(d.translator())
+	if d := dialectOf(path); d != nil && d.render != nil {
+		resp = d.render(resp)
 	}
 	s.play(w, r, resp)
 }
