@@ -29,7 +29,7 @@ const (
 
 // errNoStepLimit is a turn asked of an agent that was given no step limit: a programming
 // error, reported rather than run without a bound.
-var errNoStepLimit = errors.New("agent: no step limit: set Agent.MaxSteps or TurnSpec.MaxSteps")
+var errNoStepLimit = errors.New("agent: no step limit: set Agent.MaxSteps")
 
 // continueNote asks the model to go on with an answer that the token limit cut off.
 const continueNote = "<system>Your reply was cut off at the output token limit. Continue exactly where it stopped, without repeating anything already written.</system>"
@@ -166,11 +166,7 @@ func (a *Agent) readInbox(ctx context.Context) {
 // retries, cancellation, a tool's Go error); limits are reported in the outcome.
 func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
 	a.init()
-	maxSteps := spec.MaxSteps
-	if maxSteps <= 0 {
-		maxSteps = a.MaxSteps
-	}
-	if maxSteps <= 0 {
+	if a.MaxSteps <= 0 {
 		return event.TurnOutcome{}, errNoStepLimit
 	}
 	a.turns++
@@ -194,7 +190,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 		a.emit(event.TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
 	}
 	for step := 1; ; step++ {
-		if step > maxSteps {
+		if step > a.MaxSteps {
 			out.StopReason = event.StopMaxSteps
 			end(string(out.StopReason))
 			return out, nil
