@@ -29,7 +29,7 @@ const (
 
 // errNoStepLimit is a turn asked of an agent that was given no step limit: a programming
 // error, reported rather than run without a bound.
-var errNoStepLimit = errors.New("agent: no step limit: set Agent.MaxSteps or TurnSpec.MaxSteps")
+var errNoStepLimit = errors.New("agent: no step limit: set Agent.MaxSteps")
 
 // continueNote asks the model to go on with an answer that the token limit cut off.
 const continueNote = "<system>Your reply was cut off at the output token limit. Continue exactly where it stopped, without repeating anything already written.</system>"
@@ -47,8 +47,6 @@ type Agent struct {
 	MaxSteps int
 	// Retry is the policy for failed model calls.
 	Retry RetryPolicy
-	// Now is the clock for events (default time.Now).
-	Now func() time.Time
 	// Parent marks events of a subagent with the Agent call that runs it.
 	Parent string
 	// Compaction keeps the conversation within the context window.
@@ -136,19 +134,12 @@ func (a *Agent) init() {
 	}
 }
 
-func (a *Agent) now() time.Time {
-	if a.Now != nil {
-		return a.Now()
-	}
-	return time.Now()
-}
-
 func (a *Agent) emit(p event.Payload) {
 	s := a.Sink
 	if s == nil {
 		return
 	}
-	s.Emit(event.Event{Time: a.now(), Parent: a.Parent, Data: p})
+	s.Emit(event.Event{Time: time.Now(), Parent: a.Parent, Data: p})
 }
 
 func (a *Agent) tool(name string) tools.Tool {
@@ -175,11 +166,7 @@ func (a *Agent) readInbox(ctx context.Context) {
 // retries, cancellation, a tool's Go error); limits are reported in the outcome.
 func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcome, error) {
 	a.init()
-	maxSteps := spec.MaxSteps
-	if maxSteps <= 0 {
-		maxSteps = a.MaxSteps
-	}
-	if maxSteps <= 0 {
+	if a.MaxSteps <= 0 {
 		return event.TurnOutcome{}, errNoStepLimit
 	}
 	a.turns++
@@ -203,7 +190,7 @@ func (a *Agent) Turn(ctx context.Context, spec event.TurnSpec) (event.TurnOutcom
 		a.emit(event.TurnEnd{Turn: turn, Iteration: spec.Iteration, Node: spec.Node, Steps: out.Steps, StopReason: reason})
 	}
 	for step := 1; ; step++ {
-		if step > maxSteps {
+		if step > a.MaxSteps {
 			out.StopReason = event.StopMaxSteps
 			end(string(out.StopReason))
 			return out, nil

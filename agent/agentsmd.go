@@ -73,7 +73,7 @@ func mergeAgentsFiles(files []agentsFile, budget int) string {
 	parts := make([]string, len(files))
 	left := budget
 	for i := len(files) - 1; i >= 0; i-- {
-		header := agentsHeader(files[i].path)
+		header := fmt.Sprintf("<!-- AGENTS.md file: %s -->\n", files[i].path)
 		cost := len(header)
 		if i < len(files)-1 {
 			cost += 2 // the blank line before the next file
@@ -99,10 +99,6 @@ func mergeAgentsFiles(files []agentsFile, budget int) string {
 		}
 	}
 	return strings.Join(out, "\n\n")
-}
-
-func agentsHeader(path string) string {
-	return fmt.Sprintf("<!-- AGENTS.md file: %s -->\n", path)
 }
 
 func isFile(p string) bool {

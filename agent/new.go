@@ -23,8 +23,6 @@ type Config struct {
 	Compaction Compaction
 	// Session, when set, receives every record of the conversation.
 	Session *session.File
-	// Now is the clock for events (default time.Now).
-	Now func() time.Time
 	// DMail gives the agent the SendDMail tool and shows it checkpoint markers.
 	DMail bool
 	// Tools builds the agent's toolset. The tools that need the agent itself get it
@@ -71,7 +69,6 @@ func New(cfg Config) *Agent {
 		Sink:              cfg.Sink,
 		MaxSteps:          cfg.MaxSteps,
 		Retry:             cfg.Retry,
-		Now:               cfg.Now,
 		Compaction:        cfg.Compaction,
 		Session:           cfg.Session,
 		CheckpointMarkers: cfg.DMail,

@@ -25,11 +25,11 @@ type stepResult struct {
 // step makes one model call, retrying transient failures, saves the reply, runs its tool
 // calls and saves each result as it comes.
 //
-// Exactly once across a crash (issue 25 #1): no call starts before the assistant message
-// that makes it is written and synced, and each result is written and synced as soon as
-// its call ends, before its tool_result event. So a run killed at any moment leaves every
-// call it started in the session, each with its result or without one; a resume answers a
-// call without one as interrupted, and nothing runs a second time unless the model asks.
+// Exactly once across a crash: no call starts before the assistant message that makes it
+// is written and synced, and each result is written and synced as soon as its call ends,
+// before its tool_result event. So a run killed at any moment leaves every call it
+// started in the session, each with its result or without one; a resume answers a call
+// without one as interrupted, and nothing runs a second time unless the model asks.
 func (a *Agent) step(ctx context.Context, step int, guard *repeatGuard) (stepResult, error) {
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)

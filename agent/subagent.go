@@ -20,12 +20,6 @@ type Subagents struct {
 	Parent *Agent
 	// Kinds are the subagents an Agent call may start, by name; "coder" is the default.
 	Kinds map[string]SubagentKind
-	// MaxSteps bounds one task (default 100).
-	MaxSteps int
-	// Budget bounds the steps of all tasks of the run together (default 500), so a model
-	// that keeps delegating cannot run forever.
-	Budget int
-
 	// SwitchModel says whether a subagent may run on the model an Agent call names (see
 	// Config.SubagentModel); nil: none may.
 	SwitchModel func(id string) error
@@ -85,7 +79,6 @@ func (s *Subagents) RunSubagent(ctx context.Context, call tools.SubagentCall) (t
 		Sink:         p.Sink,
 		SystemPrompt: system,
 		Retry:        p.Retry,
-		Now:          p.Now,
 		Compaction:   p.Compaction,
 		Lifecycle:    p.Lifecycle,
 		Fallback:     p.Fallback,
@@ -181,24 +174,21 @@ func (e *SubagentStopped) Error() string {
 	return fmt.Sprintf("the subagent stopped (%s) after %d steps without finishing", e.Reason, e.Steps)
 }
 
+// subagentSteps bounds one task; subagentBudget the steps of all tasks of the run together,
+// so that a model that keeps delegating cannot run forever.
+const subagentSteps, subagentBudget = 100, 500
+
 // ErrSubagentBudget means the run's subagents used up their step budget.
 var ErrSubagentBudget = errors.New("the subagent step budget of this run is used up; finish the work yourself")
 
 func (s *Subagents) reserve() (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	per, budget := s.MaxSteps, s.Budget
-	if per <= 0 {
-		per = 100
-	}
-	if budget <= 0 {
-		budget = 500
-	}
-	left := budget - s.used
+	left := subagentBudget - s.used
 	if left <= 0 {
 		return 0, ErrSubagentBudget
 	}
-	n := min(per, left)
+	n := min(subagentSteps, left)
 	s.used += n
 	return n, nil
 }

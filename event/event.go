@@ -68,9 +68,6 @@ type SinkFunc func(Event)
 // Emit calls f(e).
 func (f SinkFunc) Emit(e Event) { f(e) }
 
-// Discard is a Sink that drops every event.
-var Discard Sink = SinkFunc(func(Event) {})
-
 // MarshalJSON writes {"type":…,"ts":…,"parent_tool_call_id":…, <payload fields>}.
 func (e Event) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer

@@ -1,7 +1,7 @@
 package event
 
-// The event types of background tasks (issue 27): Shell commands started with
-// `run_in_background`, which run while the agent works.
+// The event types of background tasks: Shell commands started with `run_in_background`,
+// which run while the agent works.
 const (
 	TypeTaskStarted Type = "task_started"
 	TypeTaskOutput  Type = "task_output"
@@ -44,7 +44,9 @@ func (TaskStarted) Type() Type { return TypeTaskStarted }
 type TaskOutput struct {
 	// The task's id, as in its `task_started`.
 	TaskID string `json:"task_id" minLength:"1"`
-	// The output, scrubbed of credentials.
+	// The output, scrubbed of credentials as one stream: an end that may begin a credential's
+	// form (its first characters, lines of base64 that may begin a wrapped one) waits for
+	// what follows.
 	Text string `json:"text"`
 	// Set on the task's last `task_output` when its output went past what the events carry;
 	// `text` is then empty and the rest is only in the output file.

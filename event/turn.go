@@ -13,8 +13,6 @@ type TurnSpec struct {
 	// Iteration and Node label the turn in events when a flow runs it.
 	Iteration int
 	Node      string
-	// MaxSteps overrides the agent's per-turn step budget when positive.
-	MaxSteps int
 }
 
 // Image is a picture (or a video) in the conversation: attached to a prompt (--image), or

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"fmt"
 	"strings"
+	"sync/atomic"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -25,6 +27,16 @@ type pending struct {
 	dispatched bool
 	named      bool // id settled and unique
 }
+
+// CallIDs makes up the ids of the tool calls a server sent without one: Prefix ("call_"
+// when empty) and a number counting up in the client.
+type CallIDs struct {
+	Prefix string
+	n      atomic.Int64
+}
+
+// New returns the next id.
+func (c *CallIDs) New() string { return fmt.Sprintf("%s%d", FirstSet(c.Prefix, "call_"), c.n.Add(1)) }
 
 func newAssembler(newID func() string, done func(CallSpec)) *assembler {
 	return &assembler{byIndex: map[int]*pending{}, usedIDs: map[string]bool{}, newID: newID, done: done}

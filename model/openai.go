@@ -9,7 +9,6 @@ import (
 	"maps"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -19,7 +18,7 @@ import (
 type OpenAI struct {
 	client *openai.Client
 	cfg    Config
-	ids    atomic.Int64
+	ids    CallIDs
 }
 
 // NewOpenAI builds the client.
@@ -93,7 +92,7 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 	}
 	defer stream.Close()
 
-	rr := &replyReader{h: h, key: o.cfg.ReasoningKey, asm: newAssembler(o.newID, h.ToolCall), size: x.size}
+	rr := &replyReader{h: h, key: o.cfg.ReasoningKey, asm: newAssembler(o.ids.New, h.ToolCall), size: x.size}
 	for {
 		// The raw line, not go-openai's struct: see rawChunk for what the struct drops.
 		line, err := stream.RecvRaw()
@@ -182,10 +181,6 @@ func ProviderErrorOf(status int, body []byte, read error) *ProviderError {
 		pe.Type = FirstSet(pe.Type, prev.Type)
 	}
 	return pe
-}
-
-func (o *OpenAI) newID() string {
-	return fmt.Sprintf("call_%d", o.ids.Add(1))
 }
 
 var _ Model = (*OpenAI)(nil)

@@ -13,12 +13,12 @@ import (
 
 // Predial is a connection to the model's endpoint opened while the run finishes setting
 // itself up, so that the name look-up and the TCP handshake (tens of milliseconds across
-// the internet) overlap that work instead of following it (issue 31). The first dial the
-// client's transport makes to the same address takes it; any other dial dials as usual.
-// When the early dial failed before the request came, the request dials again; when the
-// request waited for it, it gets the early dial's error, as its own dial would have, and
-// never waits for two dials (an endpoint that drops packets costs one dial timeout, not
-// two). A nil *Predial dials as usual.
+// the internet) overlap that work instead of following it. The first dial the client's
+// transport makes to the same address takes it; any other dial dials as usual. When the
+// early dial failed before the request came, the request dials again; when the request
+// waited for it, it gets the early dial's error, as its own dial would have, and never
+// waits for two dials (an endpoint that drops packets costs one dial timeout, not two). A
+// nil *Predial dials as usual.
 type Predial struct {
 	addr string
 	done chan struct{} // closed when the early dial ended (finish)

@@ -39,9 +39,6 @@ type Stream struct {
 	timer  *time.Timer
 	body   io.ReadCloser
 	lines  *bufio.Reader
-	// done: the stream sent `data: [DONE]` (the Responses API and Anthropic send no such
-	// mark; a compatible server may).
-	done bool
 	// NoProgress, when set, says which payloads are no sign of progress (Anthropic's
 	// ping): they do not reset the idle timer, as comments do not.
 	NoProgress func(payload []byte) bool
@@ -103,7 +100,6 @@ func (st *Stream) Next() ([]byte, error) {
 			switch {
 			case !ok:
 			case string(payload) == "[DONE]":
-				st.done = true
 				return nil, io.EOF
 			default:
 				if st.NoProgress == nil || !st.NoProgress(payload) {

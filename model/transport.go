@@ -14,18 +14,13 @@ import (
 	"time"
 )
 
-// doer is the HTTP client shape go-openai accepts.
-type doer interface {
-	Do(*http.Request) (*http.Response, error)
-}
-
 // transport sits between go-openai and the network. It merges provider-specific fields into
 // request bodies (go-openai has no extra_body) and records what go-openai drops or cannot
 // read where the client can find it: the Retry-After wait and the HTTP status and body of
 // error answers (go-openai loses the status when the body is not OpenAI's shape), and an
 // error object inside a successful stream.
 type transport struct {
-	next doer
+	next *http.Client
 	// extra holds top-level JSON fields merged into every POST body, e.g. Kimi's
 	// "thinking" switch. Values are kept raw so numbers are not re-encoded.
 	extra map[string]json.RawMessage

@@ -113,8 +113,8 @@ type eventLines struct {
 	pre string
 }
 
-// at starts a log entry of the given level at the event's time.
-func (l eventLines) at(level zerolog.Level) *zerolog.Event { return l.s.entry(level, l.e.Time) }
+// at starts a log entry of the given level (nil, a no-op, when it is filtered out).
+func (l eventLines) at(level zerolog.Level) *zerolog.Event { return l.s.log.WithLevel(level) }
 
 // msg writes an entry begun with at, indented.
 func (l eventLines) msg(ev *zerolog.Event, msg string) { ev.Msg(l.pre + msg) }
@@ -327,8 +327,8 @@ func (s *Text) toolResult(e event.Event, d event.ToolResult, pre string) {
 	head := "  " + joinNonEmpty(name, truncate(c.summary, resultWidth)) + " -> "
 	dur := formatMS(d.DurationMS)
 	if !d.IsError {
-		s.entry(zerolog.InfoLevel, e.Time).Msg(pre + head + "ok " + dur)
-		s.excerpt(e.Time, pre, outputLines(d.Output), false)
+		s.log.Info().Msg(pre + head + "ok " + dur)
+		s.excerpt(pre, outputLines(d.Output), false)
 		return
 	}
 	// "ERROR: " marks the result for the model; this line already says error.
@@ -339,14 +339,14 @@ func (s *Text) toolResult(e event.Event, d event.ToolResult, pre string) {
 		lines = lines[1:]
 	}
 	// A failed tool call is reported to the model, which carries on: a warning, not an error.
-	s.entry(zerolog.WarnLevel, e.Time).Msg(pre + msg)
-	s.excerpt(e.Time, pre, lines, true)
+	s.log.Warn().Msg(pre + msg)
+	s.excerpt(pre, lines, true)
 }
 
 // excerpt writes lines of a tool's output under its result line, indented: the first
 // headLines at debug level (--log-level debug), and for a failed call the last
 // failTailLines as warnings, since that is where a compiler or a test says what broke.
-func (s *Text) excerpt(t time.Time, pre string, lines []string, failed bool) {
+func (s *Text) excerpt(pre string, lines []string, failed bool) {
 	n := len(lines)
 	tail := 0
 	if failed {
@@ -357,7 +357,7 @@ func (s *Text) excerpt(t time.Time, pre string, lines []string, failed bool) {
 		head = min(n-tail, headLines)
 	}
 	line := func(level zerolog.Level, text string) {
-		s.entry(level, t).Msg(pre + outputIndent + truncate(text, outputWidth))
+		s.log.WithLevel(level).Msg(pre + outputIndent + truncate(text, outputWidth))
 	}
 	for _, l := range lines[:head] {
 		line(zerolog.DebugLevel, l)

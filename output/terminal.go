@@ -14,7 +14,7 @@ import (
 // Neutralize makes s safe to print on a terminal: control characters other than newline
 // and tab (ESC, BEL, a lone carriage return, DEL, the C1 range) are written out as visible
 // text, so tool output, the model's words or an MCP server's stderr cannot move the
-// cursor, retitle the window, rewrite earlier lines or hide text (issue 17 #7).
+// cursor, retitle the window, rewrite earlier lines or hide text.
 func Neutralize(s string) string {
 	if !needsNeutralizing(s) {
 		return s

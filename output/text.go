@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/kimi-run/kimi-run/event"
 
@@ -22,8 +21,6 @@ type TextOptions struct {
 	Color bool
 	// Verbose adds debug lines: turns, token usage per step, a note when the model thinks.
 	Verbose bool
-	// Timestamps starts each stderr line with the event's time of day (15:04:05, local).
-	Timestamps bool
 	// SessionDir is --session-dir as given, for the command that resumes a failed run's
 	// session; "" for the default place.
 	SessionDir string
@@ -77,13 +74,10 @@ func NewText(stdout, stderr io.Writer, opts TextOptions) *Text {
 	}
 	qw := &quietWriter{w: stderr}
 	cw := zerolog.ConsoleWriter{
-		Out:         qw,
-		NoColor:     !opts.Color,
-		TimeFormat:  "15:04:05",
-		FieldsOrder: fieldsOrder,
-	}
-	if !opts.Timestamps {
-		cw.PartsExclude = []string{zerolog.TimestampFieldName}
+		Out:          qw,
+		NoColor:      !opts.Color,
+		FieldsOrder:  fieldsOrder,
+		PartsExclude: []string{zerolog.TimestampFieldName},
 	}
 	level := zerolog.InfoLevel
 	switch {
@@ -206,7 +200,7 @@ func (s *Text) summary(e event.Event, r event.Result, failed bool) {
 		level = zerolog.WarnLevel
 		msg += ", but the session is incomplete"
 	}
-	ev := s.entry(level, e.Time).Str("reason", r.TerminalReason)
+	ev := s.log.WithLevel(level).Str("reason", r.TerminalReason)
 	if failed {
 		ev = ev.Int("exit_code", r.ExitCode)
 		if r.Error != nil && r.Error.HTTPStatus != 0 {
@@ -313,19 +307,6 @@ func reasonText(reason string, failed bool) string {
 		return "failed"
 	}
 	return "done"
-}
-
-// entry starts a stderr line at level, stamped with t when timestamps are on. It returns
-// nil (on which every zerolog method is a no-op) when the level is filtered out.
-func (s *Text) entry(level zerolog.Level, t time.Time) *zerolog.Event {
-	ev := s.log.WithLevel(level)
-	if ev != nil && s.opts.Timestamps {
-		if t.IsZero() {
-			t = time.Now()
-		}
-		ev = ev.Time(zerolog.TimestampFieldName, t)
-	}
-	return ev
 }
 
 // quietWriter passes progress to stderr until the first error, then drops it silently:

@@ -119,15 +119,6 @@ func TestTextColor(t *testing.T) {
 	}
 }
 
-func TestTextTimestamps(t *testing.T) {
-	var stderr bytes.Buffer
-	s := NewText(&bytes.Buffer{}, &stderr, TextOptions{Timestamps: true})
-	s.Emit(event.Event{Time: time.Now(), Data: event.StepBegin{Step: 4}})
-	if !regexp.MustCompile(`^\d\d:\d\d:\d\d INF step 4\n$`).MatchString(stderr.String()) {
-		t.Errorf("stderr = %q, want a time of day before the line", stderr.String())
-	}
-}
-
 type brokenWriter struct{}
 
 var errBroken = errors.New("broken pipe")

@@ -50,7 +50,7 @@ func Confine(p Policy) error {
 	base := preset(abi)
 	cfg := landlock.Config{}
 	var rules []landlock.Rule
-	if p.restrictsFiles() {
+	if p.RestrictsFiles() {
 		// Rights up to ABI 5 (truncate, refer, ioctl on devices). ABI 9's restriction of
 		// Unix socket connects is left out: it would break connecting to local services
 		// (databases, the Docker socket) that a build may need, and it is not a file write.

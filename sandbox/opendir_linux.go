@@ -23,7 +23,7 @@ var ErrPathChanged = errors.New("a directory on the way was replaced by a symbol
 // swapped in after the check fails the open instead of leading the write outside.
 // The tool then creates, renames and opens its files relative to the directory.
 func (p Policy) OpenDir(dir string) (*os.File, error) {
-	if !p.restrictsFiles() {
+	if !p.RestrictsFiles() {
 		return os.Open(dir)
 	}
 	real, err := realPath(dir)

@@ -88,19 +88,17 @@ var noProxyEnv = []string{"NO_PROXY", "no_proxy"}
 
 // Active reports whether the policy restricts anything.
 func (p Policy) Active() bool {
-	return p.restrictsFiles() || p.NoNetwork
+	return p.RestrictsFiles() || p.NoNetwork
 }
 
 // RestrictsFiles reports whether the policy restricts writes to the file system.
-func (p Policy) RestrictsFiles() bool { return p.restrictsFiles() }
-
-func (p Policy) restrictsFiles() bool {
+func (p Policy) RestrictsFiles() bool {
 	return p.Mode == ReadOnly || p.Mode == WorkspaceWrite
 }
 
 // WritableRoots are the directories sandboxed commands may write below.
 func (p Policy) WritableRoots() []string {
-	if !p.restrictsFiles() {
+	if !p.RestrictsFiles() {
 		return nil
 	}
 	var roots []string
@@ -155,7 +153,7 @@ func (e *DeniedError) Error() string {
 // resolved first, the file's own included, so a link inside the work dir cannot lead a write
 // outside it. Like the kernel's rule, it judges the real location of the file.
 func (p Policy) CanWrite(path string) error {
-	if !p.restrictsFiles() {
+	if !p.RestrictsFiles() {
 		return nil
 	}
 	real, err := realPath(path)

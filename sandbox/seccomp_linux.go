@@ -62,7 +62,7 @@ func errno(e unix.Errno) bpf.RetConstant {
 
 // filterFor builds the program for p, or nil when p needs none.
 func filterFor(p Policy, arches []archRules) ([]bpf.Instruction, error) {
-	if !p.NoNetwork && !p.restrictsFiles() {
+	if !p.NoNetwork && !p.RestrictsFiles() {
 		return nil, nil
 	}
 	prog := []bpf.Instruction{bpf.LoadAbsolute{Off: offArch, Size: 4}}
@@ -91,7 +91,7 @@ func archBlock(p Policy, a archRules) []bpf.Instruction {
 	if a.x32 {
 		b = append(b, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: 0x40000000, SkipFalse: 1}, errno(unix.EPERM))
 	}
-	if p.restrictsFiles() {
+	if p.RestrictsFiles() {
 		for _, nr := range a.xattr {
 			deny(nr, unix.EOPNOTSUPP)
 		}

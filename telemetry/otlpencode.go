@@ -120,51 +120,17 @@ func encodeMetrics(rm *metricdata.ResourceMetrics) []byte {
 	return b
 }
 
+// encodeMetric writes m, of the kinds the instruments make: int and float sums, float
+// histograms.
 func encodeMetric(b *pb, m metricdata.Metrics) {
 	b.str(1, m.Name)
 	b.str(2, m.Description)
 	b.str(3, m.Unit)
 	switch d := m.Data.(type) {
 	case metricdata.Sum[int64]:
-		b.msg(7, func(s *pb) {
-			for _, p := range d.DataPoints {
-				s.msg(1, func(n *pb) {
-					numberPoint(n, p.Attributes, p.StartTime, p.Time)
-					n.tag(6, wireFixed64)
-					n.appendFixed(uint64(p.Value))
-				})
-			}
-			s.varint(2, temporality(d.Temporality))
-			if d.IsMonotonic {
-				s.varint(3, 1)
-			}
-		})
+		encodeSum(b, d, func(n *pb, v int64) { n.tag(6, wireFixed64); n.appendFixed(uint64(v)) })
 	case metricdata.Sum[float64]:
-		b.msg(7, func(s *pb) {
-			for _, p := range d.DataPoints {
-				s.msg(1, func(n *pb) { numberPoint(n, p.Attributes, p.StartTime, p.Time); n.double(4, p.Value) })
-			}
-			s.varint(2, temporality(d.Temporality))
-			if d.IsMonotonic {
-				s.varint(3, 1)
-			}
-		})
-	case metricdata.Gauge[int64]:
-		b.msg(5, func(g *pb) {
-			for _, p := range d.DataPoints {
-				g.msg(1, func(n *pb) {
-					numberPoint(n, p.Attributes, p.StartTime, p.Time)
-					n.tag(6, wireFixed64)
-					n.appendFixed(uint64(p.Value))
-				})
-			}
-		})
-	case metricdata.Gauge[float64]:
-		b.msg(5, func(g *pb) {
-			for _, p := range d.DataPoints {
-				g.msg(1, func(n *pb) { numberPoint(n, p.Attributes, p.StartTime, p.Time); n.double(4, p.Value) })
-			}
-		})
+		encodeSum(b, d, func(n *pb, v float64) { n.double(4, v) })
 	case metricdata.Histogram[float64]:
 		b.msg(9, func(h *pb) {
 			for _, p := range d.DataPoints {
@@ -187,6 +153,19 @@ func encodeMetric(b *pb, m metricdata.Metrics) {
 			h.varint(2, temporality(d.Temporality))
 		})
 	}
+}
+
+// encodeSum writes a sum; value writes a point's value.
+func encodeSum[N int64 | float64](b *pb, d metricdata.Sum[N], value func(*pb, N)) {
+	b.msg(7, func(s *pb) {
+		for _, p := range d.DataPoints {
+			s.msg(1, func(n *pb) { numberPoint(n, p.Attributes, p.StartTime, p.Time); value(n, p.Value) })
+		}
+		s.varint(2, temporality(d.Temporality))
+		if d.IsMonotonic {
+			s.varint(3, 1)
+		}
+	})
 }
 
 func numberPoint(n *pb, attrs attribute.Set, start, at interface{ UnixNano() int64 }) {

@@ -104,31 +104,7 @@ func (b *pb) anyValue(v attribute.Value) {
 		*b = binary.AppendUvarint(*b, uint64(v.AsInt64()))
 	case attribute.FLOAT64:
 		b.double(4, v.AsFloat64())
-	case attribute.STRINGSLICE:
-		b.msg(5, func(a *pb) {
-			for _, s := range v.AsStringSlice() {
-				a.msg(1, func(e *pb) { e.anyValue(attribute.StringValue(s)) })
-			}
-		})
-	case attribute.INT64SLICE:
-		b.msg(5, func(a *pb) {
-			for _, i := range v.AsInt64Slice() {
-				a.msg(1, func(e *pb) { e.anyValue(attribute.Int64Value(i)) })
-			}
-		})
-	case attribute.FLOAT64SLICE:
-		b.msg(5, func(a *pb) {
-			for _, f := range v.AsFloat64Slice() {
-				a.msg(1, func(e *pb) { e.anyValue(attribute.Float64Value(f)) })
-			}
-		})
-	case attribute.BOOLSLICE:
-		b.msg(5, func(a *pb) {
-			for _, x := range v.AsBoolSlice() {
-				a.msg(1, func(e *pb) { e.anyValue(attribute.BoolValue(x)) })
-			}
-		})
-	default:
+	default: // a slice: no attribute of kimi-run's or of its resource is one
 		b.str(1, v.String())
 	}
 }

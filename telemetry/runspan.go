@@ -60,7 +60,7 @@ func (t *Telemetry) initRun(d event.Init) {
 // finishRun closes every span with the run's outcome and counts the run.
 func (t *Telemetry) finishRun(r event.Result, at time.Time) {
 	st := &t.spans
-	t.endAll(at, "the run ended first")
+	t.endAll(at)
 	attrs := []attribute.KeyValue{
 		attribute.Int("kimi_run.exit_code", r.ExitCode),
 		attribute.String("kimi_run.terminal_reason", r.TerminalReason),
@@ -98,10 +98,10 @@ func (t *Telemetry) finishRun(r event.Result, at time.Time) {
 
 // endAll ends every open span but the run's: tool calls, model calls and turns that the
 // end of the run cut short.
-func (t *Telemetry) endAll(at time.Time, why string) {
+func (t *Telemetry) endAll(at time.Time) {
 	st := &t.spans
 	for id, ts := range st.tools {
-		ts.span.SetStatus(codes.Error, why)
+		ts.span.SetStatus(codes.Error, "the run ended first")
 		ts.span.End(trace.WithTimestamp(at))
 		delete(st.tools, id)
 	}
@@ -116,7 +116,7 @@ func (t *Telemetry) abandon(at time.Time) {
 	if st.ended || st.run == nil {
 		return
 	}
-	t.endAll(at, "the run ended first")
+	t.endAll(at)
 	st.run.SetStatus(codes.Error, "the run ended without a result")
 	st.run.End(trace.WithTimestamp(at))
 	st.ended = true

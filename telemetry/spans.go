@@ -46,10 +46,8 @@ type stepSpan struct {
 }
 
 type toolSpan struct {
-	span  trace.Span
-	ctx   context.Context
-	name  string
-	start time.Time
+	span trace.Span
+	ctx  context.Context
 }
 
 // content scrubs and bounds a text for a span.
@@ -202,7 +200,7 @@ func (t *Telemetry) beginTool(parent string, d event.ToolCall, at time.Time) {
 		attrs = append(attrs, attribute.String("gen_ai.tool.call.arguments", t.content(string(d.Arguments))))
 	}
 	ctx, span := t.tracer.Start(sc.ctx(), "execute_tool "+d.Name, trace.WithTimestamp(at), trace.WithAttributes(attrs...))
-	t.spans.tools[d.ID] = &toolSpan{span: span, ctx: ctx, name: d.Name, start: at}
+	t.spans.tools[d.ID] = &toolSpan{span: span, ctx: ctx}
 }
 
 // endTool ends a tool call's span with its outcome (and its subagent's scope, for an Agent

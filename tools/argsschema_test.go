@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -118,3 +119,12 @@ func writeSchemas(ts []Tool) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// derivedTool is a tool made by New: its schema can be inferred from its arguments'
+// type, limits filled and the shell left as {shell_run}.
+type derivedTool interface {
+	argsType() reflect.Type
+	deriveSchema() (raw json.RawMessage, required []string, err error)
+}
+
+func (t *funcTool[In]) argsType() reflect.Type { return reflect.TypeFor[In]() }

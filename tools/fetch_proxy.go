@@ -12,8 +12,8 @@ import (
 	"github.com/kimi-run/kimi-run/internal/hostproxy"
 )
 
-// FetchURL under --allow-host (issue 32 #8): its requests go through the run's proxy, the
-// one commands use, so the same list decides; a refusal of the proxy is a denial.
+// FetchURL under --allow-host: its requests go through the run's proxy, the one commands
+// use, so the same list decides; a refusal of the proxy is a denial.
 
 // proxyRefusal is the proxy's refusal of a tunnel (an https:// URL).
 type proxyRefusal struct{ text string }

@@ -8,15 +8,11 @@ import (
 	"strings"
 )
 
-// errEmptyPath is returned by resolvePath for an empty path argument.
+// errEmptyPath is returned by ResolvePath for an empty path argument.
 var errEmptyPath = errors.New("path is empty")
 
-// ResolvePath resolves a path argument the way ReadFile, WriteFile and StrReplaceFile do, for
-// code that checks a call before the tool runs it (the sandbox).
-func ResolvePath(workDir, p string) (string, error) { return resolvePath(workDir, p) }
-
-// resolvePath turns a path argument of ReadFile, WriteFile or StrReplaceFile into an
-// absolute, cleaned path.
+// ResolvePath turns a path argument of ReadFile, WriteFile or StrReplaceFile into an
+// absolute, cleaned path; the sandbox checks a call's path with it before the tool runs.
 //
 // The agent is not sandboxed: an absolute path may name any file the process can reach,
 // and "~" or "~/..." expands to the home directory. A relative path resolves against
@@ -25,7 +21,7 @@ func ResolvePath(workDir, p string) (string, error) { return resolvePath(workDir
 // out of its workspace with ".." has usually lost track of where it is. Going outside on
 // purpose takes an absolute path. This is a guard against mistakes, not a security
 // boundary (symbolic links inside the work dir are followed freely).
-func resolvePath(workDir, p string, addDirs ...string) (string, error) {
+func ResolvePath(workDir, p string, addDirs ...string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", errEmptyPath
 	}

@@ -32,15 +32,15 @@ func TestResolvePath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := resolvePath(work, tt.in)
+			got, err := ResolvePath(work, tt.in)
 			if tt.wantErr {
 				if err == nil {
-					t.Fatalf("resolvePath(%q) = %q, want an error", tt.in, got)
+					t.Fatalf("ResolvePath(%q) = %q, want an error", tt.in, got)
 				}
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Fatalf("resolvePath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+				t.Fatalf("ResolvePath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 			}
 		})
 	}

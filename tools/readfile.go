@@ -55,7 +55,7 @@ func NewReadFile(env Env) Tool {
 }
 
 func readFile(ctx context.Context, env Env, in readFileArgs) (Result, error) {
-	path, err := resolvePath(env.WorkDir, in.Path, env.AddDirs...)
+	path, err := ResolvePath(env.WorkDir, in.Path, env.AddDirs...)
 	if err != nil {
 		return Errorf("cannot read: %v", err), nil
 	}

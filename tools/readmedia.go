@@ -56,7 +56,7 @@ func NewReadMediaFile(env Env) Tool {
 }
 
 func readMedia(ctx context.Context, env Env, in readMediaArgs) (Result, error) {
-	path, err := resolvePath(env.WorkDir, in.Path, env.AddDirs...)
+	path, err := ResolvePath(env.WorkDir, in.Path, env.AddDirs...)
 	if errors.Is(err, errEmptyPath) {
 		return Errorf("path is empty: name the image or video file to read").WithKimi("File path cannot be empty.", ""), nil
 	}

@@ -9,11 +9,11 @@ import (
 )
 
 // The built-in tools' argument schemas are known when the binary is built, so they are
-// written then rather than inferred by reflection and marshalled again on every start
-// (issue 31): schemas.txt holds each one as New would make it, compact as json.Marshal
-// writes it, limits filled, {shell_run} left for the machine's shell. TestBuiltinSchemasGolden
-// writes it from the tools' types and fails when it is stale; a new tool in builtinTable is
-// picked up with no edit here.
+// written then rather than inferred by reflection and marshalled again on every start:
+// schemas.txt holds each one as New would make it, compact as json.Marshal writes it,
+// limits filled, {shell_run} left for the machine's shell. TestBuiltinSchemasGolden writes
+// it from the tools' types and fails when it is stale; a new tool in builtinTable is picked
+// up with no edit here.
 //
 //go:generate go test -run TestBuiltinSchemasGolden -update
 //go:embed schemas.txt
@@ -53,11 +53,4 @@ func tableSchema(name string, in reflect.Type) (json.RawMessage, bool) {
 		text = strings.ReplaceAll(text, "{shell_run}", theShell().run())
 	}
 	return json.RawMessage(text), true
-}
-
-// derivedTool is a tool made by New: its schema can be inferred from its arguments'
-// type, limits filled and the shell left as {shell_run}.
-type derivedTool interface {
-	argsType() reflect.Type
-	deriveSchema() (raw json.RawMessage, required []string, err error)
 }

@@ -142,7 +142,7 @@ func strReplace(env Env, in strReplaceArgs) Result {
 			return Errorf("edit %d of %d: old is empty; give the exact text to replace (use WriteFile to write a whole file)", i+1, len(in.Edit))
 		}
 	}
-	path, err := resolvePath(env.WorkDir, in.Path, env.AddDirs...)
+	path, err := ResolvePath(env.WorkDir, in.Path, env.AddDirs...)
 	if err != nil {
 		return Errorf("cannot edit: %v", err)
 	}

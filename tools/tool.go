@@ -173,8 +173,6 @@ func (t *funcTool[In]) deriveSchema() (json.RawMessage, []string, error) {
 	return json.RawMessage(limitsOnly().Replace(string(raw))), def.Required, nil
 }
 
-func (t *funcTool[In]) argsType() reflect.Type { return reflect.TypeFor[In]() }
-
 // requiredOf reads the required fields of a schema.
 func requiredOf(schema json.RawMessage) []string {
 	var s struct {

@@ -45,7 +45,7 @@ func writeFile(env Env, in writeFileArgs) Result {
 	if mode != "overwrite" && mode != "append" {
 		return Errorf("mode must be \"overwrite\" or \"append\", got %q", in.Mode)
 	}
-	path, err := resolvePath(env.WorkDir, in.Path, env.AddDirs...)
+	path, err := ResolvePath(env.WorkDir, in.Path, env.AddDirs...)
 	if err != nil {
 		return Errorf("cannot write: %v", err)
 	}

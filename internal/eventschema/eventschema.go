@@ -1,6 +1,6 @@
-// Package eventschema generates docs/events.schema.json and the tables of docs/events.md
-// from the event payloads (Generate, UpdateCommand), and validates NDJSON event lines
-// against that schema. Tests that read stream-json use it on every line, so the
+// Package eventschema validates NDJSON event lines against docs/events.schema.json, which
+// its tests generate with the tables of docs/events.md from the event payloads
+// (go test ./internal/eventschema -run TestGenerated -update). Tests that read stream-json use it on every line, so the
 // documentation, the schema file and the code cannot drift apart unnoticed. The binary does
 // not import it: compiling the schema is left to the tests.
 package eventschema

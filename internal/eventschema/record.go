@@ -60,15 +60,3 @@ func record(line []byte, accepted bool) {
 		fmt.Fprintf(os.Stderr, "eventschema: not recording lines: %v\n", err)
 	}
 }
-
-// closeRecords closes the files of dir, so a test can remove it.
-func closeRecords(dir string) {
-	recordMu.Lock()
-	defer recordMu.Unlock()
-	for path, f := range recordFiles {
-		if filepath.Dir(path) == filepath.Clean(dir) {
-			f.Close()
-			delete(recordFiles, path)
-		}
-	}
-}

@@ -41,3 +41,15 @@ func TestRecordKeepsWhatItJudged(t *testing.T) {
 		t.Errorf("refused file = %q, want %q", got, want)
 	}
 }
+
+// closeRecords closes the files of dir, so a test can remove it.
+func closeRecords(dir string) {
+	recordMu.Lock()
+	defer recordMu.Unlock()
+	for path, f := range recordFiles {
+		if filepath.Dir(path) == filepath.Clean(dir) {
+			f.Close()
+			delete(recordFiles, path)
+		}
+	}
+}

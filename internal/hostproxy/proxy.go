@@ -1,5 +1,5 @@
 // Package hostproxy is the HTTP proxy through which a run's confined commands, and its
-// FetchURL, reach the hosts --allow-host names and no others (issue 32 #8).
+// FetchURL, reach the hosts --allow-host names and no others.
 //
 // It listens on 127.0.0.1 (commands get it as HTTP_PROXY and HTTPS_PROXY; the sandbox lets
 // them connect to its port and to nothing else) and on a Unix socket (which a confined

@@ -30,10 +30,7 @@ import (
 // AnthropicPath is the Messages API's path under the server's URL.
 const AnthropicPath = "/v1/messages"
 
-// anthropicPath reports whether a request path is the Messages API's.
-func anthropicPath(p string) bool { return p == AnthropicPath }
-
-var anthropicDialect = dialect{path: AnthropicPath, match: anthropicPath, render: Response.anthropic,
+var anthropicDialect = dialect{path: AnthropicPath, match: func(p string) bool { return p == AnthropicPath }, render: func(r Response) Response { return r.translated(&anthropicTranslator{}) },
 	messages: func(body map[string]any) ([]map[string]any, bool) { return anthropicMessages(body), true }}
 
 // ThinkingSignature is the signature the Anthropic dialect gives a thinking block of text.
@@ -41,11 +38,6 @@ func ThinkingSignature(text string) string {
 	h := fnv.New64a()
 	h.Write([]byte(text))
 	return base64.StdEncoding.EncodeToString(fmt.Appendf(nil, "scripted-signature-%016x", h.Sum64()))
-}
-
-// anthropic returns r as the Messages API would stream it.
-func (r Response) anthropic() Response {
-	return r.translated(&anthropicTranslator{})
 }
 
 // beforeFlood opens the text block once; the flood repeats its text delta.

@@ -29,18 +29,13 @@ func geminiPath(p string) bool { return strings.HasSuffix(p, ":streamGenerateCon
 // geminiDialect answers Gemini's streaming method under any API version and resource path:
 // /v1beta/models/M, /v1beta1/publishers/google/models/M,
 // /v1beta1/projects/P/locations/L/publishers/google/models/M.
-var geminiDialect = dialect{path: "…:streamGenerateContent", match: geminiPath, render: Response.gemini,
+var geminiDialect = dialect{path: "…:streamGenerateContent", match: geminiPath, render: func(r Response) Response { return r.translated(&geminiTranslator{}) },
 	messages: func(body map[string]any) ([]map[string]any, bool) {
 		if _, ok := body["contents"]; !ok || body["messages"] != nil {
 			return nil, false
 		}
 		return geminiMessages(body), true
 	}}
-
-// gemini returns r as Gemini would stream it.
-func (r Response) gemini() Response {
-	return r.translated(&geminiTranslator{})
-}
 
 // beforeFlood: a flood is text parts, which need nothing opened.
 func (t *geminiTranslator) beforeFlood() []byte { return nil }

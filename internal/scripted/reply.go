@@ -26,7 +26,7 @@ type Part func(*replyBuilder)
 func Say(text string) Part {
 	return func(b *replyBuilder) {
 		for _, w := range words(text) {
-			b.chunk(delta{Content: ptr(w)}, nil)
+			b.chunk(delta{Content: ptr(w)})
 		}
 	}
 }
@@ -35,7 +35,7 @@ func Say(text string) Part {
 func Think(text string) Part {
 	return func(b *replyBuilder) {
 		for _, w := range words(text) {
-			b.chunk(delta{Reasoning: w}, nil)
+			b.chunk(delta{Reasoning: w})
 		}
 	}
 }
@@ -55,9 +55,9 @@ func CallID(id, name, args string) Part {
 			fmt.Fprintf(h, "%s\x00%s\x00%d", name, args, index)
 			callID = fmt.Sprintf("call_%08x", h.Sum32())
 		}
-		b.chunk(delta{ToolCalls: []toolDelta{{Index: index, ID: callID, Type: "function", Function: fnPayload{Name: name}}}}, nil)
+		b.chunk(delta{ToolCalls: []toolDelta{{Index: index, ID: callID, Type: "function", Function: fnPayload{Name: name}}}})
 		for _, piece := range pieces(args, argPiece) {
-			b.chunk(delta{ToolCalls: []toolDelta{{Index: index, Function: fnPayload{Arguments: piece}}}}, nil)
+			b.chunk(delta{ToolCalls: []toolDelta{{Index: index, Function: fnPayload{Arguments: piece}}}})
 		}
 	}
 }
@@ -124,7 +124,7 @@ func ToolCalls(calls ...Part) Response { return Reply(calls...) }
 // Call was given, else "stop"), a usage chunk with empty choices, and data: [DONE].
 func Reply(parts ...Part) Response {
 	b := replyBuilder{usage: usage{Prompt: 100, Completion: 20, Total: 120, Details: &usageDetails{}}}
-	b.chunk(delta{Role: "assistant", Content: ptr("")}, nil)
+	b.chunk(delta{Role: "assistant", Content: ptr("")})
 	for _, p := range parts {
 		if p(&b); b.stopped {
 			return b.response()
@@ -230,9 +230,9 @@ func (b *replyBuilder) data(c chunk) {
 	b.write(buf.Bytes())
 }
 
-func (b *replyBuilder) chunk(d delta, finish *string) {
+func (b *replyBuilder) chunk(d delta) {
 	b.data(chunk{ID: chunkID, Object: "chat.completion.chunk", Created: createdAt, Model: Model,
-		Choices: []choice{{Delta: d, FinishReason: finish}}})
+		Choices: []choice{{Delta: d}}})
 }
 
 func (b *replyBuilder) response() Response {

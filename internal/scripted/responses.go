@@ -28,7 +28,7 @@ import (
 const responsesPath = "/v1/responses"
 
 var responsesDialect = dialect{path: responsesPath, match: func(p string) bool { return p == responsesPath },
-	stream: func(w io.Writer) streamWriter { return newResponsesWriter(w) },
+	stream: func(w io.Writer) *responsesWriter { return &responsesWriter{w: w, calls: map[int]*openItem{}} },
 	messages: func(body map[string]any) ([]map[string]any, bool) {
 		if _, ok := body["input"]; !ok {
 			return nil, false
@@ -59,10 +59,6 @@ type openItem struct {
 	name       string
 	text       strings.Builder
 	done       bool
-}
-
-func newResponsesWriter(w io.Writer) *responsesWriter {
-	return &responsesWriter{w: w, calls: map[int]*openItem{}}
 }
 
 func (t *responsesWriter) Write(p []byte) (int, error) {

@@ -99,15 +99,9 @@ type dialect struct {
 	// render returns a response as the protocol streams it; nil plays it as scripted.
 	render func(Response) Response
 	// stream, when set, translates the steps as they are written instead (and floods).
-	stream func(w io.Writer) streamWriter
+	stream func(w io.Writer) *responsesWriter
 	// messages reads a request's conversation; ok is false when the body has none.
 	messages func(body map[string]any) (msgs []map[string]any, ok bool)
-}
-
-// streamWriter is a dialect's writer of a played stream.
-type streamWriter interface {
-	io.Writer
-	flood(per int64) error
 }
 
 // dialects are the protocols the server speaks besides chat completions.
@@ -122,8 +116,6 @@ func dialectOf(p string) *dialect {
 	}
 	return nil
 }
-
-func modelPath(p string) bool { return p == chatPath || dialectOf(p) != nil }
 
 // modelPaths names the paths the server answers.
 func modelPaths() string {
@@ -253,7 +245,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		code, req.Problem = http.StatusBadRequest, fmt.Sprintf("reading body: %v", err)
 	case r.Method != http.MethodPost:
 		code, req.Problem = http.StatusMethodNotAllowed, "method "+r.Method+", want POST"
-	case !modelPath(path):
+	case path != chatPath && dialectOf(path) == nil:
 		code, req.Problem = http.StatusNotFound, "path "+path+", want one of "+modelPaths()
 	case req.Body == nil:
 		code, req.Problem = http.StatusBadRequest, "body is not a JSON object"
@@ -323,7 +315,7 @@ func (s *Server) play(w http.ResponseWriter, r *http.Request, resp Response) {
 	// body is where the steps write: the response writer, or for another protocol the
 	// translation of the chat-completions stream into its events.
 	var body io.Writer = w
-	var translating streamWriter
+	var translating *responsesWriter
 	if d := dialectOf(strings.TrimPrefix(r.URL.Path, s.prefix)); d != nil && d.stream != nil && resp.streamed() {
 		translating = d.stream(w)
 		body = translating

@@ -17,7 +17,7 @@ const (
 
 // UsageInChoice puts the usage inside the finishing choice and sends no usage chunk after
 // it, with cached tokens as a top-level usage.cached_tokens: how Moonshot's API streams
-// kimi-k2.5 (issue 16; the moonpalace recording in testdata/providers).
+// kimi-k2.5 (the moonpalace recording in testdata/providers).
 func UsageInChoice() Part {
 	return func(b *replyBuilder) {
 		b.usageWhere = usageInChoice
@@ -47,7 +47,7 @@ func Reason(text string) Part {
 	return func(b *replyBuilder) {
 		for _, w := range words(text) {
 			b.chunk(delta{ReasoningText: ptr(w), ReasoningDetails: []map[string]any{
-				{"type": "reasoning.text", "text": w, "format": "unknown", "index": 0}}}, nil)
+				{"type": "reasoning.text", "text": w, "format": "unknown", "index": 0}}})
 		}
 	}
 }
@@ -56,7 +56,7 @@ func Reason(text string) Part {
 func ReasonPlain(text string) Part {
 	return func(b *replyBuilder) {
 		for _, w := range words(text) {
-			b.chunk(delta{ReasoningText: ptr(w)}, nil)
+			b.chunk(delta{ReasoningText: ptr(w)})
 		}
 	}
 }
@@ -66,7 +66,7 @@ func ReasonPlain(text string) Part {
 func Signature(sig string) Part {
 	return func(b *replyBuilder) {
 		b.chunk(delta{ReasoningDetails: []map[string]any{
-			{"type": "reasoning.text", "signature": sig, "format": "anthropic-claude-v1", "index": 0}}}, nil)
+			{"type": "reasoning.text", "signature": sig, "format": "anthropic-claude-v1", "index": 0}}})
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
 
 	"github.com/kimi-run/kimi-run/model"
 )
@@ -23,7 +22,7 @@ type Client struct {
 	cfg model.Config
 	s   *model.Streamer
 	url string
-	ids atomic.Int64
+	ids model.CallIDs
 }
 
 // Version is the anthropic-version header every request carries; a custom header
@@ -39,7 +38,7 @@ const maxPauses = 8
 
 // New builds the client.
 func New(cfg model.Config) *Client {
-	a := &Client{cfg: cfg, url: messagesURL(cfg.BaseURL)}
+	a := &Client{cfg: cfg, url: messagesURL(cfg.BaseURL), ids: model.CallIDs{Prefix: "toolu_kimi_run_"}}
 	withHeaders := cfg
 	withHeaders.Headers = a.headers()
 	a.s = model.NewStreamer(withHeaders)
@@ -105,7 +104,7 @@ func containsFold(list []string, s string) bool {
 
 // Stream implements Model.
 func (a *Client) Stream(ctx context.Context, req model.Request, h model.Handler) (model.Reply, error) {
-	rd := newAnthropicReader(h, model.NewReplyMeter(a.cfg.MaxReplyBytes), a.newID)
+	rd := newAnthropicReader(h, model.NewReplyMeter(a.cfg.MaxReplyBytes), a.ids.New)
 	var prior []block
 	for pauses := 0; ; pauses++ {
 		if err := a.exchange(ctx, req, prior, rd); err != nil {
@@ -211,10 +210,6 @@ func jsonField(doc []byte, name string) []byte {
 		return nil
 	}
 	return bytes.TrimSpace(m[name])
-}
-
-func (a *Client) newID() string {
-	return fmt.Sprintf("toolu_kimi_run_%d", a.ids.Add(1))
 }
 
 var _ model.Model = (*Client)(nil)

@@ -20,7 +20,6 @@ type anthropicEvent struct {
 	ContentBlock json.RawMessage `json:"content_block"`
 	Delta        json.RawMessage `json:"delta"`
 	Usage        *anthropicUsage `json:"usage"`
-	Error        json.RawMessage `json:"error"`
 }
 
 // anthropicBlock is a content block being streamed.

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 
 	"github.com/kimi-run/kimi-run/model"
 )
@@ -24,7 +23,7 @@ type Client struct {
 	s      *model.Streamer
 	url    string
 	header http.Header
-	ids    atomic.Int64
+	ids    model.CallIDs
 }
 
 // Default endpoints of the Gemini protocols.
@@ -56,7 +55,7 @@ func geminiURL(cfg model.Config) string {
 		version = "v1beta1"
 	}
 	if base == "" {
-		base = defaultGeminiBase(cfg)
+		base = DefaultBaseURL(cfg)
 	}
 	if i := strings.LastIndex(base, "/"); i >= 0 && apiVersion(base[i+1:]) {
 		version = ""
@@ -78,12 +77,9 @@ func geminiURL(cfg model.Config) string {
 	return base + "/" + name + ":streamGenerateContent?alt=sse"
 }
 
-// DefaultBaseURL is the endpoint of a Gemini protocol when the config names none.
-func DefaultBaseURL(cfg model.Config) string { return defaultGeminiBase(cfg) }
-
-// defaultGeminiBase is the endpoint when the config names none: Google AI's, or Vertex
-// AI's global or regional one.
-func defaultGeminiBase(cfg model.Config) string {
+// DefaultBaseURL is the endpoint when the config names none: Google AI's, or Vertex AI's
+// global or regional one.
+func DefaultBaseURL(cfg model.Config) string {
 	if cfg.Protocol != "vertexai" {
 		return GeminiBaseURL
 	}
@@ -114,7 +110,7 @@ func (g *Client) Stream(ctx context.Context, req model.Request, h model.Handler)
 		return model.Reply{}, err
 	}
 	defer st.Close()
-	rr := newGeminiReader(h, st.Size(), g.newID)
+	rr := newGeminiReader(h, st.Size(), g.ids.New)
 	for rr.errDoc == nil { // an error object before the finish ends the reply (result says so)
 		data, err := st.Next()
 		if errors.Is(err, io.EOF) {
@@ -146,10 +142,6 @@ func (g *Client) Stream(ctx context.Context, req model.Request, h model.Handler)
 		return reply, err
 	}
 	return reply, nil
-}
-
-func (g *Client) newID() string {
-	return fmt.Sprintf("call_%d", g.ids.Add(1))
 }
 
 var _ model.Model = (*Client)(nil)

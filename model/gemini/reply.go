@@ -33,7 +33,7 @@ type geminiReader struct {
 	size  *model.ReplyMeter
 	newID func() string
 
-	text     strings.Builder
+	said     strings.Builder
 	thinking strings.Builder
 	calls    []model.CallSpec
 	ids      map[string]bool
@@ -136,35 +136,30 @@ func (r *geminiReader) part(p geminiPart) error {
 			r.h.ToolCall(call)
 		}
 	case p.Thought:
-		text := deref(p.Text)
-		if err := r.size.Add(len(text)); err != nil {
-			return err
-		}
-		if p.ThoughtSignature != "" {
-			r.sigs.Thought = p.ThoughtSignature
-		}
-		if text != "" {
-			r.thinking.WriteString(text)
-			if r.h.Thinking != nil {
-				r.h.Thinking(text)
-			}
-		}
+		return r.text(p, &r.thinking, &r.sigs.Thought, r.h.Thinking)
 	default:
 		// Text, or a part that carries only a signature (Gemini 3 ends a text answer with
 		// an empty text part holding it). Other parts (code execution, inline data) are
 		// not asked for and are left out.
-		text := deref(p.Text)
-		if err := r.size.Add(len(text)); err != nil {
-			return err
-		}
-		if p.ThoughtSignature != "" {
-			r.sigs.Text = p.ThoughtSignature
-		}
-		if text != "" {
-			r.text.WriteString(text)
-			if r.h.Text != nil {
-				r.h.Text(text)
-			}
+		return r.text(p, &r.said, &r.sigs.Text, r.h.Text)
+	}
+	return nil
+}
+
+// text reads a part of text or thought into b, keeping its signature in sig and passing
+// the text to h.
+func (r *geminiReader) text(p geminiPart, b *strings.Builder, sig *string, h func(string)) error {
+	text := deref(p.Text)
+	if err := r.size.Add(len(text)); err != nil {
+		return err
+	}
+	if p.ThoughtSignature != "" {
+		*sig = p.ThoughtSignature
+	}
+	if text != "" {
+		b.WriteString(text)
+		if h != nil {
+			h(text)
 		}
 	}
 	return nil
@@ -173,7 +168,7 @@ func (r *geminiReader) part(p geminiPart) error {
 // reply is what was read so far. FinishReason is the loop's word for Gemini's: stop,
 // tool_calls or length; anything else is reported by result.
 func (r *geminiReader) reply() model.Reply {
-	rep := model.Reply{Text: r.text.String(), Reasoning: r.thinking.String(), ToolCalls: r.calls, Usage: r.usage}
+	rep := model.Reply{Text: r.said.String(), Reasoning: r.thinking.String(), ToolCalls: r.calls, Usage: r.usage}
 	switch r.finish {
 	case "STOP":
 		rep.FinishReason = "stop"

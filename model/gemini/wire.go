@@ -68,8 +68,6 @@ type geminiFunctionDecl struct {
 
 type geminiGeneration struct {
 	MaxOutputTokens int             `json:"maxOutputTokens,omitempty"`
-	Temperature     *float64        `json:"temperature,omitempty"`
-	TopP            *float64        `json:"topP,omitempty"`
 	ThinkingConfig  *geminiThinking `json:"thinkingConfig,omitempty"`
 }
 

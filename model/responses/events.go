@@ -15,7 +15,6 @@ import (
 type responsesEvent struct {
 	Type         string             `json:"type"`
 	OutputIndex  *int               `json:"output_index"`
-	ItemID       string             `json:"item_id"`
 	SummaryIndex int                `json:"summary_index"`
 	ContentIndex int                `json:"content_index"`
 	Delta        json.RawMessage    `json:"delta"`
@@ -69,14 +68,12 @@ type responsesItem struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
 	Content   []struct {
-		Type    string `json:"type"`
 		Text    string `json:"text"`
 		Refusal string `json:"refusal"`
 	} `json:"content"`
 	Summary []struct {
 		Text string `json:"text"`
 	} `json:"summary"`
-	Encrypted *string `json:"encrypted_content"`
 }
 
 // responsesCall is a function call being streamed.

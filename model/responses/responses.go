@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 
 	"github.com/kimi-run/kimi-run/model"
 )
@@ -21,13 +20,12 @@ import (
 type Client struct {
 	cfg model.Config
 	s   *model.Streamer
-	ids atomic.Int64
+	ids model.CallIDs
 }
 
 // New builds the client.
 func New(cfg model.Config) *Client {
-	r := &Client{cfg: cfg, s: model.NewStreamer(cfg)}
-	return r
+	return &Client{cfg: cfg, s: model.NewStreamer(cfg)}
 }
 
 // Stream implements Model.
@@ -46,7 +44,7 @@ func (r *Client) Stream(ctx context.Context, req model.Request, h model.Handler)
 	}
 	defer st.Close()
 
-	rr := newResponsesReader(h, st.Size(), r.newID)
+	rr := newResponsesReader(h, st.Size(), r.ids.New)
 	for !rr.finished && rr.failure == nil {
 		payload, err := st.Next()
 		if errors.Is(err, io.EOF) {
@@ -88,10 +86,6 @@ func (r *Client) Stream(ctx context.Context, req model.Request, h model.Handler)
 		return reply, model.ErrEmptyReply
 	}
 	return reply, nil
-}
-
-func (r *Client) newID() string {
-	return fmt.Sprintf("call_%d", r.ids.Add(1))
 }
 
 var _ model.Model = (*Client)(nil)

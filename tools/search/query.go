@@ -68,7 +68,7 @@ func NewGrep(q Query) (*Grep, error) {
 	if q.Type != "" {
 		globs, ok := lookupType(q.Type)
 		if !ok {
-			return nil, fmt.Errorf("unknown file type %q; known types: %s (or use glob)", q.Type, typeNames())
+			return nil, fmt.Errorf("unknown file type %q; known types: %s (or use glob)", q.Type, strings.Join(TypeNames(), ", "))
 		}
 		g.typeGlobs = globs
 	}

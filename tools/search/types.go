@@ -74,6 +74,3 @@ func TypeNames() []string {
 	slices.Sort(names)
 	return names
 }
-
-// typeNames lists the known types for error messages.
-func typeNames() string { return strings.Join(TypeNames(), ", ") }
