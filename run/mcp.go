@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"sync/atomic"
 
@@ -73,15 +72,9 @@ type exitHook struct{ fn atomic.Pointer[func()] }
 
 func (h *exitHook) set(fn func()) { h.fn.Store(&fn) }
 
-// wrap returns exit (os.Exit when nil) preceded by the hook.
-func (h *exitHook) wrap(exit func(int)) func(int) {
-	return func(code int) {
-		if fn := h.fn.Load(); fn != nil {
-			(*fn)()
-		}
-		if exit == nil {
-			exit = os.Exit
-		}
-		exit(code)
+// run runs the hook's action, if one is set.
+func (h *exitHook) run() {
+	if fn := h.fn.Load(); fn != nil {
+		(*fn)()
 	}
 }

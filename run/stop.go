@@ -133,11 +133,8 @@ func (s *stopper) end(v verdict) {
 	if s.exit == nil {
 		return
 	}
-	for _, h := range []*exitHook{&s.shellKill, &s.mcpKill} {
-		if fn := h.fn.Load(); fn != nil {
-			(*fn)()
-		}
-	}
+	s.shellKill.run()
+	s.mcpKill.run()
 	wrote := make(chan ExitCode, 1)
 	go func() { wrote <- s.lastWord(v) }()
 	code := v.code
