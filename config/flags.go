@@ -94,6 +94,8 @@ type Flags struct {
 	// Test and tuning knobs, hidden from --help.
 	RetryBaseDelay time.Duration `name:"retry-base-delay" default:"1s" hidden:""`
 	RetryMaxDelay  time.Duration `name:"retry-max-delay" default:"60s" hidden:""`
+	// FilesChangedGitLimit bounds files_changed's git on one repository; 0 is its own.
+	FilesChangedGitLimit time.Duration `name:"files-changed-git-limit" hidden:""`
 
 	// given names the flags set on the command line (NoteGiven, right after parsing), so
 	// that an explicit value (even 0) can beat the config file and clashing synonyms can be

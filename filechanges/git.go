@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kimi-run/kimi-run/internal/beneath"
 	"github.com/kimi-run/kimi-run/internal/launch"
@@ -28,7 +29,20 @@ import (
 // the list, not what runs.
 type git struct {
 	launch *launch.Launcher
-	dir    string // the git dir, made at the first call (gitDir)
+	dir    string        // the git dir, made at the first call (gitDir)
+	limit  time.Duration // bounds git's work on one repository (gitLimit)
+}
+
+// gitLimit bounds the git calls of one snapshot, and of one comparison, of a repository.
+// git blocks for good opening a FIFO a command put among the repository's objects; this
+// bound ends that wait when the run's own (--timeout, a signal) does not. Five minutes let
+// git hash tens of gigabytes from a cold disk on a normal machine, more than a large
+// repository's first snapshot reads; a run that hits it lists the repository as unseen.
+const gitLimit = 5 * time.Minute
+
+// bound is ctx bounded by g's limit; git cut short by it fails saying so.
+func (g git) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, g.limit, fmt.Errorf("git did not finish within %v", g.limit))
 }
 
 // run runs git args for repository r and returns its stdout; a failure says what git said
@@ -68,7 +82,7 @@ func (g git) run(ctx context.Context, r *repo, args ...string) ([]byte, error) {
 	errR.Close()
 	switch {
 	case ctx.Err() != nil:
-		return nil, ctx.Err()
+		return nil, context.Cause(ctx)
 	case !state.Success():
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
@@ -173,6 +187,11 @@ func absUnder(dir, p string) string {
 // cache spares reading the files that did not change since it was written), and writes
 // the tree of the work dirs as they are now.
 func (g git) start(ctx context.Context, r *repo, index string) error {
+	ctx, cancel := g.bound(ctx)
+	defer cancel()
+	if err := checkStore(r.Objects); err != nil {
+		return err
+	}
 	objects, err := beneath.Dir(filepath.Join(r.Data, "objects"), true, 0o700)
 	if err != nil {
 		return err
@@ -221,7 +240,7 @@ func (g git) tree(ctx context.Context, r *repo) (string, error) {
 	// exits 1 having added the rest: the tree below is still worth having. Anything else
 	// (a cancelled run, a broken repository) shows again in write-tree.
 	if ctx.Err() != nil {
-		return "", ctx.Err()
+		return "", context.Cause(ctx)
 	}
 	_ = err
 	out, err := g.run(ctx, r, "write-tree")
@@ -241,6 +260,11 @@ type gitChange struct {
 // changes writes the work dirs' tree as it is now and lists what differs from the
 // snapshot's, by absolute path.
 func (g git) changes(ctx context.Context, r *repo) (map[string]gitChange, error) {
+	ctx, cancel := g.bound(ctx)
+	defer cancel()
+	if err := checkStore(r.Objects); err != nil {
+		return nil, err
+	}
 	after, err := g.tree(ctx, r)
 	if err != nil {
 		return nil, err

@@ -45,9 +45,11 @@ type Config struct {
 	// a state a killed run left there for the same turn is taken up, any other removed.
 	State string
 	Turn  string
-	// Launcher runs git; NoGit is --files-changed tools: git is never run.
+	// Launcher runs git; NoGit is --files-changed tools: git is never run. GitLimit bounds
+	// git's work on one repository at the snapshot and at the comparison; 0 is gitLimit.
 	Launcher *launch.Launcher
 	NoGit    bool
+	GitLimit time.Duration
 	// Writable reports a path the run's confined commands can write; nil when they are not
 	// confined. Git takes no orders from such a place, and a state there is not kept.
 	Writable func(string) bool
@@ -97,7 +99,10 @@ type original struct {
 // New starts tracking the changes c names, taking up the state of a killed run of the
 // same turn.
 func New(c Config) *Tracker {
-	t := &Tracker{workDir: realDir(c.WorkDir), git: git{launch: c.Launcher}, noGit: c.NoGit, watch: c.GitSettings,
+	if c.GitLimit <= 0 {
+		c.GitLimit = gitLimit
+	}
+	t := &Tracker{workDir: realDir(c.WorkDir), git: git{launch: c.Launcher, limit: c.GitLimit}, noGit: c.NoGit, watch: c.GitSettings,
 		writable: c.Writable, secret: c.Secret, warn: c.Warn, touched: map[string]*original{}}
 	if c.Writable != nil && c.State != "" && c.Writable(c.State) {
 		c.State = "" // a state the commands could change is not one to take up

@@ -20,7 +20,7 @@ func (r *runState) trackChanges(in *inputs, resume bool) *filechanges.Tracker {
 	c := filechanges.Config{
 		WorkDir: s.WorkDir, AddDirs: in.ws.addDirs,
 		Exclude:  []string{r.session.Root, r.answerFile, s.Flags.Record, r.guard.sandbox.TempDir()},
-		Launcher: r.launch, NoGit: s.Flags.FilesChanged == "tools",
+		Launcher: r.launch, NoGit: s.Flags.FilesChanged == "tools", GitLimit: s.Flags.FilesChangedGitLimit,
 		GitSettings: r.guard.sandbox.Active(), Warn: r.warn,
 		Secret: func(s string) bool { return r.secrets.String(s) != s },
 	}

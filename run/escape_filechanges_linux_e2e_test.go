@@ -5,6 +5,7 @@ package run_test
 import (
 	endian "encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -128,6 +129,64 @@ func TestEscapeGitFIFOsBlockNothing(t *testing.T) {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
 	})
+}
+
+// TestEscapeGitStoreFIFOsBlockNothing: a sandboxed command puts a FIFO in the repository's
+// object store, which the git of files_changed opens at the run's end as any reader does,
+// and no --timeout is given. In the place of info/alternates it is found before git runs;
+// in the place of the loose object git reads to count a.txt's lines as they were, git's
+// own limit (shortened by the hidden --files-changed-git-limit) ends the wait. Either way
+// the run ends with the task's exit code, 0, and the work dir listed as unseen with a
+// warning that says why.
+func TestEscapeGitStoreFIFOsBlockNothing(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, plant string // plant: the path of the FIFO, "" for a.txt's object
+		args        []string
+		warning     string
+	}{
+		{"alternates", ".git/objects/info/alternates", nil, "alternates is no regular file: git would wait on it"},
+		{"loose object", "", []string{"--files-changed-git-limit", "1s"}, "git did not finish within 1s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			needLandlock(t, 1)
+			work := gitRepo(t, map[string]string{"a.txt": "a\n"})
+			if tt.plant == "" {
+				cmd := exec.Command("git", "rev-parse", "HEAD:a.txt")
+				cmd.Dir = work
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := strings.TrimSpace(string(out))
+				tt.plant = ".git/objects/" + id[:2] + "/" + id[2:]
+			}
+			srv := scripted.New(t,
+				scripted.ToolCalls(scripted.CallID("plant", "Shell", callArgs(t, map[string]any{
+					"command": "echo b > a.txt && mkdir -p " + filepath.Dir(tt.plant) + " && rm -f " + tt.plant + " && mkfifo " + tt.plant}))),
+				scripted.Text("done"))
+			args := append([]string{"--output-format", "stream-json", "--sandbox", "workspace-write", "-p", "x"}, tt.args...)
+			r := kimi(t, srv, invocation{dir: work, args: args})
+			evs := events(t, r.stdout)
+			if res := results(evs); res["plant"]["is_error"] != false {
+				t.Fatalf("the plant failed, so nothing was attempted: %v", res["plant"])
+			}
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			res := lastResult(t, r)
+			if got := changedFiles(t, res); len(got) != 0 {
+				t.Errorf("files_changed = %v from a store git could not read", got)
+			}
+			if unseen, _ := res["files_unseen"].([]any); len(unseen) != 1 || unseen[0] != "." {
+				t.Errorf("files_unseen = %v, want the work dir", res["files_unseen"])
+			}
+			if w := strings.Join(warnings(evs), "\n"); !strings.Contains(w, tt.warning) {
+				t.Errorf("no warning says %q: %q", tt.warning, w)
+			}
+		})
+	}
 }
 
 // TestEscapeFilesChangedReadsNoLink: a file the file tools wrote, d/x.txt, lies behind a
