@@ -17,12 +17,14 @@ const toolsMark = "kimi-run:tools"
 
 var toolsMarkJSON = []byte(`"tools":[{"type":"` + toolsMark + `"}]`)
 
-// toolDefs keeps the encoding of each tool a client sent, so that a request encodes a tool
-// only when its description or schema changed. The tools are most of a request body, and
-// go-openai's encoder passes over each schema twice at every step.
+// toolDefs keeps the encoding of each tool a client sent, and of the last list, so that a
+// request encodes a tool only when its description or schema changed. The tools are most
+// of a request body, and go-openai's encoder passes over each schema twice at every step.
 type toolDefs struct {
-	mu   sync.Mutex
-	defs map[string]toolDef
+	mu    sync.Mutex
+	defs  map[string]toolDef
+	names []string // the last list's tools, in order
+	list  []byte   // and its encoding
 }
 
 type toolDef struct {
@@ -38,7 +40,8 @@ func (d *toolDefs) encode(ts []tools.Tool) ([]byte, error) {
 	if d.defs == nil {
 		d.defs = map[string]toolDef{}
 	}
-	out := []byte{'['}
+	same := len(ts) == len(d.names)
+	defs := make([]toolDef, len(ts))
 	for i, t := range ts {
 		name, desc, schema := t.Name(), t.Description(), t.Schema()
 		def, ok := d.defs[name]
@@ -52,12 +55,21 @@ func (d *toolDefs) encode(ts []tools.Tool) ([]byte, error) {
 				return nil, err
 			}
 			def = toolDef{desc: desc, schema: bytes.Clone(schema), enc: enc}
-			d.defs[name] = def
+			d.defs[name], same = def, false
 		}
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, def.enc...)
+		same = same && d.names[i] == name
+		defs[i] = def
 	}
-	return append(out, ']'), nil
+	if same {
+		return d.list, nil
+	}
+	d.names, d.list = make([]string, len(ts)), []byte{'['}
+	for i, t := range ts {
+		if i > 0 {
+			d.list = append(d.list, ',')
+		}
+		d.names[i], d.list = t.Name(), append(d.list, defs[i].enc...)
+	}
+	d.list = append(d.list, ']')
+	return d.list, nil
 }
