@@ -86,6 +86,8 @@ func TestPackageMapHolds(t *testing.T) {
 				why = "sandbox is the kernel's rules alone (a leaf): what a run asks of it is planned in sandbox/runplan"
 			case dir == "sandbox/runplan" && under(imp, "agent", "model", "session", "skills", "config", "output", "ralph", "hooks", "telemetry"):
 				why = "the run's sandbox plan knows the tools, the launcher and the proxy: no loop, no store, no settings"
+			case imp == "internal/launch/launcher" && !under(dir, "run", "sandbox/runplan", "internal/launch/early"):
+				why = "the Linux launcher process is wired in by run: the rest start children through launch.Launcher"
 			case under(dir, "completion", "manpage"):
 				why = "the completion scripts and the man page are written from the kong model alone"
 			case !under(dir, "internal", "scripts") && under(imp, "model/internal/modeltest", "internal/scripted", "internal/testkit", "internal/mcptest", "internal/otlptest", "internal/eventschema", "internal/escapetest"):

@@ -69,20 +69,29 @@ func (s *Settings) resolveLoop(lc loopControl) error {
 // resolveWorkDir is --work-dir (default: the current directory), absolute; it must be a
 // directory.
 func (s *Settings) resolveWorkDir() error {
-	dir := s.Flags.WorkDir
+	abs, err := s.Flags.AbsWorkDir()
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return Usagef("work dir %s is not a directory", cmp.Or(s.Flags.WorkDir, abs))
+	}
+	s.WorkDir = abs
+	return nil
+}
+
+// AbsWorkDir is --work-dir (default: the current directory), absolute.
+func (f *Flags) AbsWorkDir() (string, error) {
+	dir := f.WorkDir
 	if dir == "" {
 		var err error
 		if dir, err = os.Getwd(); err != nil {
-			return Usagef("cannot find the current directory: %v", err)
+			return "", Usagef("cannot find the current directory: %v", err)
 		}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return Usagef("work dir %s: %v", dir, err)
+		return "", Usagef("work dir %s: %v", dir, err)
 	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return Usagef("work dir %s is not a directory", dir)
-	}
-	s.WorkDir = abs
-	return nil
+	return abs, nil
 }

@@ -1,7 +1,8 @@
 // Package ralph drives agent turns: flows, small graphs of turns (begin, task, decision,
 // end) read from Mermaid or D2 flowcharts (a flow file, or a skill that carries one: see
 // package skills); the Ralph loop, which is a flow built in code; and a conversation, the
-// user messages of stdin answered one after the other (conversation.go).
+// user messages of stdin answered one after the other (conversation.go). Runner.Drive runs
+// a run's Plan: one turn, the Ralph loop or a flow (drive.go).
 //
 // A flow runs in one agent session. Each task or decision node is one agent turn whose
 // prompt is the node's label; a decision's prompt also lists its branch labels and asks

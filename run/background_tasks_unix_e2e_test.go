@@ -80,16 +80,6 @@ func userTexts(req scripted.Request) []string {
 // from 0.
 func replies(req scripted.Request) int { return len(req.MessagesOf("assistant")) }
 
-// callArgs is a tool call's arguments as JSON.
-func callArgs(t *testing.T, v map[string]any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // sandboxModes are the two ways every scenario runs: plain and confined.
 var sandboxModes = []struct {
 	name string

@@ -58,7 +58,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 	r.models = model
 	// A retried job (same --session, same prompt) picks up its unfinished turn; Ralph and
 	// flows start their loop again on the restored conversation.
-	resume := in.conv == nil && in.plan.flow == nil && in.plan.ralph == 0
+	resume := in.conv == nil && !in.plan.Looped()
 	r.changes = r.trackChanges(in, resume)
 	ts := &agentTools{r: r, env: r.toolEnv(in), ws: in.ws, servers: servers, hooks: eng}
 	e, l := s.Endpoint, s.Loop
@@ -73,7 +73,7 @@ func (r *runState) build(ctx context.Context, in *inputs) (*built, error) {
 			CapCompletion: (e.KimiProvider || e.Protocol == "anthropic") && e.ContextKnown && e.Generation.CompletionCap >= 0,
 			CompletionCap: e.Generation.CompletionCap, Reserve: l.Reserve, TriggerRatio: l.TriggerRatio},
 		Retry:     r.retryPolicy(),
-		Session:   r.session.session,
+		Session:   r.session.File,
 		DMail:     in.ws.agent.dmail,
 		Tools:     ts.root,
 		Subagents: ts.subagents,
@@ -189,7 +189,7 @@ func (r *runState) toolEnv(in *inputs) tools.Env {
 		Search:        r.service(r.s.Services.Search),
 		Fetch:         r.service(r.s.Services.Fetch),
 		Proxy:         g.sandbox.ProxyURL(),
-		Changes:       r.session.changes(),
+		Changes:       fileChanges(r.session.Journal),
 		Settings:      r.s.Flags.Settings,
 		Plan:          tools.NewPlanMode(r.planFile()),
 		Todos: func(items []tools.Todo) {
@@ -306,7 +306,7 @@ func (r *runState) planFile() string {
 	if dir := r.guard.sandbox.TempDir(); dir != "" {
 		return filepath.Join(dir, "plan.md")
 	}
-	if f := r.session.session; f != nil {
+	if f := r.session.File; f != nil {
 		return filepath.Join(filepath.Dir(f.Path()), "plan.md")
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("kimi-run-plan-%d.md", os.Getpid()))

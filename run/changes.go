@@ -21,7 +21,7 @@ func (r *runState) trackChanges(in *inputs, resume bool) *filechanges.Tracker {
 	s := r.s
 	c := filechanges.Config{
 		WorkDir: s.WorkDir, AddDirs: in.ws.addDirs,
-		Exclude:  []string{r.session.root, r.answerFile, s.Flags.Record, r.guard.sandbox.TempDir()},
+		Exclude:  []string{r.session.Root, r.answerFile, s.Flags.Record, r.guard.sandbox.TempDir()},
 		Launcher: r.launch, NoGit: s.Flags.FilesChanged == "tools",
 		GitSettings: r.guard.sandbox.Active(), Warn: r.warn,
 		Secret: func(s string) bool { return r.secrets.String(s) != s },
@@ -33,8 +33,8 @@ func (r *runState) trackChanges(in *inputs, resume bool) *filechanges.Tracker {
 		// The process's own descriptors 1 and 2: a `> events.ndjson` in the checkout.
 		c.Own = []*os.File{os.Stdout, os.Stderr}
 	}
-	if r.session.session != nil {
-		c.State = filepath.Join(filepath.Dir(r.session.session.Path()), "changes")
+	if r.session.File != nil {
+		c.State = filepath.Join(filepath.Dir(r.session.File.Path()), "changes")
 		if resume {
 			c.Turn = in.prompt
 		}

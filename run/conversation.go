@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 
-	"github.com/kimi-run/kimi-run/agent"
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/infile"
 	"github.com/kimi-run/kimi-run/ralph"
-	"github.com/kimi-run/kimi-run/skills"
 )
 
 // conversation is --input-format stream-json: Kimi CLI user messages read from stdin, one
@@ -49,37 +47,19 @@ func openConversation(ctx context.Context, s *config.Settings, stdin infile.Stdi
 	return c, nil
 }
 
-// messageRunner is what answering a message needs: each is planned (a usage error there,
-// such as an unknown skill, skips the message like a bad line) and run like a prompt.
-type messageRunner struct {
-	s      *config.Settings
-	skills *skills.Set
-	agent  *agent.Agent
-	sink   event.Sink
-	// hooks runs the prompt and stop hooks around each message, as around a -p prompt.
-	hooks *runHooks
-	// warn reports re-asks for --json-schema.
-	warn func(string)
-}
-
-// answer runs one planned message through the hooks.
-func (m messageRunner) answer(ctx context.Context, p plan) (outcome, error) {
-	return m.hooks.around(ctx, p.prompt, m.agent, func(t ralph.Turner) (outcome, error) {
-		return runPlan(ctx, m.s, p, t, m.agent, m.sink, m.warn, nil)
-	})
-}
-
 // run answers the first prompt (as first planned) and then each message of stdin, in order,
-// in one conversation (ralph.Conversation). Lines that are not user messages, and stdin
-// without any, make the run a usage error (exit 2) although every other message was
-// answered.
-func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m messageRunner) (outcome, error) {
+// in one conversation (ralph.Conversation): each is planned (a usage error there, such as
+// an unknown skill, skips the message like a bad line) and answered like a prompt. Lines
+// that are not user messages, and stdin without any, make the run a usage error (exit 2)
+// although every other message was answered.
+func (c *conversation) run(ctx context.Context, sink event.Sink, firstPlan plan, planFor func(context.Context, string) (plan, error),
+	answer func(plan) (outcome, error)) (outcome, error) {
 	var last outcome
 	iterations := 0
 	conv := ralph.Conversation[plan]{
-		Plan: func(ctx context.Context, text string) (plan, error) { return planRun(ctx, m.s, m.skills, text) },
+		Plan: planFor,
 		Answer: func(ctx context.Context, p plan) (string, bool, error) {
-			out, err := m.answer(ctx, p)
+			out, err := answer(p)
 			if out.flow {
 				iterations += out.flowResult.Iterations
 			}
@@ -91,7 +71,7 @@ func (c *conversation) run(ctx context.Context, r *runState, firstPlan plan, m m
 			}
 			return out.finalText, judge(out, err, context.Cause(ctx)).code == ExitOK, err
 		},
-		Sink: r.sink,
+		Sink: sink,
 	}
 	var first *plan
 	if c.first != "" {

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/eventschema"
-	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/launch/launcher"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 )
 
@@ -43,11 +43,11 @@ func coverEnv() []string {
 }
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == launch.ServeArg {
+	if len(os.Args) > 1 && os.Args[1] == launcher.ServeArg {
 		// An in-process run.Main starts its own executable, this test binary, as its
 		// launcher (and, under --sandbox, the launcher's confined arm): act as one rather
 		// than run every test again.
-		os.Exit(launch.Serve(os.Args[2:]))
+		os.Exit(launcher.Serve(os.Args[2:]))
 	}
 	flag.Parse()
 	parallelByDefault()
@@ -687,4 +687,14 @@ func TestKeyNeverLeaks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// callArgs is a tool call's arguments as JSON.
+func callArgs(t *testing.T, v map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

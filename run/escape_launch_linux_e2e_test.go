@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/launch/launcher"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/internal/testkit"
 )
@@ -284,7 +284,7 @@ func TestDaemonsEndWithTheRun(t *testing.T) {
 func TestForkLoopIsBounded(t *testing.T) {
 	t.Parallel()
 	needLandlock(t, 1)
-	if !launch.CanLimitTasks() {
+	if !launcher.CanLimitTasks() {
 		t.Skip("no pids controller can be had here (docs/sandbox.md lists it as a gap)")
 	}
 	dir := t.TempDir()

@@ -48,7 +48,7 @@ func execute(f *config.Flags, sio IO, version string) ExitCode {
 	b, err := r.build(ctx, in)
 	if err != nil {
 		// The run never started: an empty new session would only be noise.
-		r.session.dropIfNew()
+		r.session.DropIfNew()
 		return r.finish(ctx, outcome{}, agent.Stats{}, err)
 	}
 	if err := r.begin(b); err != nil {
@@ -167,13 +167,13 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 	if in.ws, err = setupWorkspace(s, g.sandbox.AddDirs(), g.sandbox.PromptNote(), warn); err != nil {
 		return err
 	}
-	if err := applySystemPrompt(ctx, f, in.ws.agent); err != nil {
+	if in.ws.agent.prompt, err = f.ApplySystemPrompt(ctx, in.ws.agent.prompt); err != nil {
 		return err
 	}
 	if in.plan, err = planRun(ctx, s, in.ws.skills, in.prompt); err != nil {
 		return err
 	}
-	if in.plan.images, err = loadImages(ctx, s); err != nil {
+	if in.plan.Images, err = s.LoadImages(ctx); err != nil {
 		return err
 	}
 	// Commands, hooks, MCP servers and rg get the environment without kimi-run's
@@ -189,31 +189,12 @@ func (r *runState) prepareWorkspace(ctx context.Context, in *inputs) error {
 			return err
 		}
 	}
-	msg, err := checkPromptSize(in.plan, s.Endpoint, in.ws.agent.prompt)
+	msg, err := s.Endpoint.CheckPromptSize(len(in.plan.Prompt)+len(in.plan.Request), in.ws.agent.prompt)
 	if err != nil {
 		return err
 	}
 	if msg != "" {
 		warn(msg)
-	}
-	return nil
-}
-
-// openSession creates or resumes the run's session and records the run in it.
-func (r *runState) openSession(ctx context.Context, prompt string) error {
-	sess, err := openSession(ctx, r.s, r.secrets.String, r.warnEarly)
-	if err != nil {
-		return err
-	}
-	r.session, r.sessionID = sess, sess.id
-	r.res.add(sess.close)
-	r.keepFiles()
-	if err := r.rewind(ctx); err != nil {
-		return err
-	}
-	r.announceSession(r.warnEarly, r.s.Output.Quiet)
-	if err := r.session.begin(metaPrompt(r.s.Flags.Flow, prompt), r.s.WorkDir, time.Now()); err != nil {
-		r.warnEarly(err.Error())
 	}
 	return nil
 }
@@ -228,10 +209,10 @@ func (r *runState) begin(b *built) error {
 	r.emit(event.Init{
 		SchemaVersion: event.SchemaVersion, SessionID: r.sessionID, Model: s.Endpoint.Model, Provider: providerType(s.Endpoint),
 		BaseURLHost: hostOf(s.Endpoint.BaseURL), WorkDir: s.WorkDir, Tools: b.names, Version: r.version,
-		MCPServers: b.servers.initInfo(), ForkedFrom: sess.forkedFrom,
+		MCPServers: b.servers.initInfo(), ForkedFrom: sess.ForkedFrom,
 	})
-	if sess.rewound != nil {
-		r.emit(sess.rewound.event())
+	if sess.Rewound != nil {
+		r.emit(rewindEvent(sess.Rewound))
 	}
 	for _, msg := range append(r.early, b.servers.warnings()...) {
 		r.warn(msg)
@@ -239,22 +220,22 @@ func (r *runState) begin(b *built) error {
 	if w := runplan.RootWarning(s.Flags.Sandbox, s.Env.Getenv); w != "" {
 		r.warn(w)
 	}
-	if sess.warning != "" {
-		r.warn(sess.warning)
+	if sess.Warning != "" {
+		r.warn(sess.Warning)
 	}
 	if r.loginErr != nil {
 		return r.loginErr
 	}
-	if sess.restored != nil {
-		if w := systemPromptKept(&s.Flags, sess.id); w != "" {
+	if sess.Restored != nil {
+		if w := s.Flags.SystemPromptKept(sess.ID); w != "" {
 			r.warn(w)
 		}
-		b.agent.Restore(sess.restored)
+		b.agent.Restore(sess.Restored)
 		// What an earlier run's background tasks became: a resumed run never starts one
 		// again (its Shell call has its result, or is answered as interrupted).
 		r.tasks.Restore()
 	}
-	for _, w := range sess.repairs {
+	for _, w := range sess.Repairs {
 		r.warn(w)
 	}
 	return nil
@@ -266,18 +247,22 @@ func (r *runState) work(ctx context.Context, in *inputs, b *built) (outcome, err
 	rh := &runHooks{e: b.hooks, scrub: r.secrets.String}
 	r.hooks = rh
 	source := "startup"
-	if r.session.restored != nil {
+	if r.session.Restored != nil {
 		source = "resume"
 	}
 	rh.sessionStart(ctx, source)
 	var out outcome
 	var err error
-	if in.conv != nil {
-		out, err = in.conv.run(ctx, r, in.plan, messageRunner{s: r.s, skills: in.ws.skills, agent: b.agent, sink: r.sink, hooks: rh, warn: r.warn})
-	} else {
-		out, err = rh.around(ctx, in.prompt, b.agent, func(t ralph.Turner) (outcome, error) {
-			return runPlan(ctx, r.s, in.plan, t, b.agent, r.sink, r.warn, r.waitForTasks)
+	answer := func(p plan, after func(context.Context, ralph.Turner, outcome, error) (outcome, error)) (outcome, error) {
+		return rh.around(ctx, p.Prompt, b.agent, func(t ralph.Turner) (outcome, error) {
+			return runPlan(ctx, p, t, b.agent, r.sink, r.warn, after)
 		})
+	}
+	if in.conv != nil {
+		planFor := func(ctx context.Context, text string) (plan, error) { return planRun(ctx, r.s, in.ws.skills, text) }
+		out, err = in.conv.run(ctx, r.sink, in.plan, planFor, func(p plan) (outcome, error) { return answer(p, nil) })
+	} else {
+		out, err = answer(in.plan, r.waitForTasks)
 	}
 	return out, r.tape.finish(r, out, err)
 }

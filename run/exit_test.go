@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/agent/answerschema"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model"
@@ -77,8 +78,8 @@ func TestJudge(t *testing.T) {
 		{name: "filtered", err: fmt.Errorf("step 2: %w", &model.FinishError{Reason: "content_filter"}), code: ExitFiltered, reason: "filtered", kind: "filtered"},
 		{name: "endpoint is a web page", err: fmt.Errorf("call: %w", &model.EndpointError{URL: "https://x.example/", ContentType: "text/html"}),
 			code: ExitError, reason: "error", kind: "config", message: (&model.EndpointError{URL: "https://x.example/", ContentType: "text/html"}).Error()},
-		{name: "schema never matched", err: fmt.Errorf("answer: %w", &SchemaError{Problems: []string{"missing x"}}), code: ExitSchema, reason: "schema", kind: "schema",
-			message: (&SchemaError{Problems: []string{"missing x"}}).Error()},
+		{name: "schema never matched", err: fmt.Errorf("answer: %w", &answerschema.Error{Problems: []string{"missing x"}}), code: ExitSchema, reason: "schema", kind: "schema",
+			message: (&answerschema.Error{Problems: []string{"missing x"}}).Error()},
 		{name: "cancelled without a cause", err: fmt.Errorf("step: %w", context.Canceled), code: ExitError, reason: "cancelled", kind: "cancelled"},
 		{name: "404 gets a hint", err: &model.ProviderError{StatusCode: 404, Message: "no route", RetryAfter: -1}, code: ExitError, reason: "error", kind: "provider", status: 404,
 			message: (&model.ProviderError{StatusCode: 404, Message: "no route", RetryAfter: -1}).Error() + " (check the base URL, which for an OpenAI-compatible provider usually ends in /v1, and the model name)"},

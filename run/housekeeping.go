@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/docs"
 	"github.com/kimi-run/kimi-run/event"
-	"github.com/kimi-run/kimi-run/manpage"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/session"
 )
@@ -52,14 +50,9 @@ func housekeeping(args []string, cli *CLI, sio IO, version string) (code ExitCod
 	}
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
-		hint := " (kimi-run --help-all lists every flag)"
-		if peer := peerFlag(args); peer != nil {
-			err, hint = peer, ""
-		} else if mv := missingValue(parser.Model, args); mv != nil {
-			err = mv
-		}
+		err, hint := config.ParseError(parser.Model, args, err)
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v%s\n", err, hint)
-		if format, kimiLines := rawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
+		if format, kimiLines := config.RawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
 			// The stream's last line is a result even when the flags did not parse.
 			output.NewJSON(sio.Stdout).Emit(event.Event{Time: time.Now(), Data: event.Result{
 				Status: "error", TerminalReason: "error", ExitCode: int(ExitUsage),
@@ -70,8 +63,7 @@ func housekeeping(args []string, cli *CLI, sio IO, version string) (code ExitCod
 	}
 	switch {
 	case cli.ManPage:
-		config.DescribeSources(parser.Model)
-		err = writeManPage(sio.Stdout, parser.Model, version)
+		err = config.WriteManPage(sio.Stdout, parser.Model, version, description())
 	case cli.PrintSchema:
 		_, err = io.WriteString(sio.Stdout, docs.EventsSchema)
 	case cli.ListSessions || cli.ShowSession != "":
@@ -92,23 +84,10 @@ func newParser(cli *CLI, sio IO, version string) (*kong.Kong, error) {
 	return config.NewParser(cli, sio.env(),
 		kong.Name("kimi-run"),
 		kong.Bind(config.Describe(description)),
-		kong.Help(shortHelp),
+		kong.Help(config.ShortHelp),
 		kong.Bind(config.Version("kimi-run "+version)),
 		kong.Writers(sio.Stdout, sio.Stderr),
 		kong.Exit(func(c int) { panic(kongExit{c}) }))
-}
-
-// writeManPage writes kimi-run(1) (package manpage) for this build.
-func writeManPage(w io.Writer, app *kong.Application, version string) error {
-	return manpage.Write(w, app, manpage.Page{
-		Description: description(),
-		Version:     version,
-		Date:        manpage.Date(version),
-		Commands:    []string{completion.Command + "\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR"},
-		Notes: "The prompt is the words after the flags, \\fB\\-p\\fR, \\fB\\-\\-prompt\\-file\\fR or stdin. " +
-			"\\fBkimi\\-run completion\\fR \\fISHELL\\fR (exactly those two words) writes a completion script " +
-			"for bash, zsh or fish.",
-	})
 }
 
 // sessions runs --list-sessions or --show-session: it reads the sessions of the work dir and
@@ -123,7 +102,7 @@ func sessions(ctx context.Context, cli *CLI, sio IO) ExitCode {
 	if err := cli.Conflict(); err != nil {
 		return fail(ExitUsage, err)
 	}
-	workDir, err := housekeepingWorkDir(cli)
+	workDir, err := cli.AbsWorkDir()
 	if err != nil {
 		return fail(ExitUsage, err)
 	}
@@ -156,20 +135,4 @@ func sessions(ctx context.Context, cli *CLI, sio IO) ExitCode {
 		fmt.Fprintf(sio.Stderr, "kimi-run: session %s: %s\n", id, w)
 	}
 	return exitIf(session.WriteTranscript(sio.Stdout, info, restored, ndjson))
-}
-
-func housekeepingWorkDir(cli *CLI) (string, error) {
-	dir := cli.WorkDir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", usagef("cannot find the current directory: %v", err)
-		}
-		dir = wd
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", usagef("work dir %s: %v", dir, err)
-	}
-	return abs, nil
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 
 	"github.com/kimi-run/kimi-run/agent"
+	"github.com/kimi-run/kimi-run/agent/answerschema"
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/headroom"
 	"github.com/kimi-run/kimi-run/kimilogin"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/session"
+	"github.com/kimi-run/kimi-run/tools/background"
 )
 
 // judge maps a turn's outcome and error to the exit code and terminal reason. cause is the
@@ -80,11 +82,12 @@ var causeRules = []errorRule{
 var errorRules = []errorRule{
 	{match: isA[*replayError], code: ExitError, reason: "error", kind: "replay", message: ownWords[*replayError]},
 	{match: isA[*usageError], code: ExitUsage, reason: "error", kind: "usage"},
+	{match: isA[*session.UsageError], code: ExitUsage, reason: "error", kind: "usage"},
 	{match: isA[*session.BusyError], code: ExitTransient, reason: "busy", kind: "busy", retryable: true},
 	{match: isA[*headroom.Error], code: ExitTransient, reason: "transient", kind: "resources", retryable: true},
 	{match: isA[*hookBlockedError], code: ExitError, reason: "error", kind: "hook"},
 	// Kimi CLI's exit 1 when its print mode stopped waiting for background tasks.
-	{match: isA[*tasksOverdueError], code: ExitError, reason: "background_timeout", kind: "background", message: ownWords[*tasksOverdueError]},
+	{match: isA[*background.OverdueError], code: ExitError, reason: "background_timeout", kind: "background", message: ownWords[*background.OverdueError]},
 	// A stored Kimi login the OAuth host refused to refresh is over until `kimi login`: an
 	// authentication failure, like a key the provider refuses. One that could not be
 	// refreshed for now is worth retrying later.
@@ -96,7 +99,7 @@ var errorRules = []errorRule{
 	{match: provider((*model.ProviderError).Quota), code: ExitAuth, reason: "quota", kind: "quota"},
 	{match: isA[*model.FinishError], code: ExitFiltered, reason: "filtered", kind: "filtered"},
 	{match: isA[*model.EndpointError], code: ExitError, reason: "error", kind: "config", message: ownWords[*model.EndpointError]},
-	{match: isA[*SchemaError], code: ExitSchema, reason: "schema", kind: "schema", message: ownWords[*SchemaError]},
+	{match: isA[*answerschema.Error], code: ExitSchema, reason: "schema", kind: "schema", message: ownWords[*answerschema.Error]},
 	// The budget's own words: the wrapping (flow node, model call) adds nothing.
 	{match: isA[*model.BudgetError], code: ExitSpend, reason: "budget", kind: "budget", message: ownWords[*model.BudgetError]},
 	{match: transientAfterRetries, code: ExitTransient, reason: "transient", kind: "transient", retryable: true},

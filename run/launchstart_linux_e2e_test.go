@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/launch/launcher"
 	"github.com/kimi-run/kimi-run/internal/scripted"
 	"github.com/kimi-run/kimi-run/internal/testkit"
 )
@@ -41,7 +41,7 @@ func TestLauncherModeSkipsTheRunsInitialisers(t *testing.T) {
 		return seen
 	}
 	version := inits("--version")
-	served := inits(launch.ServeArg, "top", "{}")
+	served := inits(launcher.ServeArg, "top", "{}")
 	for _, pkg := range []string{
 		"github.com/kimi-run/kimi-run/run",
 		"github.com/kimi-run/kimi-run/tools/plugin",
@@ -85,7 +85,7 @@ func launchersOf(dir string) (top, box int) {
 	for _, e := range entries {
 		pid := e.Name()
 		a := args(pid)
-		if len(a) < 3 || a[1] != launch.ServeArg {
+		if len(a) < 3 || a[1] != launcher.ServeArg {
 			continue
 		}
 		n, _ := strconv.Atoi(pid)

@@ -11,40 +11,24 @@ import (
 	"github.com/kimi-run/kimi-run/tools"
 )
 
-// runPlan runs the plan's turn, Ralph loop or flow through t, then after (when set: the wait
+// runPlan runs the plan through t (ralph.Runner.Drive), then after (when set: the wait
 // for background tasks, which may run more turns through t). Under --json-schema every
 // prompt carries the schema, and an answer that does not match it is asked for again.
-func runPlan(ctx context.Context, s *config.Settings, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink, warn func(string),
+func runPlan(ctx context.Context, plan plan, t ralph.Turner, rw ralph.Rewinder, sink event.Sink, warn func(string),
 	after func(context.Context, ralph.Turner, outcome, error) (outcome, error)) (outcome, error) {
 	if plan.schema != nil {
-		t = plan.schema.Prompted(t, plan.flow != nil || plan.ralph != 0)
+		t = plan.schema.Prompted(t, plan.Looped())
 	}
-	if len(plan.images) > 0 {
-		t = &imageTurner{Turner: t, images: plan.images}
-	}
-	var out outcome
-	var err error
-	if plan.flow == nil && plan.ralph == 0 {
-		var res event.TurnOutcome
-		res, err = t.Turn(ctx, event.TurnSpec{Prompt: plan.prompt})
-		out = outcome{finalText: res.FinalText, stop: res.StopReason}
-	} else {
-		runner := &ralph.Runner{Turner: t, Rewinder: rw, Sink: sink}
-		var res ralph.Result
-		if plan.flow != nil {
-			res, err = runner.Run(ctx, plan.flow, ralph.Options{MaxMoves: plan.moves, Fresh: s.Flags.RalphFresh, Request: plan.request})
-		} else {
-			res, err = runner.Ralph(ctx, plan.prompt, ralph.RalphOptions{Extra: plan.ralph, Fresh: s.Flags.RalphFresh})
-		}
-		out = outcome{finalText: ralph.StripChoice(res.FinalText), stop: res.StopReason, flow: true, flowResult: res}
-	}
+	runner := &ralph.Runner{Turner: t, Rewinder: rw, Sink: sink}
+	res, err := runner.Drive(ctx, plan.Plan)
+	out := outcome{finalText: res.FinalText, stop: res.StopReason, flow: plan.Looped(), flowResult: res}
 	if after != nil {
-		out, err = after(ctx, t, out, err)
+		out, err = after(ctx, runner.Turner, out, err)
 	}
 	if plan.schema == nil || !schemaDue(out, err) {
 		return out, err
 	}
-	settled, err := plan.schema.Settle(ctx, t, out.finalText, ralph.StripChoice, warn)
+	settled, err := plan.schema.Settle(ctx, runner.Turner, out.finalText, ralph.StripChoice, warn)
 	out.finalText, out.structured = settled.FinalText, settled.Value
 	if settled.Stop != "" {
 		out.stop = settled.Stop
@@ -67,9 +51,6 @@ func schemaDue(out outcome, err error) bool {
 	return out.stop == event.StopCompleted
 }
 
-// SchemaError is a final answer that still does not match --json-schema after the re-asks.
-type SchemaError = answerschema.Error
-
 func toolNames(ts []tools.Tool) []string {
 	names := make([]string, len(ts))
 	for i, t := range ts {
@@ -78,24 +59,17 @@ func toolNames(ts []tools.Tool) []string {
 	return names
 }
 
-// plan is what a run will do, decided before any model call so that a bad flow file or an
-// unknown skill is a usage error.
+// plan is what a run will do (ralph.Plan) and the schema its answer must match, decided
+// before any model call so that a bad flow file or an unknown skill is a usage error.
 type plan struct {
-	prompt string
-	flow   *ralph.Flow
-	moves  int
-	ralph  int
-	// request is the user's request shown with every node of a flow.
-	request string
+	ralph.Plan
 	// schema is --json-schema, compiled; nil without one.
 	schema *answerschema.Schema
-	// images are --image, attached to the first prompt.
-	images []event.Image
 }
 
 func planRun(ctx context.Context, s *config.Settings, found *skills.Set, prompt string) (plan, error) {
 	cli := &s.Flags
-	p := plan{prompt: prompt, ralph: s.Ralph}
+	p := plan{Plan: ralph.Plan{Prompt: prompt, Ralph: s.Ralph, Options: ralph.Options{Fresh: cli.RalphFresh}}}
 	var err error
 	if p.schema, err = answerschema.Load(ctx, cli.JSONSchema); err != nil {
 		return p, usagef("%w", err)
@@ -109,7 +83,7 @@ func planRun(ctx context.Context, s *config.Settings, found *skills.Set, prompt 
 			return p, usagef("flow: %w", err)
 		}
 		// The flow's nodes are the prompts; a prompt given with it is the user's request.
-		p.flow, p.moves, p.request, p.prompt = f, cli.MaxMoves, prompt, ""
+		p.Flow, p.MaxMoves, p.Request, p.Prompt = f, cli.MaxMoves, prompt, ""
 		return p, nil
 	}
 	exp, err := skills.ExpandPrompt(found, prompt)
@@ -117,9 +91,9 @@ func planRun(ctx context.Context, s *config.Settings, found *skills.Set, prompt 
 		return p, usagef("%w", err)
 	}
 	if exp.Flow != nil {
-		p.flow, p.moves, p.ralph, p.request = exp.Flow, exp.MaxMoves, 0, exp.Request
+		p.Flow, p.MaxMoves, p.Ralph, p.Request = exp.Flow, exp.MaxMoves, 0, exp.Request
 		return p, nil
 	}
-	p.prompt = exp.Prompt
+	p.Prompt = exp.Prompt
 	return p, nil
 }

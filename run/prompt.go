@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 	"time"
 
@@ -20,7 +19,7 @@ func readPrompt(ctx context.Context, s *config.Settings, stdin infile.Stdin, opt
 	if s.Flags.NoStdin {
 		stdin = nil
 	}
-	prompt, fromStdin, err := instruction(ctx, s)
+	prompt, fromStdin, err := s.Instruction(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -37,39 +36,6 @@ func readPrompt(ctx context.Context, s *config.Settings, stdin infile.Stdin, opt
 		return "", usagef("empty prompt: pass -p TEXT, prompt words, --prompt-file FILE, or pipe it on stdin")
 	}
 	return prompt, nil
-}
-
-// instruction is the prompt the command line gives (-p or -c, prompt words, or
-// --prompt-file), trimmed; fromStdin says the prompt is "-", stdin itself.
-func instruction(ctx context.Context, s *config.Settings) (prompt string, fromStdin bool, err error) {
-	cli := &s.Flags // config.Resolve refused more than one way
-	// named is the way an instruction was given on the command line, even an empty one.
-	named := ""
-	switch {
-	case s.Prompt == "-" || (len(cli.Words) == 1 && cli.Words[0] == "-"):
-		return "", true, nil
-	case s.Prompt != "" || s.PromptGiven:
-		prompt, named = s.Prompt, "-p"
-	case len(cli.Words) > 0:
-		prompt, named = strings.Join(cli.Words, " "), "the prompt"
-	case cli.PromptFile != "" || cli.Given("prompt-file"):
-		if cli.PromptFile == "" {
-			return "", false, usagef("empty prompt: --prompt-file names no file")
-		}
-		b, err := readFileCapped(ctx, cli.PromptFile)
-		if err != nil {
-			return "", false, err
-		}
-		prompt, named = b, "--prompt-file "+cli.PromptFile
-	}
-	prompt = strings.TrimSpace(prompt)
-	if named != "" && prompt == "" {
-		// An instruction that came out empty (`-p "$PROMPT"` with PROMPT unset) must not be
-		// replaced by whatever is piped in: a diff is context, not a task for an agent
-		// that runs every command it wants.
-		return "", false, usagef("empty prompt: %s is empty (piped stdin is only ever context, never the instruction)", named)
-	}
-	return prompt, false, nil
 }
 
 // promptFromStdin reads the prompt "-": all of stdin, which must not be a terminal.
@@ -128,24 +94,6 @@ func withPipedContext(ctx context.Context, s *config.Settings, stdin infile.Stdi
 		return prompt + "\n\n<stdin>\n" + strings.TrimRight(text, "\n") + "\n</stdin>", nil
 	}
 	return prompt, nil
-}
-
-// readFileCapped reads a prompt's file (--prompt-file, a TEXT|FILE flag) within
-// infile.Prompt, as stdin is bounded.
-func readFileCapped(ctx context.Context, path string) (string, error) {
-	b, err := infile.Read(ctx, path, infile.Prompt)
-	var tl *infile.TooLargeError
-	switch {
-	case errors.As(err, &tl):
-		return "", usagef("prompt file %v", err)
-	case err != nil && ctx.Err() != nil:
-		return "", err
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
-		return "", usagef("prompt file: %w", err)
-	case err != nil:
-		return "", usagef("prompt file %s: %v", path, err)
-	}
-	return string(b), nil
 }
 
 // readStdin is infile.ReadStdin, with a stdin too large for a prompt a usage error.

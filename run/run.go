@@ -6,8 +6,6 @@
 package run
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"io"
 	"net/url"
 	"os"
@@ -16,7 +14,6 @@ import (
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/infile"
-	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/procself"
 )
 
@@ -55,17 +52,6 @@ func (sio IO) env() config.Env {
 
 // Main runs kimi-run with args (without the program name) and returns the exit code.
 func Main(args []string, sio IO, version string) ExitCode {
-	if len(args) > 0 && args[0] == launch.ServeArg {
-		// The run's launcher process, or its confined arm (see internal/launch): it starts
-		// the run's children and ends what they leave when the run ends. It may outlive the
-		// run and starts with no environment: none of it stays readable. kimi-run's own
-		// binary never gets here: internal/launch/early serves before its initialisers.
-		if sio.Self {
-			p, _ := procself.Harden(nil)
-			_ = p.Hide(nil, procself.AnyVar)
-		}
-		return ExitCode(launch.Serve(args[1:]))
-	}
 	if sio.Self {
 		// Before anything reads the environment: the strings it hands out must not point
 		// into the block that start overwrites.
@@ -99,13 +85,4 @@ func colorOK(stderr io.Writer, env config.Env) bool {
 	}
 	f, ok := stderr.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
-}
-
-// newID returns a random session id.
-func newID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "session"
-	}
-	return hex.EncodeToString(b[:])
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/model"
 	"github.com/kimi-run/kimi-run/output"
+	"github.com/kimi-run/kimi-run/session"
 	"github.com/kimi-run/kimi-run/telemetry"
 	"github.com/kimi-run/kimi-run/tools"
 	"github.com/kimi-run/kimi-run/tools/background"
@@ -47,7 +48,7 @@ type runState struct {
 	loginErr error
 
 	sessionID string
-	session   sessionPlan
+	session   session.Run
 	// hooks, once the session started, fire SessionEnd when the run finishes.
 	hooks *runHooks
 	// groups holds the process groups of the run's Shell commands; keep leaves them alone.
@@ -104,8 +105,11 @@ func (r *runState) emit(p event.Payload) {
 
 // finish emits the result event (always the last one) and returns the exit code.
 func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err error) ExitCode {
-	r.endBackground()
-	tasks := r.endTasks()
+	if !r.s.Flags.KeepBackground {
+		// A stopping run must end within two seconds of SIGINT or SIGTERM.
+		r.groups.End(time.Second, r.warn)
+	}
+	tasks := r.tasks.End()
 	err = r.endpointMistake(err)
 	v := judge(out, err, context.Cause(ctx))
 	// What the events said: the calls by tool and the refused calls, subagents' included.
@@ -166,7 +170,7 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 			fmt.Fprintf(r.sio.Stderr, "kimi-run: %s\n", res.Error.Message)
 		}
 	}
-	if j := r.session.journal; j != nil {
+	if j := r.session.Journal; j != nil {
 		if err := j.Err(); err != nil {
 			r.emit(event.Warning{Message: fmt.Sprintf("session %s: %v; a later --rewind-files cannot put back every file this run changed", r.sessionID, err)})
 		}
@@ -174,8 +178,8 @@ func (r *runState) finish(ctx context.Context, out outcome, st agent.Stats, err 
 	if r.hooks != nil {
 		r.hooks.sessionEnd(ctx, v)
 	}
-	res.SessionWarning = r.settleSession(v)
-	res.SessionRepairs = r.session.repairs
+	res.SessionWarning = r.session.Settle(int(v.code), v.reason, r.saveErr, r.warn)
+	res.SessionRepairs = r.session.Repairs
 	r.stop.result(v.code, func() { r.emit(res) })
 	if werr := r.sink.Err(); werr != nil && v.code == ExitOK {
 		// The answer did not reach stdout: that is not success.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/launch/launcher"
 	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
 )
@@ -53,7 +54,8 @@ func BenchmarkChildStart(b *testing.B) {
 			if sandbox.ABI() < c.abi {
 				b.Skipf("needs Landlock ABI %d", c.abi)
 			}
-			l := &launch.Launcher{Exe: binary, Environ: os.Environ(), Policy: c.policy}
+			l := &launch.Launcher{Environ: os.Environ(), Policy: c.policy}
+			l.Process = launcher.New(binary, l)
 			b.Cleanup(l.Close)
 			launched := func() {
 				p, err := l.Start(launch.Spec{Path: argv[0], Args: argv, Dir: work, Confine: true, Keep: true})
@@ -127,7 +129,8 @@ func BenchmarkFirstChild(b *testing.B) {
 				}
 				t1 := time.Now()
 				// As run configures it: the task limit under the sandbox only.
-				l := &launch.Launcher{Exe: exe, Environ: os.Environ(), Policy: c.policy}
+				l := &launch.Launcher{Environ: os.Environ(), Policy: c.policy}
+				l.Process = launcher.New(exe, l)
 				if c.policy.Active() {
 					l.TaskLimit = 8192
 				}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/config"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/launch/launcher"
 	"github.com/kimi-run/kimi-run/internal/scrub"
 	"github.com/kimi-run/kimi-run/output"
 	"github.com/kimi-run/kimi-run/sandbox"
@@ -65,7 +66,8 @@ func start(ctx context.Context, s *config.Settings, sio IO, stop *stopper, versi
 	// the run ends, however it ends (SIGKILL included); its process starts with the first
 	// child. Its close runs after the result, the MCP servers' shutdown and the background
 	// groups'. Its environment and sandbox are set once they are known (execute).
-	r.launch = &launch.Launcher{Exe: sandbox.SelfExe, Keep: f.KeepBackground, NoCgroup: s.Env.Getenv("KIMI_RUN_CGROUP") == "off"}
+	r.launch = &launch.Launcher{Keep: f.KeepBackground, NoCgroup: s.Env.Getenv("KIMI_RUN_CGROUP") == "off"}
+	r.launch.Process = launcher.New(sandbox.SelfExe, r.launch)
 	r.res.add(r.launch.Close)
 
 	ctx = r.tape.bind(ctx)

@@ -1,12 +1,12 @@
 package run
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"path/filepath"
 
-	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/hooks"
+	"github.com/kimi-run/kimi-run/ralph"
 	"github.com/kimi-run/kimi-run/tools/background"
 )
 
@@ -15,8 +15,8 @@ import (
 // the run's launcher like every Shell command.
 func (r *runState) newTasks() *background.Manager {
 	dir := ""
-	if r.session.session != nil {
-		dir = filepath.Join(filepath.Dir(r.session.session.Path()), "tasks")
+	if r.session.File != nil {
+		dir = filepath.Join(filepath.Dir(r.session.File.Path()), "tasks")
 	}
 	return &background.Manager{Launcher: r.launch, Dir: dir, WorkDir: r.s.WorkDir, Config: r.s.Background,
 		Emit: r.emit, Secrets: r.secrets}
@@ -39,55 +39,20 @@ func taskInbox(m *background.Manager, eng *hooks.Engine, scrub func(string) stri
 	}
 }
 
-// endTasks ends the run's background tasks as the run ends: those still running are
-// stopped, but those kept alive ([background] keep_alive_on_exit), which a warning names.
-// It returns every task of the run for the result.
-func (r *runState) endTasks() []event.BackgroundTask {
-	if r.tasks == nil {
-		return nil
+// waitForTasks is print mode's wait for background tasks (background.Manager.AwaitAll)
+// after a run that ended well; a turn it runs that fails the provider is outlived. Not in
+// a conversation on stdin, where the next message may come first.
+func (r *runState) waitForTasks(ctx context.Context, t ralph.Turner, out outcome, err error) (outcome, error) {
+	if err != nil || outcomeVerdict(out).code != ExitOK {
+		return out, err
 	}
-	ts := r.tasks.Close()
-	out := make([]event.BackgroundTask, len(ts))
-	var kept, stopped []string
-	for i, t := range ts {
-		out[i] = backgroundTask(t)
-		switch {
-		case t.Status == background.StatusRunning:
-			kept = append(kept, fmt.Sprintf("%s (pid %d)", t.ID, t.PID))
-		case t.StoppedBy == background.StoppedByRunEnd:
-			stopped = append(stopped, t.ID)
-		}
+	more, err := r.tasks.AwaitAll(ctx, t, r.s.Flags.Heartbeat, func(err error) bool {
+		v := judge(outcome{}, err, nil)
+		return v.reason == "transient" || v.err != nil && v.err.Kind == "provider"
+	})
+	out.finalText = cmp.Or(more.FinalText, out.finalText)
+	if more.StopReason != "" {
+		out.flow, out.stop = false, more.StopReason
 	}
-	if len(stopped) > 0 {
-		r.warn(fmt.Sprintf("stopped %d background task(s) still running as the run ended: %s", len(stopped), joinList(stopped)))
-	}
-	if len(kept) > 0 {
-		r.warn(fmt.Sprintf("left %d background task(s) running after the run ([background] keep_alive_on_exit): %s", len(kept), joinList(kept)))
-	}
-	return out
-}
-
-// backgroundTask is t as the result lists it.
-func backgroundTask(t background.Task) event.BackgroundTask {
-	b := event.BackgroundTask{TaskID: t.ID, Description: t.Description, Status: string(t.Status), TimedOut: t.TimedOut,
-		StoppedBy: string(t.StoppedBy), Reason: t.Reason, OutputPath: t.OutputPath}
-	if t.HasExit {
-		code := t.ExitCode
-		b.ExitCode = &code
-	}
-	if t.Status == background.StatusRunning {
-		b.PID = t.PID
-	}
-	return b
-}
-
-func joinList(items []string) string {
-	out := ""
-	for i, s := range items {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out
+	return out, err
 }

@@ -73,6 +73,9 @@ type Policy struct {
 	// Home is the user's home directory, which stays readable where the commands get a
 	// /tmp of their own and it lies in the shared temp dir.
 	Home string `json:"home,omitempty"`
+	// Readable are more directories that stay readable there: those of the confined stdio
+	// MCP servers' programs, and their working directories.
+	Readable []string `json:"readable,omitempty"`
 }
 
 // Proxy reports whether commands reach the network through the run's proxy only.

@@ -143,7 +143,7 @@ func (j *Journal) rewindOne(path string, t *target, id int, canWrite func(string
 		var err error
 		// A blob is at most MaxBeforeImage; one that grew was not written by us.
 		blob := filepath.Join(j.dir, blobsName, t.before.Blob)
-		if want, err = infile.Read(context.Background(), blob, infile.Limit{Max: MaxBeforeImage, RegularOnly: true}); err == nil && sha(want) != t.before.Blob {
+		if want, err = infile.Read(context.Background(), blob, infile.Limit{Max: MaxBeforeImage, RegularOnly: true, Own: true}); err == nil && sha(want) != t.before.Blob {
 			err = errors.New("its content no longer matches its name")
 		}
 		if err != nil {

@@ -65,13 +65,12 @@ func ReadMeta(dir string) (Meta, error) {
 // full disk) the old file is removed, so that no stale outcome survives: the session then
 // lists as unknown.
 func WriteMeta(dir string, m Meta) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
+	f, err := createMeta(dir, m)
+	if err == nil {
+		err = f.Commit()
 	}
-	path := filepath.Join(dir, MetaFile)
-	if err := atomicfile.Write(path, append(b, '\n'), 0o600); err != nil {
-		beneath.RemovePath(path)
+	if err != nil {
+		beneath.RemovePath(filepath.Join(dir, MetaFile))
 		return fmt.Errorf("record the session's outcome: %w", err)
 	}
 	return nil
@@ -82,20 +81,11 @@ func WriteMeta(dir string, m Meta) error {
 // A reader already takes an unreadable meta file for a missing one (ReadMeta fails; Load
 // shows the session as unknown), which is what a crash of the machine before sync may leave.
 func WriteMetaVisible(dir string, m Meta) (sync func() error, err error) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
+	f, err := createMeta(dir, m)
+	var synced func() error
+	if err == nil {
+		synced, err = f.CommitVisible()
 	}
-	path := filepath.Join(dir, MetaFile)
-	f, err := atomicfile.Create(path, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("record the session's start: %w", err)
-	}
-	defer f.Discard()
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		return nil, fmt.Errorf("record the session's start: %w", err)
-	}
-	synced, err := f.CommitVisible()
 	if err != nil {
 		return nil, fmt.Errorf("record the session's start: %w", err)
 	}
@@ -105,6 +95,28 @@ func WriteMetaVisible(dir string, m Meta) (sync func() error, err error) {
 		}
 		return nil
 	}, nil
+}
+
+// createMeta starts a replacement of a session's meta file holding m (createFile).
+func createMeta(dir string, m Meta) (*atomicfile.File, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return createFile(filepath.Join(dir, MetaFile), append(b, '\n'))
+}
+
+// createFile starts a replacement of the file at path (atomicfile.Create) holding data.
+func createFile(path string, data []byte) (*atomicfile.File, error) {
+	f, err := atomicfile.Create(path, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Discard()
+		return nil, err
+	}
+	return f, nil
 }
 
 // FirstLine is the first non-blank line of a prompt, shortened for a listing.
@@ -152,7 +164,7 @@ func (s Info) Describe() string {
 func Load(dir string) (info Info, ok bool) {
 	m, err := ReadMeta(dir)
 	if err != nil {
-		fi, serr := os.Stat(filepath.Join(dir, ContextFile))
+		fi, serr := os.Lstat(filepath.Join(dir, ContextFile))
 		if serr != nil {
 			return info, false
 		}

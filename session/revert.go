@@ -16,6 +16,57 @@ import (
 	"github.com/kimi-run/kimi-run/internal/beneath"
 )
 
+// Rewound is what Run.Rewind did to the session.
+type Rewound struct {
+	Checkpoint int
+	// Backup is the file the conversation as it was is kept in.
+	Backup string
+	Files  []FileRewind
+}
+
+// Rewind takes the run's session back to checkpoint id (--rewind): the files first, when
+// files asks (--rewind-files: what they held then is put back where canWrite allows; what
+// they hold now is kept; each file not put back is also a warning), then the conversation
+// (what came after is kept in a backup file). Files first: a crash between the two leaves
+// the conversation whole, and the same command does it again.
+func (p *Run) Rewind(ctx context.Context, id int, files bool, canWrite func(string) error, warn func(string)) error {
+	if p.File == nil || p.Restored == nil {
+		return usagef("--rewind %d: session %s has no conversation to rewind", id, p.ID)
+	}
+	if taken := len(p.Restored.Checkpoints); id >= taken {
+		return usagef("--rewind %d: session %s has checkpoints 0 to %d (kimi-run --show-session %s lists them)", id, p.ID, taken-1, p.ID)
+	}
+	rw := &Rewound{Checkpoint: id}
+	if files {
+		if p.Journal == nil {
+			return usagef("--rewind-files: session %s keeps no before-images of its files here", p.ID)
+		}
+		var err error
+		if rw.Files, err = p.Journal.RewindFiles(ctx, id, canWrite); err != nil {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			return fmt.Errorf("--rewind-files: %w", err)
+		}
+		for _, f := range rw.Files {
+			if f.Action == NotRestored {
+				warn(fmt.Sprintf("--rewind-files: %s was not put back: %s", f.Path, f.Why))
+			}
+		}
+	}
+	restored, err := p.File.Revert(id)
+	if err != nil {
+		var ue *UnknownCheckpointError
+		if errors.As(err, &ue) {
+			return usagef("--rewind %d: session %s has checkpoints 0 to %d", id, p.ID, ue.Taken-1)
+		}
+		return fmt.Errorf("--rewind %d: %w", id, err)
+	}
+	rw.Backup = restored.Rotated
+	p.Restored, p.Rewound = restored, rw
+	return nil
+}
+
 // Revert rewinds the session to just before checkpoint id. The current file is kept as
 // path.N (the first free N from 1; nothing is deleted), and path then holds every record
 // that came before the checkpoint. The new file is written to a temporary file, synced and
@@ -66,7 +117,7 @@ func (s *File) Revert(id int) (*Restored, error) {
 	s.next = len(sc.restored.Checkpoints)
 	s.fresh = false
 	// The new file was synced before it took the old one's place.
-	s.written, s.durable, s.dirPending = 0, 0, false
+	s.written, s.durable, s.syncDir = 0, 0, nil
 	sc.restored.Rotated = rotated
 	if s.journal != nil {
 		// Best effort: a journal that cannot note it reports that itself (Journal.Err).
@@ -78,7 +129,7 @@ func (s *File) Revert(id int) (*Restored, error) {
 // writePrefix copies every record before checkpoint id into a replacement of the session
 // file (atomicfile), to be committed by the caller.
 func (s *File) writePrefix(id int) (*atomicfile.File, *scan, error) {
-	src, err := os.Open(s.path)
+	src, err := beneath.Open(s.path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read session: %w", err)
 	}
@@ -134,7 +185,7 @@ func rotateAside(path string) (string, error) {
 
 // copyExclusive copies src to a new file dst, failing if dst exists.
 func copyExclusive(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := beneath.Open(src, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}

@@ -72,9 +72,10 @@ type File struct {
 	// written counts the records written; durable is how many of them the last sync
 	// covered, so a sync that an earlier one already covered costs nothing.
 	written, durable int64
-	// dirPending says the new file's directory entry is not synced yet; the first sync does
-	// it, so creating a session costs no sync before the run needs one.
-	dirPending bool
+	// syncDir makes a new file's directory entry durable; the first sync calls it, so
+	// creating a session costs no sync before the run needs one. nil once done, and for a
+	// file that was not created. Run.Begin hands it its own sync of the same directory.
+	syncDir func()
 	// journal keeps the file tools' before-images (KeepFiles); a revert is noted in it.
 	journal *Journal
 }
@@ -104,7 +105,7 @@ func Create(path string, opts ...Option) (*File, error) {
 	}
 	s := newFile(path, opts)
 	s.f = f
-	s.dirPending = true
+	s.syncDir = func() { atomicfile.SyncDir(filepath.Dir(path)) }
 	return s, nil
 }
 
@@ -279,8 +280,8 @@ func (s *File) syncThrough(n int64) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	s.mu.Lock()
-	f, upto, dir := s.f, s.written, s.dirPending
-	done := s.durable >= n && !dir
+	f, upto, dir := s.f, s.written, s.syncDir
+	done := s.durable >= n && dir == nil
 	s.mu.Unlock()
 	if f == nil {
 		return ErrClosed
@@ -291,12 +292,12 @@ func (s *File) syncThrough(n int64) error {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("sync session: %w", err)
 	}
-	if dir {
-		atomicfile.SyncDir(filepath.Dir(s.path))
+	if dir != nil {
+		dir()
 	}
 	s.mu.Lock()
 	s.durable = max(s.durable, upto)
-	s.dirPending = false
+	s.syncDir = nil
 	s.mu.Unlock()
 	return nil
 }
@@ -316,9 +317,9 @@ func (s *File) Close() error {
 		// record.
 		serr = s.f.Sync()
 	}
-	if s.dirPending {
-		atomicfile.SyncDir(filepath.Dir(s.path))
-		s.dirPending = false
+	if s.syncDir != nil {
+		s.syncDir()
+		s.syncDir = nil
 	}
 	cerr := s.f.Close()
 	s.f = nil

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -36,14 +37,21 @@ func (g *ShellGroups) take() []*launch.Proc {
 	return procs
 }
 
-// End stops every recorded group that still has a running process: SIGTERM, then SIGKILL
-// for what is left after grace. It waits until they are gone (a moment more after SIGKILL)
-// and returns how many groups it found running (see launch.Stop).
-func (g *ShellGroups) End(grace time.Duration) int {
+// End stops every recorded group that still has a running process, so that a finished CI
+// step leaves no server or watcher behind: SIGTERM, then SIGKILL for what is left after
+// grace. It waits until they are gone (a moment more after SIGKILL) and warns how many it
+// found running (see launch.Stop).
+func (g *ShellGroups) End(grace time.Duration, warn func(string)) {
 	if g == nil {
-		return 0
+		return
 	}
-	return launch.Stop(grace, time.Second, g.take()...)
+	if n := launch.Stop(grace, time.Second, g.take()...); n > 0 {
+		cmds := "commands"
+		if n == 1 {
+			cmds = "command"
+		}
+		warn(fmt.Sprintf("stopped the processes that %d Shell %s left running in the background (--keep-background keeps them)", n, cmds))
+	}
 }
 
 // Kill sends SIGKILL to every recorded group at once, without waiting: the last act of a

@@ -145,14 +145,17 @@ func TestShellGroupsEndWhatCommandsLeftBehind(t *testing.T) {
 	if testkit.ProcessGone(a) || testkit.ProcessGone(b) {
 		t.Fatalf("background processes ended before End")
 	}
-	if n := groups.End(300 * time.Millisecond); n != 1 {
-		t.Errorf("End found %d running groups, want 1", n)
+	var warned []string
+	warn := func(msg string) { warned = append(warned, msg) }
+	groups.End(300*time.Millisecond, warn)
+	if want := "stopped the processes that 1 Shell command left running in the background (--keep-background keeps them)"; len(warned) != 1 || warned[0] != want {
+		t.Errorf("End warned %q, want %q", warned, want)
 	}
 	if !testkit.ProcessGone(a) || !testkit.ProcessGone(b) {
 		t.Errorf("End left %d (gone %v) or %d, which ignores SIGTERM (gone %v)", a, testkit.ProcessGone(a), b, testkit.ProcessGone(b))
 	}
-	if n := groups.End(time.Second); n != 0 {
-		t.Errorf("a second End found %d groups", n)
+	if groups.End(time.Second, warn); len(warned) != 1 {
+		t.Errorf("a second End found groups: %q", warned[1:])
 	}
 }
 

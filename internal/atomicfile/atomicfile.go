@@ -13,7 +13,9 @@
 // rename leaves one behind.
 //
 // CommitVisible is the one exception, asked for by name: the rename comes before the syncs,
-// which the caller runs later (see its comment).
+// which the caller runs later (see its comment). Sync, then CommitVisible, keeps the
+// guarantee and leaves only the directory's sync for later: a caller replacing several
+// files syncs them all, then renames them, so that their fsyncs overlap.
 //
 // Files that grow record by record (the session's context file, a cassette) are logs, not
 // replaced files: they append whole lines and are not written through this package.
@@ -94,20 +96,24 @@ func CreateIn(dir *os.File, name string, perm fs.FileMode) (*File, error) {
 	return &File{dir: dir, name: name, tmp: tmp, f: f, perm: perm}, nil
 }
 
-// Write writes to the replacement.
+// Write writes to the replacement; not after Sync.
 func (f *File) Write(p []byte) (int, error) {
-	if f.done {
+	if f.done || f.f == nil {
 		return 0, os.ErrClosed
 	}
 	return f.f.Write(p)
 }
 
-// Commit puts the replacement in place: it sets the permissions, syncs the file, renames it
-// over the name and syncs the directory (see the package comment). On failure the name
-// keeps its old content and the replacement is dropped.
-func (f *File) Commit() error {
+// Sync sets the replacement's permissions, syncs and closes it, still under its temporary
+// name: Commit then only renames it and syncs the directory. Callers replacing several
+// files sync them at once, so that their fsyncs share the disk's journal commits. On
+// failure the replacement is dropped.
+func (f *File) Sync() error {
 	if f.done {
 		return os.ErrClosed
+	}
+	if f.f == nil {
+		return nil
 	}
 	err := f.f.Chmod(f.perm)
 	if err == nil {
@@ -116,46 +122,65 @@ func (f *File) Commit() error {
 	if cerr := f.f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = rename(f.dir, f.tmp, f.name)
-	}
+	f.f = nil
 	if err != nil {
 		f.drop()
+	}
+	return err
+}
+
+// Commit puts the replacement in place: it syncs the file (Sync), renames it over the name
+// and syncs the directory (see the package comment). On failure the name keeps its old
+// content and the replacement is dropped.
+func (f *File) Commit() error {
+	if err := f.Sync(); err != nil {
 		return err
 	}
-	f.done = true
-	syncDir(f.dir)
-	f.closeDir()
-	return nil
+	sync, err := f.CommitVisible()
+	if err != nil {
+		return err
+	}
+	return sync()
 }
 
 // CommitVisible puts the replacement in place as Commit does, but returns once the rename
 // is done, before the syncs, which the returned func makes (and closes what is left open);
-// it must be called once. Until it returns, every process sees the new content whole, but a
-// crash of the machine (not of the process) may leave the name empty: a reader must take an
-// unreadable file for a missing one. For a record that must be visible at once and durable
-// soon (the session's start, issue 31), so that its fsyncs can overlap other work.
+// it must be called once. The directory is synced even when the file's sync fails. Unless
+// Sync came first, every process sees the new content whole from the rename on, but a crash
+// of the machine (not of the process) before the syncs may leave the name empty: a reader
+// must take an unreadable file for a missing one. For a record that must be visible at once
+// and durable soon (the session's start), so that its fsyncs can overlap other work. After
+// Sync it keeps Commit's guarantee, and only the directory's sync is left for later.
 func (f *File) CommitVisible() (sync func() error, err error) {
 	if f.done {
 		return nil, os.ErrClosed
 	}
-	err = f.f.Chmod(f.perm)
+	if f.f != nil {
+		err = f.f.Chmod(f.perm)
+	}
 	if err == nil {
 		err = rename(f.dir, f.tmp, f.name)
 	}
 	if err != nil {
-		f.f.Close()
-		f.drop()
+		f.Discard()
 		return nil, err
 	}
 	f.done = true
 	return func() error {
+		defer f.closeDir()
+		if f.f == nil {
+			syncDir(f.dir) // after Sync
+			return nil
+		}
+		// The two syncs go on together: until both have ended a crash may leave the name
+		// empty whatever their order, and the disk commits them at once.
+		dirSynced := make(chan struct{})
+		go func() { syncDir(f.dir); close(dirSynced) }()
 		err := f.f.Sync()
 		if cerr := f.f.Close(); err == nil {
 			err = cerr
 		}
-		syncDir(f.dir)
-		f.closeDir()
+		<-dirSynced
 		return err
 	}, nil
 }
@@ -166,7 +191,9 @@ func (f *File) Discard() {
 	if f.done {
 		return
 	}
-	f.f.Close()
+	if f.f != nil {
+		f.f.Close()
+	}
 	f.drop()
 }
 
@@ -183,9 +210,10 @@ func (f *File) closeDir() {
 }
 
 // SyncDir makes the creation, removal or renaming of a name in dir durable, where the file
-// system allows; like Commit, it reports nothing.
+// system allows; like Commit, it reports nothing. dir is opened by beneath.Dir: below a held
+// root, from its handle.
 func SyncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
+	if d, err := beneath.Dir(dir, false, 0); err == nil {
 		syncDir(d)
 		d.Close()
 	}

@@ -278,3 +278,53 @@ func TestCommitVisible(t *testing.T) {
 		t.Errorf("a write after the commit: %v", err)
 	}
 }
+
+// TestSyncBeforeCommit checks a replacement synced ahead of its commit: the name keeps its
+// old content until the commit, nothing more can be written, and a commit or a discard
+// after it leaves no temporary file.
+func TestSyncBeforeCommit(t *testing.T) {
+	for _, commit := range []bool{true, false} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "last")
+		if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Create(path, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write([]byte("new")); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write([]byte("x")); !errors.Is(err, os.ErrClosed) {
+			t.Errorf("a write after Sync: %v", err)
+		}
+		if got := read(t, path); got != "old" {
+			t.Errorf("after Sync the name holds %q", got)
+		}
+		want := "old"
+		if commit {
+			want = "new"
+			sync, err := f.CommitVisible()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sync(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.Discard()
+		if got := read(t, path); got != want {
+			t.Errorf("commit %v: the name holds %q, want %q", commit, got, want)
+		}
+		if info, err := os.Stat(path); commit && (err != nil || (runtime.GOOS != "windows" && info.Mode().Perm() != 0o600)) {
+			t.Errorf("mode %v, %v", info.Mode(), err)
+		}
+		if l := leftovers(t, dir); len(l) != 0 {
+			t.Errorf("commit %v: left behind %v", commit, l)
+		}
+	}
+}

@@ -32,6 +32,10 @@ type Limit struct {
 	Max int64
 	// RegularOnly refuses anything but a regular file, with a *NotRegularError.
 	RegularOnly bool
+	// Own is a file kimi-run keeps itself (a session's): it is opened as beneath.Open does,
+	// no link followed at its name nor below a held root (beneath.ErrLink), so that a link
+	// a command planted there leads no read elsewhere.
+	Own bool
 }
 
 // The caps, one per kind of file; docs/unattended.md's "Bounded inputs" table lists them.
@@ -63,10 +67,10 @@ var (
 	Cassette = Limit{Max: 128 << 20}
 	// Session is a session's context.jsonl: read record by record, its memory is the
 	// conversation it restores.
-	Session = Limit{Max: 256 << 20, RegularOnly: true}
+	Session = Limit{Max: 256 << 20, RegularOnly: true, Own: true}
 	// SessionMeta covers the small files kimi-run keeps beside the sessions (kimi-run.json,
 	// last-session, the lock's owner).
-	SessionMeta = Limit{Max: 1 << 20, RegularOnly: true}
+	SessionMeta = Limit{Max: 1 << 20, RegularOnly: true, Own: true}
 	// Login is Kimi's stored credentials and device id.
 	Login = Limit{Max: 1 << 20, RegularOnly: true}
 	// Certificate is a PEM file named by the environment (OTLP's CA).
@@ -176,7 +180,7 @@ func Open(ctx context.Context, path string, l Limit) (*File, error) {
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
-	f, err := openNonblocking(path)
+	f, err := openNonblocking(path, l.Own)
 	if err != nil {
 		return nil, err
 	}

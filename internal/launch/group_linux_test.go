@@ -18,7 +18,7 @@ func startUnwaited(t *testing.T, script string) *Proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := newProc(cmd.Process.Pid)
+	p := NewProc(cmd.Process.Pid)
 	t.Cleanup(func() {
 		_ = p.Signal(true)
 		_ = cmd.Wait()

@@ -12,7 +12,7 @@ import (
 )
 
 // signalGroup sends SIGTERM, or SIGKILL when kill is set, to the group led by pid, a
-// child started by bound (see startedBy). A group that has ended already is not an error,
+// child started by bound (see StartedBy). A group that has ended already is not an error,
 // and neither is one whose number now leads someone else's process: that is not signalled.
 func signalGroup(pid int, bound uint64, kill bool) error {
 	sig := syscall.SIGTERM

@@ -1,9 +1,11 @@
 package launch
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,10 +14,10 @@ import (
 // every Linux architecture Go supports).
 const ticksPerSecond = 100
 
-// startedBy is a bound on the start time of a process that exists now: the time since
+// StartedBy is a bound on the start time of a process that exists now: the time since
 // boot, in /proc's clock ticks, rounded up. A process whose start time is later was
 // started after this moment.
-func startedBy() uint64 {
+func StartedBy() uint64 {
 	var ts unix.Timespec
 	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
 		return 0
@@ -55,4 +57,27 @@ func startTime(pid int) (uint64, bool) {
 	}
 	n, err := strconv.ParseUint(f[19], 10, 64)
 	return n, err == nil
+}
+
+// OlderMember reports whether a process of group pgid started before since (clock ticks
+// since boot, see StartedBy); a since of 0 (unknown) finds none. It reads every process's
+// stat, so it is only asked about a child that ended before kimi-run looked.
+func OlderMember(pgid int, since uint64) bool {
+	if since == 0 {
+		return false
+	}
+	// A quick command that ended alone leaves no group at all: nothing in it can be older,
+	// and the scan, 4 ms for 140 processes here (more on a CI host), is not paid by every
+	// fast confined call.
+	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	older, _ := findMember(pgid, func(f []string) bool {
+		if len(f) < 20 {
+			return false
+		}
+		start, err := strconv.ParseUint(f[19], 10, 64) // starttime, the 20th after the name
+		return err == nil && start < since
+	})
+	return older
 }

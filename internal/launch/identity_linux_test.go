@@ -17,7 +17,7 @@ import (
 // another program's process (seen: a parallel run's SIGTERM ending a background task kept
 // alive, TestBackgroundKeepAliveOnExit on CI).
 func TestANumberGivenAgainIsNotSignalled(t *testing.T) {
-	before := startedBy()
+	before := StartedBy()
 	if before == 0 {
 		t.Skip("no CLOCK_BOOTTIME")
 	}
@@ -28,7 +28,7 @@ func TestANumberGivenAgainIsNotSignalled(t *testing.T) {
 	}
 	// The child that had the number before: started by then, exited and reaped since.
 	stale := &Proc{Pid: holder.Pid, bound: before, done: make(chan struct{})}
-	stale.finish(State{})
+	stale.Finish(State{})
 	if stale.Alive() {
 		t.Error("the new holder's group counts as the old child's")
 	}
@@ -80,12 +80,12 @@ func TestASurvivorStartedLocallyOutlivesItsStarter(t *testing.T) {
 	}
 }
 
-// olderMember is what keeps a confined arm in a command's hands from naming a group outside
+// OlderMember is what keeps a confined arm in a command's hands from naming a group outside
 // (TestEscapeThroughTheArmsSocket): asked about a child that ended before kimi-run looked,
 // it finds a member of the named group that started before the start was asked for. A
 // group with no member left is the common case: a quick command that ended alone.
 func TestOlderMember(t *testing.T) {
-	if startedBy() == 0 {
+	if StartedBy() == 0 {
 		t.Skip("no CLOCK_BOOTTIME")
 	}
 	tick := 3 * time.Second / ticksPerSecond // so that two moments fall in different ticks
@@ -113,21 +113,21 @@ func TestOlderMember(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(tick)
-		if olderMember(cmd.Process.Pid, startedBy()) {
+		if OlderMember(cmd.Process.Pid, StartedBy()) {
 			t.Error("a group with no member has an older one")
 		}
 	})
 	t.Run("a member older than the start", func(t *testing.T) {
 		pgid := group(t)
 		time.Sleep(tick)
-		if !olderMember(pgid, startedBy()) {
+		if !OlderMember(pgid, StartedBy()) {
 			t.Error("the member that ran before the start was not found")
 		}
 	})
 	t.Run("members younger than the start", func(t *testing.T) {
-		since := startedBy()
+		since := StartedBy()
 		time.Sleep(tick)
-		if pgid := group(t); olderMember(pgid, since) {
+		if pgid := group(t); OlderMember(pgid, since) {
 			t.Error("a member started after the start counts as older")
 		}
 	})

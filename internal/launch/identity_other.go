@@ -2,8 +2,8 @@
 
 package launch
 
-// startedBy is 0 where /proc gives no start times: a number is then trusted as it is.
-func startedBy() uint64 { return 0 }
+// StartedBy is 0 where /proc gives no start times: a number is then trusted as it is.
+func StartedBy() uint64 { return 0 }
 
 // reused is false where start times cannot be read.
 func reused(int, uint64) bool { return false }

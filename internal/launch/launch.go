@@ -13,25 +13,18 @@
 //     setsid'd and double-forked daemons included — is ended with the run, unless its Spec
 //     says Keep.
 //
-// On Linux the children are started by a small launcher process, kimi-run's own image in
-// ServeArg mode, with an empty environment and in a session of its own: the run's child
-// subreaper. Whatever a child starts stays below it, however it forks, so when kimi-run
-// ends — in order, by a signal, or by SIGKILL — the launcher ends the whole tree: with
-// cgroup.kill where it could make a cgroup for the run (which also bounds the number of
-// tasks under the sandbox), by stopping and killing every descendant where it could not.
-// Confined children come from the launcher's confined arm: a second launcher process,
-// started by the first, which confines itself before it starts anything. See
-// docs/sandbox.md for what each part guarantees, and docs/design.md for why it is built
-// this way.
-//
-// Elsewhere, and on Linux when the launcher process cannot start, children are started by
-// kimi-run itself as before (a new session, the parent-death signal on Linux); a confined
-// child then fails to start instead.
+// A Launcher holds those rules and hands each start to a Starter, which starts the child
+// and says when it ended: on Linux kimi-run's launcher process (internal/launch/launcher,
+// whose package doc tells its story), elsewhere, and when that process cannot start,
+// kimi-run itself (a confined child then fails to start). Either way kimi-run signals a
+// child's group itself (Proc.Signal), never a number another process holds by then. Read
+// launch.go first, then output.go, capture.go and head.go (a child's output); group_*.go
+// and attr_*.go are each system's way to start, signal and look into a group. See
+// docs/sandbox.md for what each part guarantees.
 package launch
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,21 +38,6 @@ import (
 
 // pollEvery is how often a wait for groups to end looks again.
 const pollEvery = 10 * time.Millisecond
-
-// settle waits until done holds or deadline passes, and reports whether it held. What was
-// just killed is usually gone within a millisecond, and the end of a run waits for it:
-// it looks again after 250 µs, then twice as long each time, up to pollEvery.
-func settle(deadline time.Time, done func() bool) bool {
-	wait := 250 * time.Microsecond
-	for !done() {
-		if !time.Now().Before(deadline) {
-			return false
-		}
-		time.Sleep(wait)
-		wait = min(2*wait, pollEvery)
-	}
-	return true
-}
 
 // Spec is one process to start.
 type Spec struct {
@@ -92,9 +70,8 @@ type Spec struct {
 // kimi-run itself with its own environment and no confinement. Its methods are safe for
 // concurrent use.
 type Launcher struct {
-	// Exe is kimi-run's own executable, started as the launcher process
-	// (sandbox.SelfExe); empty starts children from kimi-run itself.
-	Exe string
+	// Process starts the children (launcher.New); nil starts them from kimi-run itself.
+	Process Starter
 	// Environ is the environment every child starts from; nil is this process's.
 	Environ []string
 	// Policy confines the children whose Spec says Confine.
@@ -111,16 +88,24 @@ type Launcher struct {
 	// Warn hears, once each, of the parts of the sandbox this machine refused (a process
 	// namespace, read-only mounts: Policy.Namespaces); the commands run without them.
 	Warn func(string)
-
-	warned sync.Map
-
-	mu     sync.Mutex
-	closed bool
-	rem    remote // the launcher processes (Linux)
 }
 
-// errClosed is a start after Close.
-var errClosed = errors.New("the run has ended")
+// A Starter starts a Launcher's children: path, already resolved, with argv and env as
+// Start made them and files as descriptors 0-2, under the Launcher's Policy when confine.
+// Each child leads a process group of its own; the Starter finishes its Proc (Proc.Finish)
+// once it has ended. ErrNoLauncher from Start says it cannot start children at all: one
+// that need not be confined is then started from kimi-run itself.
+type Starter interface {
+	Start(confine bool, path string, argv, env []string, files []*os.File, s Spec) (*Proc, error)
+	// IsArm reports whether pid is one of the Starter's confined arms (see Launcher.IsArm).
+	IsArm(pid int) bool
+	// Close ends what the children left running (unless Keep) and waits for that, briefly.
+	Close()
+}
+
+// ErrNoLauncher is a Starter's that cannot start children: its process could not be
+// started, or has gone.
+var ErrNoLauncher = errors.New("kimi-run's launcher process is not running")
 
 // Start starts the child s describes.
 func (l *Launcher) Start(s Spec) (*Proc, error) {
@@ -137,41 +122,20 @@ func (l *Launcher) Start(s Spec) (*Proc, error) {
 	if confine {
 		env = l.Policy.CommandEnv(env)
 	}
-	if l == nil || l.Exe == "" {
-		if confine {
-			return nil, errors.New("the sandbox needs kimi-run's launcher process, and none is set")
-		}
-		return startLocal(path, argv, env, s)
+	files, done, err := stdio(s)
+	if err != nil {
+		return nil, err
 	}
-	p, err := l.startRemote(confine, path, argv, env, s)
-	if errors.Is(err, errNoLauncher) && !confine {
-		return startLocal(path, argv, env, s) // no launcher process: as before it existed
+	defer done()
+	var st Starter = inProcess{}
+	if l != nil && l.Process != nil {
+		st = l.Process
+	}
+	p, err := st.Start(confine, path, argv, env, files, s)
+	if errors.Is(err, ErrNoLauncher) && !confine {
+		return inProcess{}.Start(false, path, argv, env, files, s) // no launcher process: as before it existed
 	}
 	return p, err
-}
-
-// Warm starts the launcher process, and with confine its confined arm, when they are not
-// running yet, and returns without waiting for them. A run calls it as soon as the model's
-// stream names a call that will start a process, so that their start (a start of kimi-run
-// each) overlaps the rest of the stream and the saving of the reply instead of coming
-// before the first child; a run that starts nothing never pays for them. A Start meanwhile
-// waits for them as it would have for its own. Without a launcher process (Exe empty, not
-// Linux, after Close) it does nothing.
-func (l *Launcher) Warm(confine bool) {
-	if l == nil || l.Exe == "" {
-		return
-	}
-	l.warmRemote(confine && l.Policy.Active())
-}
-
-// note passes a warning on to Warn, once.
-func (l *Launcher) note(msg string) {
-	if l.Warn == nil {
-		return
-	}
-	if _, seen := l.warned.LoadOrStore(msg, true); !seen {
-		l.Warn(msg)
-	}
 }
 
 func (l *Launcher) environ() []string {
@@ -185,49 +149,15 @@ func (l *Launcher) environ() []string {
 // (unless Keep), then the launcher exits. It waits for that, briefly. Later starts of
 // confined children fail; others start from kimi-run itself.
 func (l *Launcher) Close() {
-	if l == nil {
-		return
+	if l != nil && l.Process != nil {
+		l.Process.Close()
 	}
-	l.mu.Lock()
-	l.closed = true
-	l.mu.Unlock()
-	l.closeRemote()
 }
 
-// The parts of the commands' namespaces (Policy.Namespaces) a run may leave out.
-const (
-	NSUser     = "userns"   // the user and mount namespaces, and with them every part
-	NSPID      = "pid"      // a process namespace with a /proc of its own
-	NSReadOnly = "readonly" // every mount read-only but the writable dirs
-	NSTmp      = "tmp"      // a /tmp of the run's own
-)
-
-// ParseNS reads KIMI_RUN_NS: "" asks for every part of the namespaces, "off" for none (on
-// false), and a comma-separated list of parts (NSUser, NSPID, NSReadOnly, NSTmp) leaves
-// those out.
-func ParseNS(v string) (on bool, omit []string, err error) {
-	switch v {
-	case "":
-		return true, nil, nil
-	case "off":
-		return false, nil, nil
-	}
-	for _, part := range strings.Split(v, ",") {
-		switch part = strings.TrimSpace(part); part {
-		case NSUser, NSPID, NSReadOnly, NSTmp:
-			omit = append(omit, part)
-		default:
-			return false, nil, fmt.Errorf("%q is no part of the namespaces: want off, or parts to leave out among %s, %s, %s, %s", part, NSUser, NSPID, NSReadOnly, NSTmp)
-		}
-	}
-	return true, omit, nil
-}
-
-// NoNamespacesNote is the warning of a sandboxed run whose commands get no namespaces of
-// their own, and why.
-func NoNamespacesNote(why string) string {
-	return fmt.Sprintf("--sandbox: commands run without namespaces of their own here (%s): they see every process of the machine, and chmod, chown and utimes outside the writable dirs are not refused; see docs/sandbox.md", why)
-}
+// IsArm reports whether pid is a confined arm of this launcher that is running: the arms
+// relay their commands' connections to the --allow-host proxy's socket, which serves
+// nothing else.
+func (l *Launcher) IsArm(pid int) bool { return l != nil && l.Process != nil && l.Process.IsArm(pid) }
 
 // resolve turns a Spec's Path into the absolute file to execute, as exec.Command and
 // Cmd.Start would find it.
@@ -296,50 +226,41 @@ func (s State) Exited() bool { return s.code >= 0 }
 
 func (s State) String() string { return s.desc }
 
-// stateOf turns os's view of an ended process into a State.
-func stateOf(ps *os.ProcessState) State {
-	return State{code: ps.ExitCode(), desc: ps.String(), User: ps.UserTime(), System: ps.SystemTime()}
+// Ended is the State of a child that ended with code (-1: by a signal, or unknown), as desc
+// says it ("exit status 1", "signal: killed"), having used user and system CPU time.
+func Ended(code int, desc string, user, system time.Duration) State {
+	return State{code: code, desc: desc, User: user, System: system}
 }
 
-// lost is the State of a child whose launcher went away before reporting its end; the
+// Lost is the State of a child whose launcher went away before reporting its end; the
 // parent-death signal killed it.
-var lost = State{code: -1, desc: "signal: killed (its launcher ended)"}
-
-// unreported is the State of a survivor whose group ended after its launcher had gone: it
-// ended, but nobody is left to say how.
-var unreported = State{code: -1, desc: "ended (its exit status is unknown: its launcher had gone)"}
-
-// awaitGroupEnd finishes p once its group has no running member: the end of a survivor
-// whose launcher, which would have reported it, is gone.
-func (p *Proc) awaitGroupEnd() {
-	for p.Alive() {
-		time.Sleep(pollEvery)
-	}
-	p.finish(unreported)
-}
+var Lost = State{code: -1, desc: "signal: killed (its launcher ended)"}
 
 // Proc is a started child: the leader of a process group of its own.
 type Proc struct {
 	// Pid is the child's process id, which is also its group's.
 	Pid int
 
-	// bound: the child had started by then (startedBy). Once its group has ended, the
+	// Survive: started to outlive the run (Spec.Survive), so without a parent-death signal
+	// (its Starter sets it).
+	Survive bool
+
+	// bound: the child had started by then (StartedBy). Once its group has ended, the
 	// number may be given to another process: one started after bound is not signalled.
 	bound uint64
 	// over: the group was seen ended after the child exited; it is never signalled again.
 	over atomic.Bool
-	// survive: started to outlive the run (Spec.Survive), so without a parent-death signal.
-	survive bool
 
 	done  chan struct{}
 	state State
 	once  sync.Once
 }
 
-func newProc(pid int) *Proc { return &Proc{Pid: pid, bound: startedBy(), done: make(chan struct{})} }
+// NewProc is the Proc of a child a Starter has just started.
+func NewProc(pid int) *Proc { return &Proc{Pid: pid, bound: StartedBy(), done: make(chan struct{})} }
 
-// finish records how the child ended, once.
-func (p *Proc) finish(s State) {
+// Finish records how the child ended, once: its Starter calls it.
+func (p *Proc) Finish(s State) {
 	p.once.Do(func() {
 		p.state = s
 		close(p.done)
@@ -433,15 +354,6 @@ func Stop(grace, killWait time.Duration, ps ...*Proc) int {
 	return len(live)
 }
 
-// devNull opens /dev/null for the descriptors a Spec leaves nil.
-func devNull() (*os.File, error) {
-	f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", os.DevNull, err)
-	}
-	return f, nil
-}
-
 // stdio returns s's three descriptors with /dev/null for the missing ones, and a function
 // that closes what it opened.
 func stdio(s Spec) ([]*os.File, func(), error) {
@@ -453,7 +365,7 @@ func stdio(s Spec) ([]*os.File, func(), error) {
 		}
 		if null == nil {
 			var err error
-			if null, err = devNull(); err != nil {
+			if null, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -466,25 +378,30 @@ func stdio(s Spec) ([]*os.File, func(), error) {
 	}, nil
 }
 
-// startLocal starts the child from kimi-run itself, in a group of its own.
-func startLocal(path string, argv, env []string, s Spec) (*Proc, error) {
-	files, done, err := stdio(s)
-	if err != nil {
-		return nil, err
+// inProcess is the Starter that starts children from kimi-run itself, each in a group of
+// its own: elsewhere than Linux, and when the launcher process cannot start.
+type inProcess struct{}
+
+func (inProcess) Start(confine bool, path string, argv, env []string, files []*os.File, s Spec) (*Proc, error) {
+	if confine {
+		return nil, errors.New("the sandbox needs kimi-run's launcher process, and none is set")
 	}
-	defer done()
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Dir: s.Dir, Env: env, Files: files, Sys: localAttr(s.Survive)})
 	if err != nil {
 		return nil, err
 	}
-	p := newProc(proc.Pid)
+	p := NewProc(proc.Pid)
 	go func() {
 		ps, err := proc.Wait()
 		if err != nil {
-			p.finish(lost)
+			p.Finish(Lost)
 			return
 		}
-		p.finish(stateOf(ps))
+		p.Finish(Ended(ps.ExitCode(), ps.String(), ps.UserTime(), ps.SystemTime()))
 	}()
 	return p, nil
 }
+
+func (inProcess) IsArm(int) bool { return false }
+
+func (inProcess) Close() {}

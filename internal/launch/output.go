@@ -27,20 +27,10 @@ type Output struct {
 	written, dropped int64
 }
 
-// OutputFile creates (or truncates) path, readable by the user only, and starts keeping
-// up to limit bytes of what is written to W in it.
-func OutputFile(path string, limit int64) (*Output, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	return OutputTee(f, limit, nil, nil)
-}
-
-// OutputTee is OutputFile into f, an open file it then owns, that also hands tee each
-// piece of output as it is kept in the file (never what is dropped past the limit), from
-// the goroutine that copies it: a background task's output events. tee must not keep the
-// slice. The file is written through filter when it is not nil (a scrubbing writer that
+// OutputTee starts keeping up to limit bytes of what is written to W in f, an open file it
+// then owns, and hands tee (when not nil) each piece as it is kept in the file (never what
+// is dropped past the limit), from the goroutine that copies it: a background task's
+// output events. tee must not keep the slice. The file is written through filter when it is not nil (a scrubbing writer that
 // holds back an ending until Close); it takes the launcher no imports of its own, so the
 // launcher mode stays light (TestLauncherModeSkipsTheRunsInitialisers).
 func OutputTee(f *os.File, limit int64, filter func(io.Writer) io.WriteCloser, tee func(kept []byte)) (*Output, error) {

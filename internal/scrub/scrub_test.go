@@ -172,3 +172,26 @@ func TestWriterHoldsBackOnlyABeginning(t *testing.T) {
 		t.Fatalf("wrote %q", out.String())
 	}
 }
+
+// TestWriterScrubsWrappedBase64AcrossWrites: a key's base64 wrapped into lines, its lines
+// cut anywhere by the writes, does not come out.
+func TestWriterScrubsWrappedBase64AcrossWrites(t *testing.T) {
+	var s Set
+	s.Add(key)
+	for _, width := range []int{20, 76} {
+		encoded := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("0", 40) + key))
+		text := "before\n" + wrap(encoded, width) + "(after)\n"
+		for size := 1; size <= len(text); size++ {
+			var out bytes.Buffer
+			w := NewWriter(&out, &s)
+			for i := 0; i < len(text); i += size {
+				w.Write([]byte(text[i:min(i+size, len(text))]))
+			}
+			w.Close()
+			// The stretch of the encoding that depends on the key alone.
+			if got := out.String(); !strings.Contains(got, Redacted) || strings.Contains(strings.ReplaceAll(got, "\n", ""), encoded[56:90]) {
+				t.Fatalf("width %d, writes of %d bytes: %q", width, size, got)
+			}
+		}
+	}
+}

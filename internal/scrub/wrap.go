@@ -68,3 +68,42 @@ func isBase64(p []byte) bool {
 	}
 	return true
 }
+
+// maxWrap is the longest line taken for a line of wrapped base64 at the end of a stream
+// (encoders wrap at 64 or 76 characters).
+const maxWrap = 1 << 10
+
+// wrapTail is the length of the end of p that may begin a wrapped base64 block whose form
+// is not whole yet: its unfinished line when that may be a line of one (base64's standard
+// characters, '=' only at its end), and the lines of base64 characters before it, back to
+// the line in which the last len(longest form)-1 of their characters begin.
+func (s *Set) wrapTail(p []byte) int {
+	if s == nil {
+		return 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	last := bytes.LastIndexByte(p, '\n')
+	if len(s.forms) == 0 || len(p)-last-1 > maxWrap || !wrapLine(p[last+1:]) {
+		return 0
+	}
+	need, start, chars := len(s.forms[0])-1, last+1, len(p)-last-1
+	for end := last; end >= 0 && chars < need; {
+		nl := bytes.LastIndexByte(p[:end], '\n')
+		line := p[nl+1 : end]
+		if len(line) < minWrap || len(line) > maxWrap || !isBase64(line) {
+			break
+		}
+		start, end, chars = nl+1, nl, chars+len(line)
+	}
+	return len(p) - start
+}
+
+// wrapLine reports whether p may be (the beginning of) a line of base64 an encoder wrapped.
+func wrapLine(p []byte) bool {
+	i := bytes.IndexByte(p, '=')
+	if i < 0 {
+		i = len(p)
+	}
+	return isBase64(p[:i]) && bytes.IndexAny(p[:i], "-_") < 0 && len(bytes.Trim(p[i:], "=")) == 0
+}

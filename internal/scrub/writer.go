@@ -3,8 +3,9 @@ package scrub
 import "io"
 
 // Writer scrubs a stream whose writes may cut a secret in two (a pipe read in pieces): it
-// holds back the bytes at the end of each write that begin a form, and writes them with
-// what follows them, or at Close. Output that ends otherwise is written at once.
+// holds back the bytes at the end of each write that begin a form, or the base64 lines
+// that may begin a wrapped one, and writes them with what follows them, or at Close.
+// Output that ends otherwise is written at once.
 type Writer struct {
 	w    io.Writer
 	set  *Set
@@ -17,7 +18,7 @@ func NewWriter(w io.Writer, set *Set) *Writer { return &Writer{w: w, set: set} }
 // Write scrubs and writes p, but for an end of it that begins a form.
 func (w *Writer) Write(p []byte) (int, error) {
 	clean := w.set.Bytes(append(w.held, p...))
-	cut := len(clean) - w.set.partial(clean)
+	cut := len(clean) - max(w.set.partial(clean), w.set.wrapTail(clean))
 	w.held = append(w.held[:0:0], clean[cut:]...)
 	if cut == 0 {
 		return len(p), nil

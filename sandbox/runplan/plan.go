@@ -19,6 +19,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/internal/hostproxy"
 	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/launch/launcher"
 	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools"
 )
@@ -101,7 +102,7 @@ func New(o Options) (*Plan, error) {
 	}
 	// Namespaces for the commands where the machine allows them (the launcher warns of
 	// each part it refuses, or KIMI_RUN_NS leaves out); KIMI_RUN_NS=off asks for none.
-	if s.policy.Namespaces, s.policy.NSOmit, err = launch.ParseNS(o.Getenv("KIMI_RUN_NS")); err != nil {
+	if s.policy.Namespaces, s.policy.NSOmit, err = launcher.ParseNS(o.Getenv("KIMI_RUN_NS")); err != nil {
 		return nil, fmt.Errorf("KIMI_RUN_NS: %w", err)
 	}
 	s.policy.Home = o.Getenv("HOME")
@@ -156,7 +157,7 @@ func (s *Plan) startProxy(rules []hostproxy.Rule, port int, noNetNS bool) error 
 	s.policy.ProxyPort = p.Port()
 	s.gap = errors.New("KIMI_RUN_NETNS=off")
 	if !noNetNS {
-		s.gap = launch.NetNSWorks(sandbox.SelfExe)
+		s.gap = launcher.NetNSWorks(sandbox.SelfExe)
 	}
 	if s.isolated = s.gap == nil; s.isolated {
 		s.policy.ProxySocket = p.Socket()
@@ -198,7 +199,7 @@ func (s *Plan) Notes() []string {
 		out = append(out, fmt.Sprintf("--allow-host: commands cannot be given a network namespace of their own here (%v), so any host listening on port %d, the proxy's, is reachable from them too; see docs/sandbox.md", s.gap, s.policy.ProxyPort))
 	}
 	if s.policy.Active() && !s.policy.Namespaces {
-		out = append(out, launch.NoNamespacesNote("KIMI_RUN_NS=off"))
+		out = append(out, launcher.NoNamespacesNote("KIMI_RUN_NS=off"))
 	}
 	return out
 }
@@ -273,7 +274,7 @@ func (s *Plan) PromptNote() string {
 	if s.policy.Mode != sandbox.Off {
 		parts = append(parts, fmt.Sprintf("Commands and file tools run in a sandbox (%s): they may read anything but write only below %s (the last is the temp dir, also in $TMPDIR); any other write fails with \"Permission denied\" or \"Read-only file system\".",
 			s.policy.Mode, strings.Join(s.policy.WritableRoots(), ", ")))
-		if s.policy.Namespaces && !slices.Contains(s.policy.NSOmit, launch.NSTmp) && !slices.Contains(s.policy.NSOmit, launch.NSUser) {
+		if s.policy.Namespaces && !slices.Contains(s.policy.NSOmit, launcher.NSTmp) && !slices.Contains(s.policy.NSOmit, launcher.NSUser) {
 			parts = append(parts, fmt.Sprintf("Commands may have a %s of their own, in which only these dirs and HOME are in sight.", filepath.Dir(s.tempDir)))
 		}
 	}

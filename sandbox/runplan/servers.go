@@ -3,8 +3,10 @@ package runplan
 import (
 	"errors"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/kimi-run/kimi-run/sandbox"
 	"github.com/kimi-run/kimi-run/tools/mcp"
@@ -26,7 +28,8 @@ type Trust struct {
 // file that names the server nor the mcp.json that defines it lies in the work dir or an
 // --add-dir, where a confined command (of this run, or of an earlier one) may have written
 // it; a trust not believed is a warning. No guess is made from the server's command,
-// arguments or environment.
+// arguments or environment. The dirs of a confined server's program and its working dir
+// stay in sight where the commands get a /tmp of their own (keepInSight).
 func (s *Plan) ConfineServers(servers []mcp.Server, trust Trust, warn func(string)) []mcp.Server {
 	if !s.policy.Active() {
 		return servers
@@ -34,9 +37,14 @@ func (s *Plan) ConfineServers(servers []mcp.Server, trust Trust, warn func(strin
 	out := make([]mcp.Server, len(servers))
 	for i, srv := range servers {
 		if srv.Transport == mcp.Stdio {
-			srv.Confine = !s.trusted(srv.Name, trust, warn)
+			if srv.Confine = !s.trusted(srv.Name, trust, warn); srv.Confine {
+				s.keepInSight(srv)
+			}
 		}
 		out[i] = srv
+	}
+	if l := s.launcher.Load(); l != nil {
+		l.Policy.Readable = s.policy.Readable // before any server starts
 	}
 	return out
 }
@@ -66,4 +74,26 @@ func (s *Plan) underWorkDirs(path string) bool {
 	}
 	var outside *sandbox.DeniedError
 	return !errors.As(sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: s.policy.Writable}.CanWrite(abs), &outside)
+}
+
+// keepInSight adds the dirs a confined stdio server needs to read to the policy's Readable:
+// its program's dir and its working dir, where they lie outside the work dirs (which stay
+// in sight anyway); so that a /tmp of the commands' own does not hide them. The program
+// is found as the launcher will find it.
+func (s *Plan) keepInSight(srv mcp.Server) {
+	prog := srv.Command
+	if !strings.Contains(prog, "/") {
+		prog, _ = exec.LookPath(prog)
+	} else if !filepath.IsAbs(prog) && srv.Dir != "" {
+		prog = filepath.Join(srv.Dir, prog)
+	}
+	dirs := []string{srv.Dir}
+	if prog != "" {
+		dirs = append(dirs, filepath.Dir(prog))
+	}
+	for _, dir := range dirs {
+		if abs, err := filepath.Abs(dir); err == nil && dir != "" && !s.underWorkDirs(abs) && !slices.Contains(s.policy.Readable, abs) {
+			s.policy.Readable = append(s.policy.Readable, abs)
+		}
+	}
 }

@@ -48,8 +48,8 @@ type Config struct {
 	// TaskTimeout is how long a task may run when its Shell call gives no timeout
 	// (agent_task_timeout_s).
 	TaskTimeout time.Duration
-	// WaitCeiling bounds the print-mode wait after the last turn (print_wait_ceiling_s);
-	// run/ reads it.
+	// WaitCeiling bounds the print-mode wait after the last turn (print_wait_ceiling_s;
+	// AwaitAll).
 	WaitCeiling time.Duration
 }
 

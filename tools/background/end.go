@@ -5,8 +5,12 @@ package background
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/kimi-run/kimi-run/event"
 )
 
 // Stop stops the task named id (SIGTERM to its group, SIGKILL after the kill grace) and
@@ -108,4 +112,34 @@ func (m *Manager) Kill() {
 			_ = t.proc.Signal(true)
 		}
 	}
+}
+
+// End is Close as the run's result reports it: every task of the run, with a warning
+// naming those stopped because the run ended and those kept alive
+// ([background] keep_alive_on_exit).
+func (m *Manager) End() []event.BackgroundTask {
+	if m == nil {
+		return nil
+	}
+	ts := m.Close()
+	out := make([]event.BackgroundTask, len(ts))
+	var kept, stopped []string
+	for i, t := range ts {
+		out[i] = event.BackgroundTask{TaskID: t.ID, Description: t.Description, Status: string(t.Status), TimedOut: t.TimedOut,
+			StoppedBy: string(t.StoppedBy), Reason: t.Reason, OutputPath: t.OutputPath, ExitCode: exitCode(t)}
+		switch {
+		case t.Status == StatusRunning:
+			kept = append(kept, fmt.Sprintf("%s (pid %d)", t.ID, t.PID))
+			out[i].PID = t.PID
+		case t.StoppedBy == StoppedByRunEnd:
+			stopped = append(stopped, t.ID)
+		}
+	}
+	if len(stopped) > 0 {
+		m.warn(fmt.Sprintf("stopped %d background task(s) still running as the run ended: %s", len(stopped), strings.Join(stopped, ", ")))
+	}
+	if len(kept) > 0 {
+		m.warn(fmt.Sprintf("left %d background task(s) running after the run ([background] keep_alive_on_exit): %s", len(kept), strings.Join(kept, ", ")))
+	}
+	return out
 }

@@ -7,9 +7,8 @@
 //
 // When a task ends, the manager writes a task_ended event (carrying Kimi CLI's
 // Notification object) and keeps a notice for the model, which the root agent reads before
-// its next step (Manager.TakeNotices). What happens after the last turn (the print-mode
-// wait) is run/'s business; the manager offers what it needs: the running tasks, a wake-up
-// when one ends, and StopAll.
+// its next step (Manager.TakeNotices). After the last turn, print mode waits for the
+// tasks (Manager.AwaitAll), running more turns through a Turner as they end.
 package background
 
 import (

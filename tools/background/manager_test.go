@@ -121,7 +121,7 @@ func TestTaskOutputEvents(t *testing.T) {
 func TestLongLineIsSentInPieces(t *testing.T) {
 	rec := &recorder{}
 	m := &Manager{Emit: rec.emit}
-	l := &lineEvents{t: &task{m: m, id: "bash-x"}}
+	l := newLineEvents(&task{m: m, id: "bash-x"})
 	l.write([]byte("early\n"))
 	if len(rec.all()) != 0 {
 		t.Fatal("output went out before task_started")

@@ -2,30 +2,42 @@ package background
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/kimi-run/kimi-run/event"
+	"github.com/kimi-run/kimi-run/internal/beneath"
+	"github.com/kimi-run/kimi-run/internal/scrub"
 )
 
 // maxEventChunk is the most one task_output event carries of a line that does not end.
 const maxEventChunk = 4 << 10
 
 // lineEvents turns a task's output, as it is kept in its file, into task_output events of
-// whole lines, scrubbed (a secret is not cut in two at a line's end), until the task's
-// events have carried EventOutputLimit bytes. Output that comes before the task_started
-// event waits for it.
+// whole lines, until the task's events have carried EventOutputLimit bytes. The output is
+// scrubbed as a stream before it is cut into events (scrub.Writer): a secret, or a form of
+// one, that the pipe's reads or an event's end would cut in two is held back until it is
+// whole. Output that comes before the task_started event waits for it.
 type lineEvents struct {
 	t *task
 
 	mu    sync.Mutex
+	clean *scrub.Writer // writes to buf (Write)
 	buf   []byte
 	sent  int
 	open  bool // task_started has been written
 	ended bool // the limit was reached, and said
+}
+
+func newLineEvents(t *task) *lineEvents {
+	l := &lineEvents{t: t}
+	l.clean = scrub.NewWriter(l, t.m.Secrets)
+	return l
 }
 
 // write takes output as the file keeps it (launch's copy goroutine).
@@ -35,8 +47,14 @@ func (l *lineEvents) write(p []byte) {
 	if l.ended {
 		return
 	}
-	l.buf = append(l.buf, p...)
+	l.clean.Write(p)
 	l.send(false)
+}
+
+// Write takes the scrubbed output from clean; callers hold l.mu.
+func (l *lineEvents) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	return len(p), nil
 }
 
 // begin lets the events flow, once task_started is written.
@@ -52,6 +70,7 @@ func (l *lineEvents) flush() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.open = true
+	l.clean.Close()
 	l.send(true)
 }
 
@@ -75,7 +94,7 @@ func (l *lineEvents) send(final bool) {
 		}
 		if n > 0 {
 			l.sent += n
-			l.t.m.emit(event.TaskOutput{TaskID: l.t.id, Text: l.t.m.scrub(string(l.buf[:n]))})
+			l.t.m.emit(event.TaskOutput{TaskID: l.t.id, Text: string(l.buf[:n])})
 			l.buf = l.buf[n:]
 		}
 		if l.sent >= EventOutputLimit-utf8.UTFMax && len(l.buf) > 0 {
@@ -102,16 +121,17 @@ func runeCut(p []byte, n int) int {
 }
 
 // readEnd reads at most n bytes from the end of the file at path; size is the file's size.
-// A cut at the start drops an incomplete UTF-8 sequence.
-func readEnd(path string, n int) (text []byte, size int64) {
-	f, err := os.Open(path)
+// A cut at the start drops an incomplete UTF-8 sequence. A link at the path, or below the
+// session dir, is not followed: a command may have planted it.
+func readEnd(path string, n int) (text []byte, size int64, err error) {
+	f, err := beneath.Open(path, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, 0
+		return nil, 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, 0
+		return nil, 0, err
 	}
 	size = fi.Size()
 	from := max(size-int64(n), 0)
@@ -123,12 +143,12 @@ func readEnd(path string, n int) (text []byte, size int64) {
 			buf = buf[1:]
 		}
 	}
-	return buf, size
+	return buf, size, nil
 }
 
 // readTail is the last lines of the file at path, at most lines lines and chars characters.
 func readTail(path string, lines, chars int) string {
-	b, _ := readEnd(path, chars*utf8.UTFMax)
+	b, _, _ := readEnd(path, chars*utf8.UTFMax)
 	s := strings.ToValidUTF8(string(b), "\uFFFD")
 	s = strings.TrimRight(s, "\n")
 	if s == "" {
@@ -160,7 +180,10 @@ func (m *Manager) Preview(t Task) Preview {
 	if n <= 0 {
 		n = DefaultPreviewBytes
 	}
-	b, size := readEnd(t.OutputPath, n)
+	b, size, err := readEnd(t.OutputPath, n)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Preview{Text: "(its output file cannot be read: " + err.Error() + ")"}
+	}
 	text := strings.TrimRight(strings.ToValidUTF8(string(b), "\uFFFD"), "\n")
 	return Preview{Text: m.scrub(text), Size: size, Truncated: int64(len(b)) < size}
 }

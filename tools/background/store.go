@@ -1,6 +1,7 @@
 package background
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kimi-run/kimi-run/event"
 	"github.com/kimi-run/kimi-run/internal/atomicfile"
+	"github.com/kimi-run/kimi-run/internal/infile"
 )
 
 // recordName is the file in a task's folder that says what the task is and how it ended,
@@ -67,7 +69,7 @@ func (m *Manager) Restore() {
 	names, _ := filepath.Glob(filepath.Join(m.Dir, "*", recordName))
 	var recs []record
 	for _, name := range names {
-		data, err := os.ReadFile(name)
+		data, err := infile.Read(context.Background(), name, infile.SessionMeta)
 		if err != nil {
 			continue
 		}
@@ -100,7 +102,7 @@ func (m *Manager) Restore() {
 		if r.KeepAlive {
 			v.Reason = fmt.Sprintf("an earlier run started it and kept it alive (process group %d); this run neither follows nor stops it, and its output file may still grow", r.PID)
 		}
-		if fi, err := os.Stat(v.OutputPath); err == nil {
+		if fi, err := os.Lstat(v.OutputPath); err == nil {
 			v.OutputBytes = fi.Size()
 		}
 		m.conclude(t, v)

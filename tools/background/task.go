@@ -122,7 +122,7 @@ func (t *task) view() Task {
 		// The file grows while it runs.
 		if t.out != nil {
 			v.OutputBytes, v.DroppedBytes = t.out.Size()
-		} else if fi, err := os.Stat(t.outPath); err == nil {
+		} else if fi, err := os.Lstat(t.outPath); err == nil {
 			v.OutputBytes = fi.Size()
 		}
 	}
@@ -152,7 +152,7 @@ func (t *task) start(s Spec) error {
 		}
 		spec.Stdout, spec.Stderr = file, file
 	} else {
-		t.lines = &lineEvents{t: t}
+		t.lines = newLineEvents(t)
 		if file, err = beneath.OpenFile(dirFile, "output.log", outFlags, 0o600); err == nil {
 			t.out, err = launch.OutputTee(file, OutputLimit, t.m.scrubbing, t.lines.write)
 			file = nil // the output owns it
@@ -238,7 +238,7 @@ func (t *task) watch() {
 		t.out.Close()
 		t.lines.flush()
 		written, dropped = t.out.Size()
-	} else if fi, err := os.Stat(t.outPath); err == nil {
+	} else if fi, err := os.Lstat(t.outPath); err == nil {
 		written = fi.Size()
 	}
 	t.finish(state, req, timedOut, written, dropped)

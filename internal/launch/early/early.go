@@ -1,27 +1,16 @@
-// Package early runs kimi-run's launcher mode (launch.Serve) from a package initialiser,
-// before the packages the launcher does not need have initialised.
-//
-// The run's launcher process, and under the sandbox its confined arm, is kimi-run's own
-// image started with launch.ServeArg, and its start is on the path of a run's first child.
-// Go runs every package initialiser of a binary before main, in an order set by import
-// paths and dependencies: the launcher would first pay for the flag parser's, the
-// telemetry SDK's, the config file parser's and all the others'. This package imports
-// only internal/launch, so it is initialised as soon as that is; main imports it for
-// that alone. About half of the package initialisers are skipped, and half of the
-// instructions before the launcher's loop (docs/performance.md, "Starting a child").
-//
-// Nothing is read from the environment: the launcher starts with an empty one (launch
-// starts it so), and makes itself not dumpable before it reads anything.
+// Package early runs kimi-run's launcher mode (launcher.Serve) from a package initialiser,
+// before the packages the launcher does not need have initialised: it imports only
+// internal/launch/launcher, and main imports it for that alone (see that package's doc).
 package early
 
 import (
 	"os"
 
-	"github.com/kimi-run/kimi-run/internal/launch"
+	"github.com/kimi-run/kimi-run/internal/launch/launcher"
 )
 
 func init() {
-	if len(os.Args) > 1 && os.Args[1] == launch.ServeArg {
-		os.Exit(launch.Serve(os.Args[2:]))
+	if len(os.Args) > 1 && os.Args[1] == launcher.ServeArg {
+		os.Exit(launcher.Serve(os.Args[2:]))
 	}
 }

@@ -1,4 +1,4 @@
-package launch
+package launcher
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/kimi-run/kimi-run/internal/launch"
 )
 
 // How long kimi-run waits for a launcher to answer a start. The confined arm can be
@@ -39,7 +41,7 @@ type link struct {
 	mu      sync.Mutex
 	nextID  uint64
 	waiting map[uint64]chan message
-	procs   map[int]*Proc
+	procs   map[int]*launch.Proc
 	early   map[int]message // ends that came before the start's answer was handled
 	err     error           // set once the launcher is gone
 	gone    chan struct{}
@@ -47,7 +49,7 @@ type link struct {
 
 func newLink(conn *net.UnixConn, proc *os.Process, box bool, note func(string)) *link {
 	k := &link{conn: conn, pid: proc.Pid, proc: proc, box: box, note: note, waiting: map[uint64]chan message{},
-		procs: map[int]*Proc{}, early: map[int]message{}, gone: make(chan struct{})}
+		procs: map[int]*launch.Proc{}, early: map[int]message{}, gone: make(chan struct{})}
 	go k.read()
 	wait := topAnswer
 	if box {
@@ -122,7 +124,7 @@ func (k *link) handle(m message) {
 	case opExit:
 		if p, ok := k.procs[m.Pid]; ok {
 			delete(k.procs, m.Pid)
-			p.finish(exitState(m))
+			p.Finish(exitState(m))
 			return
 		}
 		k.early[m.Pid] = m
@@ -143,9 +145,9 @@ func (k *link) fail(err error) {
 		return
 	}
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
-		err = errNoLauncher
+		err = launch.ErrNoLauncher
 	} else {
-		err = fmt.Errorf("%w: %v", errNoLauncher, err)
+		err = fmt.Errorf("%w: %v", launch.ErrNoLauncher, err)
 	}
 	k.err = err
 	for id, ch := range k.waiting {
@@ -154,12 +156,12 @@ func (k *link) fail(err error) {
 	}
 	for pid, p := range k.procs {
 		delete(k.procs, pid)
-		if p.survive {
+		if p.Survive {
 			// No parent-death signal: it runs on, and only its own end may say it ended.
-			go p.awaitGroupEnd()
+			go awaitGroupEnd(p)
 			continue
 		}
-		p.finish(lost)
+		p.Finish(launch.Lost)
 	}
 	close(k.gone)
 	k.conn.Close()
@@ -231,7 +233,7 @@ func (k *link) giveUp() {
 		k.mu.Lock()
 		spare := map[int]bool{}
 		for pid, p := range k.procs {
-			if p.survive {
+			if p.Survive {
 				spare[pid] = true
 			}
 		}
@@ -247,18 +249,26 @@ func (k *link) failure() error {
 	return k.err
 }
 
-// start asks the launcher to start a child and registers it.
-func (k *link) start(path string, argv, env []string, s Spec) (*Proc, error) {
-	files, done, err := stdio(s)
-	if err != nil {
-		return nil, err
+// unreported is the State of a survivor whose group ended after its launcher had gone: it
+// ended, but nobody is left to say how.
+var unreported = launch.Ended(-1, "ended (its exit status is unknown: its launcher had gone)", 0, 0)
+
+// awaitGroupEnd finishes p once its group has no running member: the end of a survivor
+// whose launcher, which would have reported it, is gone.
+func awaitGroupEnd(p *launch.Proc) {
+	for p.Alive() {
+		time.Sleep(pollEvery)
 	}
-	defer done()
+	p.Finish(unreported)
+}
+
+// start asks the launcher to start a child and registers it.
+func (k *link) start(path string, argv, env []string, files []*os.File, s launch.Spec) (*launch.Proc, error) {
 	wait := topAnswer
 	if k.box {
 		wait = boxAnswer
 	}
-	since := startedBy() // no process of the child's group started before (a tick back)
+	since := launch.StartedBy() // no process of the child's group started before (a tick back)
 	if since > 0 {
 		since--
 	}
@@ -277,15 +287,15 @@ func (k *link) start(path string, argv, env []string, s Spec) (*Proc, error) {
 		k.fail(errors.New("it named a process that is not its child"))
 		return nil, k.failure()
 	}
-	p := newProc(a.Pid)
-	p.survive = s.Survive
+	p := launch.NewProc(a.Pid)
+	p.Survive = s.Survive
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if m, ok := k.early[a.Pid]; ok {
 		delete(k.early, a.Pid)
-		p.finish(exitState(m))
+		p.Finish(exitState(m))
 	} else if k.err != nil {
-		p.finish(lost)
+		p.Finish(launch.Lost)
 	} else {
 		k.procs[a.Pid] = p
 	}
@@ -301,22 +311,22 @@ func startError(path string, a message) error {
 }
 
 // exitState turns an exit message into a State.
-func exitState(m message) State {
+func exitState(m message) launch.State {
 	ws := syscall.WaitStatus(m.Status)
-	s := State{code: -1, User: time.Duration(m.User), System: time.Duration(m.System)}
+	code, desc := -1, ""
 	switch {
 	case ws.Exited():
-		s.code = ws.ExitStatus()
-		s.desc = "exit status " + strconv.Itoa(s.code)
+		code = ws.ExitStatus()
+		desc = "exit status " + strconv.Itoa(code)
 	case ws.Signaled():
-		s.desc = "signal: " + ws.Signal().String()
+		desc = "signal: " + ws.Signal().String()
 		if ws.CoreDump() {
-			s.desc += " (core dumped)"
+			desc += " (core dumped)"
 		}
 	default:
-		s.desc = "ended with wait status " + strconv.Itoa(m.Status)
+		desc = "ended with wait status " + strconv.Itoa(m.Status)
 	}
-	return s
+	return launch.Ended(code, desc, time.Duration(m.User), time.Duration(m.System))
 }
 
 // childOf reports whether pid is a child of parent, or has ended already (an exit will
@@ -330,37 +340,14 @@ func childOf(pid, parent int, since uint64) bool {
 	i := strings.LastIndexByte(s, ')')
 	if err != nil || i < 0 {
 		_, serr := os.Stat("/proc/" + strconv.Itoa(pid))
-		return os.IsNotExist(serr) && !olderMember(pid, since)
+		return os.IsNotExist(serr) && !launch.OlderMember(pid, since)
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) > 1 && f[0] == "X" {
-		return !olderMember(pid, since) // being reaped: it may show no parent
+		return !launch.OlderMember(pid, since) // being reaped: it may show no parent
 	}
 	// A zombie still shows its parent: any other process's zombie is not a child, though
 	// it ended (a confined arm in a confined command's hands may name one, so that
 	// kimi-run signals a group outside the sandbox).
 	return len(f) > 1 && f[1] == strconv.Itoa(parent)
-}
-
-// olderMember reports whether a process of group pgid started before since (clock ticks
-// since boot, see startedBy); a since of 0 (unknown) finds none. It reads every process's
-// stat, so it is only asked about a child that ended before kimi-run looked.
-func olderMember(pgid int, since uint64) bool {
-	if since == 0 {
-		return false
-	}
-	// A quick command that ended alone leaves no group at all: nothing in it can be older,
-	// and the scan, 4 ms for 140 processes here (more on a CI host), is not paid by every
-	// fast confined call.
-	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	older, _ := findMember(pgid, func(f []string) bool {
-		if len(f) < 20 {
-			return false
-		}
-		start, err := strconv.ParseUint(f[19], 10, 64) // starttime, the 20th after the name
-		return err == nil && start < since
-	})
-	return older
 }

@@ -1,4 +1,4 @@
-package launch
+package launcher
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
 
@@ -22,7 +23,7 @@ func TestConfinedChildInNamespaces(t *testing.T) {
 	work := t.TempDir()
 	var mu sync.Mutex
 	var warned []string
-	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
+	l := newLauncher(t, &launch.Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
 		Warn:   func(s string) { mu.Lock(); warned = append(warned, s); mu.Unlock() },
 		Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: t.TempDir(), Namespaces: true}})
 	r, w, err := os.Pipe()
@@ -30,7 +31,7 @@ func TestConfinedChildInNamespaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	p, err := l.Start(Spec{Path: "/bin/sh", Args: []string{"sh", "-c", `sleep 300 & echo $$ $(tr '\0' ' ' < /proc/1/cmdline); wait`}, Dir: work, Stdout: w, Confine: true})
+	p, err := l.Start(launch.Spec{Path: "/bin/sh", Args: []string{"sh", "-c", `sleep 300 & echo $$ $(tr '\0' ' ' < /proc/1/cmdline); wait`}, Dir: work, Stdout: w, Confine: true})
 	w.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +70,7 @@ func TestConfinedChildInNamespaces(t *testing.T) {
 	if st := p.Wait(); st.Exited() {
 		t.Errorf("the child ended with %s, want killed", st)
 	}
-	if !WaitGone(time.Now().Add(10*time.Second), p) {
+	if !launch.WaitGone(time.Now().Add(10*time.Second), p) {
 		t.Error("the child's group (its sleep) outlived the kill")
 	}
 }

@@ -1,4 +1,4 @@
-package launch
+package launcher
 
 import (
 	"encoding/json"
@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
-)
 
-// ServeArg is the first argument of kimi-run's launcher mode (see Serve).
-const ServeArg = "__kimi-run-launcher"
+	"github.com/kimi-run/kimi-run/internal/launch"
+)
 
 // The two roles of a launcher process.
 const (
@@ -18,8 +18,29 @@ const (
 	roleBox = "box" // its confined arm
 )
 
-// errNoLauncher: the launcher process could not be started, or has gone.
-var errNoLauncher = errors.New("kimi-run's launcher process is not running")
+// errClosed is a start after Close.
+var errClosed = errors.New("the run has ended")
+
+// Process is the launcher processes of a run: the launch.Starter of its Launcher on Linux.
+// It starts the launcher process at the first child, and the confined arm at the first
+// confined one.
+type Process struct {
+	// Launcher is the run's: its Policy, Keep, NoCgroup, TaskLimit and Warn, read at each
+	// start.
+	*launch.Launcher
+	// Exe is kimi-run's own executable (sandbox.SelfExe), started as the launcher process.
+	Exe string
+
+	warned sync.Map // the notes passed on to Warn
+
+	mu     sync.Mutex
+	closed bool
+	rem    remote
+}
+
+// New returns the launcher process that starts l's children from exe, kimi-run's own
+// executable (sandbox.SelfExe); it starts with the first child.
+func New(exe string, l *launch.Launcher) launch.Starter { return &Process{Launcher: l, Exe: exe} }
 
 // remote is the launcher processes of a run.
 type remote struct {
@@ -30,6 +51,16 @@ type remote struct {
 	topErr error            // why the launcher process could not be started: start locally
 }
 
+// note passes a warning on to Warn, once.
+func (l *Process) note(msg string) {
+	if l.Warn == nil {
+		return
+	}
+	if _, seen := l.warned.LoadOrStore(msg, true); !seen {
+		l.Warn(msg)
+	}
+}
+
 // topConfig is the launcher's configuration, its second argument.
 type topConfig struct {
 	Cgroup    bool `json:"cgroup,omitempty"`
@@ -37,8 +68,8 @@ type topConfig struct {
 	Keep      bool `json:"keep,omitempty"`
 }
 
-// startRemote starts a child through the launcher, or through its confined arm.
-func (l *Launcher) startRemote(confine bool, path string, argv, env []string, s Spec) (*Proc, error) {
+// Start starts a child through the launcher, or through its confined arm.
+func (l *Process) Start(confine bool, path string, argv, env []string, files []*os.File, s launch.Spec) (*launch.Proc, error) {
 	var k *link
 	var err error
 	if confine {
@@ -49,65 +80,44 @@ func (l *Launcher) startRemote(confine bool, path string, argv, env []string, s 
 	if err != nil {
 		return nil, err
 	}
-	p, err := k.start(path, argv, env, s)
-	if err != nil && confine && errors.Is(err, errNoLauncher) {
+	p, err := k.start(path, argv, env, files, s)
+	if err != nil && confine && errors.Is(err, launch.ErrNoLauncher) {
 		return nil, fmt.Errorf("the sandbox's launcher: %w", err)
 	}
 	return p, err
 }
 
 // topLink returns the launcher process, starting it at the first child.
-func (l *Launcher) topLink() (*link, error) {
+func (l *Process) topLink() (*link, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.topLocked()
 }
 
-func (l *Launcher) topLocked() (*link, error) {
+func (l *Process) topLocked() (*link, error) {
 	r := &l.rem
 	if r.top != nil && r.top.alive() {
 		return r.top, nil
 	}
 	if l.closed {
-		return nil, errNoLauncher
+		return nil, launch.ErrNoLauncher
 	}
 	if r.topErr != nil {
 		return nil, r.topErr
 	}
 	k, err := l.startTop()
 	if err != nil {
-		r.topErr = fmt.Errorf("%w: %v", errNoLauncher, err)
+		r.topErr = fmt.Errorf("%w: %v", launch.ErrNoLauncher, err)
 		return nil, r.topErr
 	}
 	r.top = k
 	return k, nil
 }
 
-// warmRemote starts what a start (a confined one when confine) needs that is not running
-// or starting yet, without waiting for it.
-func (l *Launcher) warmRemote(confine bool) {
-	l.mu.Lock()
-	r := &l.rem
-	ready := l.closed || r.topErr != nil || (r.top != nil && r.top.alive() &&
-		(!confine || r.boxing[0] != nil || (r.box[0] != nil && r.box[0].alive())))
-	l.mu.Unlock()
-	if ready {
-		return
-	}
-	go func() {
-		// A failure is the first start's to report: it meets the same one.
-		if confine {
-			_, _ = l.boxLink(false)
-		} else {
-			_, _ = l.topLink()
-		}
-	}()
-}
-
 // startTop starts the launcher process: kimi-run's image in a session of its own, with no
 // parent-death signal (it must outlive kimi-run to end what it leaves), an empty
 // environment and /dev/null for its standard descriptors, so no pipeline waits for it.
-func (l *Launcher) startTop() (*link, error) {
+func (l *Process) startTop() (*link, error) {
 	ours, theirs, err := socketPair()
 	if err != nil {
 		return nil, err
@@ -137,7 +147,7 @@ func (l *Launcher) startTop() (*link, error) {
 // boxLink returns a confined arm (the survivors' when survive), starting it (and the
 // launcher) at its first child, and again if it was lost. The lock is not held while the
 // launcher answers (it may still be starting): a Close meanwhile must not wait for it.
-func (l *Launcher) boxLink(survive bool) (*link, error) {
+func (l *Process) boxLink(survive bool) (*link, error) {
 	i := 0
 	if survive {
 		i = 1
@@ -182,13 +192,8 @@ func (l *Launcher) boxLink(survive bool) (*link, error) {
 	}
 }
 
-// IsArm reports whether pid is a confined arm of this launcher that is running: the arms
-// relay their commands' connections to the --allow-host proxy's socket, which serves
-// nothing else.
-func (l *Launcher) IsArm(pid int) bool {
-	if l == nil {
-		return false
-	}
+// IsArm reports whether pid is a confined arm of this launcher that is running.
+func (l *Process) IsArm(pid int) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, box := range l.rem.box {
@@ -200,7 +205,7 @@ func (l *Launcher) IsArm(pid int) bool {
 }
 
 // startBox asks the launcher top for a confined arm.
-func (l *Launcher) startBox(top *link, survive bool) (*link, error) {
+func (l *Process) startBox(top *link, survive bool) (*link, error) {
 	policy, err := l.Policy.Encode()
 	if err != nil {
 		return nil, err
@@ -227,8 +232,8 @@ func (l *Launcher) startBox(top *link, survive bool) (*link, error) {
 	}
 	// Its own end comes to the launcher as a child's; nobody waits for it. A survivors'
 	// arm is a survivor: its tree is spared when the launcher's is ended (giveUp).
-	arm := newProc(a.Pid)
-	arm.survive = survive
+	arm := launch.NewProc(a.Pid)
+	arm.Survive = survive
 	top.mu.Lock()
 	top.procs[a.Pid] = arm
 	top.mu.Unlock()
@@ -242,9 +247,11 @@ func (l *Launcher) startBox(top *link, survive bool) (*link, error) {
 	return newLink(conn, proc, true, l.note), nil
 }
 
-// closeRemote ends the launcher processes the orderly way.
-func (l *Launcher) closeRemote() {
+// Close ends the launcher processes the orderly way; later starts of confined children
+// fail, others start from kimi-run itself.
+func (l *Process) Close() {
 	l.mu.Lock()
+	l.closed = true
 	top, boxes := l.rem.top, l.rem.box
 	l.rem.top, l.rem.box = nil, [2]*link{}
 	l.mu.Unlock()

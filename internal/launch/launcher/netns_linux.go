@@ -1,10 +1,11 @@
-package launch
+package launcher
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"syscall"
 
@@ -12,17 +13,6 @@ import (
 
 	"github.com/kimi-run/kimi-run/sandbox"
 )
-
-// The confined arm's network namespace (issue 32 #8). Under --allow-host, Landlock lets
-// commands connect to one TCP port only, the run's proxy's, but on any address: another
-// host listening on that port would be reachable. So where the machine allows it, the
-// confined arm starts in a user namespace and a network namespace of its own, where the
-// only interface is loopback: there it listens on 127.0.0.1 at the proxy's port and relays
-// each connection to the proxy's Unix socket (a path, which crosses network namespaces).
-// Nothing else can be reached from it on any port. The user namespace maps the run's user
-// to itself (every user, for root), so files and processes look as they did; it is made
-// only to own the network namespace, and the arm drops the capability it needed for
-// loopback before it starts any child.
 
 // roleProbe is the launcher mode that only tries the namespaces (NetNSWorks).
 const roleProbe = "probe"
@@ -32,7 +22,7 @@ const roleProbe = "probe"
 // isolated on this machine. Unprivileged user namespaces may be off (a sysctl, an LSM's
 // policy), or give no capability over the network namespace they own.
 func NetNSWorks(exe string) error {
-	null, err := devNull()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}

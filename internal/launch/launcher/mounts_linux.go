@@ -1,4 +1,4 @@
-package launch
+package launcher
 
 import (
 	"errors"
@@ -85,8 +85,8 @@ func (ns *armNS) mounts(p sandbox.Policy) error {
 
 // sharedTmp is the shared temp dir to cover (the parent of the run's temp dir) and the
 // paths below it that stay readable (a work dir and --add-dir dirs not writable, HOME, the
-// proxy's socket folder), real paths; or why it cannot be covered: a writable root, the
-// work dir or an --add-dir holds it, or HOME is it.
+// policy's Readable dirs, the proxy's socket folder), real paths; or why it cannot be
+// covered: a writable root, the work dir or an --add-dir holds it, or one of the others is it.
 func sharedTmp(p sandbox.Policy) (string, []string, error) {
 	if p.TempDir == "" {
 		return "", nil, errors.New("the run has no temp dir")
@@ -107,12 +107,12 @@ func sharedTmp(p sandbox.Policy) (string, []string, error) {
 		}
 	}
 	var keep []string
-	for _, path := range append(slices.DeleteFunc(dirs, func(d string) bool { return slices.Contains(p.WritableRoots(), d) }), p.Home, proxyDir(p)) {
+	for _, path := range append(slices.DeleteFunc(dirs, func(d string) bool { return slices.Contains(p.WritableRoots(), d) }), append(p.Readable, p.Home, proxyDir(p))...) {
 		real, err := filepath.EvalSymlinks(path)
 		switch {
 		case path == "" || err != nil:
 		case real == shared:
-			return "", nil, fmt.Errorf("HOME is the shared temp dir %s", shared)
+			return "", nil, fmt.Errorf("%s (HOME, or a confined MCP server's program's dir or cwd) is the shared temp dir", path)
 		case within(shared, real):
 			keep = append(keep, real)
 		}

@@ -1,4 +1,4 @@
-package launch
+package launcher
 
 import (
 	"encoding/json"
@@ -205,7 +205,7 @@ func (s *server) startBox(m message, files []*os.File) {
 		s.send(message{Op: opStarted, ID: m.ID, Err: "a box needs its socket"})
 		return
 	}
-	null, err := devNull()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		s.send(message{Op: opStarted, ID: m.ID, Err: err.Error()})
 		return

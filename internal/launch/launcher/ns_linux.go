@@ -1,4 +1,4 @@
-package launch
+package launcher
 
 import (
 	"errors"
@@ -13,19 +13,6 @@ import (
 
 	"github.com/kimi-run/kimi-run/sandbox"
 )
-
-// The confined arm's namespaces (Policy.Namespaces). The launcher starts the arm in a user
-// and a mount namespace of its own. Before the arm confines itself it makes every mount
-// read-only but clones of the writable roots (so chmod, chown and utimes outside them
-// fail, which Landlock cannot refuse), and starts the first process of a new process
-// namespace, the arm's own image in init mode, which mounts a /proc of that namespace over
-// /proc. The arm then joins the namespace for its children only: it stays in the
-// machine's, so the numbers it reports, and kimi-run signals and looks up in /proc, are the
-// machine's, while its children see only the run's processes. The init reaps what is
-// orphaned in the namespace; the namespace ends with it, so it is killed with the arm
-// (parent-death signal), but for an arm whose children may outlive the run (keep,
-// survive): that init exits once the arm has gone and the namespace holds nothing else.
-// Each part the machine refuses is left out, and the arm says so in a note (opNote).
 
 // roleInit is the launcher mode of a process namespace's first process.
 const roleInit = "init"
@@ -112,7 +99,7 @@ func (ns *armNS) startInit(outlive bool) error {
 	_ = syscall.SetNonblock(fds[0], true) // so that its reads may have a deadline
 	ours, theirs := os.NewFile(uintptr(fds[0]), "init"), os.NewFile(uintptr(fds[1]), "init")
 	defer theirs.Close()
-	null, err := devNull()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		ours.Close()
 		return err

@@ -1,4 +1,4 @@
-package launch
+package launcher
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kimi-run/kimi-run/internal/launch"
 	"github.com/kimi-run/kimi-run/internal/testkit"
 	"github.com/kimi-run/kimi-run/sandbox"
 )
@@ -26,19 +27,22 @@ func TestMain(m *testing.M) {
 }
 
 // newLauncher returns a launcher whose process is this test binary, closed at the end.
-func newLauncher(t *testing.T, l *Launcher) *Launcher {
+func newLauncher(t *testing.T, l *launch.Launcher) *launch.Launcher {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Exe = exe
+	l.Process = New(exe, l)
 	t.Cleanup(l.Close)
 	return l
 }
 
+// proc is l's launcher process.
+func proc(l *launch.Launcher) *Process { return l.Process.(*Process) }
+
 // run starts sh -c script through l and returns its state and output (stdout and stderr).
-func run(t *testing.T, l *Launcher, s Spec, script string) (State, string, *Proc) {
+func run(t *testing.T, l *launch.Launcher, s launch.Spec, script string) (launch.State, string, *launch.Proc) {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -61,8 +65,8 @@ func run(t *testing.T, l *Launcher, s Spec, script string) (State, string, *Proc
 // a process with an empty environment that is not kimi-run.
 func TestStartThroughTheLauncher(t *testing.T) {
 	dir := t.TempDir()
-	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH"), "BASE=base", "OVER=base"}})
-	st, out, p := run(t, l, Spec{Dir: dir, Env: []string{"OVER=spec"}},
+	l := newLauncher(t, &launch.Launcher{Environ: []string{"PATH=" + os.Getenv("PATH"), "BASE=base", "OVER=base"}})
+	st, out, p := run(t, l, launch.Spec{Dir: dir, Env: []string{"OVER=spec"}},
 		`echo "$$ $0 $1 $BASE $OVER $(pwd)"; for f in /proc/$$/fd/*; do readlink $f; done | grep -c socket; ps -o sid= -p $$; echo $PPID; tr '\0' '\n' < /proc/$PPID/environ | wc -l`)
 	if !st.Success() {
 		t.Fatalf("%s: %s", st, out)
@@ -88,28 +92,12 @@ func TestStartThroughTheLauncher(t *testing.T) {
 	}
 }
 
-// TestEnvironmentRule: a child's environment is the launcher's with the Spec's on top, one
-// entry per name, the later winning; without a launcher environment, this process's.
-func TestEnvironmentRule(t *testing.T) {
-	got := mergeEnv([]string{"A=1", "B=2", "A=3"}, []string{"B=x", "C=y", "KIMI_API_KEY=mine"})
-	if strings.Join(got, " ") != "A=3 B=x C=y KIMI_API_KEY=mine" {
-		t.Errorf("mergeEnv = %q", got)
-	}
-	if got := mergeEnv([]string{"A=1"}, nil); strings.Join(got, " ") != "A=1" {
-		t.Errorf("mergeEnv without extra = %q", got)
-	}
-	var l *Launcher
-	if got := l.environ(); len(got) != len(os.Environ()) {
-		t.Errorf("a nil launcher's environment has %d entries, want this process's %d", len(got), len(os.Environ()))
-	}
-}
-
 // How a child ended comes back as os would say it, and a start that fails is an error
 // worded as os/exec's.
 func TestStatesAndStartErrors(t *testing.T) {
-	l := newLauncher(t, &Launcher{})
+	l := newLauncher(t, &launch.Launcher{})
 	for script, want := range map[string]string{"exit 3": "exit status 3", "kill -KILL $$": "signal: killed", "true": "exit status 0"} {
-		st, _, _ := run(t, l, Spec{}, script)
+		st, _, _ := run(t, l, launch.Spec{}, script)
 		if st.String() != want {
 			t.Errorf("%s: %s, want %s", script, st, want)
 		}
@@ -125,7 +113,7 @@ func TestStatesAndStartErrors(t *testing.T) {
 		"./noexec":                   "fork/exec " + filepath.Join(dir, "noexec") + ": permission denied",
 		"":                           "no program to run",
 	} {
-		_, err := l.Start(Spec{Path: path, Dir: dir})
+		_, err := l.Start(launch.Spec{Path: path, Dir: dir})
 		if err == nil || err.Error() != want {
 			t.Errorf("Start(%q) = %v, want %q", path, err, want)
 		}
@@ -135,8 +123,8 @@ func TestStatesAndStartErrors(t *testing.T) {
 // A large environment (more than a datagram holds) still reaches the child.
 func TestLargeEnvironment(t *testing.T) {
 	big := strings.Repeat("x", 100<<10) // one string may have 128 KiB at most
-	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")}})
-	st, out, _ := run(t, l, Spec{Env: []string{"B1=" + big, "B2=" + big, "B3=" + big}}, `printf %s "$B1$B2$B3" | wc -c`)
+	l := newLauncher(t, &launch.Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	st, out, _ := run(t, l, launch.Spec{Env: []string{"B1=" + big, "B2=" + big, "B3=" + big}}, `printf %s "$B1$B2$B3" | wc -c`)
 	if !st.Success() || strings.TrimSpace(out) != strconv.Itoa(3*len(big)) {
 		t.Errorf("%s: %q", st, out)
 	}
@@ -145,15 +133,16 @@ func TestLargeEnvironment(t *testing.T) {
 // Without a launcher process (none set, or it cannot start), children start from this
 // process; a confined one does not start at all.
 func TestWithoutALauncherProcess(t *testing.T) {
-	for name, l := range map[string]*Launcher{"nil": nil, "no exe": {}, "bad exe": {Exe: "/no/such/kimi-run"}} {
-		st, out, _ := run(t, l, Spec{}, "echo $PPID")
+	bad := func(l *launch.Launcher) *launch.Launcher { l.Process = New("/no/such/kimi-run", l); return l }
+	for name, l := range map[string]*launch.Launcher{"nil": nil, "no exe": {}, "bad exe": bad(&launch.Launcher{})} {
+		st, out, _ := run(t, l, launch.Spec{}, "echo $PPID")
 		if !st.Success() || strings.TrimSpace(out) != strconv.Itoa(os.Getpid()) {
 			t.Errorf("%s: %s, parent %q, want this process", name, st, out)
 		}
 	}
 	policy := sandbox.Policy{Mode: sandbox.ReadOnly, TempDir: t.TempDir()}
-	for name, l := range map[string]*Launcher{"no exe": {Policy: policy}, "bad exe": {Exe: "/no/such/kimi-run", Policy: policy}} {
-		if p, err := l.Start(Spec{Path: "/bin/true", Confine: true}); err == nil {
+	for name, l := range map[string]*launch.Launcher{"no exe": {Policy: policy}, "bad exe": bad(&launch.Launcher{Policy: policy})} {
+		if p, err := l.Start(launch.Spec{Path: "/bin/true", Confine: true}); err == nil {
 			p.Wait()
 			t.Errorf("%s: a confined child started without a launcher", name)
 		}
@@ -168,10 +157,10 @@ func daemon(pidfile string) string {
 
 // abandon does to the launcher processes what kimi-run's death does: their sockets close
 // without a word.
-func abandon(l *Launcher) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, k := range append([]*link{l.rem.top}, l.rem.box[:]...) {
+func abandon(l *launch.Launcher) {
+	proc(l).mu.Lock()
+	defer proc(l).mu.Unlock()
+	for _, k := range append([]*link{proc(l).rem.top}, proc(l).rem.box[:]...) {
 		if k != nil {
 			k.conn.Close()
 		}
@@ -198,8 +187,8 @@ func TestLeftoversEndWithTheRun(t *testing.T) {
 		for _, how := range []string{"close", "abandon"} {
 			t.Run(fmt.Sprintf("cgroup=%v/%s", !noCgroup, how), func(t *testing.T) {
 				pidfile := filepath.Join(t.TempDir(), "daemon.pid")
-				l := newLauncher(t, &Launcher{NoCgroup: noCgroup})
-				if st, out, _ := run(t, l, Spec{}, daemon(pidfile)); !st.Success() {
+				l := newLauncher(t, &launch.Launcher{NoCgroup: noCgroup})
+				if st, out, _ := run(t, l, launch.Spec{}, daemon(pidfile)); !st.Success() {
 					t.Fatalf("%s: %s", st, out)
 				}
 				waitFile(t, pidfile)
@@ -231,7 +220,7 @@ func TestKeep(t *testing.T) {
 		t.Run(fmt.Sprintf("confined=%v", policy.Active()), func(t *testing.T) {
 			dir := t.TempDir()
 			kept, other := filepath.Join(dir, "kept.pid"), filepath.Join(dir, "other.pid")
-			l := newLauncher(t, &Launcher{Keep: true, Policy: policy})
+			l := newLauncher(t, &launch.Launcher{Keep: true, Policy: policy})
 			// The kept child leaves a daemon; the other a process in its own group. Under
 			// read-only the scripts write their pids through /dev/fd: there is no other
 			// writable place, so they go to files the test opened.
@@ -239,12 +228,12 @@ func TestKeep(t *testing.T) {
 			of, _ := os.Create(other)
 			defer kf.Close()
 			defer of.Close()
-			p1, err := l.Start(Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "(setsid sh -c 'echo $$ >&2; exec sleep 300' > /dev/null &)"}, Stderr: kf, Confine: true, Keep: true})
+			p1, err := l.Start(launch.Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "(setsid sh -c 'echo $$ >&2; exec sleep 300' > /dev/null &)"}, Stderr: kf, Confine: true, Keep: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			p1.Wait()
-			p, err := l.Start(Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "echo $$ >&2; exec sleep 300"}, Stderr: of, Confine: true})
+			p, err := l.Start(launch.Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "echo $$ >&2; exec sleep 300"}, Stderr: of, Confine: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -283,8 +272,8 @@ func rootWithCgroup(t *testing.T) *cgroup {
 // for that).
 func TestChildrenRunInTheRunsCgroup(t *testing.T) {
 	rootWithCgroup(t)
-	l := newLauncher(t, &Launcher{})
-	st, out, _ := run(t, l, Spec{}, "cat /proc/self/cgroup")
+	l := newLauncher(t, &launch.Launcher{})
+	st, out, _ := run(t, l, launch.Spec{}, "cat /proc/self/cgroup")
 	if !st.Success() {
 		t.Fatal(out)
 	}
@@ -311,8 +300,8 @@ func TestTaskLimit(t *testing.T) {
 	if !CanLimitTasks() {
 		t.Skip("no pids controller can be had here")
 	}
-	l := newLauncher(t, &Launcher{TaskLimit: 40})
-	st, out, _ := run(t, l, Spec{}, `n=0; while [ $n -lt 200 ]; do sleep 300 >/dev/null 2>&1 & n=$((n+1)); echo $n; done`)
+	l := newLauncher(t, &launch.Launcher{TaskLimit: 40})
+	st, out, _ := run(t, l, launch.Spec{}, `n=0; while [ $n -lt 200 ]; do sleep 300 >/dev/null 2>&1 & n=$((n+1)); echo $n; done`)
 	n := 0
 	for _, line := range strings.Split(out, "\n") {
 		if v, err := strconv.Atoi(line); err == nil {
@@ -338,10 +327,10 @@ func TestV1PidsGroupHoldsEveryChild(t *testing.T) {
 	work := t.TempDir()
 	cases := []struct {
 		name string
-		l    *Launcher
+		l    *launch.Launcher
 	}{
-		{"plain", &Launcher{TaskLimit: 100}},
-		{"confined", &Launcher{TaskLimit: 100, Environ: []string{"PATH=" + os.Getenv("PATH")},
+		{"plain", &launch.Launcher{TaskLimit: 100}},
+		{"confined", &launch.Launcher{TaskLimit: 100, Environ: []string{"PATH=" + os.Getenv("PATH")},
 			Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: t.TempDir()}}},
 	}
 	for _, c := range cases {
@@ -351,7 +340,7 @@ func TestV1PidsGroupHoldsEveryChild(t *testing.T) {
 			}
 			l := newLauncher(t, c.l)
 			// The grandchild is what a fork loop would make: it inherits the group too.
-			st, out, _ := run(t, l, Spec{Dir: work, Confine: true}, "sh -c 'cat /proc/self/cgroup'")
+			st, out, _ := run(t, l, launch.Spec{Dir: work, Confine: true}, "sh -c 'cat /proc/self/cgroup'")
 			if !st.Success() {
 				t.Fatal(out)
 			}
@@ -382,14 +371,14 @@ func TestConfinedChildren(t *testing.T) {
 		t.Skip("needs Landlock ABI 6 (the signal scope)")
 	}
 	work, tmp, outside := t.TempDir(), t.TempDir(), t.TempDir()
-	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
+	l := newLauncher(t, &launch.Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
 		Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: tmp}})
-	st, out, _ := run(t, l, Spec{Dir: work, Confine: true}, "sleep 300 > /dev/null 2>&1 & echo $! > server.pid; echo $TMPDIR")
+	st, out, _ := run(t, l, launch.Spec{Dir: work, Confine: true}, "sleep 300 > /dev/null 2>&1 & echo $! > server.pid; echo $TMPDIR")
 	if !st.Success() || strings.TrimSpace(out) != tmp {
 		t.Fatalf("%s: %q, want the temp dir", st, out)
 	}
 	script := fmt.Sprintf(`touch %s/x 2>/dev/null && echo wrote; kill -0 %d 2>/dev/null && echo signalled; kill $(cat server.pid) && echo stopped`, outside, os.Getpid())
-	st, out, _ = run(t, l, Spec{Dir: work, Confine: true}, script)
+	st, out, _ = run(t, l, launch.Spec{Dir: work, Confine: true}, script)
 	if strings.TrimSpace(out) != "stopped" {
 		t.Errorf("%s: %q, want only the server stopped", st, out)
 	}
@@ -400,13 +389,17 @@ func TestConfinedChildren(t *testing.T) {
 // it left have closed it.
 func TestOutputFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "task.out")
-	o, err := OutputFile(path, 1000)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := launch.OutputTee(f, 1000, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	l := newLauncher(t, &Launcher{})
-	p, err := l.Start(Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x; echo done >&2"}, Stdout: o.W, Stderr: o.W})
+	l := newLauncher(t, &launch.Launcher{})
+	p, err := l.Start(launch.Spec{Path: "/bin/sh", Args: []string{"sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x; echo done >&2"}, Stdout: o.W, Stderr: o.W})
 	o.Started()
 	if err != nil {
 		t.Fatal(err)
@@ -432,15 +425,15 @@ func TestSurvivorsOutliveTheRun(t *testing.T) {
 		for _, how := range []string{"close", "abandon"} {
 			t.Run(fmt.Sprintf("confined=%v/%s", policy.Active(), how), func(t *testing.T) {
 				task, other := filepath.Join(dir, fmt.Sprintf("task-%d-%s", i, how)), filepath.Join(dir, fmt.Sprintf("other-%d-%s", i, how))
-				l := newLauncher(t, &Launcher{Policy: policy})
+				l := newLauncher(t, &launch.Launcher{Policy: policy})
 				script := func(pidfile string) []string {
 					return []string{"sh", "-c", "sleep 300 & echo $! > " + pidfile + ".tmp; mv " + pidfile + ".tmp " + pidfile + "; exec sleep 300"}
 				}
-				tp, err := l.Start(Spec{Path: "/bin/sh", Args: script(task), Confine: true, Survive: true})
+				tp, err := l.Start(launch.Spec{Path: "/bin/sh", Args: script(task), Confine: true, Survive: true})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := l.Start(Spec{Path: "/bin/sh", Args: script(other), Confine: true}); err != nil {
+				if _, err := l.Start(launch.Spec{Path: "/bin/sh", Args: script(other), Confine: true}); err != nil {
 					t.Fatal(err)
 				}
 				waitFile(t, task)
@@ -483,15 +476,15 @@ func TestSurvivorsOutliveTheRun(t *testing.T) {
 
 // waitLinksGone waits (bounded) until kimi-run's links to the launcher and its arms have
 // all failed, as they do once the launcher processes are gone.
-func waitLinksGone(t *testing.T, l *Launcher) {
+func waitLinksGone(t *testing.T, l *launch.Launcher) {
 	t.Helper()
 	for range 3000 {
-		l.mu.Lock()
+		proc(l).mu.Lock()
 		up := false
-		for _, k := range append([]*link{l.rem.top}, l.rem.box[:]...) {
+		for _, k := range append([]*link{proc(l).rem.top}, proc(l).rem.box[:]...) {
 			up = up || (k != nil && k.alive())
 		}
-		l.mu.Unlock()
+		proc(l).mu.Unlock()
 		if !up {
 			return
 		}
@@ -509,15 +502,15 @@ func TestStoppedArmIsReplaced(t *testing.T) {
 	if st, out, _ := run(t, l, spec, "true"); !st.Success() {
 		t.Fatalf("%s: %s", st, out)
 	}
-	l.mu.Lock()
-	arm := l.rem.box[0].pid
-	l.mu.Unlock()
+	proc(l).mu.Lock()
+	arm := proc(l).rem.box[0].pid
+	proc(l).mu.Unlock()
 	armStart := testkit.Started(arm)
 	t.Cleanup(func() { testkit.Kill(arm, armStart, false) })
 	if err := syscall.Kill(arm, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Start(Spec{Path: "/bin/true", Args: []string{"true"}, Dir: spec.Dir, Confine: true}); err == nil {
+	if _, err := l.Start(launch.Spec{Path: "/bin/true", Args: []string{"true"}, Dir: spec.Dir, Confine: true}); err == nil {
 		t.Fatal("a start through a stopped arm succeeded")
 	}
 	testkit.WaitGone(t, arm)
@@ -531,19 +524,19 @@ func TestStoppedArmIsReplaced(t *testing.T) {
 // SIGHUP, SIGQUIT and SIGPIPE sent to it change nothing, and the next start works. It
 // catches them beside its first start rather than before it (catchSignals).
 func TestLauncherOutlivesRunSignals(t *testing.T) {
-	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")}})
-	if st, out, _ := run(t, l, Spec{}, "true"); !st.Success() {
+	l := newLauncher(t, &launch.Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	if st, out, _ := run(t, l, launch.Spec{}, "true"); !st.Success() {
 		t.Fatalf("%s: %s", st, out)
 	}
-	l.mu.Lock()
-	top := l.rem.top
-	l.mu.Unlock()
+	proc(l).mu.Lock()
+	top := proc(l).rem.top
+	proc(l).mu.Unlock()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE} {
 		if err := top.proc.Signal(sig); err != nil {
 			t.Fatalf("%s: %v", sig, err)
 		}
 	}
-	st, out, _ := run(t, l, Spec{}, "echo still")
+	st, out, _ := run(t, l, launch.Spec{}, "echo still")
 	if !st.Success() || strings.TrimSpace(out) != "still" || !top.alive() {
 		t.Fatalf("after the signals: %s %q, launcher alive %v", st, out, top.alive())
 	}
@@ -558,17 +551,17 @@ func TestStoppedLauncherIsGivenUpWithItsTree(t *testing.T) {
 	topAnswer = 2 * time.Second // a new launcher's start is within it: see impatientArm
 	t.Cleanup(func() { topAnswer = saved })
 	work := t.TempDir()
-	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	l := newLauncher(t, &launch.Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")}})
 	daemon := filepath.Join(work, "daemon.pid")
-	st, out, _ := run(t, l, Spec{Dir: work}, `(setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' > /dev/null 2>&1 &); until [ -s daemon.pid ]; do sleep 0.01; done`)
+	st, out, _ := run(t, l, launch.Spec{Dir: work}, `(setsid sh -c 'echo $$ > daemon.pid; exec sleep 300' > /dev/null 2>&1 &); until [ -s daemon.pid ]; do sleep 0.01; done`)
 	if !st.Success() {
 		t.Fatalf("%s: %s", st, out)
 	}
 	pid := testkit.ReadPID(t, daemon)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	l.mu.Lock()
-	top := l.rem.top.pid
-	l.mu.Unlock()
+	proc(l).mu.Lock()
+	top := proc(l).rem.top.pid
+	proc(l).mu.Unlock()
 	topStart := testkit.Started(top)
 	t.Cleanup(func() { testkit.Kill(top, topStart, false) })
 	if err := syscall.Kill(top, syscall.SIGSTOP); err != nil {
@@ -576,12 +569,12 @@ func TestStoppedLauncherIsGivenUpWithItsTree(t *testing.T) {
 	}
 	// The start that waited is given up too (this one then starts from here, as when no
 	// launcher can be had).
-	if p, err := l.Start(Spec{Path: "/bin/true", Args: []string{"true"}, Dir: work}); err == nil {
+	if p, err := l.Start(launch.Spec{Path: "/bin/true", Args: []string{"true"}, Dir: work}); err == nil {
 		p.Wait()
 	}
 	testkit.WaitGone(t, pid)
 	testkit.WaitGone(t, top)
-	if st, out, _ := run(t, l, Spec{Dir: work}, "echo again"); !st.Success() || strings.TrimSpace(out) != "again" {
+	if st, out, _ := run(t, l, launch.Spec{Dir: work}, "echo again"); !st.Success() || strings.TrimSpace(out) != "again" {
 		t.Fatalf("the start after the stopped launcher: %s: %q", st, out)
 	}
 }
@@ -607,7 +600,7 @@ for i in $(seq 2000); do grep -q '^State:.*T' /proc/$p/status && break; done; ec
 // confined arm is given up after 2 s without an answer or stopped (10 s in a run; it is
 // restored after the test), for the tests that stop the arm. Not less: a new arm's start
 // is within that wait, and took more than half a second on a loaded CI machine.
-func impatientArm(t *testing.T) (*Launcher, Spec) {
+func impatientArm(t *testing.T) (*launch.Launcher, launch.Spec) {
 	t.Helper()
 	if sandbox.ABI() < 1 {
 		t.Skip("needs Landlock")
@@ -616,7 +609,7 @@ func impatientArm(t *testing.T) (*Launcher, Spec) {
 	boxAnswer = 2 * time.Second
 	t.Cleanup(func() { boxAnswer = saved })
 	work := t.TempDir()
-	l := newLauncher(t, &Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
+	l := newLauncher(t, &launch.Launcher{Environ: []string{"PATH=" + os.Getenv("PATH")},
 		Policy: sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: t.TempDir()}})
-	return l, Spec{Dir: work, Confine: true}
+	return l, launch.Spec{Dir: work, Confine: true}
 }

@@ -1,4 +1,4 @@
-package run
+package config
 
 import "testing"
 
@@ -19,7 +19,7 @@ func TestRawOutput(t *testing.T) {
 		{[]string{"--", "--output-format", "json", "--print"}, "", false},
 		{[]string{"--output-format"}, "", false},
 	} {
-		format, kimiLines := rawOutput(tt.args)
+		format, kimiLines := RawOutput(tt.args)
 		if format != tt.format || kimiLines != tt.kimiLines {
 			t.Errorf("%q: %q, %v; want %q, %v", tt.args, format, kimiLines, tt.format, tt.kimiLines)
 		}

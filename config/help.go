@@ -1,4 +1,4 @@
-package run
+package config
 
 import (
 	"fmt"
@@ -6,11 +6,14 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/kimi-run/kimi-run/completion"
+	"github.com/kimi-run/kimi-run/manpage"
 )
 
 // helpScreen is what --help shows: the flags a CI job needs, by group, one line each.
 // Every flag, with its sources and defaults, the environment and the exit codes are
-// --help-all's (config.FullHelp), which the man page and the completions also read.
+// --help-all's (FullHelp), which the man page and the completions also read.
 var helpScreen = []struct {
 	group string
 	flags [][2]string // long name, one line about it
@@ -57,8 +60,8 @@ var helpScreen = []struct {
 	}},
 }
 
-// shortHelp is the help printer of --help: helpScreen, from the flags of the model.
-func shortHelp(_ kong.HelpOptions, kctx *kong.Context) error {
+// ShortHelp is the help printer of --help: helpScreen, from the flags of the model.
+func ShortHelp(_ kong.HelpOptions, kctx *kong.Context) error {
 	flags := map[string]*kong.Flag{}
 	for _, f := range kctx.Model.Flags {
 		flags[f.Name] = f
@@ -101,4 +104,19 @@ func flagUsage(f *kong.Flag) string {
 		s += " " + f.FormatPlaceHolder()
 	}
 	return s
+}
+
+// WriteManPage writes kimi-run(1) (package manpage) for this build, with description
+// above the flags.
+func WriteManPage(w io.Writer, app *kong.Application, version, description string) error {
+	DescribeSources(app)
+	return manpage.Write(w, app, manpage.Page{
+		Description: description,
+		Version:     version,
+		Date:        manpage.Date(version),
+		Commands:    []string{completion.Command + "\n\\fBbash\\fR|\\fBzsh\\fR|\\fBfish\\fR"},
+		Notes: "The prompt is the words after the flags, \\fB\\-p\\fR, \\fB\\-\\-prompt\\-file\\fR or stdin. " +
+			"\\fBkimi\\-run completion\\fR \\fISHELL\\fR (exactly those two words) writes a completion script " +
+			"for bash, zsh or fish.",
+	})
 }

@@ -1,4 +1,4 @@
-package launch
+package launcher
 
 import (
 	"os"
@@ -7,6 +7,24 @@ import (
 	"syscall"
 	"time"
 )
+
+// pollEvery is how often a wait for processes to end looks again.
+const pollEvery = 10 * time.Millisecond
+
+// settle waits until done holds or deadline passes, and reports whether it held. What was
+// just killed is usually gone within a millisecond, and the end of a run waits for it:
+// it looks again after 250 µs, then twice as long each time, up to pollEvery.
+func settle(deadline time.Time, done func() bool) bool {
+	wait := 250 * time.Microsecond
+	for !done() {
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, pollEvery)
+	}
+	return true
+}
 
 // killTree ends every descendant of root but spare and theirs. Each round stops (SIGSTOP)
 // what it finds that it has not stopped yet, so nothing it found can fork any more, and
