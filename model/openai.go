@@ -19,6 +19,7 @@ type OpenAI struct {
 	client *openai.Client
 	cfg    Config
 	ids    CallIDs
+	defs   toolDefs
 }
 
 // NewOpenAI builds the client.
@@ -86,7 +87,14 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, h Handler) (Reply, err
 
 	body, extra := o.request(req)
 	x.msgExtra = extra
-	stream, err := o.client.CreateChatCompletionStream(ctx, body)
+	var err error
+	if len(body.Tools) > 0 {
+		x.tools, err = o.defs.encode(req.Tools)
+	}
+	var stream *openai.ChatCompletionStream
+	if err == nil {
+		stream, err = o.client.CreateChatCompletionStream(ctx, body)
+	}
 	if err != nil {
 		return Reply{}, o.wrap(ctx, x, err)
 	}

@@ -57,18 +57,9 @@ func (o *OpenAI) request(req Request) (openai.ChatCompletionRequest, map[int]map
 		add(msg, fields)
 	}
 	flush()
-	if !req.NoTools {
-		for _, t := range req.Tools {
-			r.Tools = append(r.Tools, openai.Tool{
-				Type: openai.ToolTypeFunction,
-				Function: &openai.FunctionDefinition{
-					Name:        t.Name(),
-					Description: t.Description(),
-					// json.RawMessage, not []byte: a byte slice would be sent as base64.
-					Parameters: json.RawMessage(t.Schema()),
-				},
-			})
-		}
+	if !req.NoTools && len(req.Tools) > 0 {
+		// A mark where the tools go: the transport puts their encoding there (toolDefs).
+		r.Tools = []openai.Tool{{Type: toolsMark}}
 	}
 	return r, extra
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -51,6 +52,9 @@ type exchange struct {
 	// msgExtra are fields to add to messages of the request body, by index (see
 	// OpenAI.request); set before the request is sent.
 	msgExtra map[int]map[string]json.RawMessage
+	// tools is the request's tools, encoded, for the transport to put in the body where
+	// OpenAI.request left their mark (toolDefs); nil when it sends none.
+	tools []byte
 }
 
 func withExchange(ctx context.Context) (context.Context, *exchange) {
@@ -98,6 +102,11 @@ func (t *transport) Do(req *http.Request) (*http.Response, error) {
 	var msgExtra map[int]map[string]json.RawMessage
 	if ok {
 		msgExtra = x.msgExtra
+		if x.tools != nil && req.Body != nil {
+			if err := putTools(req, x.tools); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if (len(t.extra) > 0 || len(msgExtra) > 0) && req.Method == http.MethodPost && req.Body != nil {
 		if err := t.mergeBody(req, msgExtra); err != nil {
@@ -184,10 +193,31 @@ func (t *transport) mergeBody(req *http.Request, msgExtra map[int]map[string]jso
 	if err != nil {
 		return fmt.Errorf("encode request body: %w", err)
 	}
-	req.Body = io.NopCloser(bytes.NewReader(merged))
-	req.ContentLength = int64(len(merged))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(merged)), nil }
+	setBody(req, merged)
 	return nil
+}
+
+// putTools puts the encoded tools in a request body in place of their mark (toolDefs).
+func putTools(req *http.Request, tools []byte) error {
+	raw, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	if err != nil {
+		return fmt.Errorf("read request body: %w", err)
+	}
+	i := bytes.Index(raw, toolsMarkJSON)
+	if i < 0 {
+		return errors.New("encode request body: the tools' mark is missing")
+	}
+	body := make([]byte, 0, len(raw)+len(tools))
+	body = append(append(append(body, raw[:i]...), `"tools":`...), tools...)
+	setBody(req, append(body, raw[i+len(toolsMarkJSON):]...))
+	return nil
+}
+
+func setBody(req *http.Request, body []byte) {
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.ContentLength = int64(len(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 }
 
 // parseRetryAfter reads retry-after-ms, then Retry-After (seconds or an HTTP date).

@@ -39,6 +39,7 @@ func BenchmarkChildStart(b *testing.B) {
 		{"read-only", sandbox.Policy{Mode: sandbox.ReadOnly, TempDir: tmp}, 1},
 		{"workspace-write", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: tmp}, 1},
 		{"workspace-write+network-off", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: tmp, NoNetwork: true}, 4},
+		{"workspace-write+namespaces", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: tmp, Namespaces: true}, 1},
 	}
 	bare := func() {
 		cmd := exec.Command(argv[0], argv[1:]...)
@@ -110,6 +111,9 @@ func BenchmarkFirstChild(b *testing.B) {
 	}{
 		{"plain", sandbox.Policy{Mode: sandbox.Off}},
 		{"workspace-write", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: tmp}},
+		// As a run asks for them: the arm in namespaces of its own, with a process
+		// namespace's init to start and, at the close, to tear down.
+		{"workspace-write+namespaces", sandbox.Policy{Mode: sandbox.WorkspaceWrite, Writable: []string{work}, TempDir: tmp, Namespaces: true}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			if c.policy.Active() && sandbox.ABI() < 1 {

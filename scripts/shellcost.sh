@@ -3,7 +3,9 @@
 # measured in interleaved rounds so that a change of load biases no case.
 #
 # Usage: scripts/shellcost.sh [ROUNDS]            (default 25; BIN=path times another build;
-#        BASE_BIN=path also times a second build in the same rounds, and prints the difference)
+#        BASE_BIN=path also times a second build in the same rounds, and prints the differences:
+#        of whole runs of Shell steps, which a change of every step's cost moves too, and of
+#        the Shell call beyond a Think step, which only a change of Shell's own cost moves)
 #
 # Each round runs, in an order reversed every other round: 20 steps of Think (a tool with
 # no time of its own, offered by scripts/bench-agent.yaml, which every run uses), 20 steps of Shell `true`, the same under --sandbox workspace-write
@@ -60,7 +62,7 @@ CASES=(think shell bare)
 BASE_BIN="${BASE_BIN:-}"
 RUNB=("$BASE_BIN" "${RUN[@]:1}")
 if [ -n "$BASE_BIN" ]; then
-	CASES+=(base-shell)
+	CASES+=(base-think base-shell)
 	[ -n "$SANDBOX" ] && CASES+=(base-sandboxed)
 fi
 
@@ -85,12 +87,13 @@ for ((r = 0; r < ROUNDS + 2; r++)); do # the first two rounds warm up and are no
 		shell) T[shell]=$(ms "${RUN[@]}" --base-url "$ROOT/shell/20/v1") ;;
 		sandboxed) T[sandboxed]=$(ms "${RUN[@]}" --base-url "$ROOT/shell/20/v1" --sandbox workspace-write) ;;
 		bare) T[bare]=$(ms bare20) ;;
+		base-think) T[bthink]=$(ms "${RUNB[@]}" --base-url "$ROOT/think/20/v1") ;;
 		base-shell) T[bshell]=$(ms "${RUNB[@]}" --base-url "$ROOT/shell/20/v1") ;;
 		base-sandboxed) T[bsandboxed]=$(ms "${RUNB[@]}" --base-url "$ROOT/shell/20/v1" --sandbox workspace-write) ;;
 		esac
 	done
 	((r < 2)) && continue
-	echo "${T[think]} ${T[shell]} ${T[sandboxed]:-0} ${T[bare]} ${T[bshell]:-0} ${T[bsandboxed]:-0}" >>"$WORK/rounds"
+	echo "${T[think]} ${T[shell]} ${T[sandboxed]:-0} ${T[bare]} ${T[bshell]:-0} ${T[bsandboxed]:-0} ${T[bthink]:-0}" >>"$WORK/rounds"
 done
 
 echo "kimi-run: $BIN; $(nproc) CPUs; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -110,6 +113,12 @@ if [ -n "$BASE_BIN" ]; then
 	echo
 	if [ -n "$SANDBOX" ]; then
 		awk '{ print ($3 - $6) / 20 }' "$WORK/rounds" | quartiles | sed 's/^/sandboxed Shell call, this build less BASE_BIN: /'
+		echo
+	fi
+	awk '{ print ($2 - $1 - $5 + $7) / 20 }' "$WORK/rounds" | quartiles | sed 's/^/Shell call beyond a Think step, this build less BASE_BIN: /'
+	echo
+	if [ -n "$SANDBOX" ]; then
+		awk '{ print ($3 - $1 - $6 + $7) / 20 }' "$WORK/rounds" | quartiles | sed 's/^/sandboxed Shell call beyond a Think step, this build less BASE_BIN: /'
 		echo
 	fi
 fi

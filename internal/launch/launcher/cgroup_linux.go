@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // cgroup is the run's cgroup: a cgroup v2 directory below the launcher's own cgroup, so a
@@ -127,7 +129,30 @@ func (c *cgroup) kill() {
 	if writeFile(filepath.Join(c.dir, "cgroup.kill"), "1") != nil {
 		return
 	}
-	settle(time.Now().Add(2*time.Second), func() bool { return !populated(c.dir) })
+	deadline := time.Now().Add(2 * time.Second)
+	// The kernel tells when the cgroup empties: a change of cgroup.events since it was last
+	// read wakes poll with POLLPRI. Waiting for that ends the wait as soon as the last
+	// process has gone; a sleep between looks (settle) overshoots a confined arm's end,
+	// whose namespaces take a millisecond or more to tear down.
+	fd, err := syscall.Open(filepath.Join(c.dir, "cgroup.events"), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		settle(deadline, func() bool { return !populated(c.dir) })
+		return
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, 256)
+	for {
+		n, err := syscall.Pread(fd, buf, 0)
+		left := time.Until(deadline)
+		if err != nil || !strings.Contains(string(buf[:max(n, 0)]), "populated 1") || left <= 0 {
+			return
+		}
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLPRI}}
+		if _, err := unix.Poll(pfd, int(left/time.Millisecond)+1); err != nil && !errors.Is(err, syscall.EINTR) {
+			settle(deadline, func() bool { return !populated(c.dir) })
+			return
+		}
+	}
 }
 
 // remove removes the cgroup, and leaves the v1 one.
