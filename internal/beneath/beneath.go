@@ -44,8 +44,7 @@ func MkdirAll(root, rel string, perm fs.FileMode) (*os.File, error) {
 func below(root, rel string, create bool, perm fs.FileMode) (*os.File, error) {
 	root = filepath.Clean(root)
 	if h, hrel, ok := lookup(root); ok {
-		defer h.Close()
-		return openIn(h, filepath.Join(root, rel), filepath.Join(hrel, rel), create, perm)
+		return openHeld(h, filepath.Join(root, rel), filepath.Join(hrel, rel), create, perm)
 	}
 	return open(root, rel, create, perm)
 }

@@ -20,8 +20,13 @@ func open(root, rel string, create bool, perm fs.FileMode) (*os.File, error) {
 	return os.Open(path)
 }
 
-// openIn opens rel below root by path.
-func openIn(root *os.File, path, rel string, create bool, perm fs.FileMode) (*os.File, error) {
+// heldFD is the held root itself: without openat its path is all a call uses.
+type heldFD = *os.File
+
+func dupHeld(f *os.File) (*os.File, error) { return f, nil }
+
+// openHeld opens rel below the held root by path.
+func openHeld(root *os.File, path, rel string, create bool, perm fs.FileMode) (*os.File, error) {
 	return open(root.Name(), rel, create, perm)
 }
 
@@ -48,6 +53,3 @@ func Mkdir(dir *os.File, name string, perm fs.FileMode) error {
 
 // openPath opens the directory at path.
 func openPath(path string) (*os.File, error) { return os.Open(path) }
-
-// dup returns a new handle on the directory f.
-func dup(f *os.File) (*os.File, error) { return os.Open(f.Name()) }

@@ -23,14 +23,17 @@ func open(root, rel string, create bool, perm fs.FileMode) (*os.File, error) {
 	return openFD(rootFD, filepath.Join(root, rel), rel, create, perm)
 }
 
-// openIn opens rel below the open directory root as open does; path names the result.
-func openIn(root *os.File, path, rel string, create bool, perm fs.FileMode) (*os.File, error) {
-	rootFD, err := unix.Dup(int(root.Fd()))
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	unix.CloseOnExec(rootFD)
-	return openFD(rootFD, path, rel, create, perm)
+// heldFD is a held root's descriptor duplicated for one call: a bare descriptor, so that the
+// call pays one system call for it rather than an os.File's set-up.
+type heldFD = int
+
+// dupHeld duplicates the held root f's descriptor, close-on-exec.
+func dupHeld(f *os.File) (int, error) { return unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 0) }
+
+// openHeld opens rel below the held root's duplicate fd as open does, and closes fd; path
+// names the result.
+func openHeld(fd int, path, rel string, create bool, perm fs.FileMode) (*os.File, error) {
+	return openFD(fd, path, rel, create, perm)
 }
 
 // openFD opens rel below rootFD, which it closes.
@@ -156,14 +159,4 @@ func Mkdir(dir *os.File, name string, perm fs.FileMode) error {
 // is opened without waiting for a writer (and is no directory to read).
 func openPath(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
-}
-
-// dup returns a new handle on the directory f.
-func dup(f *os.File) (*os.File, error) {
-	fd, err := unix.Dup(int(f.Fd()))
-	if err != nil {
-		return nil, err
-	}
-	unix.CloseOnExec(fd)
-	return os.NewFile(uintptr(fd), f.Name()), nil
 }

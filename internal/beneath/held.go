@@ -54,10 +54,11 @@ func drop(root string) {
 	}
 }
 
-// lookup returns a handle of its own (to be closed) on the held root that dir (absolute,
-// clean) is or lies below, the longest, and dir relative to it; ok is false when there is
-// none. The handle is taken under the lock, so that a release meanwhile cannot close it.
-func lookup(dir string) (root *os.File, rel string, ok bool) {
+// lookup returns a handle of its own (openHeld closes it) on the held root that dir
+// (absolute, clean) is or lies below, the longest, and dir relative to it; ok is false when
+// there is none. The handle is taken under the lock, so that a release meanwhile cannot
+// close it.
+func lookup(dir string) (root heldFD, rel string, ok bool) {
 	held.Lock()
 	defer held.Unlock()
 	best := ""
@@ -67,10 +68,10 @@ func lookup(dir string) (root *os.File, rel string, ok bool) {
 		}
 	}
 	if best == "" {
-		return nil, "", false
+		return root, "", false
 	}
 	rel, _ = filepath.Rel(best, dir)
-	root, err := dup(held.roots[best].f)
+	root, err := dupHeld(held.roots[best].f)
 	return root, rel, err == nil
 }
 
@@ -80,8 +81,7 @@ func lookup(dir string) (root *os.File, rel string, ok bool) {
 func Dir(dir string, create bool, perm fs.FileMode) (*os.File, error) {
 	dir = filepath.Clean(dir)
 	if root, rel, ok := lookup(dir); ok {
-		defer root.Close()
-		return openIn(root, dir, rel, create, perm)
+		return openHeld(root, dir, rel, create, perm)
 	}
 	if create {
 		if err := os.MkdirAll(dir, perm); err != nil {
