@@ -13,14 +13,14 @@ import (
 // flag of another agent's headless mode, or what a flag given last without its value needs
 // ("--max-steps needs a number", where kong would say `expected an int but got "EOL"`).
 // hint follows the error on stderr; it is empty after another agent's flag.
-func ParseError(app *kong.Application, args []string, err error) (_ error, hint string) {
+func ParseError(app *kong.Application, args []string, err error) (hint string, _ error) {
 	if peer := peerFlag(args); peer != nil {
-		return peer, ""
+		return "", peer
 	}
 	if mv := missingValue(app, args); mv != nil {
 		err = mv
 	}
-	return err, " (kimi-run --help-all lists every flag)"
+	return " (kimi-run --help-all lists every flag)", err
 }
 
 // peerFlags are flags of other agents' headless modes that kimi-run does not have, each

@@ -53,7 +53,7 @@ func housekeeping(args []string, cli *CLI, sio IO, version string) (code ExitCod
 	}
 	if _, err := parser.Parse(args); err != nil {
 		// kong exits 80 by default; a usage error is 2 for a shell script.
-		err, hint := config.ParseError(parser.Model, args, err)
+		hint, err := config.ParseError(parser.Model, args, err)
 		fmt.Fprintf(sio.Stderr, "kimi-run: %v%s\n", err, hint)
 		if format, kimiLines := config.RawOutput(args); (format == "stream-json" || format == "json") && !kimiLines {
 			// The stream's last line is a result even when the flags did not parse.

@@ -105,5 +105,5 @@ func wrapLine(p []byte) bool {
 	if i < 0 {
 		i = len(p)
 	}
-	return isBase64(p[:i]) && bytes.IndexAny(p[:i], "-_") < 0 && len(bytes.Trim(p[i:], "=")) == 0
+	return isBase64(p[:i]) && !bytes.ContainsAny(p[:i], "-_") && len(bytes.Trim(p[i:], "=")) == 0
 }
