@@ -88,7 +88,7 @@ type Flags struct {
 	KimiFlags      `group:"Kimi CLI compatibility"`
 
 	// Release artefacts (issue 19 #3): the man page, generated from this model for the
-	// release archives. Shell completions are `kimi-run completion SHELL` (run/completion.go).
+	// release archives. Shell completions are `kimi-run completion SHELL` (completion/).
 	ManPage bool `name:"man-page" help:"Print the man page (roff, man(7)) and exit: kimi-run --man-page > ~/.local/share/man/man1/kimi-run.1"`
 
 	// Test and tuning knobs, hidden from --help.
