@@ -28,17 +28,7 @@ func TestFilesChangedCoverAKilledTurn(t *testing.T) {
 		scripted.CallID("w4", "Shell", fmt.Sprintf(`{"command":"echo four > w4.txt; test -e %s || sleep 60"}`, goOn)),
 	}
 	// The step after the last call the conversation holds, then the answer.
-	srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
-		done := 0
-		for _, m := range req.MessagesOf("assistant") {
-			calls, _ := m["tool_calls"].([]any)
-			done += len(calls)
-		}
-		if done == len(steps) {
-			return scripted.Text("done")
-		}
-		return scripted.ToolCalls(steps[done])
-	})
+	srv := callsInOrder(t, steps)
 	args := crashTurn(sessions, "--output-format", "stream-json")
 	written := func() bool {
 		_, err := os.Stat(filepath.Join(work, "w4.txt"))
@@ -63,4 +53,21 @@ func TestFilesChangedCoverAKilledTurn(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(sessions, "job-1", "changes")); err == nil {
 		t.Errorf("the tracker's state is left in the session's folder")
 	}
+}
+
+// callsInOrder is a model that asks for steps one a reply, the next after the calls the
+// conversation already holds (a resumed run goes on where the killed one stopped), then
+// answers "done".
+func callsInOrder(t *testing.T, steps []scripted.Part) *scripted.Server {
+	return scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
+		done := 0
+		for _, m := range req.MessagesOf("assistant") {
+			calls, _ := m["tool_calls"].([]any)
+			done += len(calls)
+		}
+		if done == len(steps) {
+			return scripted.Text("done")
+		}
+		return scripted.ToolCalls(steps[done])
+	})
 }

@@ -76,17 +76,7 @@ func TestEscapeFilesChangedStateLinkAfterAKill(t *testing.T) {
 		scripted.CallID("c1", "Shell", `{"command":"echo one > c1.txt"}`),
 		scripted.CallID("c2", "Shell", fmt.Sprintf(`{"command":"echo two > c2.txt; test -e %s || sleep 60"}`, goOn)),
 	}
-	srv := scripted.NewFunc(t, func(req scripted.Request) scripted.Response {
-		done := 0
-		for _, m := range req.MessagesOf("assistant") {
-			calls, _ := m["tool_calls"].([]any)
-			done += len(calls)
-		}
-		if done == len(steps) {
-			return scripted.Text("done")
-		}
-		return scripted.ToolCalls(steps[done])
-	})
+	srv := callsInOrder(t, steps)
 	args := crashTurn(sessions, "--output-format", "stream-json")
 	written := func() bool {
 		_, err := os.Stat(filepath.Join(work, "c2.txt"))
