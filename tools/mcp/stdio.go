@@ -147,7 +147,8 @@ func (p *process) collect(ctx context.Context) bool {
 	case <-p.exited:
 		return true
 	case <-ctx.Done():
-		return false
+		// The exit may be why ctx ended: then both were ready and select chose at random.
+		return p.hasExited()
 	}
 }
 
